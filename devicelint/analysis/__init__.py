@@ -1,0 +1,5 @@
+"""Device-flow analysis: what each name is, and where it lives."""
+
+from devicelint.analysis.values import Device, Kind, Origin, Value
+
+__all__ = ["Device", "Kind", "Origin", "Value"]

@@ -1,0 +1,1444 @@
+"""The flow-sensitive device-flow analysis.
+
+An abstract interpreter over one module: it executes statements on a state that maps names
+(``x``, ``self.fc``) to abstract Values, joins states where branches merge, runs loop bodies to a
+fixpoint, and analyses every function and method once, methods seeing the ``self.*`` attributes
+that ``__init__`` left. It dispatches on node types directly (a generic libcst walk costs more
+than the parse itself) and emits events - calls, binary operations, expression statements,
+subscript assignments - to an EventSink; rules subscribe to those events and never walk the tree.
+
+Torch names are resolved by qualified name through the imports the interpreter executes, so
+``import torch as t``, ``from torch import nn`` and ``from torch.nn import CrossEntropyLoss as CE``
+all work, and a local that shadows an import stops being torch.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Optional, Protocol
+
+import libcst as cst
+
+from devicelint.analysis import torch_api as api
+from devicelint.analysis.names import (
+    dotted_name,
+    keyword_arg,
+    looks_like_device_name,
+    looks_like_dtype_name,
+    positional_args,
+)
+from devicelint.analysis.values import (
+    CPU,
+    UNKNOWN,
+    Device,
+    Kind,
+    Origin,
+    Value,
+    device_from_string,
+    join,
+)
+
+State = dict  # name or dotted name ("self.fc") -> Value
+
+#: the state key that holds the default device of factories (torch.set_default_device, with torch.device)
+DEFAULT_DEVICE_KEY = "<default device>"
+
+_MAX_FIXPOINT_PASSES = 3
+_BUILTIN_REFS = frozenset(
+    "enumerate zip range list tuple sorted reversed iter len print isinstance map filter dict set".split()
+)
+_DTYPE_NAMES = frozenset(
+    "float float16 float32 float64 half double bfloat16 int int8 int16 int32 int64 long uint8 "
+    "bool complex64 complex128 cfloat".split()
+)
+_SAME_MODULE_METHODS = frozenset(
+    "half float double bfloat16 train eval requires_grad_ share_memory zero_grad".split()
+)
+_MODULE_PARAMETER_METHODS = frozenset({"parameters", "named_parameters", "buffers", "named_buffers"})
+_DTYPE_CONVERSION_METHODS = frozenset(
+    "float half double bfloat16 long int bool byte detach clone contiguous requires_grad_ type_as".split()
+)
+
+
+@dataclass(eq=False)
+class ClassInfo:
+    name: str
+    node: cst.ClassDef
+    is_module: bool
+    #: a framework (Lightning, transformers) places this model itself: its device is unknown
+    framework_placed: bool
+    is_dataset: bool
+    bases: tuple["ClassInfo", ...]
+    methods: dict[str, cst.FunctionDef]
+    #: ``self.*`` values at the end of ``__init__``
+    attributes: dict[str, Value] = field(default_factory=dict)
+    owns_parameters: Optional[bool] = None
+    places_itself: Optional[bool] = None
+
+
+@dataclass(eq=False)
+class CriterionInfo:
+    """Identity shared by a criterion Value across its moves, for DL104."""
+
+    node: cst.Call
+    weight: Value
+    moved: bool = False
+    escaped: bool = False
+    registered: bool = False
+
+
+@dataclass(eq=False)
+class LoaderInfo:
+    node: cst.Call
+    pin_memory: bool
+
+
+@dataclass(frozen=True)
+class Homogeneous:
+    """Container payload: every element has this value (comprehensions, list(...), iterators)."""
+
+    element: Value
+
+
+@dataclass(eq=False)
+class FunctionContext:
+    node: Optional[cst.FunctionDef]
+    class_info: Optional[ClassInfo]
+
+    @property
+    def name(self) -> str:
+        return self.node.name.value if self.node is not None else "<module>"
+
+
+@dataclass(eq=False)
+class LoopInfo:
+    node: cst.CSTNode
+    _assigned: Optional[frozenset[str]] = None
+
+    @property
+    def assigned(self) -> frozenset[str]:
+        """Names and dotted names written (or mutated in place) anywhere in the loop."""
+        if self._assigned is None:
+            collector = _AssignedNames()
+            self.node.visit(collector)
+            self._assigned = frozenset(collector.names)
+        return self._assigned
+
+
+class _AssignedNames(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def _add_target(self, target: cst.BaseExpression) -> None:
+        if isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._add_target(element.value)
+            return
+        if isinstance(target, cst.StarredElement):
+            self._add_target(target.value)
+            return
+        if isinstance(target, cst.Subscript):
+            self._add_target(target.value)
+            return
+        name = dotted_name(target)
+        if name is not None:
+            self.names.add(name)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._add_target(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._add_target(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._add_target(node.target)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._add_target(node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._add_target(node.target)
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self._add_target(node.target)
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        if node.asname is not None:
+            self._add_target(node.asname.name)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        # x.add_(1), x.copy_(y), x.data = ...: in-place mutation changes what a move copies
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value.endswith("_") and not func.attr.value.endswith("__"):
+            self._add_target(func.value)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+
+@dataclass(frozen=True)
+class CallEvent:
+    node: cst.Call
+    #: the callee's qualified name when it resolves to an import (``torch.zeros``)
+    qualname: Optional[str]
+    callee: Value
+    #: for ``obj.method(...)`` calls on a non-import object
+    method: Optional[str]
+    receiver: Optional[Value]
+    args: tuple[tuple[cst.Arg, Value], ...]
+    result: Value
+    state: State
+    #: the call is a whole expression statement: its result is thrown away
+    discarded: bool = False
+
+
+@dataclass(frozen=True)
+class BinaryEvent:
+    node: cst.CSTNode
+    left_node: cst.BaseExpression
+    left: Value
+    right_node: cst.BaseExpression
+    right: Value
+
+
+class EventSink(Protocol):
+    def on_call(self, event: CallEvent) -> None: ...
+
+    def on_binary(self, event: BinaryEvent) -> None: ...
+
+    def on_expression_statement(self, node: cst.Expr, value: Value) -> None: ...
+
+    def on_subscript_assign(self, target: cst.Subscript, value_node: cst.BaseExpression, value: Value) -> None: ...
+
+
+@dataclass
+class FileFacts:
+    """Whole-file facts that some rules weigh at the end."""
+
+    #: calls that move something to an accelerator, in analysis order
+    accelerator_moves: list[cst.Call] = field(default_factory=list)
+    criteria: list[CriterionInfo] = field(default_factory=list)
+
+
+class FlowAnalyzer:
+    def __init__(self, module: cst.Module, sink: EventSink, source_of: Callable[[cst.CSTNode], str]) -> None:
+        self.module = module
+        self.sink = sink
+        self.source_of = source_of
+        self.emitting = True
+        self.loop_stack: list[LoopInfo] = []
+        self.function_stack: list[FunctionContext] = [FunctionContext(None, None)]
+        self.facts = FileFacts()
+        self.module_state: State = {}
+        self._statement_call: Optional[cst.BaseExpression] = None
+        self._pending: list[tuple[cst.FunctionDef, Optional[ClassInfo], Optional[State]]] = []
+        self._enclosing: list[State] = []
+        self._stmt_handlers = {
+            cst.SimpleStatementLine: self._exec_simple_line,
+            cst.If: self._exec_if,
+            cst.For: self._exec_for,
+            cst.While: self._exec_while,
+            cst.With: self._exec_with,
+            cst.Try: self._exec_try,
+            cst.FunctionDef: self._exec_function_def,
+            cst.ClassDef: self._exec_class_def,
+        }
+        self._small_handlers = {
+            cst.Expr: self._exec_expr_statement,
+            cst.Assign: self._exec_assign,
+            cst.AnnAssign: self._exec_ann_assign,
+            cst.AugAssign: self._exec_aug_assign,
+            cst.Return: self._exec_return,
+            cst.Import: self._exec_import,
+            cst.ImportFrom: self._exec_import_from,
+            cst.Assert: self._exec_assert,
+            cst.Raise: self._exec_raise,
+            cst.Del: self._exec_del,
+        }
+        self._expr_handlers = {
+            cst.Name: self._eval_name,
+            cst.Attribute: self._eval_attribute,
+            cst.Call: self._eval_call,
+            cst.Subscript: self._eval_subscript,
+            cst.BinaryOperation: self._eval_binary,
+            cst.UnaryOperation: self._eval_unary,
+            cst.Comparison: self._eval_comparison,
+            cst.BooleanOperation: self._eval_boolean,
+            cst.IfExp: self._eval_if_exp,
+            cst.Tuple: self._eval_sequence,
+            cst.List: self._eval_sequence,
+            cst.Set: self._eval_sequence,
+            cst.Dict: self._eval_dict,
+            cst.ListComp: self._eval_comprehension,
+            cst.SetComp: self._eval_comprehension,
+            cst.GeneratorExp: self._eval_comprehension,
+            cst.DictComp: self._eval_comprehension,
+            cst.SimpleString: self._eval_simple_string,
+            cst.ConcatenatedString: self._eval_other_string,
+            cst.FormattedString: self._eval_other_string,
+            cst.Integer: self._eval_number,
+            cst.Float: self._eval_number,
+            cst.Imaginary: self._eval_number,
+            cst.NamedExpr: self._eval_named_expr,
+            cst.Await: self._eval_passthrough,
+            cst.StarredElement: self._eval_passthrough,
+            cst.Lambda: self._eval_opaque,
+            cst.Ellipsis: self._eval_opaque,
+            cst.Yield: self._eval_yield,
+        }
+
+    # ------------------------------------------------------------------ driver
+
+    def run(self) -> None:
+        state: State = {}
+        self.exec_block(self.module.body, state)
+        self.module_state = state
+        while self._pending:
+            function, class_info, enclosing = self._pending.pop(0)
+            self._analyse_function(function, class_info, enclosing)
+
+    @property
+    def current_function(self) -> FunctionContext:
+        return self.function_stack[-1]
+
+    def _analyse_function(self, node: cst.FunctionDef, class_info: Optional[ClassInfo], enclosing: Optional[State]) -> None:
+        state: State = {}
+        params = node.params
+        all_params = [*params.posonly_params, *params.params, *params.kwonly_params]
+        for param in (params.star_arg, params.star_kwarg):
+            if isinstance(param, cst.Param):
+                all_params.append(param)
+        is_method = class_info is not None and not _is_static(node)
+        positional = [*params.posonly_params, *params.params]
+        self_param = positional[0] if is_method and positional else None
+        for param in all_params:
+            if param.default is not None:
+                self.eval(param.default, self.module_state)
+            if param is self_param and class_info is not None:
+                kind = Kind.MODULE if class_info.is_module else Kind.UNKNOWN
+                state[param.name.value] = Value(kind, info=class_info)
+                if node.name.value != "__init__":
+                    for attribute, value in class_info.attributes.items():
+                        state[f"{param.name.value}.{attribute}"] = _as_seen_from_method(value)
+            else:
+                state[param.name.value] = UNKNOWN
+        self.function_stack.append(FunctionContext(node, class_info))
+        saved_loops, self.loop_stack = self.loop_stack, []
+        if enclosing is not None:
+            self._enclosing.append(enclosing)
+        try:
+            if isinstance(node.body, cst.IndentedBlock):
+                self.exec_block(node.body.body, state)
+            else:
+                self.exec_block([node.body], state)
+        finally:
+            if enclosing is not None:
+                self._enclosing.pop()
+            self.loop_stack = saved_loops
+            self.function_stack.pop()
+        if class_info is not None and node.name.value == "__init__" and self_param is not None:
+            prefix = self_param.name.value + "."
+            for key, value in state.items():
+                if key.startswith(prefix) and "." not in key[len(prefix):]:
+                    class_info.attributes[key[len(prefix):]] = value
+            self._forget_attributes_written_elsewhere(class_info)
+
+    def _forget_attributes_written_elsewhere(self, class_info: ClassInfo) -> None:
+        """An attribute assigned outside ``__init__`` may hold anything: make it unknown."""
+        for name, method in class_info.methods.items():
+            if name == "__init__":
+                continue
+            collector = _AssignedNames()
+            method.body.visit(collector)
+            for written in collector.names:
+                if written.startswith("self."):
+                    attribute = written[5:]
+                    if attribute in class_info.attributes:
+                        class_info.attributes[attribute] = UNKNOWN
+
+    # ------------------------------------------------------------------ statements
+
+    def exec_block(self, statements: Iterable[cst.BaseStatement], state: State) -> None:
+        handlers = self._stmt_handlers
+        for statement in statements:
+            handler = handlers.get(type(statement))
+            if handler is not None:
+                handler(statement, state)
+            elif isinstance(statement, cst.Match) if hasattr(cst, "Match") else False:
+                self._exec_match(statement, state)
+
+    def _exec_simple_line(self, line: cst.SimpleStatementLine, state: State) -> None:
+        handlers = self._small_handlers
+        for small in line.body:
+            handler = handlers.get(type(small))
+            if handler is not None:
+                handler(small, state)
+
+    def _exec_expr_statement(self, node: cst.Expr, state: State) -> None:
+        self._statement_call = node.value
+        value = self.eval(node.value, state)
+        call = node.value
+        if (
+            isinstance(call, cst.Call)
+            and isinstance(call.func, cst.Attribute)
+            and call.func.attr.value in ("to", "cuda", "cpu")
+        ):
+            self._bare_move_statement(call, value, state)
+        if self.emitting:
+            self.sink.on_expression_statement(node, value)
+
+    def _bare_move_statement(self, call: cst.Call, result: Value, state: State) -> None:
+        """``m.to(d)`` as a statement on an object of unknown kind: only a module moves in place."""
+        receiver_node = call.func.value  # type: ignore[union-attr]
+        key = dotted_name(receiver_node)
+        if key is None or result.device is None:
+            return
+        current = self.lookup(key, state)
+        if current.kind == Kind.UNKNOWN and current.info is None:
+            state[key] = Value(Kind.MODULE, result.device, result.origin)
+
+    def _exec_assign(self, node: cst.Assign, state: State) -> None:
+        value = self.eval(node.value, state)
+        for target in node.targets:
+            self.assign(target.target, value, state, node.value)
+
+    def _exec_ann_assign(self, node: cst.AnnAssign, state: State) -> None:
+        if node.value is not None:
+            value = self.eval(node.value, state)
+            self.assign(node.target, value, state, node.value)
+
+    def _exec_aug_assign(self, node: cst.AugAssign, state: State) -> None:
+        left = self.eval(node.target, state)
+        right = self.eval(node.value, state)
+        result = self._combine(node, node.target, left, node.value, right)
+        if isinstance(node.target, (cst.Name, cst.Attribute)):
+            self.assign(node.target, result, state, node.value)
+
+    def _exec_return(self, node: cst.Return, state: State) -> None:
+        if node.value is not None:
+            self.eval(node.value, state)
+
+    def _exec_assert(self, node: cst.Assert, state: State) -> None:
+        self.eval(node.test, state)
+
+    def _exec_raise(self, node: cst.Raise, state: State) -> None:
+        if node.exc is not None:
+            self.eval(node.exc, state)
+
+    def _exec_del(self, node: cst.Del, state: State) -> None:
+        key = dotted_name(node.target) if isinstance(node.target, (cst.Name, cst.Attribute)) else None
+        if key is not None:
+            state.pop(key, None)
+
+    def _exec_import(self, node: cst.Import, state: State) -> None:
+        for alias in node.names:
+            full = dotted_name(alias.name) or ""
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                state[alias.asname.name.value] = Value(Kind.REF, qualname=full)
+            else:
+                top = full.split(".")[0]
+                state[top] = Value(Kind.REF, qualname=top)
+
+    def _exec_import_from(self, node: cst.ImportFrom, state: State) -> None:
+        if node.relative or node.module is None:
+            base = None
+        else:
+            base = dotted_name(node.module)
+        if isinstance(node.names, cst.ImportStar):
+            return
+        for alias in node.names:
+            name = dotted_name(alias.name) or ""
+            bound = alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name) else name
+            if base is None:
+                state[bound] = UNKNOWN
+            else:
+                state[bound] = Value(Kind.REF, qualname=f"{base}.{name}")
+
+    def _exec_if(self, node: cst.If, state: State) -> None:
+        self.eval(node.test, state)
+        body_state = dict(state)
+        self.exec_block(node.body.body, body_state)
+        else_state = dict(state)
+        orelse = node.orelse
+        if isinstance(orelse, cst.If):
+            self._exec_if(orelse, else_state)
+        elif isinstance(orelse, cst.Else):
+            self.exec_block(orelse.body.body, else_state)
+        _replace(state, join_states(body_state, else_state))
+
+    def _exec_match(self, node: cst.CSTNode, state: State) -> None:
+        self.eval(node.subject, state)  # type: ignore[attr-defined]
+        branches = []
+        for case in node.cases:  # type: ignore[attr-defined]
+            branch = dict(state)
+            self.exec_block(case.body.body, branch)
+            branches.append(branch)
+        merged = dict(state)
+        for branch in branches:
+            merged = join_states(merged, branch)
+        _replace(state, merged)
+
+    def _exec_for(self, node: cst.For, state: State) -> None:
+        iterable = self.eval(node.iter, state)
+        element = self.element_of(iterable)
+
+        def bind(loop_state: State) -> None:
+            self.assign(node.target, element, loop_state, None)
+
+        self._exec_loop(node, node.body.body, bind, None, state)
+        if node.orelse is not None:
+            self.exec_block(node.orelse.body.body, state)
+
+    def _exec_while(self, node: cst.While, state: State) -> None:
+        self._exec_loop(node, node.body.body, None, node.test, state)
+        if node.orelse is not None:
+            self.exec_block(node.orelse.body.body, state)
+
+    def _exec_loop(
+        self,
+        node: cst.CSTNode,
+        body: Iterable[cst.BaseStatement],
+        bind: Optional[Callable[[State], None]],
+        test: Optional[cst.BaseExpression],
+        state: State,
+    ) -> None:
+        body = list(body)
+        loop = LoopInfo(node)
+        self.loop_stack.append(loop)
+        was_emitting = self.emitting
+        entry = dict(state)
+        try:
+            # Silent passes find the loop-head state; inside an outer silent pass one is enough,
+            # since the outer loop's reporting pass runs this loop to its own fixpoint.
+            self.emitting = False
+            passes = _MAX_FIXPOINT_PASSES if was_emitting else 1
+            for attempt in range(passes):
+                iteration = dict(entry)
+                self._run_iteration(body, bind, test, iteration)
+                widened = join_states(entry, iteration)
+                if widened == entry:
+                    break
+                if attempt == passes - 1:
+                    widened = _widen(entry, widened)
+                entry = widened
+            self.emitting = was_emitting
+            final = dict(entry)
+            self._run_iteration(body, bind, test, final)
+        finally:
+            self.emitting = was_emitting
+            self.loop_stack.pop()
+        _replace(state, join_states(entry, final))
+
+    def _run_iteration(
+        self,
+        body: list[cst.BaseStatement],
+        bind: Optional[Callable[[State], None]],
+        test: Optional[cst.BaseExpression],
+        state: State,
+    ) -> None:
+        if test is not None:
+            self.eval(test, state)
+        if bind is not None:
+            bind(state)
+        self.exec_block(body, state)
+
+    def _exec_with(self, node: cst.With, state: State) -> None:
+        scoped_default: Optional[Value] = None
+        for item in node.items:
+            value = self.eval(item.item, state)
+            if value.kind == Kind.DEVICE and isinstance(item.item, cst.Call):
+                scoped_default = value
+            if item.asname is not None:
+                self.assign(item.asname.name, value if value.kind != Kind.DEVICE else UNKNOWN, state, None)
+        if scoped_default is None:
+            self.exec_block(node.body.body, state)
+            return
+        previous = state.get(DEFAULT_DEVICE_KEY)
+        state[DEFAULT_DEVICE_KEY] = scoped_default
+        self.exec_block(node.body.body, state)
+        if previous is None:
+            state.pop(DEFAULT_DEVICE_KEY, None)
+        else:
+            state[DEFAULT_DEVICE_KEY] = previous
+
+    def _exec_try(self, node: cst.Try, state: State) -> None:
+        before = dict(state)
+        self.exec_block(node.body.body, state)
+        after_body = dict(state)
+        merged = join_states(before, after_body)
+        outcomes = [after_body]
+        for handler in node.handlers:
+            handler_state = dict(merged)
+            if handler.type is not None:
+                self.eval(handler.type, handler_state)
+            self.exec_block(handler.body.body, handler_state)
+            outcomes.append(handler_state)
+        if node.orelse is not None:
+            self.exec_block(node.orelse.body.body, outcomes[0])
+        result = outcomes[0]
+        for other in outcomes[1:]:
+            result = join_states(result, other)
+        if node.finalbody is not None:
+            self.exec_block(node.finalbody.body.body, result)
+        _replace(state, result)
+
+    def _exec_function_def(self, node: cst.FunctionDef, state: State) -> None:
+        for decorator in node.decorators:
+            self.eval(decorator.decorator, state)
+        state[node.name.value] = Value(Kind.FUNCTION, info=node)
+        context = self.current_function
+        if context.node is None and context.class_info is None:
+            self._pending.append((node, None, None))
+        else:
+            self._pending.append((node, None, dict(state)))
+
+    def _exec_class_def(self, node: cst.ClassDef, state: State) -> None:
+        base_values = [self.eval(base.value, state) for base in node.bases]
+        base_infos = tuple(value.info for value in base_values if value.kind == Kind.CLASS)
+        qualnames = [value.qualname for value in base_values if value.kind == Kind.REF and value.qualname]
+        is_module = any(q in api.MODULE_BASES for q in qualnames) or any(info.is_module for info in base_infos)
+        framework = any(
+            q in api.FRAMEWORK_MODULE_BASES or q.rsplit(".", 1)[-1] in ("LightningModule", "PreTrainedModel")
+            for q in qualnames
+        ) or any(info.framework_placed for info in base_infos)
+        is_dataset = any(q in api.DATASET_BASES for q in qualnames) or any(info.is_dataset for info in base_infos)
+        methods: dict[str, cst.FunctionDef] = {}
+        body = node.body.body if isinstance(node.body, cst.IndentedBlock) else []
+        for statement in body:
+            if isinstance(statement, cst.FunctionDef):
+                methods[statement.name.value] = statement
+        info = ClassInfo(
+            name=node.name.value,
+            node=node,
+            is_module=is_module or framework,
+            framework_placed=framework,
+            is_dataset=is_dataset,
+            bases=base_infos,
+            methods=methods,
+        )
+        for base in base_infos:
+            for attribute, value in base.attributes.items():
+                info.attributes.setdefault(attribute, value)
+        state[node.name.value] = Value(Kind.CLASS, info=info)
+        # __init__ first: the other methods see the attributes it leaves
+        ordered = sorted(methods.values(), key=lambda method: method.name.value != "__init__")
+        for method in ordered:
+            self._pending.append((method, info, None))
+        for statement in body:
+            if isinstance(statement, cst.SimpleStatementLine):
+                class_scope = dict(state)
+                self._exec_simple_line(statement, class_scope)
+
+    # ------------------------------------------------------------------ assignment
+
+    def assign(self, target: cst.BaseExpression, value: Value, state: State, value_node: Optional[cst.BaseExpression]) -> None:
+        if isinstance(target, cst.Name):
+            state[target.value] = value
+            return
+        if isinstance(target, cst.Attribute):
+            key = dotted_name(target)
+            if key is None:
+                self.eval(target.value, state)
+                return
+            state[key] = value
+            if value.kind == Kind.CRITERION and isinstance(value.info, CriterionInfo):
+                context = self.current_function
+                if context.class_info is not None and context.class_info.is_module and key.startswith("self."):
+                    value.info.registered = True
+            prefix = key + "."
+            for stale in [name for name in state if name.startswith(prefix)]:
+                del state[stale]
+            return
+        if isinstance(target, (cst.Tuple, cst.List)):
+            elements = target.elements
+            items = value.info if value.kind == Kind.CONTAINER and isinstance(value.info, tuple) else None
+            has_star = any(isinstance(element, cst.StarredElement) for element in elements)
+            for position, element in enumerate(elements):
+                if isinstance(element, cst.StarredElement):
+                    self.assign(element.value, Value(Kind.CONTAINER, info=Homogeneous(self.element_of(value))), state, None)
+                    continue
+                if items is not None and not has_star and len(items) == len(elements):
+                    item = items[position]
+                else:
+                    item = self.element_of(value)
+                self.assign(element.value, item, state, None)
+            return
+        if isinstance(target, cst.Subscript):
+            self.eval(target.value, state)
+            for element in target.slice:
+                if isinstance(element.slice, cst.Index):
+                    self.eval(element.slice.value, state)
+            if self.emitting and value_node is not None:
+                self.sink.on_subscript_assign(target, value_node, value)
+            key = dotted_name(target.value)
+            if key is not None and key in state and state[key].kind in (Kind.BATCH, Kind.CONTAINER):
+                # batch["x"] = batch["x"].to(d): the collection is no longer all-CPU
+                state[key] = Value(state[key].kind)
+            return
+        if isinstance(target, cst.StarredElement):
+            self.assign(target.value, UNKNOWN, state, None)
+
+    # ------------------------------------------------------------------ expressions
+
+    def eval(self, node: cst.BaseExpression, state: State) -> Value:
+        handler = self._expr_handlers.get(type(node))
+        if handler is None:
+            return UNKNOWN
+        return handler(node, state)
+
+    def lookup(self, name: str, state: State) -> Value:
+        value = state.get(name)
+        if value is not None:
+            return value
+        for enclosing in reversed(self._enclosing):
+            value = enclosing.get(name)
+            if value is not None:
+                return value
+        value = self.module_state.get(name)
+        if value is not None:
+            return value
+        if name in _BUILTIN_REFS:
+            return Value(Kind.REF, qualname=name)
+        return UNKNOWN
+
+    def _eval_name(self, node: cst.Name, state: State) -> Value:
+        name = node.value
+        if name in ("True", "False", "None"):
+            return Value(Kind.NUMBER, literal=None)
+        return self.lookup(name, state)
+
+    def _eval_attribute(self, node: cst.Attribute, state: State) -> Value:
+        key = dotted_name(node)
+        if key is not None:
+            known = state.get(key)
+            if known is None:
+                for enclosing in reversed(self._enclosing):
+                    known = enclosing.get(key)
+                    if known is not None:
+                        break
+            if known is None and self.current_function.node is None:
+                known = self.module_state.get(key)
+            if known is not None:
+                return known
+        base = self.eval(node.value, state)
+        attribute = node.attr.value
+        if base.kind == Kind.REF:
+            return Value(Kind.REF, qualname=f"{base.qualname}.{attribute}")
+        if base.kind == Kind.TENSOR:
+            if attribute == "device":
+                return Value(Kind.DEVICE, base.device, base.origin)
+            if attribute in ("T", "mT", "H", "mH", "data", "real", "imag", "values", "indices"):
+                return Value(Kind.TENSOR, base.device, base.origin, scalar=base.scalar if attribute != "values" else None)
+        return UNKNOWN
+
+    def _eval_subscript(self, node: cst.Subscript, state: State) -> Value:
+        base = self.eval(node.value, state)
+        index_value: Optional[Value] = None
+        for element in node.slice:
+            if isinstance(element.slice, cst.Index):
+                index_value = self.eval(element.slice.value, state)
+        if base.kind == Kind.TENSOR:
+            return Value(Kind.TENSOR, base.device, base.origin)
+        if base.kind == Kind.BATCH:
+            return Value(Kind.TENSOR, base.device, base.origin, scalar=base.scalar)
+        if base.kind == Kind.DATASET:
+            return Value(Kind.BATCH, base.device, base.origin)
+        if base.kind == Kind.MODULE:
+            return Value(Kind.MODULE, base.device, base.origin)
+        if base.kind == Kind.CONTAINER:
+            if isinstance(base.info, tuple) and index_value is not None and isinstance(index_value.literal, int):
+                position = index_value.literal
+                if -len(base.info) <= position < len(base.info) and len(node.slice) == 1:
+                    return base.info[position]
+                return UNKNOWN
+            if isinstance(base.info, Homogeneous) and len(node.slice) == 1:
+                return base.info.element
+        return UNKNOWN
+
+    def _eval_binary(self, node: cst.BinaryOperation, state: State) -> Value:
+        left = self.eval(node.left, state)
+        right = self.eval(node.right, state)
+        return self._combine(node, node.left, left, node.right, right)
+
+    def _combine(self, node: cst.CSTNode, left_node: cst.BaseExpression, left: Value, right_node: cst.BaseExpression, right: Value) -> Value:
+        if left.kind == Kind.STR and right.kind == Kind.STR:
+            return Value(Kind.STR)
+        left_tensor = left.kind in (Kind.TENSOR, Kind.BATCH)
+        right_tensor = right.kind in (Kind.TENSOR, Kind.BATCH)
+        if not (left_tensor or right_tensor):
+            if left.kind == Kind.NUMBER and right.kind == Kind.NUMBER:
+                return Value(Kind.NUMBER)
+            return UNKNOWN
+        if left_tensor and right_tensor and self.emitting:
+            self.sink.on_binary(BinaryEvent(node, left_node, left, right_node, right))
+        if left_tensor and right_tensor:
+            return _propagate(left, right)
+        tensor = left if left_tensor else right
+        other = right if left_tensor else left
+        if other.kind == Kind.NUMBER:
+            return Value(Kind.TENSOR, tensor.device, tensor.origin, scalar=tensor.scalar)
+        if tensor.scalar is False and tensor.device is not None:
+            # if the operation runs at all, its result lives where the non-0-dim operand does
+            return Value(Kind.TENSOR, tensor.device, tensor.origin, scalar=False)
+        return Value(Kind.TENSOR)
+
+    def _eval_unary(self, node: cst.UnaryOperation, state: State) -> Value:
+        operand = self.eval(node.expression, state)
+        if operand.kind == Kind.TENSOR:
+            return operand
+        if operand.kind == Kind.NUMBER:
+            return Value(Kind.NUMBER)
+        return UNKNOWN
+
+    def _eval_comparison(self, node: cst.Comparison, state: State) -> Value:
+        left_node = node.left
+        left = self.eval(left_node, state)
+        result = UNKNOWN
+        for target in node.comparisons:
+            right = self.eval(target.comparator, state)
+            if isinstance(target.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)):
+                continue
+            combined = self._combine(node, left_node, left, target.comparator, right)
+            if combined.kind == Kind.TENSOR:
+                result = combined
+            left_node, left = target.comparator, right
+        return result
+
+    def _eval_boolean(self, node: cst.BooleanOperation, state: State) -> Value:
+        left = self.eval(node.left, state)
+        right = self.eval(node.right, state)
+        return join(left, right)
+
+    def _eval_if_exp(self, node: cst.IfExp, state: State) -> Value:
+        self.eval(node.test, state)
+        body = self.eval(node.body, state)
+        orelse = self.eval(node.orelse, state)
+        body_device = self._device_of_value(node.body, body)
+        orelse_device = self._device_of_value(node.orelse, orelse)
+        if body_device is not None and orelse_device is not None and (body_device.is_accel or orelse_device.is_accel):
+            # "cuda" if torch.cuda.is_available() else "cpu": the accelerator, on any GPU machine
+            accel = body_device if body_device.is_accel else orelse_device
+            return Value(Kind.DEVICE, accel, Origin(node, "chosen"))
+        return join(body, orelse)
+
+    def _eval_sequence(self, node: cst.BaseExpression, state: State) -> Value:
+        items = []
+        starred = False
+        for element in node.elements:  # type: ignore[attr-defined]
+            value = self.eval(element.value, state)
+            if isinstance(element, cst.StarredElement):
+                starred = True
+            items.append(value)
+        if starred:
+            return Value(Kind.CONTAINER)
+        return Value(Kind.CONTAINER, info=tuple(items))
+
+    def _eval_dict(self, node: cst.Dict, state: State) -> Value:
+        element: Optional[Value] = None
+        for item in node.elements:
+            if isinstance(item, cst.DictElement):
+                self.eval(item.key, state)
+            value = self.eval(item.value, state)
+            element = value if element is None else join(element, value)
+        return Value(Kind.CONTAINER, info=Homogeneous(element) if element is not None and not any(
+            isinstance(item, cst.StarredDictElement) for item in node.elements) else None)
+
+    def _eval_comprehension(self, node: cst.BaseExpression, state: State) -> Value:
+        scope = dict(state)
+        clause: Optional[cst.CompFor] = node.for_in  # type: ignore[attr-defined]
+        while clause is not None:
+            iterable = self.eval(clause.iter, scope)
+            self.assign(clause.target, self.element_of(iterable), scope, None)
+            for condition in clause.ifs:
+                self.eval(condition.test, scope)
+            clause = clause.inner_for_in
+        if isinstance(node, cst.DictComp):
+            self.eval(node.key, scope)
+            element = self.eval(node.value, scope)
+        else:
+            element = self.eval(node.elt, scope)  # type: ignore[attr-defined]
+        return Value(Kind.CONTAINER, info=Homogeneous(element))
+
+    def _eval_simple_string(self, node: cst.SimpleString, state: State) -> Value:
+        try:
+            literal = node.evaluated_value
+        except Exception:  # malformed escapes: the text is still a string
+            literal = None
+        return Value(Kind.STR, literal=literal if isinstance(literal, str) else None)
+
+    def _eval_other_string(self, node: cst.BaseExpression, state: State) -> Value:
+        if isinstance(node, cst.FormattedString):
+            for part in node.parts:
+                if isinstance(part, cst.FormattedStringExpression):
+                    self.eval(part.expression, state)
+        elif isinstance(node, cst.ConcatenatedString):
+            self.eval(node.left, state)
+            self.eval(node.right, state)
+        return Value(Kind.STR)
+
+    def _eval_number(self, node: cst.BaseExpression, state: State) -> Value:
+        literal = None
+        if isinstance(node, cst.Integer):
+            try:
+                literal = int(node.value.replace("_", ""), 0)
+            except ValueError:
+                literal = None
+        return Value(Kind.NUMBER, literal=literal)
+
+    def _eval_named_expr(self, node: cst.NamedExpr, state: State) -> Value:
+        value = self.eval(node.value, state)
+        self.assign(node.target, value, state, node.value)
+        return value
+
+    def _eval_passthrough(self, node: cst.BaseExpression, state: State) -> Value:
+        return self.eval(node.expression if isinstance(node, cst.Await) else node.value, state)  # type: ignore[attr-defined]
+
+    def _eval_yield(self, node: cst.Yield, state: State) -> Value:
+        if isinstance(node.value, cst.BaseExpression):
+            self.eval(node.value, state)
+        elif node.value is not None:
+            self.eval(node.value.item, state)
+        return UNKNOWN
+
+    def _eval_opaque(self, node: cst.BaseExpression, state: State) -> Value:
+        return UNKNOWN
+
+    # ------------------------------------------------------------------ iteration
+
+    def element_of(self, iterable: Value) -> Value:
+        kind = iterable.kind
+        if kind == Kind.LOADER:
+            return Value(Kind.BATCH, iterable.device, Origin(iterable.origin.node, "batch") if iterable.origin else None, scalar=False)
+        if kind == Kind.DATASET:
+            return Value(Kind.BATCH, iterable.device, iterable.origin)
+        if kind == Kind.BATCH:
+            return Value(Kind.TENSOR, iterable.device, iterable.origin, scalar=iterable.scalar)
+        if kind == Kind.TENSOR:
+            return Value(Kind.TENSOR, iterable.device, iterable.origin)
+        if kind == Kind.MODULE:
+            return Value(Kind.MODULE, iterable.device, iterable.origin)
+        if kind == Kind.CONTAINER:
+            if isinstance(iterable.info, Homogeneous):
+                return iterable.info.element
+            if isinstance(iterable.info, tuple) and iterable.info:
+                element = iterable.info[0]
+                for item in iterable.info[1:]:
+                    element = join(element, item)
+                return element
+        return UNKNOWN
+
+    # ------------------------------------------------------------------ calls
+
+    def _eval_call(self, node: cst.Call, state: State) -> Value:
+        func = node.func
+        receiver: Optional[Value] = None
+        method: Optional[str] = None
+        if isinstance(func, cst.Attribute):
+            base = self.eval(func.value, state)
+            if base.kind == Kind.REF:
+                callee = Value(Kind.REF, qualname=f"{base.qualname}.{func.attr.value}")
+            else:
+                callee = UNKNOWN
+                receiver = base
+                method = func.attr.value
+        else:
+            callee = self.eval(func, state)
+        args = tuple((arg, self.eval(arg.value, state)) for arg in node.args)
+        qualname = callee.qualname if callee.kind == Kind.REF else None
+        if method is not None and receiver is not None:
+            result = self._apply_method(node, receiver, method, args, state)
+        elif qualname is not None:
+            result = self._apply_qualified(node, qualname, args, state)
+        elif callee.kind == Kind.CLASS:
+            result = self._instantiate(node, callee.info, args)
+        elif callee.kind in (Kind.MODULE, Kind.CRITERION):
+            result = self._call_module(callee, args)
+        else:
+            result = UNKNOWN
+            self._escape(args, state)
+        if self.emitting:
+            discarded = node is self._statement_call
+            self.sink.on_call(CallEvent(node, qualname, callee, method, receiver, args, result, state, discarded))
+        return result
+
+    def _escape(self, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> None:
+        """A module handed to code we cannot see may be moved there: forget its device."""
+        for arg, value in args:
+            if value.kind in (Kind.MODULE, Kind.CRITERION):
+                if isinstance(value.info, CriterionInfo):
+                    value.info.escaped = True
+                key = dotted_name(arg.value)
+                if key is not None and value.device is not None:
+                    state[key] = Value(value.kind, None, value.origin, info=value.info)
+
+    def _call_module(self, callee: Value, args: tuple[tuple[cst.Arg, Value], ...]) -> Value:
+        device = callee.device
+        origin = callee.origin
+        if device is None:
+            for _, value in args:
+                if value.kind in (Kind.TENSOR, Kind.BATCH) and value.device is not None:
+                    device, origin = value.device, value.origin
+                    break
+        return Value(Kind.TENSOR, device, origin, scalar=True if callee.kind == Kind.CRITERION else None)
+
+    def _apply_qualified(self, node: cst.Call, qualname: str, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> Value:
+        if qualname in api.FACTORIES:
+            return self._factory(node, qualname, args, state)
+        if qualname in api.CPU_PRODUCERS:
+            return Value(Kind.TENSOR, CPU, Origin(node, f"created from numpy by `{_spelled(node)}`"), scalar=None)
+        if qualname == api.TORCH_DEVICE:
+            return self._torch_device(node, args)
+        if qualname == "torch.set_default_device":
+            if args:
+                state[DEFAULT_DEVICE_KEY] = Value(Kind.DEVICE, self.device_of(args[0][0].value, args[0][1]))
+            return UNKNOWN
+        if qualname.startswith("torch.") and qualname.endswith("_like") and args:
+            first = args[0][1]
+            device_arg = keyword_arg(node, "device")
+            if device_arg is not None:
+                return Value(Kind.TENSOR, self.device_of(device_arg.value, self.eval(device_arg.value, state)), Origin(node, "created"))
+            return Value(Kind.TENSOR, first.device, first.origin, scalar=first.scalar)
+        if qualname == "torch.nn.Parameter" or qualname == "torch.nn.parameter.Parameter":
+            data = args[0][1] if args else UNKNOWN
+            return Value(Kind.TENSOR, data.device, data.origin, scalar=data.scalar, info="parameter")
+        if qualname in api.PARALLEL_WRAPPERS or (qualname.startswith("torch.") and qualname.endswith("DataParallel")):
+            wrapped = args[0][1] if args else UNKNOWN
+            return Value(Kind.MODULE, wrapped.device, wrapped.origin, info="parallel-wrapper")
+        if qualname in api.DATALOADER_NAMES:
+            return self._data_loader(node, args)
+        if qualname in api.TENSOR_DATASET_NAMES:
+            device: Optional[Device] = CPU
+            for _, value in args:
+                device = value.device if value.kind == Kind.TENSOR and device is not None and (device == value.device or device is CPU and value.device is CPU) else None
+            return Value(Kind.DATASET, device, Origin(node, "dataset"))
+        if qualname.startswith("torchvision.datasets."):
+            return Value(Kind.DATASET, CPU, Origin(node, "dataset"))
+        if qualname.startswith(api.OPTIMIZER_PREFIX) and qualname.rsplit(".", 1)[-1][:1].isupper() and "lr_scheduler" not in qualname:
+            return Value(Kind.OPTIMIZER, origin=Origin(node, "created"), info=args[0][1] if args else None)
+        if qualname == "torch.compile" or qualname == "torch.jit.script":
+            return args[0][1] if args else UNKNOWN
+        if qualname in api.PASS_THROUGH_ITERABLES:
+            return args[0][1] if args else UNKNOWN
+        if qualname in _BUILTIN_REFS:
+            return self._builtin(qualname, args)
+        if qualname.startswith("torch.nn.") and not qualname.startswith(("torch.nn.functional.", "torch.nn.init.", "torch.nn.utils.")):
+            leaf = qualname.rsplit(".", 1)[-1]
+            if leaf[:1].isupper():
+                return self._nn_class(node, qualname, leaf, args, state)
+        if qualname.startswith(api.MODEL_FACTORY_PREFIXES):
+            return Value(Kind.MODULE, CPU, Origin(node, f"created by `{_spelled(node)}`"))
+        if qualname.endswith(".from_pretrained"):
+            return Value(Kind.MODULE, None, Origin(node, "loaded"))
+        if qualname in api.NON_TENSOR_FUNCTIONS:
+            self._escape(args, state)
+            return UNKNOWN
+        if qualname.startswith(("torch.nn.functional.", "torch.linalg.", "torch.fft.", "torch.special.")) or (
+            qualname.startswith("torch.") and qualname.count(".") == 1
+        ):
+            return self._tensor_function(node, qualname, args)
+        self._escape(args, state)
+        return UNKNOWN
+
+    def _builtin(self, name: str, args: tuple[tuple[cst.Arg, Value], ...]) -> Value:
+        if name == "enumerate" and args:
+            return Value(Kind.CONTAINER, info=Homogeneous(Value(Kind.CONTAINER, info=(Value(Kind.NUMBER), self.element_of(args[0][1])))))
+        if name == "zip":
+            return Value(Kind.CONTAINER, info=Homogeneous(Value(Kind.CONTAINER, info=tuple(self.element_of(value) for _, value in args))))
+        if name == "range":
+            return Value(Kind.CONTAINER, info=Homogeneous(Value(Kind.NUMBER)))
+        if name in ("list", "tuple", "sorted", "reversed", "iter") and len(args) == 1:
+            return Value(Kind.CONTAINER, info=Homogeneous(self.element_of(args[0][1])))
+        if name == "len":
+            return Value(Kind.NUMBER)
+        return UNKNOWN
+
+    def _factory(self, node: cst.Call, qualname: str, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> Value:
+        device_arg = keyword_arg(node, "device")
+        origin = Origin(node, f"created by `{_spelled(node)}`")
+        positional = [(arg, value) for arg, value in args if arg.keyword is None and not arg.star]
+        if qualname in ("torch.tensor", "torch.as_tensor") and positional and positional[0][1].kind == Kind.TENSOR and device_arg is None:
+            source = positional[0][1]
+            return Value(Kind.TENSOR, source.device, source.origin, scalar=source.scalar)
+        if device_arg is not None:
+            device = self.device_of(device_arg.value, self.eval(device_arg.value, state))
+            origin = Origin(node, f"created on {device.describe() if device else 'a device'} by `{_spelled(node)}`")
+        else:
+            default = state.get(DEFAULT_DEVICE_KEY)
+            if default is None:
+                for enclosing in reversed(self._enclosing):
+                    default = enclosing.get(DEFAULT_DEVICE_KEY)
+                    if default is not None:
+                        break
+            if default is None and self.module_state is not state:
+                default = self.module_state.get(DEFAULT_DEVICE_KEY)
+            device = CPU if default is None else default.device
+        return Value(Kind.TENSOR, device, origin, scalar=_factory_scalar(qualname, positional, node))
+
+    def _torch_device(self, node: cst.Call, args: tuple[tuple[cst.Arg, Value], ...]) -> Value:
+        if not args:
+            return Value(Kind.DEVICE)
+        first_node, first = args[0][0].value, args[0][1]
+        device = self.device_of(first_node, first)
+        if device is not None and device.is_accel and len(args) > 1 and isinstance(args[1][1].literal, int):
+            device = Device("accel", device.label, args[1][1].literal)
+        return Value(Kind.DEVICE, device, Origin(node, "chosen"))
+
+    def _data_loader(self, node: cst.Call, args: tuple[tuple[cst.Arg, Value], ...]) -> Value:
+        dataset = UNKNOWN
+        for arg, value in args:
+            if arg.keyword is None and not arg.star or arg.keyword is not None and arg.keyword.value == "dataset":
+                dataset = value
+                break
+        device: Optional[Device] = CPU
+        if dataset.kind == Kind.DATASET:
+            device = dataset.device
+        elif dataset.kind == Kind.TENSOR or dataset.kind == Kind.UNKNOWN and dataset.info is not None:
+            device = None
+        if keyword_arg(node, "collate_fn") is not None or any(arg.star for arg, _ in args):
+            device = None
+        pin = keyword_arg(node, "pin_memory")
+        pinned = pin is not None and not (isinstance(pin.value, cst.Name) and pin.value.value == "False")
+        return Value(Kind.LOADER, device, Origin(node, "loader"), info=LoaderInfo(node, pinned))
+
+    def _nn_class(self, node: cst.Call, qualname: str, leaf: str, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> Value:
+        origin = Origin(node, f"created by `{_spelled(node)}`")
+        device_arg = keyword_arg(node, "device")
+        explicit = self.device_of(device_arg.value, self.eval(device_arg.value, state)) if device_arg is not None else None
+        if leaf.endswith("Loss"):
+            weight = UNKNOWN
+            for name in ("weight", "pos_weight"):
+                weight_arg = keyword_arg(node, name)
+                if weight_arg is not None:
+                    weight = next((value for arg, value in args if arg is weight_arg), UNKNOWN)
+                    break
+            info = None
+            device = None
+            if weight.kind == Kind.TENSOR:
+                device = weight.device
+                info = CriterionInfo(node, weight)
+                self.facts.criteria.append(info)
+            return Value(Kind.CRITERION, device, weight.origin if device is not None else origin, info=info)
+        if qualname in api.MODULE_CONTAINERS:
+            device = None
+            for _, value in args:
+                candidates = [value] if value.kind == Kind.MODULE else list(value.info) if value.kind == Kind.CONTAINER and isinstance(value.info, tuple) else []
+                for candidate in candidates:
+                    if candidate.kind == Kind.MODULE and candidate.device is not None:
+                        device = candidate.device if device is None or device == candidate.device else None
+            return Value(Kind.MODULE, device, origin)
+        if qualname in api.PARAMETERISED_LAYERS:
+            if device_arg is not None:
+                return Value(Kind.MODULE, explicit, origin)
+            default = state.get(DEFAULT_DEVICE_KEY) or self.module_state.get(DEFAULT_DEVICE_KEY)
+            return Value(Kind.MODULE, CPU if default is None else default.device, origin)
+        return Value(Kind.MODULE, explicit, origin)
+
+    def _tensor_function(self, node: cst.Call, qualname: str, args: tuple[tuple[cst.Arg, Value], ...]) -> Value:
+        tensors = [value for _, value in args if value.kind in (Kind.TENSOR, Kind.BATCH)]
+        for _, value in args:
+            if value.kind == Kind.CONTAINER and isinstance(value.info, tuple):
+                tensors.extend(item for item in value.info if item.kind == Kind.TENSOR)
+        if not tensors:
+            return Value(Kind.TENSOR) if qualname.startswith("torch.nn.functional.") else UNKNOWN
+        result = tensors[0]
+        for other in tensors[1:]:
+            result = _propagate(result, other)
+        leaf = qualname.rsplit(".", 1)[-1]
+        positional = positional_args(node)
+        scalar: Optional[bool] = None
+        if qualname in api.FUNCTIONAL_LOSSES:
+            reduction = keyword_arg(node, "reduction")
+            scalar = True if reduction is None else None
+        elif leaf in api.FULL_REDUCTIONS and len(positional) == 1 and len(node.args) == 1:
+            scalar = True
+        elif result.scalar is False and qualname in api.MIXING_FUNCTIONS:
+            scalar = False
+        return Value(Kind.TENSOR, result.device, result.origin, scalar=scalar)
+
+    def _instantiate(self, node: cst.Call, info: ClassInfo, args: tuple[tuple[cst.Arg, Value], ...]) -> Value:
+        origin = Origin(node, f"created by `{_spelled(node)}`")
+        if info.is_module:
+            device = None
+            if not info.framework_placed and self._owns_parameters(info) and not self._places_itself(info):
+                device = CPU
+            return Value(Kind.MODULE, device, origin, info=info)
+        if info.is_dataset:
+            device = None if self._places_data(info) else CPU
+            return Value(Kind.DATASET, device, Origin(node, "dataset"), info=info)
+        return Value(Kind.UNKNOWN, info=info)
+
+    def _owns_parameters(self, info: ClassInfo) -> bool:
+        if info.owns_parameters is None:
+            info.owns_parameters = False
+            init = info.methods.get("__init__")
+            if init is None:
+                info.owns_parameters = any(self._owns_parameters(base) for base in info.bases)
+            else:
+                finder = _ParameterFinder(self, info)
+                init.body.visit(finder)
+                info.owns_parameters = finder.found or any(self._owns_parameters(base) for base in info.bases)
+        return info.owns_parameters
+
+    def _places_itself(self, info: ClassInfo) -> bool:
+        if info.places_itself is None:
+            init = info.methods.get("__init__")
+            text = self.source_of(init) if init is not None else ""
+            info.places_itself = bool(_PLACEMENT_TEXT.search(text)) or any(self._places_itself(base) for base in info.bases)
+        return info.places_itself
+
+    def _places_data(self, info: ClassInfo) -> bool:
+        text = "".join(self.source_of(method) for name, method in info.methods.items() if name in ("__getitem__", "__iter__", "__init__"))
+        return bool(_PLACEMENT_TEXT.search(text)) or any(self._places_data(base) for base in info.bases)
+
+    # ------------------------------------------------------------------ methods
+
+    def _apply_method(self, node: cst.Call, receiver: Value, method: str, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> Value:
+        kind = receiver.kind
+        if method in api.MOVE_METHODS:
+            return self._move(node, receiver, method, args, state)
+        if kind == Kind.TENSOR or kind == Kind.BATCH:
+            if method in api.HOST_RESULT_METHODS:
+                return Value(Kind.NDARRAY) if method == "numpy" else UNKNOWN
+            if kind == Kind.BATCH and method in ("items", "values", "keys", "get", "pop"):
+                element = Value(Kind.TENSOR, receiver.device, receiver.origin, scalar=receiver.scalar)
+                if method == "items":
+                    return Value(Kind.CONTAINER, info=Homogeneous(Value(Kind.CONTAINER, info=(Value(Kind.STR), element))))
+                if method == "values":
+                    return Value(Kind.CONTAINER, info=Homogeneous(element))
+                return element if method in ("get", "pop") else UNKNOWN
+            if kind == Kind.TENSOR and method in api.SAME_DEVICE_METHODS:
+                scalar: Optional[bool] = None
+                if method in api.FULL_REDUCTIONS and not node.args:
+                    scalar = True
+                elif method in _DTYPE_CONVERSION_METHODS or method.startswith("new_"):
+                    scalar = receiver.scalar if not method.startswith("new_") else False
+                return Value(Kind.TENSOR, receiver.device, receiver.origin, scalar=scalar)
+            return UNKNOWN
+        if kind in (Kind.MODULE, Kind.CRITERION):
+            if method in _SAME_MODULE_METHODS:
+                return receiver
+            if method in _MODULE_PARAMETER_METHODS:
+                return Value(Kind.PARAMETERS, info=receiver)
+            if method == "forward":
+                return self._call_module(receiver, args)
+            if method == "register_buffer" and len(args) >= 2 and isinstance(args[0][0].value, cst.SimpleString):
+                name = args[0][1].literal
+                if isinstance(name, str) and isinstance(node.func, cst.Attribute):
+                    owner = dotted_name(node.func.value)
+                    if owner is not None:
+                        state[f"{owner}.{name}"] = Value(Kind.TENSOR, None, args[1][1].origin, info="buffer")
+            return UNKNOWN
+        if kind == Kind.CONTAINER and isinstance(receiver.info, Homogeneous):
+            if method == "items" or method == "values":
+                return receiver if method == "values" else Value(Kind.CONTAINER, info=Homogeneous(Value(Kind.CONTAINER, info=(Value(Kind.STR), receiver.info.element))))
+            if method in ("get", "pop"):
+                return receiver.info.element
+        if kind in (Kind.UNKNOWN, Kind.DEVICE, Kind.STR, Kind.NUMBER, Kind.NDARRAY):
+            self._escape(args, state)
+        return UNKNOWN
+
+    def _move(self, node: cst.Call, receiver: Value, method: str, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> Value:
+        target = self._move_target(node, receiver, method, args, state)
+        kind = receiver.kind
+        if target is _UNCHANGED:
+            return receiver if kind in (Kind.TENSOR, Kind.BATCH, Kind.MODULE, Kind.CRITERION) else UNKNOWN
+        device: Optional[Device] = target  # type: ignore[assignment]
+        if device is not None and device.is_accel:
+            self.facts.accelerator_moves.append(node)
+        how = "moved to the CPU" if device is not None and device.is_cpu else f"moved to {device.describe()}" if device is not None else "moved"
+        origin = Origin(node, how)
+        if kind in (Kind.MODULE, Kind.CRITERION):
+            if isinstance(receiver.info, CriterionInfo):
+                receiver.info.moved = True
+            moved = Value(kind, device, origin, info=receiver.info)
+            key = dotted_name(node.func.value) if isinstance(node.func, cst.Attribute) else None
+            if key is not None:
+                state[key] = moved
+            return moved
+        if kind == Kind.TENSOR:
+            scalar = receiver.scalar
+            return Value(Kind.TENSOR, device, origin, scalar=scalar, info=None)
+        if kind == Kind.BATCH:
+            return Value(Kind.BATCH, device, origin, scalar=receiver.scalar)
+        if kind == Kind.CONTAINER or kind == Kind.LOADER or kind == Kind.DATASET:
+            return UNKNOWN
+        return Value(Kind.UNKNOWN, device, origin)
+
+    def _move_target(self, node: cst.Call, receiver: Value, method: str, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> object:
+        if method == "cpu":
+            return CPU
+        if method == "pin_memory":
+            return _UNCHANGED
+        if method in ("cuda", "xpu", "mps"):
+            if not args:
+                return Device("accel", f"{method}")
+            arg, value = args[0]
+            if isinstance(value.literal, int):
+                return Device("accel", f"{method}:{value.literal}", value.literal)
+            device = self.device_of(arg.value, value)
+            if device is not None:
+                return device
+            return Device("accel", self._label(arg.value))
+        # .to(...)
+        device_arg = keyword_arg(node, "device")
+        if device_arg is not None:
+            value = next(value for arg, value in args if arg is device_arg)
+            return self.device_of(device_arg.value, value)
+        positional = [(arg, value) for arg, value in args if arg.keyword is None and not arg.star]
+        if not positional:
+            if any(arg.star for arg, _ in args):
+                return None
+            return _UNCHANGED  # .to(dtype=...), .to(memory_format=...)
+        arg, value = positional[0]
+        if value.kind == Kind.TENSOR:
+            return value.device
+        if value.kind == Kind.REF and value.qualname and value.qualname.rsplit(".", 1)[-1] in _DTYPE_NAMES:
+            return _UNCHANGED
+        if value.kind == Kind.UNKNOWN and looks_like_dtype_name(arg.value):
+            return _UNCHANGED
+        return self.device_of(arg.value, value)
+
+    def device_of(self, node: cst.BaseExpression, value: Value) -> Optional[Device]:
+        """The device an expression denotes, labelled as the source spells it; None if unknown."""
+        if value.kind == Kind.DEVICE:
+            device = value.device
+            if device is not None and device.is_accel and isinstance(node, (cst.Name, cst.Attribute)):
+                return Device("accel", self._label(node), device.index)
+            return device
+        if value.kind == Kind.STR and isinstance(value.literal, str):
+            return device_from_string(value.literal, self._label(node))
+        if value.kind == Kind.NUMBER and isinstance(value.literal, int) and not isinstance(value.literal, bool):
+            return Device("accel", f"cuda:{value.literal}", value.literal)
+        if value.kind == Kind.TENSOR:
+            return value.device
+        if value.kind == Kind.UNKNOWN and value.info is None and isinstance(node, (cst.Name, cst.Attribute)) and looks_like_device_name(node):
+            return Device("accel", self._label(node))
+        return None
+
+    def _device_of_value(self, node: cst.BaseExpression, value: Value) -> Optional[Device]:
+        if value.kind in (Kind.STR, Kind.DEVICE):
+            return self.device_of(node, value)
+        return None
+
+    def _label(self, node: cst.BaseExpression) -> str:
+        name = dotted_name(node)
+        if name is not None:
+            return name
+        text = self.source_of(node)
+        return text if len(text) <= 40 else text[:37] + "..."
+
+
+_UNCHANGED = object()
+_PLACEMENT_TEXT = re.compile(r"\.to\(|\.cuda\(|device")
+
+
+class _ParameterFinder(cst.CSTVisitor):
+    """Does an ``__init__`` build layers with parameters, or parameters themselves?"""
+
+    def __init__(self, analyzer: FlowAnalyzer, info: ClassInfo) -> None:
+        self.analyzer = analyzer
+        self.info = info
+        self.found = False
+
+    def visit_Call(self, node: cst.Call) -> Optional[bool]:
+        if self.found:
+            return False
+        name = dotted_name(node.func)
+        if name is None:
+            return None
+        head, _, rest = name.partition(".")
+        value = self.analyzer.module_state.get(head)
+        if value is None:
+            return None
+        if value.kind == Kind.REF:
+            qualname = f"{value.qualname}.{rest}" if rest else value.qualname
+            if qualname in api.PARAMETERISED_LAYERS or qualname.startswith(api.MODEL_FACTORY_PREFIXES):
+                self.found = True
+        elif value.kind == Kind.CLASS and not rest and value.info is not self.info and value.info.is_module:
+            if self.analyzer._owns_parameters(value.info):
+                self.found = True
+        if name.endswith("register_buffer"):
+            self.found = True
+        return None
+
+
+def _is_static(node: cst.FunctionDef) -> bool:
+    for decorator in node.decorators:
+        name = dotted_name(decorator.decorator)
+        if name in ("staticmethod", "classmethod"):
+            return True
+    return False
+
+
+def _as_seen_from_method(value: Value) -> Value:
+    """Inside a method, registered modules, parameters and buffers are wherever the model went."""
+    if value.kind in (Kind.MODULE, Kind.CRITERION):
+        return Value(value.kind, None, value.origin, info=value.info)
+    if value.kind == Kind.TENSOR and value.info in ("parameter", "buffer"):
+        return Value(Kind.TENSOR, None, value.origin, scalar=value.scalar, info=value.info)
+    return value
+
+
+def _propagate(left: Value, right: Value) -> Value:
+    """The device of a result computed from two tensors (assuming the operation ran)."""
+    if left.device is not None and right.device is not None and not left.device.conflicts_with(right.device):
+        return Value(Kind.TENSOR, left.device, left.origin, scalar=False if left.scalar is False or right.scalar is False else None)
+    if left.scalar is False and left.device is not None:
+        return Value(Kind.TENSOR, left.device, left.origin, scalar=False)
+    if right.scalar is False and right.device is not None:
+        return Value(Kind.TENSOR, right.device, right.origin, scalar=False)
+    return Value(Kind.TENSOR, scalar=False if left.scalar is False or right.scalar is False else None)
+
+
+def _factory_scalar(qualname: str, positional: list[tuple[cst.Arg, Value]], node: cst.Call) -> Optional[bool]:
+    if qualname in ("torch.tensor", "torch.as_tensor"):
+        if not positional:
+            return None
+        value = positional[0][1]
+        if value.kind == Kind.NUMBER:
+            return True
+        if value.kind == Kind.CONTAINER:
+            return False
+        return None
+    if qualname in api.DATA_FACTORIES:
+        return False if positional else None
+    for arg, value in positional:
+        if value.kind == Kind.CONTAINER and isinstance(value.info, tuple) and not value.info:
+            return True
+    if positional or keyword_arg(node, "size") is not None:
+        return False
+    return None
+
+
+def _spelled(node: cst.Call) -> str:
+    return dotted_name(node.func) or "call"
+
+
+def _replace(state: State, new: State) -> None:
+    state.clear()
+    state.update(new)
+
+
+def join_states(first: State, second: State) -> State:
+    if first is second:
+        return dict(first)
+    result = dict(first)
+    for key, value in second.items():
+        existing = result.get(key)
+        if existing is None:
+            result[key] = value
+        elif existing is not value:
+            result[key] = join(existing, value)
+    return result
+
+
+def _widen(before: State, after: State) -> State:
+    """Give up on names that still change after the last fixpoint pass."""
+    return {key: value if before.get(key) == value else UNKNOWN for key, value in after.items()}

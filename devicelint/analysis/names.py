@@ -1,0 +1,55 @@
+"""Small syntactic helpers shared by the analysis and the rules."""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+import libcst as cst
+
+_DEVICE_LIKE_NAME = re.compile(
+    r"^(device|dev|gpu|cuda|devices?_?id|gpu_?id|local_?rank|rank|.+_device|device_.+|.+_dev)$",
+    re.IGNORECASE,
+)
+_DTYPE_LIKE_NAME = re.compile(r"^(dtype|.+_dtype|dtype_.+)$", re.IGNORECASE)
+
+
+def dotted_name(node: cst.BaseExpression) -> Optional[str]:
+    """``a.b.c`` for a Name/Attribute chain, else None."""
+    parts: list[str] = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if isinstance(node, cst.Name):
+        parts.append(node.value)
+        return ".".join(reversed(parts))
+    return None
+
+
+def last_identifier(node: cst.BaseExpression) -> Optional[str]:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return node.attr.value
+    return None
+
+
+def looks_like_device_name(node: cst.BaseExpression) -> bool:
+    identifier = last_identifier(node)
+    return identifier is not None and bool(_DEVICE_LIKE_NAME.match(identifier))
+
+
+def looks_like_dtype_name(node: cst.BaseExpression) -> bool:
+    identifier = last_identifier(node)
+    return identifier is not None and bool(_DTYPE_LIKE_NAME.match(identifier))
+
+
+def keyword_arg(call: cst.Call, name: str) -> Optional[cst.Arg]:
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg
+    return None
+
+
+def positional_args(call: cst.Call) -> list[cst.Arg]:
+    return [arg for arg in call.args if arg.keyword is None and not arg.star]

@@ -1,0 +1,190 @@
+"""What devicelint knows about the PyTorch API, by qualified name. Data only, no logic."""
+
+from __future__ import annotations
+
+#: torch functions that allocate a new tensor on the default device unless given ``device=``
+FACTORIES = frozenset(
+    f"torch.{name}"
+    for name in (
+        "zeros ones empty full arange range linspace logspace eye rand randn randint randperm "
+        "tensor as_tensor empty_strided normal bartlett_window hann_window hamming_window "
+        "blackman_window kaiser_window tril_indices triu_indices complex polar sparse_coo_tensor "
+        "Tensor FloatTensor DoubleTensor HalfTensor BFloat16Tensor LongTensor IntTensor "
+        "ShortTensor ByteTensor CharTensor BoolTensor"
+    ).split()
+)
+
+#: factories whose first positional argument is data (a list, a number), not a size
+DATA_FACTORIES = frozenset(
+    {"torch.tensor", "torch.as_tensor", "torch.Tensor", "torch.FloatTensor", "torch.DoubleTensor",
+     "torch.HalfTensor", "torch.BFloat16Tensor", "torch.LongTensor", "torch.IntTensor",
+     "torch.ShortTensor", "torch.ByteTensor", "torch.CharTensor", "torch.BoolTensor"}
+)
+
+#: typed legacy constructors: they take no ``device=`` keyword
+LEGACY_TYPED_CONSTRUCTORS = frozenset(
+    name for name in DATA_FACTORIES if name not in ("torch.tensor", "torch.as_tensor")
+)
+
+#: torch functions that always return a CPU tensor
+CPU_PRODUCERS = frozenset({"torch.from_numpy", "torch.frombuffer"})
+
+#: torch.* functions that take tensors but do not return a tensor
+NON_TENSOR_FUNCTIONS = frozenset(
+    f"torch.{name}"
+    for name in (
+        "is_tensor is_storage numel is_floating_point is_complex is_nonzero save load equal "
+        "allclose typename manual_seed seed initial_seed get_rng_state set_rng_state "
+        "set_default_dtype get_default_dtype set_default_device get_default_device "
+        "set_grad_enabled is_grad_enabled no_grad enable_grad inference_mode compile "
+        "device dtype Size finfo iinfo set_printoptions use_deterministic_algorithms "
+        "set_num_threads get_num_threads is_inference_mode_enabled result_type can_cast "
+        "promote_types broadcast_shapes is_same_size is_autocast_enabled autocast "
+        "set_float32_matmul_precision get_float32_matmul_precision cond vmap"
+    ).split()
+)
+
+#: reductions that return a 0-dim tensor when called without a ``dim``
+FULL_REDUCTIONS = frozenset(
+    "sum mean max min prod norm std var any all amax amin median nansum nanmean logsumexp "
+    "count_nonzero dist trace det".split()
+)
+
+#: tensor methods that return a tensor on the receiver's device
+SAME_DEVICE_METHODS = frozenset(
+    (
+        "abs add add_ addcmul addcdiv addmm all amax amin any argmax argmin argsort baddbmm bernoulli "
+        "bfloat16 bmm bool byte ceil chunk clamp clamp_ clip clone contiguous cos cumsum cumprod "
+        "detach detach_ diag diagonal div div_ double exp expand expand_as fill_ flatten flip float "
+        "floor gather half index_select int lerp log log_softmax long masked_fill masked_fill_ "
+        "masked_select matmul max mean min mm mul mul_ narrow neg norm normal_ permute pow prod "
+        "relu repeat repeat_interleave reshape reshape_as round rsqrt scatter scatter_ sigmoid sign "
+        "sin softmax sort split sqrt square squeeze std sub sub_ sum t tanh topk transpose tril "
+        "triu type_as unbind unflatten unique unsqueeze uniform_ var view view_as where zero_ "
+        "requires_grad_ logical_and logical_or logical_not eq ne lt le gt ge float_power sgn "
+        "nan_to_num roll movedim cross dot mv outer kron einsum new_zeros new_ones new_empty "
+        "new_full new_tensor softplus exp_ log_ clamp_min clamp_max maximum minimum"
+    ).split()
+)
+
+#: tensor methods that combine the receiver with other tensors, which must share its device
+BINARY_TENSOR_METHODS = frozenset(
+    "add sub mul div matmul mm bmm mv dot outer cross maximum minimum lerp addmm baddbmm "
+    "add_ sub_ mul_ div_ copy_ eq ne lt le gt ge logical_and logical_or where masked_fill "
+    "index_select gather scatter expand_as view_as reshape_as type_as".split()
+)
+
+#: tensor methods that leave the tensor on the host or turn it into a Python object
+HOST_RESULT_METHODS = frozenset("numpy tolist item".split())
+
+#: tensor methods that return a non-tensor (shape queries and the like)
+NON_TENSOR_METHODS = frozenset(
+    "size dim ndimension numel element_size nelement stride storage_offset data_ptr is_contiguous "
+    "get_device is_pinned is_shared is_floating_point is_complex equal allclose".split()
+)
+
+#: methods that move a tensor or module; on a module they move it in place
+MOVE_METHODS = frozenset({"to", "cuda", "cpu", "pin_memory", "xpu", "mps"})
+
+#: torch.* and torch.nn.functional.* functions whose tensor arguments must share one device
+MIXING_FUNCTIONS = frozenset(
+    [f"torch.{name}" for name in (
+        "cat concat concatenate stack hstack vstack dstack column_stack matmul mm bmm mv dot "
+        "einsum where add sub subtract mul multiply div divide maximum minimum cdist lerp addmm "
+        "baddbmm index_select gather masked_select masked_fill cross outer kron inner tensordot "
+        "chain_matmul cosine_similarity pairwise_distance bucketize searchsorted"
+    ).split()]
+    + [f"torch.nn.functional.{name}" for name in (
+        "linear bilinear conv1d conv2d conv3d conv_transpose1d conv_transpose2d embedding "
+        "cross_entropy nll_loss mse_loss l1_loss smooth_l1_loss huber_loss kl_div "
+        "binary_cross_entropy binary_cross_entropy_with_logits cosine_similarity "
+        "pairwise_distance triplet_margin_loss margin_ranking_loss layer_norm batch_norm "
+        "group_norm scaled_dot_product_attention grid_sample"
+    ).split()]
+)
+
+#: nn.functional losses, which return a 0-dim tensor unless ``reduction="none"``
+FUNCTIONAL_LOSSES = frozenset(
+    name for name in MIXING_FUNCTIONS if name.startswith("torch.nn.functional.") and (
+        name.endswith("_loss") or name.endswith("entropy") or name.endswith("_logits") or name.endswith("kl_div")
+    )
+)
+
+#: nn layers that own parameters or buffers: built on the CPU unless given ``device=``
+PARAMETERISED_LAYERS = frozenset(
+    f"torch.nn.{name}"
+    for name in (
+        "Linear Bilinear LazyLinear Conv1d Conv2d Conv3d ConvTranspose1d ConvTranspose2d "
+        "ConvTranspose3d BatchNorm1d BatchNorm2d BatchNorm3d SyncBatchNorm LayerNorm GroupNorm "
+        "InstanceNorm1d InstanceNorm2d InstanceNorm3d RMSNorm LocalResponseNorm Embedding "
+        "EmbeddingBag LSTM GRU RNN LSTMCell GRUCell RNNCell MultiheadAttention Transformer "
+        "TransformerEncoder TransformerDecoder TransformerEncoderLayer TransformerDecoderLayer "
+        "PReLU Parameter"
+    ).split()
+)
+
+#: containers of modules
+MODULE_CONTAINERS = frozenset(
+    {"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict"}
+)
+
+#: wrappers that scatter CPU inputs to their devices themselves
+PARALLEL_WRAPPERS = frozenset(
+    {
+        "torch.nn.DataParallel",
+        "torch.nn.parallel.DataParallel",
+        "torch.nn.parallel.data_parallel.DataParallel",
+        "torch.nn.parallel.DistributedDataParallel",
+        "torch.nn.parallel.distributed.DistributedDataParallel",
+        "torch.distributed.fsdp.FullyShardedDataParallel",
+    }
+)
+
+#: bases that make a class an nn.Module (matched by qualified name)
+MODULE_BASES = frozenset(
+    {
+        "torch.nn.Module",
+        "torch.nn.modules.module.Module",
+        "torch.nn.Sequential",
+        "torch.nn.ModuleList",
+        "torch.nn.ModuleDict",
+    }
+)
+
+#: module bases from other libraries whose framework places the model itself: devices unknown
+FRAMEWORK_MODULE_BASES = frozenset(
+    {
+        "pytorch_lightning.LightningModule",
+        "pytorch_lightning.core.LightningModule",
+        "lightning.LightningModule",
+        "lightning.pytorch.LightningModule",
+        "transformers.PreTrainedModel",
+        "transformers.modeling_utils.PreTrainedModel",
+    }
+)
+
+#: calls that build a model from a library: an nn.Module (device left unknown)
+MODEL_FACTORY_PREFIXES = ("torchvision.models.", "timm.create_model", "timm.models.")
+
+DATALOADER_NAMES = frozenset(
+    {"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"}
+)
+
+TENSOR_DATASET_NAMES = frozenset(
+    {"torch.utils.data.TensorDataset", "torch.utils.data.dataset.TensorDataset"}
+)
+
+DATASET_BASES = frozenset(
+    {"torch.utils.data.Dataset", "torch.utils.data.IterableDataset", "torch.utils.data.dataset.Dataset"}
+)
+
+#: iterable wrappers that yield what they wrap
+PASS_THROUGH_ITERABLES = frozenset(
+    {"tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "iter", "builtins.iter"}
+)
+
+TORCH_LOAD = "torch.load"
+TORCH_DEVICE = "torch.device"
+
+#: optimizers live under these packages
+OPTIMIZER_PREFIX = "torch.optim."

@@ -1,0 +1,289 @@
+"""Lint one file: decode, parse once, run the device-flow analysis once with every selected
+rule subscribed to its events, then resolve positions and apply suppressions."""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+import traceback
+from dataclasses import dataclass
+from typing import Callable, Optional, Sequence, Union
+
+import libcst as cst
+
+from devicelint.analysis.flow import BinaryEvent, CallEvent, FlowAnalyzer
+from devicelint.analysis.values import Value
+from devicelint.findings import Edit, Finding, Fix, Related, Severity
+from devicelint.positions import PositionIndex
+from devicelint.rules import Rule, rules_by_code
+from devicelint.suppressions import parse_suppressions, skips_file
+
+_LINE_TOKEN = re.compile("\x00L(\\d+)\x00")
+_HOOKS = ("on_call", "on_binary", "on_expression_statement", "on_subscript_assign")
+
+
+@dataclass(frozen=True)
+class NodeEdit:
+    node: cst.CSTNode
+    #: "replace" the node's text, or insert "before" / "after" it
+    mode: str
+    text: str
+
+
+@dataclass(frozen=True)
+class FixSpec:
+    title: str
+    edits: tuple[NodeEdit, ...]
+    safe: bool = True
+
+
+@dataclass
+class _Pending:
+    rule: type[Rule]
+    node: cst.CSTNode
+    message: str
+    fix: Optional[FixSpec]
+    related: tuple[tuple[cst.CSTNode, str], ...]
+
+
+class RuleContext:
+    """What a rule sees of the file: the analysis, the source, and ``report``."""
+
+    def __init__(self, module: cst.Module, path: str) -> None:
+        self.module = module
+        self.path = path
+        self.analyzer: FlowAnalyzer  # set by the engine before any event
+        self._pending: list[_Pending] = []
+        self._line_nodes: list[cst.CSTNode] = []
+        self._rule: Optional[type[Rule]] = None
+        self._seen: set[tuple[str, int]] = set()
+
+    def report(
+        self,
+        node: cst.CSTNode,
+        message: str,
+        *,
+        fix: Optional[FixSpec] = None,
+        related: Sequence[tuple[cst.CSTNode, str]] = (),
+    ) -> None:
+        assert self._rule is not None
+        key = (self._rule.code, id(node))
+        if key in self._seen:
+            return
+        self._seen.add(key)
+        self._pending.append(_Pending(self._rule, node, message, fix, tuple(related)))
+
+    def line(self, node: cst.CSTNode) -> str:
+        """A placeholder for ``node``'s line number, resolved once the file is done."""
+        self._line_nodes.append(node)
+        return f"\x00L{len(self._line_nodes) - 1}\x00"
+
+    def source_of(self, node: cst.CSTNode, limit: int = 40) -> str:
+        text = self.module.code_for_node(node).strip()
+        text = " ".join(text.split())
+        return text if len(text) <= limit else text[: limit - 3] + "..."
+
+    @property
+    def loop_stack(self):  # type: ignore[no-untyped-def]
+        return self.analyzer.loop_stack
+
+    @property
+    def current_function(self):  # type: ignore[no-untyped-def]
+        return self.analyzer.current_function
+
+    @property
+    def facts(self):  # type: ignore[no-untyped-def]
+        return self.analyzer.facts
+
+
+class _Dispatcher:
+    """Fans analysis events out to the rules that override each hook; a rule that raises is
+    turned into one DL002 finding and unsubscribed, and every other rule goes on."""
+
+    def __init__(self, rules: list[Rule], ctx: RuleContext) -> None:
+        self.ctx = ctx
+        self.crashes: list[tuple[type[Rule], BaseException]] = []
+        self.subscribers: dict[str, list[Rule]] = {
+            hook: [rule for rule in rules if getattr(type(rule), hook) is not getattr(Rule, hook)] for hook in _HOOKS
+        }
+        self.rules = rules
+
+    def _dispatch(self, hook: str, *args: object) -> None:
+        subscribers = self.subscribers[hook]
+        for rule in list(subscribers):
+            self.ctx._rule = type(rule)
+            try:
+                getattr(rule, hook)(*args)
+            except Exception as error:  # noqa: BLE001 - isolating one rule is the point
+                self._disable(rule, error)
+
+    def _disable(self, rule: Rule, error: BaseException) -> None:
+        self.crashes.append((type(rule), error))
+        for subscribers in self.subscribers.values():
+            if rule in subscribers:
+                subscribers.remove(rule)
+        if rule in self.rules:
+            self.rules.remove(rule)
+
+    def on_call(self, event: CallEvent) -> None:
+        self._dispatch("on_call", event)
+
+    def on_binary(self, event: BinaryEvent) -> None:
+        self._dispatch("on_binary", event)
+
+    def on_expression_statement(self, node: cst.Expr, value: Value) -> None:
+        self._dispatch("on_expression_statement", node, value)
+
+    def on_subscript_assign(self, target: cst.Subscript, value_node: cst.BaseExpression, value: Value) -> None:
+        self._dispatch("on_subscript_assign", target, value_node, value)
+
+    def finish(self) -> None:
+        for rule in list(self.rules):
+            self.ctx._rule = type(rule)
+            try:
+                rule.finish()
+            except Exception as error:  # noqa: BLE001
+                self._disable(rule, error)
+
+
+class DecodeError(Exception):
+    pass
+
+
+def decode_source(data: bytes) -> str:
+    """Decode as Python does: BOM, then a PEP 263 coding declaration, else UTF-8."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as error:
+        raise DecodeError(str(error)) from None
+    try:
+        text = data.decode(encoding)
+    except (UnicodeDecodeError, LookupError) as error:
+        raise DecodeError(f"cannot decode as {encoding}: {error}") from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text
+
+
+def lint_source(
+    source: Union[str, bytes],
+    path: str,
+    rules: Sequence[type[Rule]],
+    *,
+    verbose: bool = False,
+) -> list[Finding]:
+    """All findings of ``rules`` in one file, suppressions applied, sorted by position."""
+    registry = rules_by_code()
+    syntax_rule = registry["DL001"]
+    if isinstance(source, bytes):
+        try:
+            text = decode_source(source)
+        except DecodeError as error:
+            return [_file_level(syntax_rule, path, f"file cannot be read as Python source: {error}")]
+    else:
+        text = source
+    if "torch" not in text or skips_file(text):
+        return []
+    if "\x00" in text:
+        line = text.count("\n", 0, text.index("\x00")) + 1
+        return [_file_level(syntax_rule, path, "source contains a NUL byte", line)]
+    try:
+        module = cst.parse_module(text)
+    except cst.ParserSyntaxError as error:
+        return [_syntax_finding(syntax_rule, path, error)]
+    except RecursionError:
+        return [_file_level(syntax_rule, path, "too deeply nested to parse")]
+    except Exception as error:  # noqa: BLE001 - the native parser can fail in odd ways on odd input
+        return [_file_level(syntax_rule, path, f"cannot be parsed: {type(error).__name__}: {error}")]
+
+    ctx = RuleContext(module, path)
+    instances = [rule(ctx) for rule in rules if rule.code not in ("DL001", "DL002")]
+    dispatcher = _Dispatcher(instances, ctx)
+    analyzer = FlowAnalyzer(module, dispatcher, lambda node: module.code_for_node(node))
+    ctx.analyzer = analyzer
+    findings: list[Finding] = []
+    internal_rule = registry["DL002"]
+    try:
+        analyzer.run()
+    except RecursionError:
+        findings.append(_file_level(internal_rule, path, "device-flow analysis gave up: code nested too deeply"))
+    except Exception as error:  # noqa: BLE001
+        findings.append(_internal(internal_rule, path, "device-flow analysis", error, verbose))
+    dispatcher.finish()
+    for rule_class, error in dispatcher.crashes:
+        findings.append(_internal(internal_rule, path, f"rule {rule_class.code} ({rule_class.name})", error, verbose))
+    findings.extend(_resolve(ctx, module, text, path))
+    findings = parse_suppressions(text).filter(findings)
+    findings.sort(key=Finding.sort_key)
+    return findings
+
+
+def _resolve(ctx: RuleContext, module: cst.Module, text: str, path: str) -> list[Finding]:
+    if not ctx._pending:
+        return []
+    positions = PositionIndex(module, text)
+    wanted: list[cst.CSTNode] = list(ctx._line_nodes)
+    for pending in ctx._pending:
+        wanted.append(pending.node)
+        wanted.extend(node for node, _ in pending.related)
+        if pending.fix is not None:
+            wanted.extend(edit.node for edit in pending.fix.edits)
+    positions.prepare(wanted)
+
+    def render(message: str) -> str:
+        return _LINE_TOKEN.sub(lambda match: str(positions.line(ctx._line_nodes[int(match.group(1))])), message)
+
+    findings = []
+    for pending in ctx._pending:
+        span = positions.span(pending.node)
+        related = tuple(
+            Related(render(message), positions.span(node).line, positions.span(node).column) for node, message in pending.related
+        )
+        fix = None
+        if pending.fix is not None:
+            fix = Fix(pending.fix.title, tuple(_edit(positions, edit) for edit in pending.fix.edits), pending.fix.safe)
+        findings.append(
+            Finding(
+                code=pending.rule.code,
+                name=pending.rule.name,
+                severity=pending.rule.severity,
+                message=render(pending.message),
+                path=path,
+                line=span.line,
+                column=span.column,
+                end_line=span.end_line,
+                end_column=span.end_column,
+                fix=fix,
+                related=related,
+            )
+        )
+    return findings
+
+
+def _edit(positions: PositionIndex, edit: NodeEdit) -> Edit:
+    span = positions.span(edit.node)
+    if edit.mode == "before":
+        return Edit(span.line, span.column, span.line, span.column, edit.text)
+    if edit.mode == "after":
+        return Edit(span.end_line, span.end_column, span.end_line, span.end_column, edit.text)
+    return Edit(span.line, span.column, span.end_line, span.end_column, edit.text)
+
+
+def _file_level(rule: type[Rule], path: str, message: str, line: int = 1, column: int = 1) -> Finding:
+    return Finding(rule.code, rule.name, rule.severity, message, path, line, column, line, column)
+
+
+def _syntax_finding(rule: type[Rule], path: str, error: cst.ParserSyntaxError) -> Finding:
+    first_line = str(error.message).splitlines()[0] if error.message else "invalid syntax"
+    line = max(error.raw_line, 1)
+    column = error.raw_column + 1
+    return _file_level(rule, path, f"syntax error: {first_line}", line, column)
+
+
+def _internal(rule: type[Rule], path: str, what: str, error: BaseException, verbose: bool) -> Finding:
+    message = f"{what} crashed on this file: {type(error).__name__}: {error}"
+    if verbose:
+        message += "\n" + "".join(traceback.format_exception(type(error), error, error.__traceback__))
+    return _file_level(rule, path, message)
+

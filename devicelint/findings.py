@@ -1,0 +1,92 @@
+"""The one type that crosses layers: a frozen Finding, with its optional fix and related notes."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+
+class Severity(str, enum.Enum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace the text between two 1-based (line, column) positions with ``content``.
+
+    Columns count characters (code points), like the finding's own columns.
+    """
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    content: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "line": self.line,
+            "column": self.column,
+            "end_line": self.end_line,
+            "end_column": self.end_column,
+            "content": self.content,
+        }
+
+
+@dataclass(frozen=True)
+class Fix:
+    title: str
+    edits: tuple[Edit, ...]
+    safe: bool = True
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "title": self.title,
+            "applicability": "safe" if self.safe else "unsafe",
+            "edits": [edit.to_dict() for edit in self.edits],
+        }
+
+
+@dataclass(frozen=True)
+class Related:
+    """A second location that explains a finding ("x was moved to cuda here")."""
+
+    message: str
+    line: int
+    column: int
+
+
+@dataclass(frozen=True)
+class Finding:
+    code: str
+    name: str
+    severity: Severity
+    message: str
+    path: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    fix: Optional[Fix] = None
+    related: tuple[Related, ...] = field(default=())
+
+    def sort_key(self) -> tuple[str, int, int, str]:
+        return (self.path, self.line, self.column, self.code)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON shape: exactly these keys, documented in the README."""
+        return {
+            "code": self.code,
+            "name": self.name,
+            "severity": self.severity.value,
+            "message": self.message,
+            "path": self.path,
+            "line": self.line,
+            "column": self.column,
+            "end_line": self.end_line,
+            "end_column": self.end_column,
+            "fix": self.fix.to_dict() if self.fix else None,
+        }

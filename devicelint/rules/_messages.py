@@ -1,0 +1,22 @@
+"""Phrases shared by rule messages: where a value lives and how it got there, with its line."""
+
+from __future__ import annotations
+
+from devicelint.analysis.values import Value
+
+
+def where(value: Value, ctx) -> str:  # type: ignore[no-untyped-def]
+    """``on the CPU (created by `torch.ones` at line 4)``, ``on `device` (moved there at line 3)``."""
+    assert value.device is not None
+    place = f"on {value.device.describe()}"
+    origin = value.origin
+    if origin is None or origin.how == "chosen":
+        return place
+    line = ctx.line(origin.node)
+    if origin.how.startswith("moved"):
+        return f"{place} (moved there at line {line})"
+    if origin.how == "batch":
+        return f"{place} (drawn from the DataLoader built at line {line})"
+    if origin.how == "dataset":
+        return f"{place} (drawn from the dataset built at line {line})"
+    return f"{place} ({origin.how} at line {line})"

@@ -1,0 +1,120 @@
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from devicelint.analysis import torch_api as api
+from devicelint.analysis.flow import CallEvent
+from devicelint.analysis.names import dotted_name
+from devicelint.analysis.values import Kind
+from devicelint.engine import FixSpec, NodeEdit
+from devicelint.findings import Severity
+from devicelint.rules.base import Example, Rule
+
+_MOVES = frozenset({"cuda", "to", "cpu", "pin_memory"})
+#: a subscript of something named like this may well be a module (``self.blocks[0]``)
+_MODULE_LIKE_NAME = re.compile(
+    r"(model|module|net|layer|block|head|encoder|decoder|backbone|stage|expert|branch|tower)", re.IGNORECASE
+)
+
+
+class DiscardedMove(Rule):
+    """
+    ## What it does
+    Flags `t.cuda()`, `t.to(...)`, `t.cpu()` and `t.pin_memory()` on a tensor as a bare
+    statement, and a parallel wrapper (`nn.DataParallel(model)`, `DistributedDataParallel(...)`)
+    built and thrown away. The receiver must be known to be a tensor (device-flow analysis) or
+    unable to be a module (a subscript such as `batch[0]`, a torch factory call); modules,
+    optimizers and objects of unknown kind are left alone.
+
+    ## Why is this bad?
+    On a tensor these methods return a new tensor and leave the original where it was: the moved
+    copy is discarded and the code goes on with the CPU tensor. (`nn.Module.cuda()` and `.to()`
+    move a module in place, which is why `model.cuda()` is fine.) A discarded wrapper means the
+    model runs on one device.
+
+    ## Example
+    ```python
+    x = torch.randn(4, 4)
+    x.cuda()
+    ```
+
+    ## Use instead
+    ```python
+    x = torch.randn(4, 4)
+    x = x.cuda()
+    ```
+    """
+
+    code = "DL101"
+    name = "discarded-move"
+    severity = Severity.ERROR
+    summary = "A tensor move (`.cuda()`, `.to()`, `.cpu()`) whose result is thrown away."
+    fix_safety = "safe"
+    valid = (
+        "import torch\nmodel = torch.nn.Linear(2, 2)\nmodel.cuda()\n",
+        "import torch\nx = torch.randn(4, 4)\nx = x.cuda()\n",
+        "import torch\ndef f(model):\n    model.to('cuda')\n",
+        "import torch\nfrom transformers import AutoModel\nm = AutoModel.from_pretrained('x')\nm.cuda()\n",
+        "import torch\nclass Net(torch.nn.Module):\n    pass\nnet = Net()\nnet.to('cuda')\n",
+        "import torch\nlayers = torch.nn.ModuleList([torch.nn.Linear(2, 2)])\nlayers[0].cuda()\n",
+        "import torch\ndef f(self):\n    self.blocks[0].cuda()\n",
+        "import torch\nopt = torch.optim.SGD([], lr=0.1)\nmodel = torch.nn.Linear(2, 2)\nmodel.to('cuda')\n",
+    )
+    invalid = (
+        Example(
+            "import torch\nx = torch.randn(4, 4)\nx.cuda()  # expect: DL101\n",
+            "import torch\nx = torch.randn(4, 4)\nx = x.cuda()  # expect: DL101\n",
+        ),
+        Example(
+            "import torch\ndef f(batch):\n    batch[0].to('cuda')  # expect: DL101\n",
+            "import torch\ndef f(batch):\n    batch[0].to('cuda')  # expect: DL101\n",
+        ),
+        Example("import torch\ntorch.zeros(3).cuda()  # expect: DL101\n"),
+        Example("import torch\nfrom torch import nn\nmodel = nn.Linear(2, 2)\nnn.DataParallel(model)  # expect: DL101\n"),
+        Example("import torch as t\nfor x, y in t.utils.data.DataLoader(ds):\n    x.cuda(non_blocking=True)  # expect: DL101\n"),
+    )
+
+    def on_call(self, event: CallEvent) -> None:
+        if not event.discarded:
+            return
+        if event.method in _MOVES and event.receiver is not None:
+            self._check_move(event)
+            return
+        qualname = event.qualname
+        if qualname is not None and (qualname in api.PARALLEL_WRAPPERS or qualname.endswith("DataParallel")):
+            leaf = qualname.rsplit(".", 1)[-1]
+            self.ctx.report(
+                event.node,
+                f"`{leaf}(...)` is built and thrown away: the wrapper is lost and the model runs on one "
+                f"device; assign it (`model = {leaf}(...)`)",
+            )
+
+    def _check_move(self, event: CallEvent) -> None:
+        assert isinstance(event.node.func, cst.Attribute) and event.receiver is not None
+        receiver_node = event.node.func.value
+        if event.receiver.kind not in (Kind.TENSOR, Kind.BATCH) and not self._cannot_be_module(receiver_node, event.receiver.kind):
+            return
+        shown = f"`{self.ctx.source_of(receiver_node)}`"
+        method = event.node.func.attr.value
+        target = dotted_name(receiver_node)
+        fix = None
+        advice = ""
+        if target is not None:
+            fix = FixSpec(f"Assign the result to `{target}`", (NodeEdit(event.node, "before", f"{target} = "),))
+            advice = f"; assign it: `{target} = {self.ctx.source_of(event.node)}`"
+        self.ctx.report(
+            event.node,
+            f"`{self.ctx.source_of(event.node)}` returns a moved copy that is thrown away: {shown} stays where it was{advice}",
+            fix=fix,
+        )
+
+    @staticmethod
+    def _cannot_be_module(receiver_node: cst.BaseExpression, kind: Kind) -> bool:
+        if kind in (Kind.MODULE, Kind.CRITERION, Kind.OPTIMIZER, Kind.CLASS, Kind.REF):
+            return False
+        if isinstance(receiver_node, cst.Subscript):
+            base_name = dotted_name(receiver_node.value) or ""
+            return not _MODULE_LIKE_NAME.search(base_name)
+        return False

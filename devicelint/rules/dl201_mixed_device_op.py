@@ -1,0 +1,130 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from devicelint.analysis import torch_api as api
+from devicelint.analysis.flow import BinaryEvent, CallEvent
+from devicelint.analysis.values import Kind, Value, conflicting
+from devicelint.findings import Severity
+from devicelint.rules._messages import where
+from devicelint.rules.base import Example, Rule
+
+
+def is_data_batch(value: Value) -> bool:
+    """A CPU tensor that came from a loader, a dataset or numpy (DL203's territory)."""
+    return value.origin is not None and value.origin.how in ("batch", "dataset") or (
+        value.origin is not None and value.origin.how.startswith("created from numpy")
+    )
+
+
+class MixedDeviceOp(Rule):
+    """
+    ## What it does
+    Flags an operation whose tensor operands are known to live on different devices: binary
+    operators, torch functions (`torch.cat`, `torch.matmul`, `torch.where`, `F.linear`, ...),
+    tensor methods (`x.add(y)`, `x.mm(y)`), and calls of a module whose parameters are on
+    another device than its argument. The message says where each side got its device.
+
+    0-dim CPU tensors (which PyTorch mixes with GPU tensors), Python scalars, `*_like`
+    factories and operands of unknown device are never flagged. Batches fed to a moved model
+    are DL203's, criteria with a CPU weight DL104's.
+
+    ## Why is this bad?
+    On a GPU machine the operation raises `RuntimeError: Expected all tensors to be on the same
+    device`. On a CPU-only laptop it may never run the GPU path, so the bug ships.
+
+    ## Example
+    ```python
+    h = model(x.to(device))
+    mask = torch.ones(h.shape[0], 1)
+    out = h * mask
+    ```
+
+    ## Use instead
+    ```python
+    h = model(x.to(device))
+    mask = torch.ones(h.shape[0], 1, device=h.device)
+    out = h * mask
+    ```
+    """
+
+    code = "DL201"
+    name = "mixed-device-op"
+    severity = Severity.ERROR
+    summary = "An operation whose tensor operands are known to live on different devices."
+    valid = (
+        "import torch\ndevice = torch.device('cuda')\nx = torch.randn(3, 4).to(device)\ny = x * torch.tensor(2.0)\n",
+        "import torch\nx = torch.randn(3, 4).cuda()\ny = x + torch.zeros_like(x)\n",
+        "import torch\nx = torch.randn(3, 4).cuda()\nz = x * 2 + 1\n",
+        "import torch\ndef f(x):\n    return x + torch.ones(3)\n",
+        "import torch\nx = torch.randn(3).cuda()\ns = torch.randn(3).sum()\ny = x * s\n",
+    )
+    invalid = (
+        Example(
+            "import torch\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+            "h = torch.randn(8, 4).to(device)\nmask = torch.ones(8, 1)\nout = h * mask  # expect: DL201\n"
+        ),
+        Example("import torch\na = torch.randn(2, 3).cuda(0)\nb = torch.randn(2, 3).cuda(1)\nc = torch.cat([a, b])  # expect: DL201\n"),
+        Example("import torch\nx = torch.randn(2, 3).cuda()\ny = torch.randn(3, 2)\nz = x.mm(y)  # expect: DL201\n"),
+        Example(
+            "import torch\nfrom torch import nn\nmodel = nn.Linear(4, 2)\nx = torch.randn(8, 4).cuda()\n"
+            "out = model(x)  # expect: DL201\n"
+        ),
+    )
+
+    def on_binary(self, event: BinaryEvent) -> None:
+        if conflicting(event.left, event.right):
+            self._report(event.node, event.left_node, event.left, event.right_node, event.right)
+
+    def on_call(self, event: CallEvent) -> None:
+        if event.qualname in api.MIXING_FUNCTIONS:
+            operands = self._tensor_operands(event)
+            self._check_all(event.node, operands)
+        elif event.method in api.BINARY_TENSOR_METHODS and event.receiver is not None and event.receiver.kind == Kind.TENSOR:
+            assert isinstance(event.node.func, cst.Attribute)
+            operands = [(event.node.func.value, event.receiver), *self._tensor_operands(event)]
+            self._check_all(event.node, operands)
+        elif event.callee.kind == Kind.MODULE and event.callee.device is not None and event.callee.info != "parallel-wrapper":
+            self._check_module_call(event)
+
+    def _check_module_call(self, event: CallEvent) -> None:
+        module = event.callee
+        for arg, value in event.args:
+            if value.kind not in (Kind.TENSOR, Kind.BATCH) or value.device is None or module.device is None:
+                continue
+            if not module.device.conflicts_with(value.device):
+                continue
+            if module.device.is_accel and value.device.is_cpu and is_data_batch(value):
+                continue  # a batch that was never moved: DL203
+            name = self.ctx.source_of(event.node.func)
+            self.ctx.report(
+                event.node,
+                f"`{name}` has its parameters {where(module, self.ctx)}, but its input "
+                f"`{self.ctx.source_of(arg.value)}` is {where(value, self.ctx)}",
+            )
+            return
+
+    def _tensor_operands(self, event: CallEvent) -> list[tuple[cst.BaseExpression, Value]]:
+        operands: list[tuple[cst.BaseExpression, Value]] = []
+        for arg, value in event.args:
+            if value.kind in (Kind.TENSOR, Kind.BATCH):
+                operands.append((arg.value, value))
+            elif value.kind == Kind.CONTAINER and isinstance(value.info, tuple) and isinstance(arg.value, (cst.List, cst.Tuple)):
+                for element, item in zip(arg.value.elements, value.info):
+                    if item.kind == Kind.TENSOR:
+                        operands.append((element.value, item))
+        return operands
+
+    def _check_all(self, node: cst.CSTNode, operands: list[tuple[cst.BaseExpression, Value]]) -> None:
+        for index, (first_node, first) in enumerate(operands):
+            for second_node, second in operands[index + 1:]:
+                if conflicting(first, second):
+                    self._report(node, first_node, first, second_node, second)
+                    return
+
+    def _report(self, node: cst.CSTNode, left_node: cst.BaseExpression, left: Value, right_node: cst.BaseExpression, right: Value) -> None:
+        self.ctx.report(
+            node,
+            f"mixes devices: `{self.ctx.source_of(left_node)}` is {where(left, self.ctx)}, "
+            f"`{self.ctx.source_of(right_node)}` is {where(right, self.ctx)}",
+        )

@@ -1,0 +1,85 @@
+from __future__ import annotations
+
+from devicelint.analysis.flow import CallEvent
+from devicelint.analysis.values import Kind
+from devicelint.findings import Severity
+from devicelint.rules._messages import where
+from devicelint.rules.base import Example, Rule
+from devicelint.rules.dl201_mixed_device_op import is_data_batch
+
+
+class InputNotMoved(Rule):
+    """
+    ## What it does
+    Flags a model that was moved to a device and is then called on batch tensors - from a
+    `DataLoader`, a dataset or numpy - that were never moved there. Inputs moved anywhere on
+    the way (`x = x.to(device)`, `model(x.to(device))`), loaders with a `collate_fn`, datasets
+    that place their own data, and parallel wrappers (which scatter CPU inputs themselves) are
+    left alone.
+
+    ## Why is this bad?
+    The first forward raises `RuntimeError: Expected all tensors to be on the same device` on a
+    GPU machine - usually after the data pipeline has spent minutes warming up.
+
+    ## Example
+    ```python
+    model = Net().to(device)
+    for x, y in loader:
+        out = model(x)
+    ```
+
+    ## Use instead
+    ```python
+    model = Net().to(device)
+    for x, y in loader:
+        x, y = x.to(device), y.to(device)
+        out = model(x)
+    ```
+    """
+
+    code = "DL203"
+    name = "input-not-moved"
+    severity = Severity.ERROR
+    summary = "A model moved to a device is called on batches that never were."
+    valid = (
+        "import torch\nfrom torch.utils.data import DataLoader\nmodel = torch.nn.Linear(4, 2).to('cuda')\n"
+        "for x, y in DataLoader(ds):\n    x = x.to('cuda')\n    out = model(x)\n",
+        "import torch\nfrom torch.utils.data import DataLoader\nmodel = torch.nn.Linear(4, 2).to('cuda')\n"
+        "for x, y in DataLoader(ds, collate_fn=to_gpu):\n    out = model(x)\n",
+        "import torch\nfrom torch.utils.data import DataLoader\nmodel = torch.nn.DataParallel(torch.nn.Linear(4, 2)).cuda()\n"
+        "for x, y in DataLoader(ds):\n    out = model(x)\n",
+        "import torch\nfrom torch.utils.data import DataLoader\nmodel = torch.nn.Linear(4, 2)\n"
+        "for x, y in DataLoader(ds):\n    out = model(x)\n",
+    )
+    invalid = (
+        Example(
+            "import torch\nfrom torch.utils.data import DataLoader\ndevice = torch.device('cuda')\n"
+            "model = torch.nn.Linear(4, 2).to(device)\nloader = DataLoader(ds, batch_size=32)\n"
+            "for x, y in loader:\n    out = model(x)  # expect: DL203\n"
+        ),
+        Example(
+            "import torch\nfrom torch.utils.data import DataLoader\nmodel = torch.nn.Linear(4, 2).cuda()\n"
+            "for step, batch in enumerate(DataLoader(ds)):\n    out = model(**batch)  # expect: DL203\n"
+        ),
+    )
+
+    def on_call(self, event: CallEvent) -> None:
+        module = event.callee
+        if module.kind != Kind.MODULE or module.device is None or not module.device.is_accel:
+            return
+        if module.info == "parallel-wrapper":
+            return
+        for arg, value in event.args:
+            if value.kind not in (Kind.TENSOR, Kind.BATCH) and not (arg.star == "**" and value.kind == Kind.BATCH):
+                continue
+            if value.device is None or not value.device.is_cpu or not is_data_batch(value):
+                continue
+            shown = self.ctx.source_of(arg.value)
+            self.ctx.report(
+                event.node,
+                f"`{shown}` is a batch {where(value, self.ctx)} that was never moved, but "
+                f"`{self.ctx.source_of(event.node.func)}` was {module.origin.how if module.origin else 'moved'}"
+                + (f" at line {self.ctx.line(module.origin.node)}" if module.origin else "")
+                + f"; move the batch first (`{shown.lstrip('*')}.to(...)`)",
+            )
+            return

@@ -1,0 +1,154 @@
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from devicelint.analysis import torch_api as api
+from devicelint.analysis.flow import CallEvent, LoopInfo
+from devicelint.analysis.names import dotted_name
+from devicelint.analysis.values import Kind, Value
+from devicelint.findings import Severity
+from devicelint.rules.base import Example, Rule
+
+_MOVES = frozenset({"to", "cuda", "cpu"})
+
+
+class _FreeNames(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.add(node.value)
+
+    def visit_Attribute(self, node: cst.Attribute) -> Optional[bool]:
+        name = dotted_name(node)
+        if name is not None:
+            self.names.add(name)
+            self.names.add(name.split(".")[0])
+            return False
+        return None
+
+
+class MoveInLoop(Rule):
+    """
+    ## What it does
+    Flags loop-invariant moves inside a `for`/`while` body: moving a model or criterion that the
+    loop does not change, copying a tensor that was defined before the loop and is not
+    reassigned or modified in it, and building a constant on the CPU only to copy it
+    (`torch.tensor([...]).cuda()`). Moving each batch is necessary and never flagged; nor is an
+    object the loop shuttles between devices on purpose.
+
+    ## Why is this bad?
+    Each iteration pays a host-to-device copy (and for a module a walk over all its parameters)
+    that produces the same result as the iteration before. In a training loop that is one
+    avoidable synchronising transfer per step.
+
+    ## Example
+    ```python
+    for x, y in loader:
+        model.to(device)
+        w = class_weights.to(device)
+        loss = F.cross_entropy(model(x.to(device)), y.to(device), weight=w)
+    ```
+
+    ## Use instead
+    ```python
+    model.to(device)
+    w = class_weights.to(device)
+    for x, y in loader:
+        loss = F.cross_entropy(model(x.to(device)), y.to(device), weight=w)
+    ```
+    """
+
+    code = "DL401"
+    name = "move-in-loop"
+    severity = Severity.WARNING
+    summary = "A loop-invariant move (model, criterion, constant tensor) repeated in every iteration."
+    valid = (
+        "import torch\nmodel = torch.nn.Linear(2, 2).cuda()\nfor x, y in torch.utils.data.DataLoader(ds):\n"
+        "    x = x.cuda()\n    y = y.cuda()\n    out = model(x)\n",
+        "import torch\nfor name in names:\n    model = torch.nn.Linear(2, 2)\n    model.cuda()\n",
+        "import torch\nw = torch.ones(3)\nfor step in range(10):\n    w.add_(1)\n    g = w.cuda()\n",
+        "import torch\nmodel = torch.nn.Linear(2, 2)\nfor step in range(3):\n    model.cuda()\n    model.cpu()\n",
+        "import torch\ndef f(t):\n    for i in range(3):\n        u = t.cuda()\n",
+    )
+    invalid = (
+        Example(
+            "import torch\nmodel = torch.nn.Linear(2, 2)\nfor x, y in torch.utils.data.DataLoader(ds):\n"
+            "    model.cuda()  # expect: DL401\n    out = model(x.cuda())\n"
+        ),
+        Example(
+            "import torch\nweights = torch.tensor([1.0, 2.0])\nfor epoch in range(10):\n"
+            "    w = weights.to('cuda')  # expect: DL401\n"
+        ),
+        Example("import torch\nwhile True:\n    scale = torch.tensor([0.5, 2.0]).cuda()  # expect: DL401\n"),
+    )
+
+    def on_call(self, event: CallEvent) -> None:
+        if event.method not in _MOVES or not self.ctx.loop_stack or event.receiver is None:
+            return
+        loop = self.ctx.loop_stack[-1]
+        assert isinstance(event.node.func, cst.Attribute)
+        receiver_node = event.node.func.value
+        receiver = event.receiver
+        target = event.result.device
+        if receiver.kind in (Kind.MODULE, Kind.CRITERION):
+            if self._invariant(receiver_node, loop) and not self._shuttled(receiver_node, loop):
+                what = "model" if receiver.kind == Kind.MODULE else "criterion"
+                self._report(event, loop, f"the {what} `{self.ctx.source_of(receiver_node)}`")
+            return
+        if receiver.kind != Kind.TENSOR or target is None or receiver.device is None or not receiver.device.conflicts_with(target):
+            return
+        if isinstance(receiver_node, cst.Call):
+            if self._constant_factory(receiver_node, receiver, loop):
+                self._report(event, loop, f"the constant `{self.ctx.source_of(receiver_node)}`, built on the CPU,")
+            return
+        if self._invariant(receiver_node, loop) and not self._shuttled(receiver_node, loop):
+            self._report(event, loop, f"`{self.ctx.source_of(receiver_node)}`, which the loop does not change,")
+
+    def _report(self, event: CallEvent, loop: LoopInfo, what: str) -> None:
+        self.ctx.report(
+            event.node,
+            f"{what} is moved in every iteration of the loop at line {self.ctx.line(loop.node)}; "
+            "move it once, before the loop",
+        )
+
+    @staticmethod
+    def _invariant(receiver_node: cst.BaseExpression, loop: LoopInfo) -> bool:
+        name = dotted_name(receiver_node)
+        if name is None:
+            return False
+        parts = name.split(".")
+        prefixes = {".".join(parts[: index + 1]) for index in range(len(parts))}
+        if parts[0] == "self" and len(parts) > 1:
+            prefixes.discard("self")
+        return not (prefixes & loop.assigned)
+
+    def _shuttled(self, receiver_node: cst.BaseExpression, loop: LoopInfo) -> bool:
+        """The loop moves this object to more than one place: deliberate offloading."""
+        finder = _MoveTargets(dotted_name(receiver_node) or "")
+        loop.node.visit(finder)
+        return len(finder.targets) > 1
+
+    def _constant_factory(self, call: cst.Call, receiver: Value, loop: LoopInfo) -> bool:
+        if receiver.origin is None or receiver.origin.node is not call:
+            return False
+        names = _FreeNames()
+        for arg in call.args:
+            arg.value.visit(names)
+        return not (names.names & loop.assigned)
+
+
+class _MoveTargets(cst.CSTVisitor):
+    def __init__(self, receiver: str) -> None:
+        self.receiver = receiver
+        self.targets: set[str] = set()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in api.MOVE_METHODS and dotted_name(func.value) == self.receiver:
+            spelled = func.attr.value if func.attr.value != "to" else "to:" + ",".join(
+                cst.Module([]).code_for_node(arg.value) for arg in node.args if arg.keyword is None
+            )
+            self.targets.add(spelled)
