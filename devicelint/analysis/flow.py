@@ -56,8 +56,9 @@ _SAME_MODULE_METHODS = frozenset(
     "half float double bfloat16 train eval requires_grad_ share_memory zero_grad".split()
 )
 _MODULE_PARAMETER_METHODS = frozenset({"parameters", "named_parameters", "buffers", "named_buffers"})
-_DTYPE_CONVERSION_METHODS = frozenset(
-    "float half double bfloat16 long int bool byte detach clone contiguous requires_grad_ type_as".split()
+#: methods that can turn a tensor with dimensions into a 0-dim one
+_RANK_REDUCING_METHODS = api.FULL_REDUCTIONS | frozenset(
+    "squeeze select argmax argmin dot item view reshape flatten unbind split chunk topk sort".split()
 )
 
 
@@ -237,6 +238,8 @@ class FlowAnalyzer:
         self.function_stack: list[FunctionContext] = [FunctionContext(None, None)]
         self.facts = FileFacts()
         self.module_state: State = {}
+        #: each analysed function's state at the end of its body, keyed by its node
+        self.function_states: dict[cst.FunctionDef, State] = {}
         self._statement_call: Optional[cst.BaseExpression] = None
         self._pending: list[tuple[cst.FunctionDef, Optional[ClassInfo], Optional[State]]] = []
         self._enclosing: list[State] = []
@@ -297,9 +300,9 @@ class FlowAnalyzer:
     # ------------------------------------------------------------------ driver
 
     def run(self) -> None:
-        state: State = {}
-        self.exec_block(self.module.body, state)
-        self.module_state = state
+        # the module's state is live while the module body runs: classes instantiated at
+        # module level resolve the names their __init__ uses through it
+        self.exec_block(self.module.body, self.module_state)
         while self._pending:
             function, class_info, enclosing = self._pending.pop(0)
             self._analyse_function(function, class_info, enclosing)
@@ -343,6 +346,7 @@ class FlowAnalyzer:
                 self._enclosing.pop()
             self.loop_stack = saved_loops
             self.function_stack.pop()
+        self.function_states[node] = state
         if class_info is not None and node.name.value == "__init__" and self_param is not None:
             prefix = self_param.name.value + "."
             for key, value in state.items():
@@ -1217,8 +1221,10 @@ class FlowAnalyzer:
                 scalar: Optional[bool] = None
                 if method in api.FULL_REDUCTIONS and not node.args:
                     scalar = True
-                elif method in _DTYPE_CONVERSION_METHODS or method.startswith("new_"):
-                    scalar = receiver.scalar if not method.startswith("new_") else False
+                elif method.startswith("new_"):
+                    scalar = False
+                elif receiver.scalar is False and method not in _RANK_REDUCING_METHODS:
+                    scalar = False
                 return Value(Kind.TENSOR, receiver.device, receiver.origin, scalar=scalar)
             return UNKNOWN
         if kind in (Kind.MODULE, Kind.CRITERION):

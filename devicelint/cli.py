@@ -1,0 +1,149 @@
+"""The command line: ``devicelint [PATHS]`` (short for ``devicelint check``) and ``devicelint rule CODE``."""
+
+from __future__ import annotations
+
+import fnmatch
+import sys
+from pathlib import Path
+from typing import Optional, Sequence
+
+import click
+
+from devicelint import __version__
+from devicelint.config import Config, ConfigError, find_config, load_config
+from devicelint.discovery import discover
+from devicelint.findings import Finding
+from devicelint.report import FORMATS, render, statistics
+from devicelint.rules import all_rules, rules_by_code
+from devicelint.runner import default_jobs, lint_files
+from devicelint.selection import SelectionError, resolve, validate_selectors
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+
+
+class _DefaultToCheck(click.Group):
+    """``devicelint src/`` means ``devicelint check src/``, as with ruff."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if not args or (args[0] not in self.commands and args[0] not in ("--help", "-h", "--version")):
+            args = ["check", *args]
+        return super().parse_args(ctx, args)
+
+
+@click.group(cls=_DefaultToCheck, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="devicelint")
+def main() -> None:
+    """Find PyTorch device-placement bugs before they cost a GPU run.
+
+    `devicelint [OPTIONS] [PATHS]...` is short for `devicelint check`; see
+    `devicelint check --help`. Exit status: 0 no findings, 1 findings, 2 usage or
+    configuration error.
+    """
+
+
+def _split(values: Sequence[str]) -> list[str]:
+    return [part for value in values for part in value.split(",") if part.strip()]
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--select", "select", multiple=True, metavar="CODES", help="Rules to run, by code or prefix (DL101, DL1, DL) or ALL; replaces the default set. Comma-separated or repeated.")
+@click.option("--extend-select", multiple=True, metavar="CODES", help="Rules to run in addition to the selected ones (e.g. DL302, off by default).")
+@click.option("--ignore", multiple=True, metavar="CODES", help="Rules not to run, by code or prefix.")
+@click.option("--exclude", multiple=True, metavar="GLOB", help="Skip files and directories matching GLOB (name or path relative to the config's directory); files named explicitly are always linted.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True, help="Output format.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
+@click.option("--statistics", "show_statistics", is_flag=True, help="Print the number of findings per rule instead of the findings.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Worker processes (default: the number of CPUs).")
+@click.option("--list-rules", is_flag=True, help="List every rule with its code, severity and summary, and exit.")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None, help="Read [tool.devicelint] from this pyproject.toml instead of the nearest one.")
+@click.option("--verbose", "-v", is_flag=True, help="Show tracebacks of internal errors (DL002).")
+def check(
+    paths: tuple[str, ...],
+    select: tuple[str, ...],
+    extend_select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    exclude: tuple[str, ...],
+    fmt: str,
+    exit_zero: bool,
+    show_statistics: bool,
+    jobs: Optional[int],
+    list_rules: bool,
+    config_path: Optional[str],
+    verbose: bool,
+) -> None:
+    """Lint PATHS (files or directories; default: the current directory)."""
+    if list_rules:
+        _list_rules()
+        return
+    try:
+        config = load_config(Path(config_path) if config_path else find_config(Path.cwd()))
+        selection = resolve(
+            config.select,
+            config.extend_select,
+            config.ignore,
+            validate_selectors(_split(select), "--select") if select else None,
+            validate_selectors(_split(extend_select), "--extend-select"),
+            validate_selectors(_split(ignore), "--ignore"),
+        )
+    except (ConfigError, SelectionError) as error:
+        _fail(str(error))
+    rules = selection.rules()
+    discovered = discover(paths or (".",), [*config.exclude, *exclude], config.root)
+    for missing in discovered.missing:
+        click.echo(f"devicelint: error: {missing}: no such file or directory", err=True)
+    for empty in discovered.empty:
+        click.echo(f"devicelint: warning: no Python files found under {empty}", err=True)
+    findings = lint_files(discovered.files, [rule.code for rule in rules], jobs or default_jobs(), verbose)
+    findings = _apply_per_file_ignores(findings, config)
+    findings.sort(key=Finding.sort_key)
+    output = statistics(findings, fmt) if show_statistics else render(findings, fmt)
+    if fmt != "text" or findings or not show_statistics:
+        click.echo(output, nl=False)
+    if discovered.missing:
+        sys.exit(EXIT_USAGE)
+    sys.exit(EXIT_FINDINGS if findings and not exit_zero else EXIT_CLEAN)
+
+
+def _apply_per_file_ignores(findings: list[Finding], config: Config) -> list[Finding]:
+    if not config.per_file_ignores:
+        return findings
+    root = config.root.resolve()
+    kept = []
+    for finding in findings:
+        path = Path(finding.path)
+        try:
+            relative = path.resolve().relative_to(root).as_posix()
+        except ValueError:
+            relative = path.as_posix()
+        ignored = False
+        for pattern, codes in config.per_file_ignores.items():
+            if fnmatch.fnmatch(relative, pattern) or fnmatch.fnmatch(path.name, pattern):
+                if any(code == "ALL" or finding.code.startswith(code) for code in codes):
+                    ignored = True
+                    break
+        if not ignored:
+            kept.append(finding)
+    return kept
+
+
+def _list_rules() -> None:
+    for rule in all_rules():
+        fix = "[*]" if rule.fix_safety else "   "
+        off = "" if rule.default_enabled else "  (off by default)"
+        click.echo(f"{rule.code}  {fix} {rule.name:<34} {rule.severity.value:<8} {rule.summary}{off}")
+
+
+@main.command()
+@click.argument("code")
+def rule(code: str) -> None:
+    """Print the docs of rule CODE (e.g. DL101)."""
+    found = rules_by_code().get(code.strip().upper())
+    if found is None:
+        _fail(f"unknown rule code {code!r}; `devicelint check --list-rules` lists them")
+    click.echo(found.render_docs(), nl=False)
+
+
+def _fail(message: str) -> None:
+    click.echo(f"devicelint: error: {message}", err=True)
+    sys.exit(EXIT_USAGE)
