@@ -3,6 +3,7 @@ rule subscribed to its events, then resolve positions and apply suppressions."""
 
 from __future__ import annotations
 
+import ast
 import io
 import re
 import tokenize
@@ -19,6 +20,7 @@ from devicelint.positions import PositionIndex
 from devicelint.rules import Rule, rules_by_code
 from devicelint.suppressions import parse_suppressions, skips_file
 
+_LIBCST_VERSION = getattr(cst, "__version__", "")
 _LINE_TOKEN = re.compile("\x00L(\\d+)\x00")
 _HOOKS = ("on_call", "on_binary", "on_expression_statement", "on_subscript_assign")
 
@@ -191,7 +193,7 @@ def lint_source(
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as error:
-        return [_syntax_finding(syntax_rule, path, error)]
+        return [_syntax_finding(syntax_rule, path, text, error)]
     except RecursionError:
         return [_file_level(syntax_rule, path, "too deeply nested to parse")]
     except Exception as error:  # noqa: BLE001 - the native parser can fail in odd ways on odd input
@@ -274,11 +276,24 @@ def _file_level(rule: type[Rule], path: str, message: str, line: int = 1, column
     return Finding(rule.code, rule.name, rule.severity, message, path, line, column, line, column)
 
 
-def _syntax_finding(rule: type[Rule], path: str, error: cst.ParserSyntaxError) -> Finding:
+def _syntax_finding(rule: type[Rule], path: str, text: str, error: cst.ParserSyntaxError) -> Finding:
+    """Python's own parser places syntax errors better than libcst's; ask it (only on failure)."""
+    try:
+        ast.parse(text)
+    except SyntaxError as python_error:
+        line = python_error.lineno or 1
+        column = python_error.offset or 1
+        return _file_level(rule, path, f"syntax error: {python_error.msg}", line, column)
+    except (RecursionError, MemoryError, ValueError):
+        pass
+    else:
+        first_line = str(error.message).splitlines()[0] if error.message else "invalid syntax"
+        return _file_level(
+            rule, path, f"valid Python that libcst {_LIBCST_VERSION} cannot parse yet: {first_line}",
+            max(error.raw_line, 1), error.raw_column + 1,
+        )
     first_line = str(error.message).splitlines()[0] if error.message else "invalid syntax"
-    line = max(error.raw_line, 1)
-    column = error.raw_column + 1
-    return _file_level(rule, path, f"syntax error: {first_line}", line, column)
+    return _file_level(rule, path, f"syntax error: {first_line}", max(error.raw_line, 1), error.raw_column + 1)
 
 
 def _internal(rule: type[Rule], path: str, what: str, error: BaseException, verbose: bool) -> Finding:

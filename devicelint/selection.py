@@ -43,8 +43,12 @@ class Selection:
     ignore: tuple[str, ...] = ()
 
     def enabled(self, rule: type[Rule]) -> bool:
-        base = self.select if self.select is not None else tuple(r.code for r in all_rules() if r.default_enabled)
-        chosen = max((_specificity(s, rule.code) for s in (*base, *self.extend_select)), default=-1)
+        if self.select is None:
+            # the default set is as unspecific as ALL, so any --ignore prefix overrides it
+            chosen = 0 if rule.default_enabled else -1
+        else:
+            chosen = max((_specificity(s, rule.code) for s in self.select), default=-1)
+        chosen = max([chosen, *(_specificity(s, rule.code) for s in self.extend_select)])
         ignored = max((_specificity(s, rule.code) for s in self.ignore), default=-1)
         return chosen >= 0 and chosen > ignored
 

@@ -32,4 +32,4 @@ class SyntaxErrorRule(Rule):
     severity = Severity.ERROR
     summary = "The file does not parse; reported at the error position, and the run goes on."
     valid = ("import torch\nx = torch.zeros(3)\n",)
-    invalid = (Example("import torch\ndef f(x:\n    return x  # expect: DL001\n"),)
+    invalid = (Example("import torch\ndef f(x:  # expect: DL001\n    return x\n"),)
