@@ -88,6 +88,11 @@ def _walk(top: Path, exclude: list[str], root: Path, out: list[Path], seen: set[
             spec = _gitignore(directory)
             if spec is not None:
                 specs.append((directory, spec))
+        # a directory named on the command line is linted even if an enclosing .gitignore
+        # ignores it (say, site-packages inside an ignored .venv); its own .gitignore still applies
+        ignored_path = [top.resolve(), *top.resolve().parents]
+        if any(_ignored(p, True, specs) for p in ignored_path if git_root in p.parents):
+            specs = []
     _walk_directory(top, exclude, root, out, seen, visited, specs)
 
 

@@ -4,6 +4,7 @@ rule subscribed to its events, then resolve positions and apply suppressions."""
 from __future__ import annotations
 
 import ast
+from importlib import metadata
 import io
 import re
 import tokenize
@@ -20,7 +21,7 @@ from devicelint.positions import PositionIndex
 from devicelint.rules import Rule, rules_by_code
 from devicelint.suppressions import parse_suppressions, skips_file
 
-_LIBCST_VERSION = getattr(cst, "__version__", "")
+_LIBCST_VERSION = metadata.version("libcst")
 _LINE_TOKEN = re.compile("\x00L(\\d+)\x00")
 _HOOKS = ("on_call", "on_binary", "on_expression_statement", "on_subscript_assign")
 

@@ -384,3 +384,14 @@ def test_python_dash_m_entry_point(tmp_path, write):
     result = subprocess.run([sys.executable, "-m", "devicelint", "bug.py", "--jobs", "1"], cwd=tmp_path, capture_output=True, text=True)
     assert result.returncode == 1
     assert "DL101" in result.stdout
+
+
+def test_directory_named_explicitly_is_linted_even_if_an_enclosing_gitignore_ignores_it(tmp_path, write):
+    (tmp_path / ".git").mkdir()
+    write(".gitignore", ".venv/\n")
+    write(".venv/lib/site-packages/pkg/a.py", BUG)
+    write(".venv/lib/site-packages/pkg/.gitignore", "skipped.py\n")
+    write(".venv/lib/site-packages/pkg/skipped.py", BUG)
+    assert codes(run([".", "--format", "json"], tmp_path)) == []
+    result = run([".venv/lib/site-packages/pkg", "--format", "json"], tmp_path)
+    assert [item["path"] for item in json.loads(result.stdout)] == [".venv/lib/site-packages/pkg/a.py"]
