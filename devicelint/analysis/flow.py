@@ -1032,6 +1032,9 @@ class FlowAnalyzer:
             return args[0][1] if args else UNKNOWN
         if qualname in _BUILTIN_REFS:
             return self._builtin(qualname, args)
+        if qualname == "io.BytesIO" and not args:
+            # an empty buffer: whatever is loaded from it was saved by this very process
+            return Value(Kind.UNKNOWN, info=IN_PROCESS_BUFFER)
         if qualname.startswith("torch.nn.") and not qualname.startswith(("torch.nn.functional.", "torch.nn.init.", "torch.nn.utils.")):
             leaf = qualname.rsplit(".", 1)[-1]
             if leaf[:1].isupper():
@@ -1342,6 +1345,7 @@ class FlowAnalyzer:
 
 
 _UNCHANGED = object()
+IN_PROCESS_BUFFER = "in-process buffer"
 _PLACEMENT_TEXT = re.compile(r"\.to\(|\.cuda\(|device")
 
 

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from devicelint.analysis.flow import CallEvent
+from devicelint.analysis.flow import IN_PROCESS_BUFFER, CallEvent
 from devicelint.analysis.names import keyword_arg, positional_args
 from devicelint.analysis.values import Kind
 from devicelint.engine import FixSpec, NodeEdit
@@ -11,7 +11,8 @@ from devicelint.rules.base import Example, Rule
 class LoadWithoutMapLocation(Rule):
     """
     ## What it does
-    Flags `torch.load(f)` called without `map_location`.
+    Flags `torch.load(f)` called without `map_location`. Loading back an empty `io.BytesIO()`
+    that the same code saved into (a same-process round trip) is left alone.
 
     ## Why is this bad?
     Without `map_location`, `torch.load` restores every tensor onto the device it was saved
@@ -43,6 +44,7 @@ class LoadWithoutMapLocation(Rule):
         "import torch\nstate = torch.load('ckpt.pt', 'cpu')\n",
         "import torch\nstate = torch.load('ckpt.pt', **kwargs)\n",
         "import pickle\nstate = pickle.load(f)\n",
+        "import io\nimport torch\nbuffer = io.BytesIO()\ntorch.save(model, buffer)\nbuffer.seek(0)\ncopy = torch.load(buffer)\n",
     )
     invalid = (
         Example(
@@ -65,6 +67,8 @@ class LoadWithoutMapLocation(Rule):
             return
         if any(arg.star for arg in node.args) or not node.args:
             return
+        if event.args[0][1].info == IN_PROCESS_BUFFER:
+            return  # saved and loaded by the same process: map_location would change the result
         location = '"cpu"'
         device = self.ctx.analyzer.lookup("device", event.state)
         if device.kind == Kind.DEVICE:

@@ -12,6 +12,7 @@ from devicelint.findings import Severity
 from devicelint.rules.base import Example, Rule
 
 _MOVES = frozenset({"to", "cuda", "cpu"})
+_NOT_CONSTANT = frozenset({"rand", "randn", "randint", "randperm", "normal", "bernoulli", "empty", "empty_strided"})
 
 
 class _FreeNames(cst.CSTVisitor):
@@ -36,7 +37,8 @@ class MoveInLoop(Rule):
     Flags loop-invariant moves inside a `for`/`while` body: moving a model or criterion that the
     loop does not change, copying a tensor that was defined before the loop and is not
     reassigned or modified in it, and building a constant on the CPU only to copy it
-    (`torch.tensor([...]).cuda()`). Moving each batch is necessary and never flagged; nor is an
+    (`torch.tensor([...]).cuda()`; random factories such as `torch.randn` give new data each
+    call and are not constants). Moving each batch is necessary and never flagged; nor is an
     object the loop shuttles between devices on purpose.
 
     ## Why is this bad?
@@ -72,6 +74,7 @@ class MoveInLoop(Rule):
         "import torch\nw = torch.ones(3)\nfor step in range(10):\n    w.add_(1)\n    g = w.cuda()\n",
         "import torch\nmodel = torch.nn.Linear(2, 2)\nfor step in range(3):\n    model.cuda()\n    model.cpu()\n",
         "import torch\ndef f(t):\n    for i in range(3):\n        u = t.cuda()\n",
+        "import torch\nfor step in range(10):\n    x = torch.randn(200, 28).to('cuda')\n",
     )
     invalid = (
         Example(
@@ -134,6 +137,9 @@ class MoveInLoop(Rule):
     def _constant_factory(self, call: cst.Call, receiver: Value, loop: LoopInfo) -> bool:
         if receiver.origin is None or receiver.origin.node is not call:
             return False
+        spelled = dotted_name(call.func) or ""
+        if spelled.rsplit(".", 1)[-1] in _NOT_CONSTANT:
+            return False  # fresh random (or uninitialised) data each call: not loop-invariant
         names = _FreeNames()
         for arg in call.args:
             arg.value.visit(names)

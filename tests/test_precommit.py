@@ -1,0 +1,76 @@
+"""The pre-commit hook, for real: `pre-commit try-repo` installs devicelint from this
+repository into a fresh environment and runs it on a temporary git repository."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+pytestmark = pytest.mark.slow
+
+
+def _git(cwd: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
+
+
+@pytest.fixture(scope="module")
+def repository(tmp_path_factory) -> Path:
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    pre_commit = Path(sys.executable).with_name("pre-commit")
+    if not pre_commit.exists():
+        pytest.skip("pre-commit is not installed (pip install -e '.[test]')")
+    # try-repo needs a committed tree: take a snapshot of this checkout's files as they are now
+    snapshot = tmp_path_factory.mktemp("hook-source")
+    for name in ("devicelint", "pyproject.toml", "README.md", ".pre-commit-hooks.yaml"):
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, snapshot / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(source, snapshot / name)
+    _git(snapshot, "init", "-q")
+    _git(snapshot, "add", "-A")
+    _git(snapshot, "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qm", "snapshot")
+    return snapshot
+
+
+def _try_repo(source: Path, work: Path, *files: str) -> subprocess.CompletedProcess:
+    pre_commit = Path(sys.executable).with_name("pre-commit")
+    env = {**os.environ, "PRE_COMMIT_HOME": str(work.parent / "pre-commit-home")}
+    args = [str(pre_commit), "try-repo", str(source), "devicelint", "--color", "never"]
+    args += ["--files", *files] if files else ["--all-files"]
+    return subprocess.run(args, cwd=work, capture_output=True, text=True, env=env, timeout=900)
+
+
+def _project(tmp_path: Path, files: dict[str, str]) -> Path:
+    work = tmp_path / "project"
+    work.mkdir()
+    _git(work, "init", "-q")
+    for name, content in files.items():
+        (work / name).write_text(content)
+    _git(work, "add", "-A")
+    return work
+
+
+def test_hook_fails_on_a_bug_and_names_it(repository, tmp_path):
+    work = _project(tmp_path, {"train.py": "import torch\nx = torch.randn(3, 3)\nx.cuda()\n", "notes.md": "x\n"})
+    result = _try_repo(repository, work, "train.py")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "train.py:3:1: DL101" in result.stdout
+
+
+def test_hook_passes_on_clean_code_and_on_an_empty_file_list(repository, tmp_path):
+    work = _project(tmp_path, {"ok.py": "import torch\nx = torch.randn(3).cuda()\n", "notes.md": "x\n"})
+    clean = _try_repo(repository, work, "ok.py")
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    assert "Passed" in clean.stdout
+    no_python = _try_repo(repository, work, "notes.md")
+    assert no_python.returncode == 0, no_python.stdout + no_python.stderr
+    assert "no files to check" in no_python.stdout.lower()
