@@ -395,3 +395,19 @@ def test_directory_named_explicitly_is_linted_even_if_an_enclosing_gitignore_ign
     assert codes(run([".", "--format", "json"], tmp_path)) == []
     result = run([".venv/lib/site-packages/pkg", "--format", "json"], tmp_path)
     assert [item["path"] for item in json.loads(result.stdout)] == [".venv/lib/site-packages/pkg/a.py"]
+
+
+def test_verbose_shows_the_traceback_of_an_internal_error(tmp_path, write, monkeypatch):
+    from devicelint.rules.dl301_load_without_map_location import LoadWithoutMapLocation
+
+    def broken(self, event):
+        raise ValueError("planted")
+
+    monkeypatch.setattr(LoadWithoutMapLocation, "on_call", broken)
+    write("load.py", LOAD)
+    quiet = run(["load.py"], tmp_path)
+    assert quiet.exit_code == 1
+    assert "DL002 rule DL301 (load-without-map-location) crashed on this file: ValueError: planted" in quiet.stdout
+    assert "Traceback" not in quiet.stdout
+    loud = run(["load.py", "--verbose"], tmp_path)
+    assert "Traceback (most recent call last)" in loud.stdout

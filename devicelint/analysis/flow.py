@@ -919,7 +919,7 @@ class FlowAnalyzer:
     def element_of(self, iterable: Value) -> Value:
         kind = iterable.kind
         if kind == Kind.LOADER:
-            return Value(Kind.BATCH, iterable.device, Origin(iterable.origin.node, "batch") if iterable.origin else None, scalar=False)
+            return Value(Kind.BATCH, iterable.device, Origin(iterable.origin.node, "batch", from_data=True) if iterable.origin else None, scalar=False)
         if kind == Kind.DATASET:
             return Value(Kind.BATCH, iterable.device, iterable.origin)
         if kind == Kind.BATCH:
@@ -996,7 +996,7 @@ class FlowAnalyzer:
         if qualname in api.FACTORIES:
             return self._factory(node, qualname, args, state)
         if qualname in api.CPU_PRODUCERS:
-            return Value(Kind.TENSOR, CPU, Origin(node, f"created from numpy by `{_spelled(node)}`"), scalar=None)
+            return Value(Kind.TENSOR, CPU, Origin(node, f"created from numpy by `{_spelled(node)}`", from_data=True), scalar=None)
         if qualname == api.TORCH_DEVICE:
             return self._torch_device(node, args)
         if qualname == "torch.set_default_device":
@@ -1021,9 +1021,9 @@ class FlowAnalyzer:
             device: Optional[Device] = CPU
             for _, value in args:
                 device = value.device if value.kind == Kind.TENSOR and device is not None and (device == value.device or device is CPU and value.device is CPU) else None
-            return Value(Kind.DATASET, device, Origin(node, "dataset"))
+            return Value(Kind.DATASET, device, Origin(node, "dataset", from_data=True))
         if qualname.startswith("torchvision.datasets."):
-            return Value(Kind.DATASET, CPU, Origin(node, "dataset"))
+            return Value(Kind.DATASET, CPU, Origin(node, "dataset", from_data=True))
         if qualname.startswith(api.OPTIMIZER_PREFIX) and qualname.rsplit(".", 1)[-1][:1].isupper() and "lr_scheduler" not in qualname:
             return Value(Kind.OPTIMIZER, origin=Origin(node, "created"), info=args[0][1] if args else None)
         if qualname == "torch.compile" or qualname == "torch.jit.script":
@@ -1178,7 +1178,7 @@ class FlowAnalyzer:
             return Value(Kind.MODULE, device, origin, info=info)
         if info.is_dataset:
             device = None if self._places_data(info) else CPU
-            return Value(Kind.DATASET, device, Origin(node, "dataset"), info=info)
+            return Value(Kind.DATASET, device, Origin(node, "dataset", from_data=True), info=info)
         return Value(Kind.UNKNOWN, info=info)
 
     def _owns_parameters(self, info: ClassInfo) -> bool:

@@ -111,6 +111,8 @@ class Origin:
 
     node: cst.CSTNode
     how: str
+    #: the value is input data: drawn from a DataLoader or dataset, or converted from numpy
+    from_data: bool = False
 
 
 @dataclass(frozen=True)

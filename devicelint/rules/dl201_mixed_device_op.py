@@ -10,13 +10,6 @@ from devicelint.rules._messages import where
 from devicelint.rules.base import Example, Rule
 
 
-def is_data_batch(value: Value) -> bool:
-    """A CPU tensor that came from a loader, a dataset or numpy (DL203's territory)."""
-    return value.origin is not None and value.origin.how in ("batch", "dataset") or (
-        value.origin is not None and value.origin.how.startswith("created from numpy")
-    )
-
-
 class MixedDeviceOp(Rule):
     """
     ## What it does
@@ -94,7 +87,7 @@ class MixedDeviceOp(Rule):
                 continue
             if not module.device.conflicts_with(value.device):
                 continue
-            if module.device.is_accel and value.device.is_cpu and is_data_batch(value):
+            if module.device.is_accel and value.device.is_cpu and value.origin is not None and value.origin.from_data:
                 continue  # a batch that was never moved: DL203
             name = self.ctx.source_of(event.node.func)
             self.ctx.report(

@@ -5,7 +5,6 @@ from devicelint.analysis.values import Kind
 from devicelint.findings import Severity
 from devicelint.rules._messages import where
 from devicelint.rules.base import Example, Rule
-from devicelint.rules.dl201_mixed_device_op import is_data_batch
 
 
 class InputNotMoved(Rule):
@@ -72,7 +71,7 @@ class InputNotMoved(Rule):
         for arg, value in event.args:
             if value.kind not in (Kind.TENSOR, Kind.BATCH) and not (arg.star == "**" and value.kind == Kind.BATCH):
                 continue
-            if value.device is None or not value.device.is_cpu or not is_data_batch(value):
+            if value.device is None or not value.device.is_cpu or not (value.origin is not None and value.origin.from_data):
                 continue
             shown = self.ctx.source_of(arg.value)
             self.ctx.report(
