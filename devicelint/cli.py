@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import fnmatch
 import sys
 from pathlib import Path
@@ -10,9 +11,11 @@ from typing import Optional, Sequence
 import click
 
 from devicelint import __version__
+from devicelint.cache import DEFAULT_DIRECTORY, ResultCache
 from devicelint.config import Config, ConfigError, find_config, load_config
 from devicelint.discovery import discover
 from devicelint.findings import Finding
+from devicelint.fixer import fix_file, write_atomically
 from devicelint.report import FORMATS, render, statistics
 from devicelint.rules import all_rules, rules_by_code
 from devicelint.runner import default_jobs, lint_files
@@ -57,6 +60,11 @@ def _split(values: Sequence[str]) -> list[str]:
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Worker processes (default: the number of CPUs).")
 @click.option("--list-rules", is_flag=True, help="List every rule with its code, severity and summary, and exit.")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None, help="Read [tool.devicelint] from this pyproject.toml instead of the nearest one.")
+@click.option("--fix", is_flag=True, help="Apply safe fixes in place (atomically), then report what is left.")
+@click.option("--diff", is_flag=True, help="Print the fixes as a unified diff and write nothing; exit 1 if anything would change.")
+@click.option("--unsafe-fixes", is_flag=True, help="With --fix/--diff, also apply fixes marked unsafe (see `devicelint rule CODE`).")
+@click.option("--cache-dir", type=click.Path(file_okay=False), default=None, help=f"Where to keep per-file results (default: {DEFAULT_DIRECTORY}/ beside the config, or in the current directory).")
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache.")
 @click.option("--verbose", "-v", is_flag=True, help="Show tracebacks of internal errors (DL002).")
 def check(
     paths: tuple[str, ...],
@@ -70,6 +78,11 @@ def check(
     jobs: Optional[int],
     list_rules: bool,
     config_path: Optional[str],
+    fix: bool,
+    diff: bool,
+    unsafe_fixes: bool,
+    cache_dir: Optional[str],
+    no_cache: bool,
     verbose: bool,
 ) -> None:
     """Lint PATHS (files or directories; default: the current directory)."""
@@ -94,8 +107,16 @@ def check(
         click.echo(f"devicelint: error: {missing}: no such file or directory", err=True)
     for empty in discovered.empty:
         click.echo(f"devicelint: warning: no Python files found under {empty}", err=True)
-    findings = lint_files(discovered.files, [rule.code for rule in rules], jobs or default_jobs(), verbose)
+    codes = [rule.code for rule in rules]
+    cache = None
+    if not no_cache:
+        cache = ResultCache(Path(cache_dir) if cache_dir else config.root / DEFAULT_DIRECTORY, codes, verbose)
+    findings = lint_files(discovered.files, codes, jobs or default_jobs(), verbose, cache)
     findings = _apply_per_file_ignores(findings, config)
+    if fix or diff:
+        findings, changed = _fix(findings, rules, config, unsafe_fixes, write=not diff)
+        if diff:
+            sys.exit(EXIT_FINDINGS if changed else EXIT_CLEAN)
     findings.sort(key=Finding.sort_key)
     output = statistics(findings, fmt) if show_statistics else render(findings, fmt)
     if fmt != "text" or findings or not show_statistics:
@@ -105,24 +126,64 @@ def check(
     sys.exit(EXIT_FINDINGS if findings and not exit_zero else EXIT_CLEAN)
 
 
+def _fix(findings: list[Finding], rules: list, config: Config, unsafe: bool, write: bool) -> tuple[list[Finding], int]:
+    """Fix every file with an applicable fix; returns the findings left and how many files changed."""
+    paths = sorted({f.path for f in findings if f.fix is not None and (f.fix.safe or unsafe)})
+    applied = 0
+    changed = 0
+    for path in paths:
+        ignored = _ignored_codes(path, config)
+        file_rules = [rule for rule in rules if not any(rule.code.startswith(code) or code == "ALL" for code in ignored)]
+        result = fix_file(Path(path), file_rules, unsafe=unsafe)
+        if result is None or result.fixed == result.original:
+            continue
+        changed += 1
+        applied += result.applied
+        if write:
+            write_atomically(Path(path), result.fixed, result.encoding)
+            findings = [f for f in findings if f.path != path] + result.remaining
+        else:
+            click.echo(
+                "".join(
+                    difflib.unified_diff(
+                        result.original.splitlines(keepends=True),
+                        result.fixed.splitlines(keepends=True),
+                        fromfile=f"a/{path}",
+                        tofile=f"b/{path}",
+                    )
+                ),
+                nl=False,
+            )
+    noun = "fix" if applied == 1 else "fixes"
+    if write:
+        click.echo(f"Applied {applied} {noun} in {changed} file{'s' if changed != 1 else ''}.", err=True)
+    else:
+        click.echo(f"Would apply {applied} {noun} in {changed} file{'s' if changed != 1 else ''}.", err=True)
+    return findings, changed
+
+
+def _ignored_codes(path: str, config: Config) -> list[str]:
+    if not config.per_file_ignores:
+        return []
+    candidate = Path(path)
+    try:
+        relative = candidate.resolve().relative_to(config.root.resolve()).as_posix()
+    except ValueError:
+        relative = candidate.as_posix()
+    codes: list[str] = []
+    for pattern, ignored in config.per_file_ignores.items():
+        if fnmatch.fnmatch(relative, pattern) or fnmatch.fnmatch(candidate.name, pattern):
+            codes.extend(ignored)
+    return codes
+
+
 def _apply_per_file_ignores(findings: list[Finding], config: Config) -> list[Finding]:
     if not config.per_file_ignores:
         return findings
-    root = config.root.resolve()
     kept = []
     for finding in findings:
-        path = Path(finding.path)
-        try:
-            relative = path.resolve().relative_to(root).as_posix()
-        except ValueError:
-            relative = path.as_posix()
-        ignored = False
-        for pattern, codes in config.per_file_ignores.items():
-            if fnmatch.fnmatch(relative, pattern) or fnmatch.fnmatch(path.name, pattern):
-                if any(code == "ALL" or finding.code.startswith(code) for code in codes):
-                    ignored = True
-                    break
-        if not ignored:
+        ignored = _ignored_codes(finding.path, config)
+        if not any(code == "ALL" or finding.code.startswith(code) for code in ignored):
             kept.append(finding)
     return kept
 

@@ -154,12 +154,18 @@ class DecodeError(Exception):
     pass
 
 
-def decode_source(data: bytes) -> str:
-    """Decode as Python does: BOM, then a PEP 263 coding declaration, else UTF-8."""
+def detect_encoding(data: bytes) -> str:
+    """The encoding Python would use: ``utf-8-sig`` with a BOM, a PEP 263 declaration, else UTF-8."""
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as error:
         raise DecodeError(str(error)) from None
+    return encoding
+
+
+def decode_source(data: bytes) -> str:
+    """Decode as Python does; re-encoding with ``detect_encoding(data)`` restores the bytes."""
+    encoding = detect_encoding(data)
     try:
         text = data.decode(encoding)
     except (UnicodeDecodeError, LookupError) as error:
@@ -175,8 +181,10 @@ def lint_source(
     rules: Sequence[type[Rule]],
     *,
     verbose: bool = False,
+    suppress: bool = True,
 ) -> list[Finding]:
-    """All findings of ``rules`` in one file, suppressions applied, sorted by position."""
+    """All findings of ``rules`` in one file, sorted by position; inline suppressions are
+    applied unless ``suppress`` is false (flake8 applies its own ``# noqa``)."""
     registry = rules_by_code()
     syntax_rule = registry["DL001"]
     if isinstance(source, bytes):
@@ -217,7 +225,8 @@ def lint_source(
     for rule_class, error in dispatcher.crashes:
         findings.append(_internal(internal_rule, path, f"rule {rule_class.code} ({rule_class.name})", error, verbose))
     findings.extend(_resolve(ctx, module, text, path))
-    findings = parse_suppressions(text).filter(findings)
+    if suppress:
+        findings = parse_suppressions(text).filter(findings)
     findings.sort(key=Finding.sort_key)
     return findings
 

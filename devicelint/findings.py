@@ -90,3 +90,27 @@ class Finding:
             "end_column": self.end_column,
             "fix": self.fix.to_dict() if self.fix else None,
         }
+
+
+def finding_from_dict(data: dict[str, Any], path: str) -> Finding:
+    """The inverse of ``Finding.to_dict`` plus ``related`` (used by the result cache)."""
+    fix = data.get("fix")
+    return Finding(
+        code=data["code"],
+        name=data["name"],
+        severity=Severity(data["severity"]),
+        message=data["message"],
+        path=path,
+        line=data["line"],
+        column=data["column"],
+        end_line=data["end_line"],
+        end_column=data["end_column"],
+        fix=None
+        if fix is None
+        else Fix(
+            title=fix["title"],
+            edits=tuple(Edit(e["line"], e["column"], e["end_line"], e["end_column"], e["content"]) for e in fix["edits"]),
+            safe=fix["applicability"] == "safe",
+        ),
+        related=tuple(Related(r["message"], r["line"], r["column"]) for r in data.get("related", ())),
+    )

@@ -8,7 +8,7 @@ from typing import Sequence
 
 from devicelint.findings import Finding, Severity
 
-FORMATS = ("text", "json", "github")
+FORMATS = ("text", "json", "github", "sarif")
 
 
 def render(findings: Sequence[Finding], fmt: str) -> str:
@@ -16,6 +16,10 @@ def render(findings: Sequence[Finding], fmt: str) -> str:
         return json.dumps([finding.to_dict() for finding in findings], indent=2) + "\n"
     if fmt == "github":
         return "".join(_github(finding) + "\n" for finding in findings)
+    if fmt == "sarif":
+        from devicelint.report.sarif import render_sarif
+
+        return render_sarif(findings)
     return _text(findings)
 
 

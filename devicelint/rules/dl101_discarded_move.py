@@ -45,6 +45,9 @@ class DiscardedMove(Rule):
     x = torch.randn(4, 4)
     x = x.cuda()
     ```
+    The fix assigns the result back to the receiver when it is a name or attribute
+    (`x = x.cuda()`). It is safe: the statement's value was thrown away, so only the name now
+    refers to the moved tensor, which is what the line meant to do.
     """
 
     code = "DL101"

@@ -1,0 +1,66 @@
+"""Per-file results keyed by the file's bytes, devicelint's version and the effective rule set.
+
+Entries live under ``.devicelint_cache/`` (a ``.gitignore`` inside keeps them out of git) or
+``--cache-dir``. A changed file, rule set or version simply misses; an unreadable or corrupt
+entry is treated as a miss, never as an error.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Optional, Sequence
+
+from devicelint import __version__
+from devicelint.findings import Finding, finding_from_dict
+
+DEFAULT_DIRECTORY = ".devicelint_cache"
+
+
+class ResultCache:
+    def __init__(self, directory: Path, codes: Sequence[str], verbose: bool = False) -> None:
+        self.directory = directory
+        settings = json.dumps({"version": __version__, "codes": sorted(codes), "verbose": verbose}, sort_keys=True)
+        self._salt = hashlib.sha256(settings.encode()).digest()
+        self._ready = False
+
+    def key(self, data: bytes) -> str:
+        return hashlib.sha256(self._salt + data).hexdigest()
+
+    def _entry(self, key: str) -> Path:
+        return self.directory / key[:2] / f"{key}.json"
+
+    def get(self, key: str, path: str) -> Optional[list[Finding]]:
+        try:
+            with open(self._entry(key), encoding="utf-8") as handle:
+                items = json.load(handle)
+            return [finding_from_dict(item, path) for item in items]
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def put(self, key: str, findings: Sequence[Finding]) -> None:
+        try:
+            self._prepare()
+            entry = self._entry(key)
+            entry.parent.mkdir(exist_ok=True)
+            payload = [
+                {**finding.to_dict(), "related": [vars(related) for related in finding.related]} for finding in findings
+            ]
+            descriptor, temporary = tempfile.mkstemp(dir=entry.parent, suffix=".tmp")
+            with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+                json.dump(payload, handle)
+            os.replace(temporary, entry)
+        except OSError:
+            pass  # a read-only or full disk costs speed, not correctness
+
+    def _prepare(self) -> None:
+        if self._ready:
+            return
+        self.directory.mkdir(parents=True, exist_ok=True)
+        ignore = self.directory / ".gitignore"
+        if not ignore.exists():
+            ignore.write_text("# created by devicelint\n*\n", encoding="utf-8")
+        self._ready = True

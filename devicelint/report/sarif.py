@@ -1,0 +1,110 @@
+"""SARIF 2.1.0: the tool's rules (with their docs as help) and results with regions and fixes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Sequence
+
+from devicelint import __version__
+from devicelint.findings import Finding, Severity
+from devicelint.rules import all_rules
+
+SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+
+
+def _uri(path: str) -> str:
+    return Path(path).as_posix()
+
+
+def _region(line: int, column: int, end_line: int, end_column: int) -> dict[str, int]:
+    return {"startLine": line, "startColumn": column, "endLine": end_line, "endColumn": end_column}
+
+
+def render_sarif(findings: Sequence[Finding]) -> str:
+    rules = list(all_rules())
+    index = {rule.code: position for position, rule in enumerate(rules)}
+    descriptors = []
+    for rule in rules:
+        docs = rule.docs()
+        full = docs.get("What it does", rule.summary)
+        descriptors.append(
+            {
+                "id": rule.code,
+                "name": rule.name,
+                "shortDescription": {"text": rule.summary},
+                "fullDescription": {"text": full},
+                "help": {"text": rule.render_docs(), "markdown": rule.render_docs()},
+                "defaultConfiguration": {"level": _LEVEL[rule.severity], "enabled": rule.default_enabled},
+                "properties": {"fix": rule.fix_safety or "none"},
+            }
+        )
+    results: list[dict[str, Any]] = []
+    for finding in findings:
+        result: dict[str, Any] = {
+            "ruleId": finding.code,
+            "level": _LEVEL[finding.severity],
+            "message": {"text": finding.message},
+            "locations": [
+                {
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": _uri(finding.path)},
+                        "region": _region(finding.line, finding.column, finding.end_line, finding.end_column),
+                    }
+                }
+            ],
+        }
+        if finding.code in index:
+            result["ruleIndex"] = index[finding.code]
+        if finding.related:
+            result["relatedLocations"] = [
+                {
+                    "id": position,
+                    "message": {"text": related.message},
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": _uri(finding.path)},
+                        "region": {"startLine": related.line, "startColumn": related.column},
+                    },
+                }
+                for position, related in enumerate(finding.related)
+            ]
+        if finding.fix is not None:
+            result["fixes"] = [
+                {
+                    "description": {"text": finding.fix.title},
+                    "artifactChanges": [
+                        {
+                            "artifactLocation": {"uri": _uri(finding.path)},
+                            "replacements": [
+                                {
+                                    "deletedRegion": _region(edit.line, edit.column, edit.end_line, edit.end_column),
+                                    "insertedContent": {"text": edit.content},
+                                }
+                                for edit in finding.fix.edits
+                            ],
+                        }
+                    ],
+                    "properties": {"applicability": "safe" if finding.fix.safe else "unsafe"},
+                }
+            ]
+        results.append(result)
+    document = {
+        "$schema": SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "devicelint",
+                        "version": __version__,
+                        "semanticVersion": __version__,
+                        "rules": descriptors,
+                    }
+                },
+                "columnKind": "unicodeCodePoints",
+                "results": results,
+            }
+        ],
+    }
+    return json.dumps(document, indent=2) + "\n"
