@@ -15,7 +15,6 @@ from devicelint.cache import DEFAULT_DIRECTORY, ResultCache
 from devicelint.config import Config, ConfigError, find_config, load_config
 from devicelint.discovery import discover
 from devicelint.findings import Finding
-from devicelint.fixer import fix_file, write_atomically
 from devicelint.report import FORMATS, render, statistics
 from devicelint.rules import all_rules, rules_by_code
 from devicelint.runner import default_jobs, lint_files
@@ -128,6 +127,8 @@ def check(
 
 def _fix(findings: list[Finding], rules: list, config: Config, unsafe: bool, write: bool) -> tuple[list[Finding], int]:
     """Fix every file with an applicable fix; returns the findings left and how many files changed."""
+    from devicelint.fixer import fix_file, write_atomically  # only --fix/--diff pay for it
+
     paths = sorted({f.path for f in findings if f.fix is not None and (f.fix.safe or unsafe)})
     applied = 0
     changed = 0

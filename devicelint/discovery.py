@@ -28,37 +28,69 @@ class Discovery:
     empty: list[str] = field(default_factory=list)
 
 
-def _is_virtualenv(directory: Path) -> bool:
-    return (directory / "pyvenv.cfg").is_file()
+def _is_virtualenv(directory: str) -> bool:
+    return os.path.isfile(os.path.join(directory, "pyvenv.cfg"))
 
 
-def _excluded(path: Path, patterns: Iterable[str], root: Path) -> bool:
-    try:
-        relative = path.resolve().relative_to(root.resolve()).as_posix()
-    except ValueError:
-        relative = path.as_posix()
+def _relative(path: str, base: str) -> Optional[str]:
+    """``path`` relative to ``base`` (both absolute, normalised), posix-style; None if outside."""
+    if path == base:
+        return ""
+    prefix = base if base.endswith(os.sep) else base + os.sep
+    if not path.startswith(prefix):
+        return None
+    return path[len(prefix):].replace(os.sep, "/")
+
+
+def _excluded(name: str, path: str, patterns: list[str], root: str) -> bool:
+    if not patterns:
+        return False
+    relative = _relative(path, root)
+    if relative is None:
+        relative = path.replace(os.sep, "/")
     for pattern in patterns:
-        if fnmatch.fnmatch(path.name, pattern) or fnmatch.fnmatch(relative, pattern) or fnmatch.fnmatch(
+        if fnmatch.fnmatch(name, pattern) or fnmatch.fnmatch(relative, pattern) or fnmatch.fnmatch(
             relative, pattern.rstrip("/") + "/*"
         ):
             return True
     return False
 
 
-def _gitignore(directory: Path) -> Optional[pathspec.PathSpec]:
-    ignore_file = directory / ".gitignore"
+def _gitignore(directory: str) -> Optional[pathspec.PathSpec]:
     try:
-        lines = ignore_file.read_text(encoding="utf-8", errors="replace").splitlines()
+        with open(os.path.join(directory, ".gitignore"), encoding="utf-8", errors="replace") as handle:
+            lines = handle.read().splitlines()
     except OSError:
         return None
     return pathspec.GitIgnoreSpec.from_lines(lines)
 
 
+def _ignored(path: str, is_dir: bool, specs: list[tuple[str, pathspec.PathSpec]]) -> bool:
+    for base, spec in specs:
+        relative = _relative(path, base)
+        if relative is None or relative == "":
+            continue
+        if spec.match_file(relative + ("/" if is_dir else "")):
+            return True
+    return False
+
+
+def _git_root(directory: str) -> Optional[str]:
+    candidate = directory
+    while True:
+        if os.path.exists(os.path.join(candidate, ".git")):
+            return candidate
+        parent = os.path.dirname(candidate)
+        if parent == candidate:
+            return None
+        candidate = parent
+
+
 def discover(paths: Iterable[str], exclude: Iterable[str] = (), root: Optional[Path] = None) -> Discovery:
     result = Discovery()
-    exclude = list(exclude)
-    root = root or Path.cwd()
-    seen: set[Path] = set()
+    patterns = list(exclude)
+    root_text = os.path.abspath(root or Path.cwd())
+    seen: set[str] = set()
     for raw in paths:
         path = Path(raw)
         if not os.path.lexists(path):
@@ -66,91 +98,80 @@ def discover(paths: Iterable[str], exclude: Iterable[str] = (), root: Optional[P
             continue
         if path.is_dir():
             before = len(result.files)
-            _walk(path, exclude, root, result.files, seen)
+            _walk(raw, patterns, root_text, result.files, seen)
             if len(result.files) == before:
                 result.empty.append(raw)
         else:
-            resolved = path.resolve()
-            if resolved not in seen:
-                seen.add(resolved)
+            key = os.path.realpath(path)
+            if key not in seen:
+                seen.add(key)
                 result.files.append(path)
     return result
 
 
-def _walk(top: Path, exclude: list[str], root: Path, out: list[Path], seen: set[Path]) -> None:
-    visited: set[str] = set()
-    specs: list[tuple[Path, pathspec.PathSpec]] = []
-    git_root = _git_root(top)
-    if git_root is not None:
-        # .gitignore files between the repository root and ``top`` apply too
-        chain = [git_root, *[p for p in reversed(top.resolve().parents) if git_root in p.parents]]
+def _walk(top: str, patterns: list[str], root: str, out: list[Path], seen: set[str]) -> None:
+    absolute_top = os.path.realpath(top)
+    specs: list[tuple[str, pathspec.PathSpec]] = []
+    git_root = _git_root(absolute_top)
+    if git_root is not None and git_root != absolute_top:
+        # .gitignore files between the repository root and ``top`` apply too ...
+        chain = [git_root]
+        relative = _relative(os.path.dirname(absolute_top), git_root) or ""
+        for part in [p for p in relative.split("/") if p]:
+            chain.append(os.path.join(chain[-1], part))
         for directory in chain:
             spec = _gitignore(directory)
             if spec is not None:
                 specs.append((directory, spec))
-        # a directory named on the command line is linted even if an enclosing .gitignore
-        # ignores it (say, site-packages inside an ignored .venv); its own .gitignore still applies
-        ignored_path = [top.resolve(), *top.resolve().parents]
-        if any(_ignored(p, True, specs) for p in ignored_path if git_root in p.parents):
+        # ... unless they ignore ``top`` itself: a directory named on the command line is
+        # linted (say, site-packages inside an ignored .venv); its own .gitignore still applies
+        ancestors = [absolute_top]
+        while ancestors[-1] != git_root and os.path.dirname(ancestors[-1]) != ancestors[-1]:
+            ancestors.append(os.path.dirname(ancestors[-1]))
+        if any(_ignored(ancestor, True, specs) for ancestor in ancestors):
             specs = []
-    _walk_directory(top, exclude, root, out, seen, visited, specs)
-
-
-def _git_root(directory: Path) -> Optional[Path]:
-    for candidate in (directory.resolve(), *directory.resolve().parents):
-        if (candidate / ".git").exists():
-            return candidate
-    return None
-
-
-def _ignored(path: Path, is_dir: bool, specs: list[tuple[Path, pathspec.PathSpec]]) -> bool:
-    resolved = path.resolve() if path.is_symlink() else path.absolute()
-    for base, spec in specs:
-        try:
-            relative = resolved.relative_to(base.resolve()).as_posix()
-        except ValueError:
-            continue
-        if spec.match_file(relative + ("/" if is_dir else "")):
-            return True
-    return False
+    _walk_directory(top.rstrip(os.sep) or os.sep, absolute_top, patterns, root, out, seen, set(), specs)
 
 
 def _walk_directory(
-    directory: Path,
-    exclude: list[str],
-    root: Path,
+    shown: str,
+    absolute: str,
+    patterns: list[str],
+    root: str,
     out: list[Path],
-    seen: set[Path],
+    seen: set[str],
     visited: set[str],
-    specs: list[tuple[Path, pathspec.PathSpec]],
+    specs: list[tuple[str, pathspec.PathSpec]],
 ) -> None:
-    real = os.path.realpath(directory)
+    real = os.path.realpath(absolute)
     if real in visited:
         return  # a symlink loop, or a second way into the same directory
     visited.add(real)
-    local = _gitignore(directory)
+    local = _gitignore(absolute)
     if local is not None:
-        specs = [*specs, (directory.absolute(), local)]
+        specs = [*specs, (absolute, local)]
     try:
-        entries = sorted(os.scandir(directory), key=lambda entry: entry.name)
+        entries = sorted(os.scandir(absolute), key=lambda entry: entry.name)
     except OSError:
         return
     for entry in entries:
-        path = Path(entry.path)
+        name = entry.name
+        entry_absolute = os.path.join(absolute, name)
+        entry_shown = os.path.join(shown, name) if shown != "." else name
         try:
             is_dir = entry.is_dir()
         except OSError:
             continue
         if is_dir:
-            if entry.name in SKIPPED_DIRECTORIES or _is_virtualenv(path):
+            if name in SKIPPED_DIRECTORIES or _is_virtualenv(entry_absolute):
                 continue
-            if _excluded(path, exclude, root) or _ignored(path, True, specs):
+            if _excluded(name, entry_absolute, patterns, root) or _ignored(entry_absolute, True, specs):
                 continue
-            _walk_directory(path, exclude, root, out, seen, visited, specs)
-        elif entry.name.endswith(SUFFIXES):
-            if _excluded(path, exclude, root) or _ignored(path, False, specs):
+            _walk_directory(entry_shown, entry_absolute, patterns, root, out, seen, visited, specs)
+        elif name.endswith(SUFFIXES):
+            if _excluded(name, entry_absolute, patterns, root) or _ignored(entry_absolute, False, specs):
                 continue
-            resolved = path.resolve()
-            if resolved not in seen:
-                seen.add(resolved)
-                out.append(path)
+            key = os.path.realpath(entry_absolute) if entry.is_symlink() else entry_absolute
+            if key not in seen:
+                seen.add(key)
+                out.append(Path(entry_shown))

@@ -21,7 +21,6 @@ from devicelint.positions import PositionIndex
 from devicelint.rules import Rule, rules_by_code
 from devicelint.suppressions import parse_suppressions, skips_file
 
-_LIBCST_VERSION = metadata.version("libcst")
 _LINE_TOKEN = re.compile("\x00L(\\d+)\x00")
 _HOOKS = ("on_call", "on_binary", "on_expression_statement", "on_subscript_assign")
 
@@ -299,7 +298,7 @@ def _syntax_finding(rule: type[Rule], path: str, text: str, error: cst.ParserSyn
     else:
         first_line = str(error.message).splitlines()[0] if error.message else "invalid syntax"
         return _file_level(
-            rule, path, f"valid Python that libcst {_LIBCST_VERSION} cannot parse yet: {first_line}",
+            rule, path, f"valid Python that libcst {metadata.version('libcst')} cannot parse yet: {first_line}",
             max(error.raw_line, 1), error.raw_column + 1,
         )
     first_line = str(error.message).splitlines()[0] if error.message else "invalid syntax"

@@ -74,3 +74,16 @@ def test_hook_passes_on_clean_code_and_on_an_empty_file_list(repository, tmp_pat
     no_python = _try_repo(repository, work, "notes.md")
     assert no_python.returncode == 0, no_python.stdout + no_python.stderr
     assert "no files to check" in no_python.stdout.lower()
+
+
+def test_fix_hook_rewrites_the_file(repository, tmp_path):
+    work = _project(tmp_path, {"train.py": "import torch\nx = torch.randn(3, 3)\nx.cuda()\n"})
+    pre_commit = Path(sys.executable).with_name("pre-commit")
+    env = {**os.environ, "PRE_COMMIT_HOME": str(work.parent / "pre-commit-home")}
+    result = subprocess.run(
+        [str(pre_commit), "try-repo", str(repository), "devicelint-fix", "--color", "never", "--files", "train.py"],
+        cwd=work, capture_output=True, text=True, env=env, timeout=900,
+    )
+    assert result.returncode == 1  # pre-commit fails a hook that modified files
+    assert "files were modified by this hook" in result.stdout
+    assert (work / "train.py").read_text() == "import torch\nx = torch.randn(3, 3)\nx = x.cuda()\n"
