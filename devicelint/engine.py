@@ -15,7 +15,8 @@ from typing import Callable, Optional, Sequence, Union
 import libcst as cst
 
 from devicelint.analysis.flow import BinaryEvent, CallEvent, FlowAnalyzer
-from devicelint.analysis.values import Value
+from devicelint.chunking import CHUNK_CHARACTERS, cut_points, shift
+from devicelint.analysis.values import Kind, Value
 from devicelint.findings import Edit, Finding, Fix, Related, Severity
 from devicelint.positions import PositionIndex
 from devicelint.rules import Rule, rules_by_code
@@ -198,6 +199,11 @@ def lint_source(
     if "\x00" in text:
         line = text.count("\n", 0, text.index("\x00")) + 1
         return [_file_level(syntax_rule, path, "source contains a NUL byte", line)]
+    too_deep = _too_deeply_nested(text)
+    if too_deep is not None:
+        return [_file_level(syntax_rule, path, too_deep[0], too_deep[1])]
+    if len(text) > CHUNK_CHARACTERS:
+        return _lint_in_pieces(text, path, rules, verbose, suppress)
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as error:
@@ -206,12 +212,61 @@ def lint_source(
         return [_file_level(syntax_rule, path, "too deeply nested to parse")]
     except Exception as error:  # noqa: BLE001 - the native parser can fail in odd ways on odd input
         return [_file_level(syntax_rule, path, f"cannot be parsed: {type(error).__name__}: {error}")]
+    findings, _ = _lint_module(module, text, path, rules, verbose, suppress, {})
+    return findings
 
+
+def _lint_in_pieces(text: str, path: str, rules: Sequence[type[Rule]], verbose: bool, suppress: bool) -> list[Finding]:
+    """A big file, piece by piece (see devicelint.chunking): each piece is parsed once, linted,
+    and dropped before the next, so memory follows the piece, not the file."""
+    syntax_rule = rules_by_code()["DL001"]
+    findings: list[Finding] = []
+    imports: dict[str, Value] = {}
+    start = 0
+    while start < len(text):
+        module = None
+        end = len(text)
+        for end in cut_points(text, start + CHUNK_CHARACTERS) if len(text) - start > CHUNK_CHARACTERS else [len(text)]:
+            try:
+                module = cst.parse_module(text[start:end])
+                break
+            except Exception:  # noqa: BLE001 - not a cut point: try the next one
+                continue
+        first_line = text.count("\n", 0, start)
+        if module is None:
+            # no cut worked and the rest does not parse: report it where Python places the error
+            try:
+                cst.parse_module(text[start:])
+            except cst.ParserSyntaxError as error:
+                finding = _syntax_finding(syntax_rule, path, text[start:], error)
+                findings.append(shift(finding, first_line))
+            except Exception as error:  # noqa: BLE001
+                findings.append(_file_level(syntax_rule, path, f"cannot be parsed: {type(error).__name__}: {error}", first_line + 1))
+            break
+        piece_findings, state = _lint_module(module, text[start:end], path, rules, verbose, suppress, imports)
+        findings.extend(shift(finding, first_line) for finding in piece_findings)
+        imports = {name: value for name, value in state.items() if value.kind == Kind.REF}
+        start = end
+    findings.sort(key=Finding.sort_key)
+    return findings
+
+
+def _lint_module(
+    module: cst.Module,
+    text: str,
+    path: str,
+    rules: Sequence[type[Rule]],
+    verbose: bool,
+    suppress: bool,
+    imports: dict[str, Value],
+) -> tuple[list[Finding], dict[str, Value]]:
+    registry = rules_by_code()
     ctx = RuleContext(module, path)
     instances = [rule(ctx) for rule in rules if rule.code not in ("DL001", "DL002")]
     dispatcher = _Dispatcher(instances, ctx)
     analyzer = FlowAnalyzer(module, dispatcher, lambda node: module.code_for_node(node))
     ctx.analyzer = analyzer
+    analyzer.module_state.update(imports)
     findings: list[Finding] = []
     internal_rule = registry["DL002"]
     try:
@@ -227,7 +282,7 @@ def lint_source(
     if suppress:
         findings = parse_suppressions(text).filter(findings)
     findings.sort(key=Finding.sort_key)
-    return findings
+    return findings, analyzer.module_state
 
 
 def _resolve(ctx: RuleContext, module: cst.Module, text: str, path: str) -> list[Finding]:
@@ -283,6 +338,63 @@ def _edit(positions: PositionIndex, edit: NodeEdit) -> Edit:
 
 def _file_level(rule: type[Rule], path: str, message: str, line: int = 1, column: int = 1) -> Finding:
     return Finding(rule.code, rule.name, rule.severity, message, path, line, column, line, column)
+
+
+#: Python itself refuses more than 200 nested brackets; libcst's native parser crashes the
+#: process (stack overflow) at about 1,000 and slows down badly well before
+MAX_BRACKET_DEPTH = 200
+#: longer lines, or deeper brackets, get an exact check by Python's own parser first
+_SUSPICIOUS_LINE = 2_000
+MAX_EXPRESSION_DEPTH = 400
+_BRACKET = re.compile(r"[()\[\]{}]")
+
+
+def _max_bracket_depth(text: str) -> int:
+    depth = best = 0
+    for match in _BRACKET.finditer(text):
+        if match.group() in "([{":
+            depth += 1
+            if depth > best:
+                best = depth
+        else:
+            depth -= 1
+    return best
+
+
+def _too_deeply_nested(text: str) -> Optional[tuple[str, int]]:
+    """Input that would crash or stall libcst: a message and a line, else None.
+
+    Cheap signals first (bracket depth, line length); only suspicious files pay for Python's
+    own parser, which measures expression depth exactly and without crashing.
+    """
+    longest = max(map(len, text.splitlines()), default=0)
+    if longest <= _SUSPICIOUS_LINE and _max_bracket_depth(text) <= MAX_BRACKET_DEPTH // 2:
+        return None
+    try:
+        tree = ast.parse(text)
+    except SyntaxError as error:
+        return f"syntax error: {error.msg}", error.lineno or 1
+    except (RecursionError, MemoryError):
+        return "too deeply nested to parse", 1
+    deepest, line = _ast_depth(tree)
+    if deepest > MAX_EXPRESSION_DEPTH:
+        return (
+            f"an expression nested {deepest} levels deep: too deep for devicelint to analyse "
+            f"(limit {MAX_EXPRESSION_DEPTH}); the rest of this file is not checked",
+            line,
+        )
+    return None
+
+
+def _ast_depth(tree: ast.AST) -> tuple[int, int]:
+    deepest, line = 0, 1
+    stack = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > deepest:
+            deepest, line = depth, getattr(node, "lineno", line)
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return deepest, line
 
 
 def _syntax_finding(rule: type[Rule], path: str, text: str, error: cst.ParserSyntaxError) -> Finding:
