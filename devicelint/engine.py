@@ -23,7 +23,7 @@ from devicelint.rules import Rule, rules_by_code
 from devicelint.suppressions import parse_suppressions, skips_file
 
 _LINE_TOKEN = re.compile("\x00L(\\d+)\x00")
-_HOOKS = ("on_call", "on_binary", "on_expression_statement", "on_subscript_assign")
+_HOOKS = ("on_call", "on_binary", "on_expression_statement", "on_subscript_assign", "on_condition")
 
 
 @dataclass(frozen=True)
@@ -53,9 +53,11 @@ class _Pending:
 class RuleContext:
     """What a rule sees of the file: the analysis, the source, and ``report``."""
 
-    def __init__(self, module: cst.Module, path: str) -> None:
+    def __init__(self, module: cst.Module, path: str, source: str = "") -> None:
         self.module = module
         self.path = path
+        #: the text the module was parsed from
+        self.source = source
         self.analyzer: FlowAnalyzer  # set by the engine before any event
         self._pending: list[_Pending] = []
         self._line_nodes: list[cst.CSTNode] = []
@@ -140,6 +142,9 @@ class _Dispatcher:
 
     def on_subscript_assign(self, target: cst.Subscript, value_node: cst.BaseExpression, value: Value) -> None:
         self._dispatch("on_subscript_assign", target, value_node, value)
+
+    def on_condition(self, node: cst.BaseExpression, value: Value) -> None:
+        self._dispatch("on_condition", node, value)
 
     def finish(self) -> None:
         for rule in list(self.rules):
@@ -261,7 +266,7 @@ def _lint_module(
     imports: dict[str, Value],
 ) -> tuple[list[Finding], dict[str, Value]]:
     registry = rules_by_code()
-    ctx = RuleContext(module, path)
+    ctx = RuleContext(module, path, text)
     instances = [rule(ctx) for rule in rules if rule.code not in ("DL001", "DL002")]
     dispatcher = _Dispatcher(instances, ctx)
     analyzer = FlowAnalyzer(module, dispatcher, lambda node: module.code_for_node(node))

@@ -24,6 +24,9 @@ class _Recorder:
     def on_subscript_assign(self, target, value_node, value) -> None:
         pass
 
+    def on_condition(self, node, value) -> None:
+        pass
+
 
 def analyse(code: str) -> FlowAnalyzer:
     module = cst.parse_module(code)

@@ -15,7 +15,7 @@ from devicelint.cli import main
 
 BUG = "import torch\nx = torch.randn(3, 3)\nx.cuda()\n"
 LOAD = "import torch\nstate = torch.load('a.pt')\n"
-CLEAN = "import torch\nx = torch.randn(3, 3).cuda()\n"
+CLEAN = "import torch\nx = torch.randn(3, 3, device=\"cuda\")\n"
 
 
 def run(args, cwd: Path):

@@ -41,8 +41,10 @@ def test_fixing_every_fixture_parses_is_idempotent_and_touches_only_fixed_lines(
     again, applied_again, _ = fix_source(fixed, str(path), all_rules())
     assert again == fixed and applied_again == 0
     fixable_lines = {line for f in findings if f.fix is not None for line in range(f.line, f.end_line + 1)}
-    assert applied == len([f for f in findings if f.fix is not None])
-    assert not any(f.fix is not None for f in remaining)
+    assert applied == len([f for f in findings if f.fix is not None and f.fix.safe])
+    assert not any(f.fix is not None and f.fix.safe for f in remaining)
+    unsafe, _, _ = fix_source(original, str(path), all_rules(), unsafe=True)
+    cst.parse_module(unsafe)
     matcher = difflib.SequenceMatcher(a=original.splitlines(), b=fixed.splitlines())
     for tag, start, end, _, _ in matcher.get_opcodes():
         if tag != "equal":

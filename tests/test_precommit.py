@@ -67,7 +67,7 @@ def test_hook_fails_on_a_bug_and_names_it(repository, tmp_path):
 
 
 def test_hook_passes_on_clean_code_and_on_an_empty_file_list(repository, tmp_path):
-    work = _project(tmp_path, {"ok.py": "import torch\nx = torch.randn(3).cuda()\n", "notes.md": "x\n"})
+    work = _project(tmp_path, {"ok.py": "import torch\nx = torch.randn(3, device=\"cuda\")\n", "notes.md": "x\n"})
     clean = _try_repo(repository, work, "ok.py")
     assert clean.returncode == 0, clean.stdout + clean.stderr
     assert "Passed" in clean.stdout

@@ -218,6 +218,8 @@ class EventSink(Protocol):
 
     def on_subscript_assign(self, target: cst.Subscript, value_node: cst.BaseExpression, value: Value) -> None: ...
 
+    def on_condition(self, node: cst.BaseExpression, value: Value) -> None: ...
+
 
 @dataclass
 class FileFacts:
@@ -430,7 +432,7 @@ class FlowAnalyzer:
             self.eval(node.value, state)
 
     def _exec_assert(self, node: cst.Assert, state: State) -> None:
-        self.eval(node.test, state)
+        self.eval_condition(node.test, state)
 
     def _exec_raise(self, node: cst.Raise, state: State) -> None:
         if node.exc is not None:
@@ -466,7 +468,7 @@ class FlowAnalyzer:
                 state[bound] = Value(Kind.REF, qualname=f"{base}.{name}")
 
     def _exec_if(self, node: cst.If, state: State) -> None:
-        self.eval(node.test, state)
+        self.eval_condition(node.test, state)
         body_state = dict(state)
         self.exec_block(node.body.body, body_state)
         else_state = dict(state)
@@ -548,7 +550,7 @@ class FlowAnalyzer:
         state: State,
     ) -> None:
         if test is not None:
-            self.eval(test, state)
+            self.eval_condition(test, state)
         if bind is not None:
             bind(state)
         self.exec_block(body, state)
@@ -691,6 +693,14 @@ class FlowAnalyzer:
 
     # ------------------------------------------------------------------ expressions
 
+    def eval_condition(self, node: cst.BaseExpression, state: State) -> Value:
+        """Evaluate an expression used for its truth value (if/while/assert tests, operands
+        of and/or/not, conditional-expression tests)."""
+        value = self.eval(node, state)
+        if self.emitting:
+            self.sink.on_condition(node, value)
+        return value
+
     def eval(self, node: cst.BaseExpression, state: State) -> Value:
         handler = self._expr_handlers.get(type(node))
         if handler is None:
@@ -711,6 +721,18 @@ class FlowAnalyzer:
         if name in _BUILTIN_REFS:
             return Value(Kind.REF, qualname=name)
         return UNKNOWN
+
+    def qualname_of(self, node: cst.BaseExpression, state: State) -> Optional[str]:
+        """The qualified name a dotted expression refers to (``t.zeros`` -> ``torch.zeros``), or
+        None. Side-effect free: it emits no event."""
+        name = dotted_name(node)
+        if name is None:
+            return None
+        head, _, rest = name.partition(".")
+        value = self.lookup(head, state)
+        if value.kind != Kind.REF or value.qualname is None:
+            return None
+        return f"{value.qualname}.{rest}" if rest else value.qualname
 
     def _eval_name(self, node: cst.Name, state: State) -> Value:
         name = node.value
@@ -794,6 +816,9 @@ class FlowAnalyzer:
         return Value(Kind.TENSOR)
 
     def _eval_unary(self, node: cst.UnaryOperation, state: State) -> Value:
+        if isinstance(node.operator, cst.Not):
+            self.eval_condition(node.expression, state)
+            return UNKNOWN
         operand = self.eval(node.expression, state)
         if operand.kind == Kind.TENSOR:
             return operand
@@ -816,12 +841,12 @@ class FlowAnalyzer:
         return result
 
     def _eval_boolean(self, node: cst.BooleanOperation, state: State) -> Value:
-        left = self.eval(node.left, state)
-        right = self.eval(node.right, state)
+        left = self.eval_condition(node.left, state)
+        right = self.eval_condition(node.right, state)
         return join(left, right)
 
     def _eval_if_exp(self, node: cst.IfExp, state: State) -> Value:
-        self.eval(node.test, state)
+        self.eval_condition(node.test, state)
         body = self.eval(node.body, state)
         orelse = self.eval(node.orelse, state)
         body_device = self._device_of_value(node.body, body)
@@ -861,7 +886,7 @@ class FlowAnalyzer:
             iterable = self.eval(clause.iter, scope)
             self.assign(clause.target, self.element_of(iterable), scope, None)
             for condition in clause.ifs:
-                self.eval(condition.test, scope)
+                self.eval_condition(condition.test, scope)
             clause = clause.inner_for_in
         if isinstance(node, cst.DictComp):
             self.eval(node.key, scope)

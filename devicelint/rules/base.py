@@ -61,6 +61,9 @@ class Rule:
     def on_subscript_assign(self, target: "cst.Subscript", value_node: "cst.BaseExpression", value: "Value") -> None:  # pragma: no cover
         pass
 
+    def on_condition(self, node: "cst.BaseExpression", value: "Value") -> None:  # pragma: no cover
+        pass
+
     def finish(self) -> None:  # pragma: no cover - interface
         pass
 

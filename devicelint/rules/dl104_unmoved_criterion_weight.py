@@ -62,7 +62,7 @@ class UnmovedCriterionWeight(Rule):
         ),
         Example(
             "import torch\nfrom torch.nn import BCEWithLogitsLoss as BCE\npos = torch.ones(5) * 3\n"
-            "crit = BCE(pos_weight=pos)  # expect: DL104\nx = torch.randn(4, 5).cuda()\n"
+            "crit = BCE(pos_weight=pos)  # expect: DL104\nx = torch.randn(4, 5)\nx = x.cuda()\n"
         ),
     )
 

@@ -46,21 +46,21 @@ class MixedDeviceOp(Rule):
     severity = Severity.ERROR
     summary = "An operation whose tensor operands are known to live on different devices."
     valid = (
-        "import torch\ndevice = torch.device('cuda')\nx = torch.randn(3, 4).to(device)\ny = x * torch.tensor(2.0)\n",
-        "import torch\nx = torch.randn(3, 4).cuda()\ny = x + torch.zeros_like(x)\n",
-        "import torch\nx = torch.randn(3, 4).cuda()\nz = x * 2 + 1\n",
+        "import torch\ndevice = torch.device('cuda')\nx = torch.randn(3, 4, device=device)\ny = x * torch.tensor(2.0)\n",
+        "import torch\nx = torch.randn(3, 4, device='cuda')\ny = x + torch.zeros_like(x)\n",
+        "import torch\nx = torch.randn(3, 4, device='cuda')\nz = x * 2 + 1\n",
         "import torch\ndef f(x):\n    return x + torch.ones(3)\n",
-        "import torch\nx = torch.randn(3).cuda()\ns = torch.randn(3).sum()\ny = x * s\n",
+        "import torch\nx = torch.randn(3, device='cuda')\ns = torch.randn(3).sum()\ny = x * s\n",
     )
     invalid = (
         Example(
             "import torch\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
-            "h = torch.randn(8, 4).to(device)\nmask = torch.ones(8, 1)\nout = h * mask  # expect: DL201\n"
+            "h = torch.randn(8, 4, device=device)\nmask = torch.ones(8, 1)\nout = h * mask  # expect: DL201\n"
         ),
-        Example("import torch\na = torch.randn(2, 3).cuda(0)\nb = torch.randn(2, 3).cuda(1)\nc = torch.cat([a, b])  # expect: DL201\n"),
-        Example("import torch\nx = torch.randn(2, 3).cuda()\ny = torch.randn(3, 2)\nz = x.mm(y)  # expect: DL201\n"),
+        Example("import torch\na = torch.randn(2, 3, device='cuda:0')\nb = torch.randn(2, 3, device='cuda:1')\nc = torch.cat([a, b])  # expect: DL201\n"),
+        Example("import torch\nx = torch.randn(2, 3, device='cuda')\ny = torch.randn(3, 2)\nz = x.mm(y)  # expect: DL201\n"),
         Example(
-            "import torch\nfrom torch import nn\nmodel = nn.Linear(4, 2)\nx = torch.randn(8, 4).cuda()\n"
+            "import torch\nfrom torch import nn\nmodel = nn.Linear(4, 2)\nx = torch.randn(8, 4, device='cuda')\n"
             "out = model(x)  # expect: DL201\n"
         ),
     )

@@ -74,7 +74,7 @@ class MoveInLoop(Rule):
         "import torch\nw = torch.ones(3)\nfor step in range(10):\n    w.add_(1)\n    g = w.cuda()\n",
         "import torch\nmodel = torch.nn.Linear(2, 2)\nfor step in range(3):\n    model.cuda()\n    model.cpu()\n",
         "import torch\ndef f(t):\n    for i in range(3):\n        u = t.cuda()\n",
-        "import torch\nfor step in range(10):\n    x = torch.randn(200, 28).to('cuda')\n",
+        "import torch\nfor step in range(10):\n    x = torch.randn(200, 28, generator=g).to('cuda')\n",
     )
     invalid = (
         Example(
@@ -85,7 +85,7 @@ class MoveInLoop(Rule):
             "import torch\nweights = torch.tensor([1.0, 2.0])\nfor epoch in range(10):\n"
             "    w = weights.to('cuda')  # expect: DL401\n"
         ),
-        Example("import torch\nwhile True:\n    scale = torch.tensor([0.5, 2.0]).cuda()  # expect: DL401\n"),
+        Example("import torch\nwhile True:\n    scale = torch.tensor([0.5, 2.0]).cuda()  # expect: DL401, DL402\n"),
     )
 
     def on_call(self, event: CallEvent) -> None:

@@ -1,0 +1,130 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from devicelint.analysis import torch_api as api
+from devicelint.analysis.flow import CallEvent
+from devicelint.analysis.names import keyword_arg, positional_args
+from devicelint.analysis.values import Kind
+from devicelint.engine import FixSpec, NodeEdit
+from devicelint.findings import Severity
+from devicelint.rules.base import Example, Rule
+
+#: factories whose values come from the random generator of the device they run on
+_RANDOM = frozenset({"torch.rand", "torch.randn", "torch.randint", "torch.randperm", "torch.normal"})
+
+
+class CpuAllocThenMove(Rule):
+    """
+    ## What it does
+    Flags a torch factory called without `device=` whose result is moved at once:
+    `torch.zeros(...).cuda()`, `torch.randn(...).to(device)`, `torch.FloatTensor([...]).cuda()`.
+
+    ## Why is this bad?
+    The tensor is allocated and filled on the CPU, then copied to the GPU: twice the work and a
+    host-to-device transfer, for a tensor the GPU could have created in place.
+
+    ## Example
+    ```python
+    noise = torch.randn(batch, 128).to(device)
+    ```
+
+    ## Use instead
+    ```python
+    noise = torch.randn(batch, 128, device=device)
+    ```
+    The fix passes the move's target as `device=` and drops the move. It is safe for
+    deterministic factories (`zeros`, `ones`, `full`, `arange`, `tensor`, ...). For random
+    factories it is marked unsafe: the numbers then come from the GPU's generator, so a
+    seeded run produces different values. Legacy typed constructors (`torch.FloatTensor`)
+    take no `device=` and get no fix; moves that also change the dtype get none either.
+    """
+
+    code = "DL402"
+    name = "cpu-alloc-then-move"
+    severity = Severity.WARNING
+    summary = "A factory builds a tensor on the CPU only to move it at once; pass `device=`."
+    fix_safety = "safe"
+    valid = (
+        "import torch\nx = torch.zeros(3, device='cuda')\n",
+        "import torch\nx = torch.zeros(3).to(torch.float16)\n",
+        "import torch\nx = torch.zeros(3)\ny = x.cuda()\n",
+        "import torch\nx = torch.randn(3, generator=g).cuda()\n",
+        "import torch\nx = torch.zeros(3).cpu()\n",
+    )
+    invalid = (
+        Example(
+            "import torch\ndevice = torch.device('cuda')\nx = torch.zeros(4, 4).to(device)  # expect: DL402\n",
+            "import torch\ndevice = torch.device('cuda')\nx = torch.zeros(4, 4, device=device)  # expect: DL402\n",
+        ),
+        Example(
+            "import torch\nmask = torch.ones(8, dtype=torch.bool).cuda()  # expect: DL402\n",
+            "import torch\nmask = torch.ones(8, dtype=torch.bool, device=\"cuda\")  # expect: DL402\n",
+        ),
+        Example(
+            "import torch\nw = torch.FloatTensor([1, 2]).cuda(1)  # expect: DL402\n",
+            "import torch\nw = torch.FloatTensor([1, 2]).cuda(1)  # expect: DL402\n",
+        ),
+        Example("import torch as t\nnoise = t.randn(2, 3).to('cuda', non_blocking=True)  # expect: DL402\n"),
+    )
+
+    def on_call(self, event: CallEvent) -> None:
+        if event.method not in ("cuda", "to") or event.receiver is None or event.receiver.kind != Kind.TENSOR:
+            return
+        func = event.node.func
+        assert isinstance(func, cst.Attribute)
+        factory = func.value
+        origin = event.receiver.origin
+        if not isinstance(factory, cst.Call) or origin is None or origin.node is not factory:
+            return
+        qualname = self.ctx.analyzer.qualname_of(factory.func, event.state)
+        if qualname not in api.FACTORIES or keyword_arg(factory, "device") is not None or keyword_arg(factory, "generator") is not None:
+            return
+        target = event.result.device
+        if target is None or not target.is_accel:
+            return
+        factory_text = self.ctx.source_of(factory, 60)
+        self.ctx.report(
+            event.node,
+            f"`{factory_text}` is allocated and filled on the CPU, then copied to {target.describe()}; "
+            f"create it there: pass `device=` to the factory",
+            fix=self._fix(event, factory, qualname),
+        )
+
+    def _fix(self, event: CallEvent, factory: cst.Call, qualname: str) -> "FixSpec | None":
+        if qualname in api.LEGACY_TYPED_CONSTRUCTORS or not factory.args:
+            return None
+        node = event.node
+        func = node.func
+        assert isinstance(func, cst.Attribute)
+        if func.attr.value == "cuda":
+            positional = positional_args(node)
+            if node.args and (len(node.args) > 1 or not positional):
+                return None
+            device = f'"cuda:{self.ctx.source_of(positional[0].value)}"' if positional and isinstance(positional[0].value, cst.Integer) else '"cuda"'
+            if positional and not isinstance(positional[0].value, cst.Integer):
+                return None
+        else:
+            extra = [arg for arg in node.args if not (arg.keyword is not None and arg.keyword.value == "non_blocking")]
+            if len(extra) != 1:
+                return None
+            device_arg = extra[0]
+            if device_arg.keyword is not None and device_arg.keyword.value != "device":
+                return None
+            device = self.ctx.module.code_for_node(device_arg.value)
+        last = factory.args[-1]
+        replacement = self.ctx.module.code_for_node(
+            factory.with_changes(
+                args=[
+                    *factory.args[:-1],
+                    last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+                    cst.Arg(keyword=cst.Name("device"), value=cst.parse_expression(device), equal=cst.AssignEqual(
+                        whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))),
+                ]
+            )
+        )
+        return FixSpec(
+            f"Create it on the device: `device={device}`",
+            (NodeEdit(node, "replace", replacement),),
+            safe=qualname not in _RANDOM,
+        )
