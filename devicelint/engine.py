@@ -23,7 +23,7 @@ from devicelint.rules import Rule, rules_by_code
 from devicelint.suppressions import parse_suppressions, skips_file
 
 _LINE_TOKEN = re.compile("\x00L(\\d+)\x00")
-_HOOKS = ("on_call", "on_binary", "on_expression_statement", "on_subscript_assign", "on_condition")
+_HOOKS = ("on_call", "on_binary", "on_expression_statement", "on_subscript_assign", "on_condition", "on_assign")
 
 
 @dataclass(frozen=True)
@@ -89,6 +89,15 @@ class RuleContext:
         text = " ".join(text.split())
         return text if len(text) <= limit else text[: limit - 3] + "..."
 
+    def torch_nn_spelling(self, state: dict) -> Optional[str]:
+        """How this file spells ``torch.nn`` where ``state`` holds (``nn``, ``torch.nn``), if at all."""
+        for name in ("nn",):
+            if self.analyzer.qualname_of(cst.Name(name), state) == "torch.nn":
+                return name
+        if self.analyzer.qualname_of(cst.Name("torch"), state) == "torch":
+            return "torch.nn"
+        return None
+
     @property
     def loop_stack(self):  # type: ignore[no-untyped-def]
         return self.analyzer.loop_stack
@@ -145,6 +154,9 @@ class _Dispatcher:
 
     def on_condition(self, node: cst.BaseExpression, value: Value) -> None:
         self._dispatch("on_condition", node, value)
+
+    def on_assign(self, statement: cst.CSTNode, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value) -> None:
+        self._dispatch("on_assign", statement, target, value_node, value)
 
     def finish(self) -> None:
         for rule in list(self.rules):

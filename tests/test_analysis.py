@@ -27,6 +27,9 @@ class _Recorder:
     def on_condition(self, node, value) -> None:
         pass
 
+    def on_assign(self, statement, target, value_node, value) -> None:
+        pass
+
 
 def analyse(code: str) -> FlowAnalyzer:
     module = cst.parse_module(code)

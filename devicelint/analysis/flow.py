@@ -220,6 +220,8 @@ class EventSink(Protocol):
 
     def on_condition(self, node: cst.BaseExpression, value: Value) -> None: ...
 
+    def on_assign(self, statement: cst.CSTNode, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value) -> None: ...
+
 
 @dataclass
 class FileFacts:
@@ -413,11 +415,15 @@ class FlowAnalyzer:
     def _exec_assign(self, node: cst.Assign, state: State) -> None:
         value = self.eval(node.value, state)
         for target in node.targets:
+            if self.emitting:
+                self.sink.on_assign(node, target.target, node.value, value)
             self.assign(target.target, value, state, node.value)
 
     def _exec_ann_assign(self, node: cst.AnnAssign, state: State) -> None:
         if node.value is not None:
             value = self.eval(node.value, state)
+            if self.emitting:
+                self.sink.on_assign(node, node.target, node.value, value)
             self.assign(node.target, value, state, node.value)
 
     def _exec_aug_assign(self, node: cst.AugAssign, state: State) -> None:

@@ -64,6 +64,9 @@ class Rule:
     def on_condition(self, node: "cst.BaseExpression", value: "Value") -> None:  # pragma: no cover
         pass
 
+    def on_assign(self, statement: "cst.CSTNode", target: "cst.BaseExpression", value_node: "cst.BaseExpression", value: "Value") -> None:  # pragma: no cover
+        pass
+
     def finish(self) -> None:  # pragma: no cover - interface
         pass
 

@@ -1,0 +1,113 @@
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from devicelint.analysis.names import dotted_name
+from devicelint.analysis.values import Kind, Value
+from devicelint.engine import FixSpec, NodeEdit
+from devicelint.findings import Severity
+from devicelint.rules.base import Example, Rule
+
+
+class UnregisteredTensorAttr(Rule):
+    """
+    ## What it does
+    In an `nn.Module` subclass's `__init__`, flags `self.x = <tensor built by torch>` (a factory,
+    `torch.tensor`, `torch.from_numpy`, and what is computed from them) that is neither an
+    `nn.Parameter` nor a registered buffer, when another method of the class reads `self.x`.
+    0-dim tensors and attributes no other method reads are left alone.
+
+    ## Why is this bad?
+    `model.to(device)` and `model.cuda()` move parameters and buffers only. The plain tensor
+    attribute stays on the CPU, and `forward` mixes devices on a GPU: `RuntimeError: Expected
+    all tensors to be on the same device`.
+
+    ## Example
+    ```python
+    class Attention(nn.Module):
+        def __init__(self, size):
+            super().__init__()
+            self.mask = torch.tril(torch.ones(size, size))
+    ```
+
+    ## Use instead
+    ```python
+    class Attention(nn.Module):
+        def __init__(self, size):
+            super().__init__()
+            self.register_buffer("mask", torch.tril(torch.ones(size, size)), persistent=False)
+    ```
+    The fix rewrites the assignment as `register_buffer(..., persistent=False)`. It is safe:
+    `persistent=False` keeps `state_dict()` (and so existing checkpoints) unchanged, and the
+    attribute reads the same; it now moves with the module, which is the point.
+    """
+
+    code = "DL103"
+    name = "unregistered-tensor-attr"
+    severity = Severity.ERROR
+    summary = "A plain tensor attribute of an nn.Module is not moved by `model.to(device)`."
+    fix_safety = "safe"
+    valid = (
+        "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.register_buffer('mask', torch.ones(3, 3))\n    def forward(self, x):\n        return x * self.mask\n",
+        "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.w = nn.Parameter(torch.ones(3))\n    def forward(self, x):\n        return x * self.w\n",
+        "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.scale = torch.tensor(0.5)\n    def forward(self, x):\n        return x * self.scale\n",
+        "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.table = torch.ones(3)\n        self.size = self.table.numel()\n",
+    )
+    invalid = (
+        Example(
+            "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.mask = torch.tril(torch.ones(8, 8))  # expect: DL103\n"
+            "    def forward(self, x):\n        return x.masked_fill(self.mask == 0, 0.0)\n",
+            "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.register_buffer(\"mask\", torch.tril(torch.ones(8, 8)), persistent=False)  # expect: DL103\n"
+            "    def forward(self, x):\n        return x.masked_fill(self.mask == 0, 0.0)\n",
+        ),
+    )
+
+    def on_assign(self, statement: cst.CSTNode, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value) -> None:
+        context = self.ctx.current_function
+        if context.node is None or context.node.name.value != "__init__" or context.class_info is None or not context.class_info.is_module:
+            return
+        if value.kind != Kind.TENSOR or value.info in ("parameter", "buffer") or value.scalar is True:
+            return
+        if value.device is None or not value.device.is_cpu or value.origin is None or not value.origin.how.startswith("created"):
+            return
+        if self._converted_parameter(value_node):
+            return  # nn.Parameter(...).half(): DL102 says what went wrong
+        name = dotted_name(target) if isinstance(target, cst.Attribute) else None
+        if name is None or not name.startswith("self.") or name.count(".") != 1:
+            return
+        attribute = name[5:]
+        if not self._read_elsewhere(context.class_info, attribute):
+            return
+        fix = None
+        if isinstance(statement, cst.Assign) and len(statement.targets) == 1:
+            expression = self.ctx.module.code_for_node(value_node)
+            fix = FixSpec(
+                "Register it as a non-persistent buffer",
+                (NodeEdit(statement, "replace", f'self.register_buffer("{attribute}", {expression}, persistent=False)'),),
+            )
+        self.ctx.report(
+            statement,
+            f"`{name}` is a plain tensor attribute (created on the CPU at line {self.ctx.line(value.origin.node)}): "
+            "`model.to(device)` will not move it and `forward` will mix devices; register it as a buffer",
+            fix=fix,
+        )
+
+    def _converted_parameter(self, node: cst.BaseExpression) -> bool:
+        if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and isinstance(node.func.value, cst.Call)):
+            return False
+        return self.ctx.analyzer.qualname_of(node.func.value.func, {}) in ("torch.nn.Parameter", "torch.nn.parameter.Parameter")
+
+    def _read_elsewhere(self, class_info, attribute: str) -> bool:  # type: ignore[no-untyped-def]
+        pattern = re.compile(rf"\bself\.{re.escape(attribute)}\b")
+        for method_name, method in class_info.methods.items():
+            if method_name != "__init__" and pattern.search(self.ctx.module.code_for_node(method)):
+                return True
+        return False

@@ -1,0 +1,123 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from devicelint.analysis.flow import CallEvent, Homogeneous
+from devicelint.analysis.names import dotted_name
+from devicelint.analysis.values import Kind, Value
+from devicelint.engine import FixSpec, NodeEdit
+from devicelint.findings import Severity
+from devicelint.rules.base import Example, Rule
+
+
+def _holds_modules(value: Value) -> bool:
+    if value.kind != Kind.CONTAINER:
+        return False
+    if isinstance(value.info, Homogeneous):
+        return value.info.element.kind == Kind.MODULE
+    if isinstance(value.info, tuple) and value.info:
+        return all(item.kind == Kind.MODULE for item in value.info)
+    return False
+
+
+class PlainContainerOfModules(Rule):
+    """
+    ## What it does
+    In an `nn.Module` subclass's `__init__`, flags `self.layers = [nn.Linear(...), ...]` - a
+    Python list, tuple, dict or comprehension of modules - and modules appended to a plain list
+    attribute (`self.heads.append(nn.Linear(...))`).
+
+    ## Why is this bad?
+    Only `nn.Module` attributes (and `nn.ModuleList` / `nn.ModuleDict`) register submodules.
+    The modules in a plain list are invisible: `model.to(device)` leaves them on the CPU,
+    `parameters()` misses them (the optimizer never trains them) and `state_dict()` does not
+    save them.
+
+    ## Example
+    ```python
+    self.blocks = [nn.Linear(64, 64) for _ in range(4)]
+    ```
+
+    ## Use instead
+    ```python
+    self.blocks = nn.ModuleList([nn.Linear(64, 64) for _ in range(4)])
+    ```
+    The fix wraps a list, tuple or comprehension in `nn.ModuleList(...)` and a dict in
+    `nn.ModuleDict(...)`, spelling `nn` as the file imports it. It is safe: indexing, iterating
+    and `len` work as before, and the submodules are now registered, which is the point.
+    """
+
+    code = "DL105"
+    name = "plain-container-of-modules"
+    severity = Severity.ERROR
+    summary = "Submodules kept in a plain list/dict attribute are not registered: not moved, trained or saved."
+    fix_safety = "safe"
+    valid = (
+        "import torch.nn as nn\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.blocks = nn.ModuleList([nn.Linear(2, 2)])\n",
+        "import torch.nn as nn\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.sizes = [64, 128]\n",
+        "import torch.nn as nn\nclass Holder:\n    def __init__(self):\n        self.models = [nn.Linear(2, 2)]\n",
+    )
+    invalid = (
+        Example(
+            "import torch.nn as nn\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.blocks = [nn.Linear(2, 2) for _ in range(3)]  # expect: DL105\n",
+            "import torch.nn as nn\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.blocks = nn.ModuleList([nn.Linear(2, 2) for _ in range(3)])  # expect: DL105\n",
+        ),
+        Example(
+            "import torch\nclass M(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.heads = {'a': torch.nn.Linear(2, 2), 'b': torch.nn.Linear(2, 3)}  # expect: DL105\n",
+            "import torch\nclass M(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.heads = torch.nn.ModuleDict({'a': torch.nn.Linear(2, 2), 'b': torch.nn.Linear(2, 3)})  # expect: DL105\n",
+        ),
+        Example(
+            "from torch import nn\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.layers = []\n        for i in range(3):\n            self.layers.append(nn.Linear(4, 4))  # expect: DL105\n"
+        ),
+    )
+
+    def _in_module_init(self) -> bool:
+        context = self.ctx.current_function
+        return (
+            context.node is not None
+            and context.node.name.value == "__init__"
+            and context.class_info is not None
+            and context.class_info.is_module
+        )
+
+    def on_assign(self, statement: cst.CSTNode, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value) -> None:
+        if not self._in_module_init() or not isinstance(target, cst.Attribute) or not _holds_modules(value):
+            return
+        name = dotted_name(target)
+        if name is None or not name.startswith("self."):
+            return
+        container = "ModuleDict" if isinstance(value_node, (cst.Dict, cst.DictComp)) else "ModuleList"
+        nn = self.ctx.torch_nn_spelling({})
+        fix = None
+        if nn is not None and isinstance(value_node, (cst.List, cst.Tuple, cst.ListComp, cst.Dict, cst.DictComp)):
+            inner = self.ctx.module.code_for_node(value_node)
+            fix = FixSpec(f"Wrap it in `{nn}.{container}`", (NodeEdit(value_node, "replace", f"{nn}.{container}({inner})"),))
+        self.ctx.report(
+            value_node,
+            f"`{name}` holds modules in a plain Python container: they are not registered, so "
+            f"`.to(device)` does not move them and `parameters()` / `state_dict()` miss them; use `nn.{container}`",
+            fix=fix,
+        )
+
+    def on_call(self, event: CallEvent) -> None:
+        if event.method not in ("append", "extend", "insert") or not self._in_module_init():
+            return
+        func = event.node.func
+        assert isinstance(func, cst.Attribute)
+        owner = dotted_name(func.value)
+        if owner is None or not owner.startswith("self.") or event.receiver is None or event.receiver.kind != Kind.CONTAINER:
+            return
+        added = [value for _, value in event.args]
+        if added and (added[-1].kind == Kind.MODULE or _holds_modules(added[-1])):
+            self.ctx.report(
+                event.node,
+                f"`{owner}` is a plain list of modules: modules appended to it are not registered, so "
+                "`.to(device)` does not move them and `parameters()` / `state_dict()` miss them; make it an `nn.ModuleList()`",
+            )
