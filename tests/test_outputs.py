@@ -55,7 +55,7 @@ def test_sarif_structure(tmp_path):
         assert "## Why is this bad?" in descriptor["help"]["text"]
         assert descriptor["defaultConfiguration"]["level"] == {"error": "error", "warning": "warning", "info": "note"}[rule.severity.value]
     results = document["runs"][0]["results"]
-    assert [(r["ruleId"], r["level"]) for r in results] == [("DL101", "error"), ("DL301", "warning"), ("DL304", "note")]
+    assert [(r["ruleId"], r["level"]) for r in results] == [("DL101", "error"), ("DL301", "warning"), ("DL405", "note"), ("DL304", "note")]
     first = results[0]
     assert rules[first["ruleIndex"]]["id"] == "DL101"
     location = first["locations"][0]["physicalLocation"]
@@ -64,7 +64,7 @@ def test_sarif_structure(tmp_path):
     replacement = first["fixes"][0]["artifactChanges"][0]["replacements"][0]
     assert replacement["insertedContent"]["text"] == "x = "
     assert replacement["deletedRegion"] == {"startLine": 3, "startColumn": 1, "endLine": 3, "endColumn": 1}
-    assert "fixes" not in results[2]
+    assert "fixes" not in results[3]
 
 
 def test_flake8_plugin_columns_match_devicelint(tmp_path):
@@ -79,5 +79,5 @@ def test_flake8_plugin_columns_match_devicelint(tmp_path):
     )
     own_lines = [line.replace(" [*]", "") for line in own.stdout.splitlines() if line.startswith("train.py:")]
     assert plugin.stdout.splitlines() == own_lines
-    assert len(own_lines) == 3  # the noqa line is silenced by both
+    assert len(own_lines) == 4  # the noqa line is silenced by both
     assert plugin.returncode == 1

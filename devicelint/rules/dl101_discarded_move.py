@@ -75,7 +75,7 @@ class DiscardedMove(Rule):
             "import torch\ndef f(batch):\n    batch[0].to('cuda')  # expect: DL101\n",
         ),
         Example("import torch\ntorch.zeros(3).cuda()  # expect: DL101, DL402\n"),
-        Example("import torch\nfrom torch import nn\nmodel = nn.Linear(2, 2)\nnn.DataParallel(model)  # expect: DL101\n"),
+        Example("import torch\nfrom torch import nn\nmodel = nn.Linear(2, 2)\nnn.DataParallel(model)  # expect: DL101, DL405\n"),
         Example("import torch as t\nfor x, y in t.utils.data.DataLoader(ds):\n    x.cuda(non_blocking=True)  # expect: DL101\n"),
     )
 

@@ -45,7 +45,7 @@ class InputNotMoved(Rule):
         "for x, y in DataLoader(ds):\n    x = x.to('cuda')\n    out = model(x)\n",
         "import torch\nfrom torch.utils.data import DataLoader\nmodel = torch.nn.Linear(4, 2).to('cuda')\n"
         "for x, y in DataLoader(ds, collate_fn=to_gpu):\n    out = model(x)\n",
-        "import torch\nfrom torch.utils.data import DataLoader\nmodel = torch.nn.DataParallel(torch.nn.Linear(4, 2)).cuda()\n"
+        "import torch\nfrom torch.utils.data import DataLoader\nmodel = torch.nn.DataParallel(torch.nn.Linear(4, 2)).cuda()  # noqa: DL405\n"
         "for x, y in DataLoader(ds):\n    out = model(x)\n",
         "import torch\nfrom torch.utils.data import DataLoader\nmodel = torch.nn.Linear(4, 2)\n"
         "for x, y in DataLoader(ds):\n    out = model(x)\n",

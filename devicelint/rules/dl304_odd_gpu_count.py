@@ -67,19 +67,19 @@ class OddGpuCount(Rule):
     severity = Severity.INFO
     summary = "A device count that does not divide the batch: DataParallel splits it unevenly."
     valid = (
-        "import torch\nmodel = torch.nn.DataParallel(net, device_ids=[0, 1])\nloader = torch.utils.data.DataLoader(ds, batch_size=128)\n",
-        "import torch\nmodel = torch.nn.DataParallel(net, device_ids=[0, 1, 2])\nloader = torch.utils.data.DataLoader(ds, batch_size=96)\n",
+        "import torch\nmodel = torch.nn.DataParallel(net, device_ids=[0, 1])  # noqa: DL405\nloader = torch.utils.data.DataLoader(ds, batch_size=128)\n",
+        "import torch\nmodel = torch.nn.DataParallel(net, device_ids=[0, 1, 2])  # noqa: DL405\nloader = torch.utils.data.DataLoader(ds, batch_size=96)\n",
         "import os\nimport torch\nos.environ['CUDA_VISIBLE_DEVICES'] = '0'\n",
         "import os\nimport torch\nos.environ['CUDA_VISIBLE_DEVICES'] = '0,1,2'\nmodel = torch.nn.parallel.DistributedDataParallel(net)\n",
     )
     invalid = (
         Example(
-            "import torch\nmodel = torch.nn.DataParallel(net, device_ids=[0, 1, 2])  # expect: DL304\n"
+            "import torch\nmodel = torch.nn.DataParallel(net, device_ids=[0, 1, 2])  # expect: DL304, DL405\n"
             "loader = torch.utils.data.DataLoader(ds, batch_size=128)\n"
         ),
         Example("import os\nimport torch\nos.environ['CUDA_VISIBLE_DEVICES'] = '0,1,2'  # expect: DL304\n"),
         Example(
-            "import torch\nBATCH = 10\nmodel = torch.nn.DataParallel(net, device_ids=[0, 1, 2, 3])  # expect: DL304\n"
+            "import torch\nBATCH = 10\nmodel = torch.nn.DataParallel(net, device_ids=[0, 1, 2, 3])  # expect: DL304, DL405\n"
             "loader = torch.utils.data.DataLoader(ds, batch_size=BATCH)\n"
         ),
     )

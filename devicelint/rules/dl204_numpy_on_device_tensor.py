@@ -1,0 +1,88 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from devicelint.analysis.flow import CallEvent
+from devicelint.analysis.values import Kind, Value
+from devicelint.engine import FixSpec, NodeEdit
+from devicelint.findings import Severity
+from devicelint.rules.base import Example, Rule
+
+
+def _on_accelerator(value: Value) -> bool:
+    if value.kind == Kind.TENSOR:
+        return value.device is not None and value.device.is_accel
+    if value.kind == Kind.CONTAINER and isinstance(value.info, tuple) and value.info:
+        return any(_on_accelerator(item) for item in value.info)
+    return False
+
+
+class NumpyOnDeviceTensor(Rule):
+    """
+    ## What it does
+    Flags `.numpy()` on a tensor known to live on a GPU, and numpy functions (`np.array`,
+    `np.asarray`, `np.sum`, `np.concatenate`, ...) applied to such tensors or to lists of them.
+
+    ## Why is this bad?
+    numpy reads host memory: `TypeError: can't convert cuda:0 device type tensor to numpy. Use
+    Tensor.cpu() to copy the tensor to host memory first.`
+
+    ## Example
+    ```python
+    predictions = model(x.to(device)).argmax(1).numpy()
+    ```
+
+    ## Use instead
+    ```python
+    predictions = model(x.to(device)).argmax(1).cpu().numpy()
+    ```
+    The fix inserts `.cpu()` before `.numpy()` (or after the tensor passed to numpy when it is
+    a plain name). It is safe: the call could only raise.
+    """
+
+    code = "DL204"
+    name = "numpy-on-device-tensor"
+    severity = Severity.ERROR
+    summary = "`.numpy()` / `np.asarray` on a tensor that lives on a GPU."
+    fix_safety = "safe"
+    valid = (
+        "import torch\nx = torch.randn(3, device='cuda')\ny = x.cpu().numpy()\n",
+        "import torch\nx = torch.randn(3)\ny = x.numpy()\n",
+        "import numpy as np\nimport torch\ndef f(x):\n    return np.asarray(x)\n",
+    )
+    invalid = (
+        Example(
+            "import torch\nx = torch.randn(3, device='cuda')\ny = x.numpy()  # expect: DL204\n",
+            "import torch\nx = torch.randn(3, device='cuda')\ny = x.cpu().numpy()  # expect: DL204\n",
+        ),
+        Example(
+            "import numpy as np\nimport torch\nx = torch.ones(3, device='cuda')\nm = np.mean(x)  # expect: DL204\n",
+            "import numpy as np\nimport torch\nx = torch.ones(3, device='cuda')\nm = np.mean(x.cpu())  # expect: DL204\n",
+        ),
+    )
+
+    def on_call(self, event: CallEvent) -> None:
+        if event.method == "numpy" and event.receiver is not None and _on_accelerator(event.receiver):
+            func = event.node.func
+            assert isinstance(func, cst.Attribute)
+            self.ctx.report(
+                event.node,
+                f"`{self.ctx.source_of(func.value)}` lives on {event.receiver.device.describe()}: `.numpy()` "
+                "raises \"can't convert cuda:0 device type tensor to numpy\"; call `.cpu()` first",
+                fix=FixSpec("Insert `.cpu()`", (NodeEdit(func.value, "after", ".cpu()"),)),
+            )
+            return
+        if event.qualname is None or not event.qualname.startswith("numpy."):
+            return
+        for arg, value in event.args:
+            if arg.keyword is None and _on_accelerator(value):
+                fix = None
+                if value.kind == Kind.TENSOR and isinstance(arg.value, (cst.Name, cst.Attribute)):
+                    fix = FixSpec("Insert `.cpu()`", (NodeEdit(arg.value, "after", ".cpu()"),))
+                self.ctx.report(
+                    event.node,
+                    f"`{self.ctx.source_of(arg.value)}` holds GPU tensors: numpy cannot read them "
+                    "(\"can't convert cuda:0 device type tensor to numpy\"); move them with `.cpu()` first",
+                    fix=fix,
+                )
+                return

@@ -1,0 +1,80 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from devicelint.analysis.flow import CallEvent
+from devicelint.analysis.names import dotted_name
+from devicelint.analysis.values import Kind
+from devicelint.findings import Severity
+from devicelint.rules.base import Example, Rule
+
+
+class OptimizerBeforeMove(Rule):
+    """
+    ## What it does
+    Flags `model.cuda()` / `model.to(...)` that comes after an optimizer was built from
+    `model.parameters()` in the same function (or at module level).
+
+    ## Why is this bad?
+    PyTorch's `Module.cuda` documentation: "This also makes associated parameters and buffers
+    different objects. So it should be called before constructing the optimizer if the module
+    will live on GPU while being optimized." Optimizer state created or loaded before the move
+    stays on the CPU, and code that swaps parameters on conversion leaves the optimizer updating
+    tensors the model no longer uses.
+
+    ## Example
+    ```python
+    optimizer = torch.optim.Adam(model.parameters())
+    model.to(device)
+    ```
+
+    ## Use instead
+    ```python
+    model.to(device)
+    optimizer = torch.optim.Adam(model.parameters())
+    ```
+    """
+
+    code = "DL407"
+    name = "optimizer-before-move"
+    severity = Severity.WARNING
+    summary = "An optimizer built from `model.parameters()` before the model is moved."
+    valid = (
+        "import torch\nmodel = torch.nn.Linear(2, 2)\nmodel.cuda()\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n",
+        "import torch\nmodel = torch.nn.Linear(2, 2)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\nother.cuda()\n",
+    )
+    invalid = (
+        Example(
+            "import torch\nmodel = torch.nn.Linear(2, 2)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+            "model.cuda()  # expect: DL407\n"
+        ),
+    )
+
+    def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(ctx)
+        #: (function node, module expression) -> the optimizer's constructor
+        self._optimized: dict[tuple[int, str], cst.Call] = {}
+
+    def on_call(self, event: CallEvent) -> None:
+        scope = id(self.ctx.current_function.node)
+        if event.result.kind == Kind.OPTIMIZER and event.args:
+            first = event.args[0][0].value
+            if isinstance(first, cst.Call) and isinstance(first.func, cst.Attribute) and first.func.attr.value in ("parameters", "named_parameters"):
+                owner = dotted_name(first.func.value)
+                if owner is not None:
+                    self._optimized[(scope, owner)] = event.node
+            return
+        if event.method not in ("cuda", "to") or event.receiver is None or event.receiver.kind != Kind.MODULE:
+            return
+        if event.result.device is None or not event.result.device.is_accel:
+            return
+        func = event.node.func
+        assert isinstance(func, cst.Attribute)
+        owner = dotted_name(func.value)
+        optimizer = self._optimized.get((scope, owner or ""))
+        if optimizer is not None:
+            self.ctx.report(
+                event.node,
+                f"`{owner}` is moved after an optimizer was built from its parameters (line "
+                f"{self.ctx.line(optimizer)}); move the model first, then build the optimizer",
+            )
