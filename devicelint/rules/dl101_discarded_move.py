@@ -76,7 +76,7 @@ class DiscardedMove(Rule):
         ),
         Example("import torch\ntorch.zeros(3).cuda()  # expect: DL101, DL402\n"),
         Example("import torch\nfrom torch import nn\nmodel = nn.Linear(2, 2)\nnn.DataParallel(model)  # expect: DL101, DL405\n"),
-        Example("import torch as t\nfor x, y in t.utils.data.DataLoader(ds):\n    x.cuda(non_blocking=True)  # expect: DL101\n"),
+        Example("import torch as t\nfor x, y in t.utils.data.DataLoader(ds):\n    x.cuda(non_blocking=True)  # expect: DL101, DL404\n"),
     )
 
     def on_call(self, event: CallEvent) -> None:

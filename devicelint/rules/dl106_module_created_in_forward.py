@@ -68,6 +68,9 @@ class ModuleCreatedInForward(Rule):
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)
         self._reached: dict[int, set[str]] = {}
+        #: constructions to report, and those nested in another (reported as part of it)
+        self._candidates: dict[int, tuple[cst.Call, str]] = {}
+        self._nested: set[int] = set()
 
     def _methods_reached_from_forward(self, class_info) -> set[str]:  # type: ignore[no-untyped-def]
         key = id(class_info)
@@ -94,9 +97,18 @@ class ModuleCreatedInForward(Rule):
         method = context.node.name.value
         if method == "__init__" or method not in self._methods_reached_from_forward(context.class_info):
             return
-        shown = self.ctx.source_of(event.node.func)
-        self.ctx.report(
-            event.node,
-            f"`{shown}(...)` builds a module with parameters inside `{method}`, which runs at every forward: "
-            "its weights are re-initialised each call, never trained, saved or moved; build it in `__init__`",
-        )
+        for _, value in event.args:
+            if value.kind == Kind.MODULE and value.origin is not None:
+                self._nested.add(id(value.origin.node))
+        self._candidates[id(event.node)] = (event.node, method)
+
+    def finish(self) -> None:
+        for key, (node, method) in self._candidates.items():
+            if key in self._nested:
+                continue
+            shown = self.ctx.source_of(node.func)
+            self.ctx.report(
+                node,
+                f"`{shown}(...)` builds a module with parameters inside `{method}`, which runs at every forward: "
+                "its weights are re-initialised each call, never trained, saved or moved; build it in `__init__`",
+            )
