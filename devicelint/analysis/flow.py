@@ -1070,7 +1070,7 @@ class FlowAnalyzer:
             leaf = qualname.rsplit(".", 1)[-1]
             if leaf[:1].isupper():
                 return self._nn_class(node, qualname, leaf, args, state)
-        if qualname.startswith(api.MODEL_FACTORY_PREFIXES):
+        if is_model_factory(qualname):
             return Value(Kind.MODULE, CPU, Origin(node, f"created by `{_spelled(node)}`"))
         if qualname.endswith(".from_pretrained"):
             return Value(Kind.MODULE, None, Origin(node, "loaded"))
@@ -1400,7 +1400,7 @@ class _ParameterFinder(cst.CSTVisitor):
             return None
         if value.kind == Kind.REF:
             qualname = f"{value.qualname}.{rest}" if rest else value.qualname
-            if qualname in api.PARAMETERISED_LAYERS or qualname.startswith(api.MODEL_FACTORY_PREFIXES):
+            if qualname in api.PARAMETERISED_LAYERS or is_model_factory(qualname):
                 self.found = True
         elif value.kind == Kind.CLASS and not rest and value.info is not self.info and value.info.is_module:
             if self.analyzer._owns_parameters(value.info):
@@ -1408,6 +1408,16 @@ class _ParameterFinder(cst.CSTVisitor):
         if name.endswith("register_buffer"):
             self.found = True
         return None
+
+
+def is_model_factory(qualname: str) -> bool:
+    """``timm.create_model(...)``, ``torchvision.models.resnet18(...)``: a model with weights."""
+    if qualname in api.MODEL_FACTORIES:
+        return True
+    if qualname.startswith(api.TORCHVISION_MODELS):
+        leaf = qualname[len(api.TORCHVISION_MODELS):]
+        return "." not in leaf and leaf[:1].islower() and not leaf.startswith(("get_", "list_", "_"))
+    return False
 
 
 def _is_static(node: cst.FunctionDef) -> bool:

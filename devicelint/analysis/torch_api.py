@@ -163,8 +163,10 @@ FRAMEWORK_MODULE_BASES = frozenset(
     }
 )
 
-#: calls that build a model from a library: an nn.Module (device left unknown)
-MODEL_FACTORY_PREFIXES = ("torchvision.models.", "timm.create_model", "timm.models.")
+#: calls that build a model from a library: an nn.Module on the CPU
+MODEL_FACTORIES = frozenset({"timm.create_model", "timm.models.create_model"})
+#: torchvision.models.<name>() builds a model unless <name> is one of its helpers
+TORCHVISION_MODELS = "torchvision.models."
 
 DATALOADER_NAMES = frozenset(
     {"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"}

@@ -13,9 +13,9 @@ from devicelint.findings import Severity
 from devicelint.rules.base import Example, Rule
 
 _MOVES = frozenset({"cuda", "to", "cpu", "pin_memory"})
-#: a subscript of something named like this may well be a module (``self.blocks[0]``)
-_MODULE_LIKE_NAME = re.compile(
-    r"(model|module|net|layer|block|head|encoder|decoder|backbone|stage|expert|branch|tower)", re.IGNORECASE
+#: a subscript of something named like this holds data, not modules
+_DATA_LIKE_NAME = re.compile(
+    r"(batch|inputs?|data|samples?|tensors?|features|targets?|labels?|outputs?|images?|x|xs|ys)(_\w+)?", re.IGNORECASE
 )
 
 
@@ -63,6 +63,7 @@ class DiscardedMove(Rule):
         "import torch\nclass Net(torch.nn.Module):\n    pass\nnet = Net()\nnet.to('cuda')\n",
         "import torch\nlayers = torch.nn.ModuleList([torch.nn.Linear(2, 2)])\nlayers[0].cuda()\n",
         "import torch\ndef f(self):\n    self.blocks[0].cuda()\n",
+        "import torch\ndef update(self, key, value):\n    self[key].to(value.device)\n",
         "import torch\nopt = torch.optim.SGD([], lr=0.1)\nmodel = torch.nn.Linear(2, 2)\nmodel.to('cuda')\n",
     )
     invalid = (
@@ -74,7 +75,7 @@ class DiscardedMove(Rule):
             "import torch\ndef f(batch):\n    batch[0].to('cuda')  # expect: DL101\n",
             "import torch\ndef f(batch):\n    batch[0].to('cuda')  # expect: DL101\n",
         ),
-        Example("import torch\ntorch.zeros(3).cuda()  # expect: DL101, DL402\n"),
+        Example("import torch\ntorch.zeros(3).cuda()  # expect: DL101\n"),
         Example("import torch\nfrom torch import nn\nmodel = nn.Linear(2, 2)\nnn.DataParallel(model)  # expect: DL101, DL405\n"),
         Example("import torch as t\nfor x, y in t.utils.data.DataLoader(ds):\n    x.cuda(non_blocking=True)  # expect: DL101, DL404\n"),
     )
@@ -97,7 +98,7 @@ class DiscardedMove(Rule):
     def _check_move(self, event: CallEvent) -> None:
         assert isinstance(event.node.func, cst.Attribute) and event.receiver is not None
         receiver_node = event.node.func.value
-        if event.receiver.kind not in (Kind.TENSOR, Kind.BATCH) and not self._cannot_be_module(receiver_node, event.receiver.kind):
+        if event.receiver.kind not in (Kind.TENSOR, Kind.BATCH) and not self._cannot_be_module(receiver_node, event.receiver.kind, event.state):
             return
         shown = f"`{self.ctx.source_of(receiver_node)}`"
         method = event.node.func.attr.value
@@ -113,11 +114,15 @@ class DiscardedMove(Rule):
             fix=fix,
         )
 
-    @staticmethod
-    def _cannot_be_module(receiver_node: cst.BaseExpression, kind: Kind) -> bool:
+    def _cannot_be_module(self, receiver_node: cst.BaseExpression, kind: Kind, state: dict) -> bool:
+        """A subscript of data (a batch, a tensor, a list of tensors, or a name that says so):
+        containers of modules (`self.blocks[0]`, a dict of metrics) move their items in place."""
         if kind in (Kind.MODULE, Kind.CRITERION, Kind.OPTIMIZER, Kind.CLASS, Kind.REF):
             return False
-        if isinstance(receiver_node, cst.Subscript):
-            base_name = dotted_name(receiver_node.value) or ""
-            return not _MODULE_LIKE_NAME.search(base_name)
-        return False
+        if not isinstance(receiver_node, cst.Subscript):
+            return False
+        base = self.ctx.analyzer.eval(receiver_node.value, state) if isinstance(receiver_node.value, (cst.Name, cst.Attribute)) else None
+        if base is not None and base.kind in (Kind.BATCH, Kind.TENSOR):
+            return True
+        base_name = dotted_name(receiver_node.value) or ""
+        return bool(_DATA_LIKE_NAME.fullmatch(base_name.rsplit(".", 1)[-1]))

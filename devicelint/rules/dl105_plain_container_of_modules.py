@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from devicelint.analysis.flow import CallEvent, Homogeneous
@@ -58,6 +60,11 @@ class PlainContainerOfModules(Rule):
         "import torch.nn as nn\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
         "        self.sizes = [64, 128]\n",
         "import torch.nn as nn\nclass Holder:\n    def __init__(self):\n        self.models = [nn.Linear(2, 2)]\n",
+        "import torch.nn as nn\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.layers = []\n        self.layers.append(nn.Linear(2, 2))\n        self.layers = nn.ModuleList(self.layers)\n",
+        "import torch.nn as nn\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.layers = [nn.Linear(2, 2), nn.ReLU()]\n        for i, layer in enumerate(self.layers):\n"
+        "            self.add_module(str(i), layer)\n",
     )
     invalid = (
         Example(
@@ -77,6 +84,23 @@ class PlainContainerOfModules(Rule):
             "        self.layers = []\n        for i in range(3):\n            self.layers.append(nn.Linear(4, 4))  # expect: DL105\n"
         ),
     )
+
+    def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(ctx)
+        self._candidates: list[tuple[cst.FunctionDef, str, cst.CSTNode, str, object]] = []
+
+    def _registered_later(self, init: cst.FunctionDef, attribute: str) -> bool:
+        """`__init__` wraps the list afterwards (`self.x = nn.ModuleList(self.x)`) or registers
+        its items itself (`self.add_module(str(i), layer)`)."""
+        text = self.ctx.module.code_for_node(init)
+        if "add_module(" in text or "register_module(" in text:
+            return True
+        return len(re.findall(rf"\bself\.{re.escape(attribute)}\s*=[^=]", text)) > 1
+
+    def finish(self) -> None:
+        for init, attribute, node, message, fix in self._candidates:
+            if not self._registered_later(init, attribute):
+                self.ctx.report(node, message, fix=fix)  # type: ignore[arg-type]
 
     def _in_module_init(self) -> bool:
         context = self.ctx.current_function
@@ -99,12 +123,11 @@ class PlainContainerOfModules(Rule):
         if nn is not None and isinstance(value_node, (cst.List, cst.Tuple, cst.ListComp, cst.Dict, cst.DictComp)):
             inner = self.ctx.module.code_for_node(value_node)
             fix = FixSpec(f"Wrap it in `{nn}.{container}`", (NodeEdit(value_node, "replace", f"{nn}.{container}({inner})"),))
-        self.ctx.report(
-            value_node,
+        message = (
             f"`{name}` holds modules in a plain Python container: they are not registered, so "
-            f"`.to(device)` does not move them and `parameters()` / `state_dict()` miss them; use `nn.{container}`",
-            fix=fix,
+            f"`.to(device)` does not move them and `parameters()` / `state_dict()` miss them; use `nn.{container}`"
         )
+        self._candidates.append((self.ctx.current_function.node, name[5:], value_node, message, fix))
 
     def on_call(self, event: CallEvent) -> None:
         if event.method not in ("append", "extend", "insert") or not self._in_module_init():
@@ -115,9 +138,9 @@ class PlainContainerOfModules(Rule):
         if owner is None or not owner.startswith("self.") or event.receiver is None or event.receiver.kind != Kind.CONTAINER:
             return
         added = [value for _, value in event.args]
-        if added and (added[-1].kind == Kind.MODULE or _holds_modules(added[-1])):
-            self.ctx.report(
-                event.node,
+        if added and (added[-1].kind == Kind.MODULE or _holds_modules(added[-1])) and owner.count(".") == 1:
+            message = (
                 f"`{owner}` is a plain list of modules: modules appended to it are not registered, so "
-                "`.to(device)` does not move them and `parameters()` / `state_dict()` miss them; make it an `nn.ModuleList()`",
+                "`.to(device)` does not move them and `parameters()` / `state_dict()` miss them; make it an `nn.ModuleList()`"
             )
+            self._candidates.append((self.ctx.current_function.node, owner[5:], event.node, message, None))

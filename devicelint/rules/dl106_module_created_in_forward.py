@@ -52,6 +52,8 @@ class ModuleCreatedInForward(Rule):
         "from torch import nn\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.fc = nn.Linear(2, 2)\n"
         "    def forward(self, x):\n        return self.fc(x)\n",
         "from torch import nn\nclass M(nn.Module):\n    def build(self):\n        return nn.Linear(2, 2)\n    def forward(self, x):\n        return x\n",
+        "from torch import nn\nclass M(nn.Module):\n    def forward(self, x):\n        if self.grow:\n"
+        "            bigger = nn.Embedding(10, 4)\n            self.table = bigger\n        return x\n",
     )
     invalid = (
         Example(
@@ -71,6 +73,13 @@ class ModuleCreatedInForward(Rule):
         #: constructions to report, and those nested in another (reported as part of it)
         self._candidates: dict[int, tuple[cst.Call, str]] = {}
         self._nested: set[int] = set()
+        #: constructions assigned to `self.<attribute>`: registered submodules, built on purpose
+        self._stored: set[int] = set()
+
+    def on_assign(self, statement, target, value_node, value) -> None:  # type: ignore[no-untyped-def]
+        if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self":
+            if value.kind == Kind.MODULE and value.origin is not None:
+                self._stored.add(id(value.origin.node))
 
     def _methods_reached_from_forward(self, class_info) -> set[str]:  # type: ignore[no-untyped-def]
         key = id(class_info)
@@ -104,7 +113,7 @@ class ModuleCreatedInForward(Rule):
 
     def finish(self) -> None:
         for key, (node, method) in self._candidates.items():
-            if key in self._nested:
+            if key in self._nested or key in self._stored:
                 continue
             shown = self.ctx.source_of(node.func)
             self.ctx.report(

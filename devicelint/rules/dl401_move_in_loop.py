@@ -75,6 +75,7 @@ class MoveInLoop(Rule):
         "import torch\nmodel = torch.nn.Linear(2, 2)\nfor step in range(3):\n    model.cuda()\n    model.cpu()\n",
         "import torch\ndef f(t):\n    for i in range(3):\n        u = t.cuda()\n",
         "import torch\nfor step in range(10):\n    x = torch.randn(200, 28, generator=g).to('cuda')\n",
+        "import torch\ntemplate = torch.zeros(4)\nfor p in params:\n    state = states[p]\n    avg = template.to(state['avg'].device)\n",
     )
     invalid = (
         Example(
@@ -96,6 +97,8 @@ class MoveInLoop(Rule):
         receiver_node = event.node.func.value
         receiver = event.receiver
         target = event.result.device
+        if not self._target_invariant(event.node, loop):
+            return  # moved somewhere else each time (a per-item device): not a repeated copy
         if receiver.kind in (Kind.MODULE, Kind.CRITERION):
             if self._invariant(receiver_node, loop) and not self._shuttled(receiver_node, loop):
                 what = "model" if receiver.kind == Kind.MODULE else "criterion"
@@ -116,6 +119,13 @@ class MoveInLoop(Rule):
             f"{what} is moved in every iteration of the loop at line {self.ctx.line(loop.node)}; "
             "move it once, before the loop",
         )
+
+    @staticmethod
+    def _target_invariant(call: cst.Call, loop: LoopInfo) -> bool:
+        names = _FreeNames()
+        for arg in call.args:
+            arg.value.visit(names)
+        return not (names.names & loop.assigned)
 
     @staticmethod
     def _invariant(receiver_node: cst.BaseExpression, loop: LoopInfo) -> bool:

@@ -17,8 +17,10 @@ _RANDOM = frozenset({"torch.rand", "torch.randn", "torch.randint", "torch.randpe
 class CpuAllocThenMove(Rule):
     """
     ## What it does
-    Flags a torch factory called without `device=` whose result is moved at once:
-    `torch.zeros(...).cuda()`, `torch.randn(...).to(device)`, `torch.FloatTensor([...]).cuda()`.
+    Flags a torch factory called without `device=` whose result is moved at once -
+    `torch.zeros(...).cuda()`, `torch.randn(...).to(device)`, `torch.FloatTensor([...]).cuda()` -
+    where the code runs again and again: in a loop body, or in a method of an `nn.Module`
+    other than `__init__` (`forward` and what it calls). One-off set-up code is left alone.
 
     ## Why is this bad?
     The tensor is allocated and filled on the CPU, then copied to the GPU: twice the work and a
@@ -47,6 +49,7 @@ class CpuAllocThenMove(Rule):
     fix_safety = "safe"
     valid = (
         "import torch\nx = torch.zeros(3, device='cuda')\n",
+        "import torch\ntable = torch.arange(10).to('cuda')  # once, at set-up\n",
         "import torch\nx = torch.zeros(3).to(torch.float16)\n",
         "import torch\nx = torch.zeros(3)\ny = x.cuda()\n",
         "import torch\nx = torch.randn(3, generator=g).cuda()\n",
@@ -54,22 +57,37 @@ class CpuAllocThenMove(Rule):
     )
     invalid = (
         Example(
-            "import torch\ndevice = torch.device('cuda')\nx = torch.zeros(4, 4).to(device)  # expect: DL402\n",
-            "import torch\ndevice = torch.device('cuda')\nx = torch.zeros(4, 4, device=device)  # expect: DL402\n",
+            "import torch\ndevice = torch.device('cuda')\nfor step in range(9):\n    x = torch.zeros(4, 4).to(device)  # expect: DL401, DL402\n",
+            "import torch\ndevice = torch.device('cuda')\nfor step in range(9):\n    x = torch.zeros(4, 4, device=device)  # expect: DL401, DL402\n",
         ),
         Example(
-            "import torch\nmask = torch.ones(8, dtype=torch.bool).cuda()  # expect: DL402\n",
-            "import torch\nmask = torch.ones(8, dtype=torch.bool, device=\"cuda\")  # expect: DL402\n",
+            "import torch\nclass M(torch.nn.Module):\n    def forward(self, x):\n"
+            "        mask = torch.ones(8, dtype=torch.bool).cuda()  # expect: DL402\n        return x\n",
+            "import torch\nclass M(torch.nn.Module):\n    def forward(self, x):\n"
+            "        mask = torch.ones(8, dtype=torch.bool, device=\"cuda\")  # expect: DL402\n        return x\n",
         ),
         Example(
-            "import torch\nw = torch.FloatTensor([1, 2]).cuda(1)  # expect: DL402\n",
-            "import torch\nw = torch.FloatTensor([1, 2]).cuda(1)  # expect: DL402\n",
+            "import torch\nwhile True:\n    w = torch.FloatTensor([1, 2]).cuda(1)  # expect: DL401, DL402\n",
+            "import torch\nwhile True:\n    w = torch.FloatTensor([1, 2]).cuda(1)  # expect: DL401, DL402\n",
         ),
-        Example("import torch as t\nnoise = t.randn(2, 3).to('cuda', non_blocking=True)  # expect: DL402\n"),
+        Example("import torch as t\nfor i in range(3):\n    noise = t.randn(2, 3).to('cuda', non_blocking=True)  # expect: DL402\n"),
     )
+
+    def _repeats(self) -> bool:
+        if self.ctx.loop_stack:
+            return True
+        context = self.ctx.current_function
+        return (
+            context.node is not None
+            and context.class_info is not None
+            and context.class_info.is_module
+            and context.node.name.value != "__init__"
+        )
 
     def on_call(self, event: CallEvent) -> None:
         if event.method not in ("cuda", "to") or event.receiver is None or event.receiver.kind != Kind.TENSOR:
+            return
+        if not self._repeats():
             return
         func = event.node.func
         assert isinstance(func, cst.Attribute)
