@@ -20,10 +20,26 @@ from devicelint.findings import Finding, finding_from_dict
 DEFAULT_DIRECTORY = ".devicelint_cache"
 
 
+def _code_fingerprint() -> str:
+    """Size and mtime of devicelint's own modules: an edited checkout or editable install
+    changes its rules without changing its version, and must not be answered from old results."""
+    package = Path(__file__).resolve().parent
+    entries = []
+    for path in sorted(package.rglob("*.py")):
+        try:
+            status = path.stat()
+        except OSError:
+            continue
+        entries.append(f"{path.relative_to(package)}:{status.st_size}:{status.st_mtime_ns}")
+    return hashlib.sha256("\n".join(entries).encode()).hexdigest()
+
+
 class ResultCache:
     def __init__(self, directory: Path, codes: Sequence[str], verbose: bool = False) -> None:
         self.directory = directory
-        settings = json.dumps({"version": __version__, "codes": sorted(codes), "verbose": verbose}, sort_keys=True)
+        settings = json.dumps(
+            {"version": __version__, "code": _code_fingerprint(), "codes": sorted(codes), "verbose": verbose}, sort_keys=True
+        )
         self._salt = hashlib.sha256(settings.encode()).digest()
         self._ready = False
 

@@ -80,3 +80,12 @@ def test_no_cache_and_cache_dir(tmp_path, write):
     run([".", "--cache-dir", "elsewhere"], tmp_path)
     assert list((tmp_path / "elsewhere").rglob("*.json"))
     assert not (tmp_path / ".devicelint_cache").exists()
+
+
+def test_a_changed_devicelint_source_misses(tmp_path, write, monkeypatch):
+    write("a.py", BUG)
+    run(["."], tmp_path)
+    seen = _count_lints(monkeypatch)
+    monkeypatch.setattr(cache_module, "_code_fingerprint", lambda: "edited")
+    run(["."], tmp_path)
+    assert seen == ["a.py"]

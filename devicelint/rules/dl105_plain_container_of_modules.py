@@ -98,9 +98,13 @@ class PlainContainerOfModules(Rule):
         return len(re.findall(rf"\bself\.{re.escape(attribute)}\s*=[^=]", text)) > 1
 
     def finish(self) -> None:
+        reported: set[tuple[int, str]] = set()
         for init, attribute, node, message, fix in self._candidates:
-            if not self._registered_later(init, attribute):
-                self.ctx.report(node, message, fix=fix)  # type: ignore[arg-type]
+            key = (id(init), attribute)
+            if key in reported or self._registered_later(init, attribute):
+                continue
+            reported.add(key)  # one finding per attribute, at its first module
+            self.ctx.report(node, message, fix=fix)  # type: ignore[arg-type]
 
     def _in_module_init(self) -> bool:
         context = self.ctx.current_function

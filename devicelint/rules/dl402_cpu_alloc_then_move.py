@@ -18,7 +18,7 @@ class CpuAllocThenMove(Rule):
     """
     ## What it does
     Flags a torch factory called without `device=` whose result is moved at once -
-    `torch.zeros(...).cuda()`, `torch.randn(...).to(device)`, `torch.FloatTensor([...]).cuda()` -
+    `torch.zeros(...).cuda()`, `torch.randn(...).to(device)`, `torch.arange(n).to(device)` -
     where the code runs again and again: in a loop body, or in a method of an `nn.Module`
     other than `__init__` (`forward` and what it calls). One-off set-up code is left alone.
 
@@ -38,8 +38,10 @@ class CpuAllocThenMove(Rule):
     The fix passes the move's target as `device=` and drops the move. It is safe for
     deterministic factories (`zeros`, `ones`, `full`, `arange`, `tensor`, ...). For random
     factories it is marked unsafe: the numbers then come from the GPU's generator, so a
-    seeded run produces different values. Legacy typed constructors (`torch.FloatTensor`)
-    take no `device=` and get no fix; moves that also change the dtype get none either.
+    seeded run produces different values. Moves that also change the dtype get no fix.
+    Constructors from Python data (`torch.tensor([...])`, `torch.as_tensor`,
+    `torch.FloatTensor([...])`) are left alone: they build the values on the host and copy
+    them even when given `device=`, so there is nothing to save.
     """
 
     code = "DL402"
@@ -54,6 +56,7 @@ class CpuAllocThenMove(Rule):
         "import torch\nx = torch.zeros(3)\ny = x.cuda()\n",
         "import torch\nx = torch.randn(3, generator=g).cuda()\n",
         "import torch\nx = torch.zeros(3).cpu()\n",
+        "import torch\nfor ids in batches:\n    t = torch.as_tensor(ids, dtype=torch.long).to('cuda', non_blocking=True)\n",
     )
     invalid = (
         Example(
@@ -67,8 +70,8 @@ class CpuAllocThenMove(Rule):
             "        mask = torch.ones(8, dtype=torch.bool, device=\"cuda\")  # expect: DL402\n        return x\n",
         ),
         Example(
-            "import torch\nwhile True:\n    w = torch.FloatTensor([1, 2]).cuda(1)  # expect: DL401, DL402\n",
-            "import torch\nwhile True:\n    w = torch.FloatTensor([1, 2]).cuda(1)  # expect: DL401, DL402\n",
+            "import torch\nwhile True:\n    w = torch.eye(3).cuda(1)  # expect: DL401, DL402\n",
+            "import torch\nwhile True:\n    w = torch.eye(3, device=\"cuda:1\")  # expect: DL401, DL402\n",
         ),
         Example("import torch as t\nfor i in range(3):\n    noise = t.randn(2, 3).to('cuda', non_blocking=True)  # expect: DL402\n"),
     )
@@ -96,7 +99,9 @@ class CpuAllocThenMove(Rule):
         if not isinstance(factory, cst.Call) or origin is None or origin.node is not factory:
             return
         qualname = self.ctx.analyzer.qualname_of(factory.func, event.state)
-        if qualname not in api.FACTORIES or keyword_arg(factory, "device") is not None or keyword_arg(factory, "generator") is not None:
+        if qualname not in api.FACTORIES or qualname in api.DATA_FACTORIES:
+            return  # from Python data the values are built on the host either way
+        if keyword_arg(factory, "device") is not None or keyword_arg(factory, "generator") is not None:
             return
         target = event.result.device
         if target is None or not target.is_accel:
