@@ -40,3 +40,15 @@ def test_rule_command_rejects_unknown_code():
     result = CliRunner().invoke(main, ["rule", "DL999"])
     assert result.exit_code == 2
     assert "unknown rule code 'DL999'" in result.stderr
+
+
+def test_readme_rule_table_matches_the_rules():
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    rows = [line for line in readme.splitlines() if line.startswith("| DL")]
+    expected = []
+    for rule in all_rules():
+        fix = {"safe": "safe", "unsafe": "unsafe", None: ""}[rule.fix_safety]
+        expected.append(f"| {rule.code} | {rule.name} | {rule.severity.value} | {fix} | {rule.summary} |")
+    assert rows == expected
