@@ -15,7 +15,7 @@ from typing import Callable, Optional, Sequence, Union
 import libcst as cst
 
 from devicelint.analysis.flow import BinaryEvent, CallEvent, FlowAnalyzer
-from devicelint.chunking import CHUNK_CHARACTERS, cut_points, shift
+from devicelint.chunking import CHUNK_CHARACTERS, cut_points, plan_pieces, shift
 from devicelint.analysis.values import Kind, Value
 from devicelint.findings import Edit, Finding, Fix, Related, Severity
 from devicelint.positions import PositionIndex
@@ -236,6 +236,29 @@ def lint_source(
 def _lint_in_pieces(text: str, path: str, rules: Sequence[type[Rule]], verbose: bool, suppress: bool) -> list[Finding]:
     """A big file, piece by piece (see devicelint.chunking): each piece is parsed once, linted,
     and dropped before the next, so memory follows the piece, not the file."""
+    pieces = plan_pieces(text)
+    if pieces is not None:
+        findings: list[Finding] = []
+        imports: dict[str, Value] = {}
+        for piece in pieces:
+            try:
+                module = cst.parse_module(piece.text)
+            except Exception:  # noqa: BLE001 - a piece that does not parse: let the fallback place the error
+                break
+            piece_findings, state = _lint_module(module, piece.text, path, rules, verbose, suppress, imports)
+            findings.extend(shift(finding, piece.line_shift) for finding in piece_findings)
+            imports = {name: value for name, value in state.items() if value.kind == Kind.REF}
+            # nothing of this piece's tree may outlive it, or two trees share the peak
+            del module, state, piece_findings
+        else:
+            findings.sort(key=Finding.sort_key)
+            return findings
+    return _lint_at_definitions(text, path, rules, verbose, suppress)
+
+
+def _lint_at_definitions(text: str, path: str, rules: Sequence[type[Rule]], verbose: bool, suppress: bool) -> list[Finding]:
+    """The fallback for big files the tokenizer cannot follow: cut at top-level definitions,
+    keeping the first cut where the piece parses."""
     syntax_rule = rules_by_code()["DL001"]
     findings: list[Finding] = []
     imports: dict[str, Value] = {}
