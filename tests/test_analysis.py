@@ -212,3 +212,19 @@ placed = SelfPlaced("cuda")
     assert state["child"].kind == Kind.MODULE and place(state["child"]) == "cpu"
     assert state["empty"].kind == Kind.MODULE and place(state["empty"]) == "unknown"  # no parameters
     assert place(state["placed"]) == "unknown"
+
+
+def test_a_parameter_annotated_as_a_tensor_is_a_tensor_of_unknown_device():
+    code = '''
+import torch as t
+from torch import Tensor
+
+def step(x: t.Tensor, y: Tensor, z: "t.Tensor", w, *rest: Tensor):
+    pass
+'''
+    state = function_state(analyse(code), "step")
+    assert state["x"].kind == Kind.TENSOR and place(state["x"]) == "unknown"
+    assert state["y"].kind == Kind.TENSOR
+    assert state["z"].kind == Kind.UNKNOWN  # a string annotation is not resolved
+    assert state["w"].kind == Kind.UNKNOWN
+    assert state["rest"].kind == Kind.UNKNOWN  # *rest is a tuple of tensors, not a tensor

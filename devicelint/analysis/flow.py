@@ -232,6 +232,9 @@ class FileFacts:
     criteria: list[CriterionInfo] = field(default_factory=list)
 
 
+_TENSOR_ANNOTATIONS = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter"})
+
+
 class FlowAnalyzer:
     def __init__(self, module: cst.Module, sink: EventSink, source_of: Callable[[cst.CSTNode], str]) -> None:
         self.module = module
@@ -315,6 +318,13 @@ class FlowAnalyzer:
     def current_function(self) -> FunctionContext:
         return self.function_stack[-1]
 
+    def _parameter_value(self, param: cst.Param) -> Value:
+        """A parameter annotated ``torch.Tensor`` is a tensor on a device nobody knows here."""
+        if param.annotation is not None and param.star not in ("*", "**"):
+            if self.qualname_of(param.annotation.annotation, self.module_state) in _TENSOR_ANNOTATIONS:
+                return Value(Kind.TENSOR)
+        return UNKNOWN
+
     def _analyse_function(self, node: cst.FunctionDef, class_info: Optional[ClassInfo], enclosing: Optional[State]) -> None:
         state: State = {}
         params = node.params
@@ -335,7 +345,7 @@ class FlowAnalyzer:
                     for attribute, value in class_info.attributes.items():
                         state[f"{param.name.value}.{attribute}"] = _as_seen_from_method(value)
             else:
-                state[param.name.value] = UNKNOWN
+                state[param.name.value] = self._parameter_value(param)
         self.function_stack.append(FunctionContext(node, class_info))
         saved_loops, self.loop_stack = self.loop_stack, []
         if enclosing is not None:

@@ -17,8 +17,10 @@ class DevicePropertyCalled(Rule):
     """
     ## What it does
     Flags `x.is_cuda()`, `x.is_cpu()`, `x.is_meta()` (and the other `is_*` device
-    properties) called with no arguments, and `x.device()` on a tensor. A file that defines its
-    own `is_cuda` / `device` method is left alone for that name.
+    properties) and `x.device()` called with no arguments on a tensor: a name the analysis knows
+    holds a tensor, or a parameter annotated `torch.Tensor`. Other objects have methods of these
+    names (compiler IR nodes, device wrappers), so a receiver of unknown type is left alone, as is
+    a file that defines its own `is_cuda` / `device` method.
 
     ## Why is this bad?
     On a tensor these are properties. `x.is_cuda()` calls a `bool`: `TypeError: 'bool' object
@@ -48,11 +50,13 @@ class DevicePropertyCalled(Rule):
         "import torch\nclass Wrapper:\n    def is_cuda(self):\n        return True\nif w.is_cuda():\n    pass\n",
         "import torch\nd = accelerator.device()\n",
         "import torch\nflag = x.is_cuda(0)\n",
+        # an object of unknown type with an is_cuda() method (torch._inductor's scheduler nodes)
+        "import torch\ndef fuse(node1, node2):\n    return node1.is_cpu() and node2.is_cpu()\n",
     )
     invalid = (
         Example(
-            "import torch\ndef f(x):\n    if x.is_cuda():  # expect: DL305\n        return x.cpu()\n",
-            "import torch\ndef f(x):\n    if x.is_cuda:  # expect: DL305\n        return x.cpu()\n",
+            "import torch\ndef f(x: torch.Tensor):\n    if x.is_cuda():  # expect: DL305\n        return x.cpu()\n",
+            "import torch\ndef f(x: torch.Tensor):\n    if x.is_cuda:  # expect: DL305\n        return x.cpu()\n",
         ),
         Example(
             "import torch\nx = torch.zeros(3)\nd = x.device()  # expect: DL305\n",
@@ -74,7 +78,7 @@ class DevicePropertyCalled(Rule):
         if method is None or event.node.args or event.receiver is None:
             return
         if method in _BOOLEAN_PROPERTIES:
-            if event.receiver.kind not in (Kind.TENSOR, Kind.UNKNOWN) or self._file_defines(method):
+            if event.receiver.kind != Kind.TENSOR or self._file_defines(method):
                 return
         elif method == "device":
             if event.receiver.kind != Kind.TENSOR or self._file_defines("device"):
