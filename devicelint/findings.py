@@ -60,6 +60,23 @@ class Related:
 
 
 @dataclass(frozen=True)
+class RuntimeContext:
+    """What the runtime guard saw: the module (dotted path from the guarded model, and class),
+    the module's own parameter or buffer and its device, the input (``args[0]``, ``kwargs['mask']``)
+    and its device; for an op-level finding the torch operation and, where a device-less
+    factory made the odd tensor, which factory and where."""
+
+    module_path: str
+    module_class: str
+    tensor: Optional[str] = None
+    tensor_device: Optional[str] = None
+    argument: Optional[str] = None
+    argument_device: Optional[str] = None
+    op: Optional[str] = None
+    created_by: Optional[str] = None
+
+
+@dataclass(frozen=True)
 class Finding:
     code: str
     name: str
@@ -72,6 +89,8 @@ class Finding:
     end_column: int
     fix: Optional[Fix] = None
     related: tuple[Related, ...] = field(default=())
+    #: set on findings of the runtime guard (devicelint.guard / devicelint.simulate)
+    runtime: Optional[RuntimeContext] = None
 
     def sort_key(self) -> tuple[str, int, int, str]:
         return (self.path, self.line, self.column, self.code)

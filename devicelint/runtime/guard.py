@@ -1,0 +1,207 @@
+"""``devicelint.guard``: check, at every forward of every submodule, that the module's own
+parameters and buffers and the tensors it is given share one device.
+
+Facts this builds on (see shared/RUNTIME.md): per-module forward pre-hooks registered with
+``with_kwargs=True`` see keyword arguments; nn.DataParallel replicas share the original's hook
+dictionaries, so each hook carries its module's dotted path and reads the tensors of the module
+it is called on (a replica keeps them in ``_former_parameters``); wrappers own no tensors and
+legitimately receive CPU inputs they scatter, so only modules with tensors of their own are
+checked, and per call, which keeps model-parallel models (submodules on different devices) quiet.
+"""
+
+from __future__ import annotations
+
+import inspect
+import threading
+import warnings
+from types import TracebackType
+from typing import Any, Callable, Optional
+
+import torch
+from torch import nn
+
+from devicelint.findings import Finding, RuntimeContext, Severity
+from devicelint.runtime.errors import DeviceMismatchError, DeviceMismatchWarning
+from devicelint.runtime.tensors import device_name, exempt, first_mismatch, moved_to
+
+MODES = ("raise", "warn", "collect")
+CODE, NAME = "DL201", "mixed-device-op"
+
+
+def _is_compiling() -> bool:
+    return torch.compiler.is_compiling()
+
+
+def _own_tensors(module: nn.Module) -> list[tuple[str, str, torch.Tensor]]:
+    """(kind, name, tensor) of the module's direct parameters and buffers, live."""
+    parameters = module._parameters or module.__dict__.get("_former_parameters") or {}
+    found = [("parameter", name, tensor) for name, tensor in parameters.items() if tensor is not None]
+    found.extend(("buffer", name, tensor) for name, tensor in module._buffers.items() if tensor is not None)
+    return found
+
+
+def _has_own_tensors(module: nn.Module) -> bool:
+    return any(t is not None for t in module._parameters.values()) or any(t is not None for t in module._buffers.values())
+
+
+class guard:  # noqa: N801 - a context manager named like torch.no_grad
+    """Check every forward of ``model`` and its submodules for tensors on different devices.
+
+    ``on_mismatch``: "raise" raises :class:`DeviceMismatchError` at the first mismatch, "warn"
+    emits a :class:`DeviceMismatchWarning` per distinct mismatch, "collect" only records. Every
+    distinct mismatch is in ``.findings``. ``ops=True`` also checks each torch operation run
+    inside a guarded forward, and reports it at the user's source line.
+
+    Use as ``with devicelint.guard(model) as g: model(x)``, or call ``__enter__`` / ``__exit__``
+    (or ``remove()``) yourself. Everything installed is removed on exit, exception or not.
+    """
+
+    def __init__(self, model: nn.Module, *, on_mismatch: str = "raise", ops: bool = False) -> None:
+        if not isinstance(model, nn.Module):
+            raise TypeError(f"devicelint.guard needs an nn.Module, not {type(model).__name__}")
+        if on_mismatch not in MODES:
+            raise ValueError(f"on_mismatch must be one of {', '.join(map(repr, MODES))}, not {on_mismatch!r}")
+        self.model = model
+        self.on_mismatch = on_mismatch
+        self.ops = ops
+        self.findings: list[Finding] = []
+        self._seen: set[tuple[Any, ...]] = set()
+        self._handles: list[Any] = []
+        self._entered = 0
+        self._sources: dict[type, tuple[str, int]] = {}
+        self._lock = threading.Lock()
+        self._op_state: Optional[Any] = None
+        #: simulation only: after recording a mismatch, move the odd tensors and go on, so that
+        #: one forward shows every mismatch (on real hardware the forward would stop)
+        self.repair = False
+
+    # ------------------------------------------------------------------ install / remove
+
+    def __enter__(self) -> "guard":
+        self._entered += 1
+        if self._entered > 1:
+            return self  # re-entered while active: the hooks are already there
+        try:
+            if self.ops:
+                from devicelint.runtime.ops import OpChecks
+
+                self._op_state = OpChecks(self)
+                self._handles.append(self.model.register_forward_pre_hook(self._op_state.enter_forward))
+                self._handles.append(self.model.register_forward_hook(self._op_state.leave_forward, always_call=True))
+            for path, module in self.model.named_modules(remove_duplicate=False):
+                if _has_own_tensors(module):
+                    self._handles.append(module.register_forward_pre_hook(self._make_hook(path), with_kwargs=True))
+        except BaseException:
+            self.remove()
+            raise
+        return self
+
+    def __exit__(
+        self, exc_type: Optional[type[BaseException]], exc: Optional[BaseException], traceback: Optional[TracebackType]
+    ) -> None:
+        self._entered -= 1
+        if self._entered <= 0:
+            self.remove()
+
+    def remove(self) -> None:
+        """Remove every hook and mode this guard installed (idempotent)."""
+        self._entered = 0
+        handles, self._handles = self._handles, []
+        for handle in handles:
+            handle.remove()
+        if self._op_state is not None:
+            self._op_state.close()
+            self._op_state = None
+
+    @property
+    def active(self) -> bool:
+        return bool(self._handles)
+
+    # ------------------------------------------------------------------ module check
+
+    def _make_hook(self, path: str) -> Callable[..., None]:
+        report = self._module_mismatch
+
+        def check_module_devices(module: nn.Module, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+            if _is_compiling() or "_hf_hook" in module.__dict__:
+                return None  # Dynamo checks devices itself; accelerate moves weights after this hook
+            own = _own_tensors(module)
+            if not own:
+                return None
+            kind, name, reference = own[0]
+            expected = reference.device
+            for other_kind, other_name, tensor in own[1:]:
+                if tensor.device != expected and not exempt(tensor):
+                    report(module, path, f"{kind} `{name}`", expected, f"{other_kind} `{other_name}`", tensor.device)
+                    return None  # the module's own tensors disagree: no input can be right
+            found = None
+            for index, value in enumerate(args):
+                if isinstance(value, torch.Tensor):
+                    if value.device != expected and not exempt(value):
+                        found = (f"args[{index}]", value)
+                        break
+                elif value is not None and not isinstance(value, (int, float, bool, str)):
+                    found = first_mismatch(value, expected, f"args[{index}]")
+                    if found is not None:
+                        break
+            if found is None and kwargs:
+                found = first_mismatch(kwargs, expected, "kwargs")
+            if found is None:
+                return None
+            report(module, path, f"{kind} `{name}`", expected, f"input `{found[0]}`", found[1].device)
+            return moved_to(expected, args, kwargs) if self.repair else None
+
+        return check_module_devices
+
+    def _module_mismatch(
+        self, module: nn.Module, path: str, own: str, own_device: torch.device, other: str, other_device: torch.device
+    ) -> None:
+        label = path or "<root>"
+        class_name = type(module).__name__
+        message = (
+            f"{label} ({class_name}): {other} is on {device_name(other_device)}, "
+            f"{own} is on {device_name(own_device)}"
+        )
+        # the user's line that called the module; where a forward is called from torch alone
+        # (a hook, a wrapper), the module's own forward
+        from devicelint.runtime.ops import user_frame
+
+        file, line = user_frame() or self._source_of(type(module))
+        own_name = own.partition(" ")[2]
+        other_name = other.partition(" ")[2]
+        context = RuntimeContext(
+            module_path=path,
+            module_class=class_name,
+            tensor=own_name.strip("`"),
+            tensor_device=device_name(own_device),
+            argument=other_name.strip("`"),
+            argument_device=device_name(other_device),
+        )
+        key = (path, class_name, own, str(own_device), other, str(other_device))
+        self.report(Finding(CODE, NAME, Severity.ERROR, message, file, line, 1, line, 1, runtime=context), key)
+
+    def _source_of(self, cls: type) -> tuple[str, int]:
+        """Where the class's forward is defined (the place a user goes to fix it)."""
+        if cls not in self._sources:
+            try:
+                forward = inspect.unwrap(cls.forward)  # type: ignore[attr-defined]
+                file = inspect.getsourcefile(forward) or "<unknown>"
+                line = inspect.getsourcelines(forward)[1]
+            except (TypeError, OSError, AttributeError):
+                file, line = "<unknown>", 1
+            self._sources[cls] = (file, line)
+        return self._sources[cls]
+
+    # ------------------------------------------------------------------ reporting
+
+    def report(self, finding: Finding, key: tuple[Any, ...]) -> None:
+        """Record a finding once per distinct key, then raise or warn as configured."""
+        with self._lock:
+            new = key not in self._seen
+            if new:
+                self._seen.add(key)
+                self.findings.append(finding)
+        if self.on_mismatch == "raise":
+            raise DeviceMismatchError(finding.message, finding)
+        if new and self.on_mismatch == "warn":
+            warnings.warn(DeviceMismatchWarning(finding.message), stacklevel=3)
