@@ -1,4 +1,5 @@
-"""The command line: ``devicelint [PATHS]`` (short for ``devicelint check``) and ``devicelint rule CODE``."""
+"""The command line: ``devicelint [PATHS]`` (short for ``devicelint check``), ``devicelint rule
+CODE`` and ``devicelint simulate MODULE:FACTORY``."""
 
 from __future__ import annotations
 
@@ -204,6 +205,54 @@ def rule(code: str) -> None:
     if found is None:
         _fail(f"unknown rule code {code!r}; `devicelint check --list-rules` lists them")
     click.echo(found.render_docs(), nl=False)
+
+
+@main.command()
+@click.argument("spec", metavar="MODULE:FACTORY")
+@click.option("--device", default="cuda:0", show_default=True, help="The device the fake tensors claim to be on.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True, help="Output format.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
+def simulate(spec: str, device: str, fmt: str, exit_zero: bool) -> None:
+    """Run one forward of a model on a simulated GPU, on this CPU-only machine.
+
+    FACTORY, a function importable from MODULE (the current directory is on the import path),
+    returns (model, example_inputs) or (model, example_inputs, example_kwargs). The model and
+    inputs are moved to fake DEVICE tensors and run under devicelint.guard(ops=True) in a
+    subprocess; tensors that forward creates on the CPU and mixes in are reported. Needs torch.
+    """
+    import os
+    import warnings
+
+    try:
+        from devicelint.runtime.errors import SimulationError
+        from devicelint.runtime.simulate import simulate_factory
+    except ImportError as error:  # torch missing
+        _fail(f"`devicelint simulate` needs torch: {error}")
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the notes are printed below instead
+            result = simulate_factory(spec, device=device)
+    except SimulationError as error:
+        _fail(f"the simulation could not run: {error}")
+    for note in result.unsupported:
+        click.echo(f"devicelint: note: {note}", err=True)
+    findings = sorted((_relative(finding) for finding in result), key=Finding.sort_key)
+    click.echo(render(findings, fmt), nl=False)
+    sys.exit(EXIT_FINDINGS if findings and not exit_zero else EXIT_CLEAN)
+
+
+def _relative(finding: Finding) -> Finding:
+    """Paths under the current directory as the static linter prints them."""
+    import dataclasses
+    import os
+
+    try:
+        relative = os.path.relpath(finding.path)
+    except ValueError:  # another drive on Windows
+        return finding
+    return finding if relative.startswith("..") else dataclasses.replace(finding, path=relative)
 
 
 def _fail(message: str) -> None:

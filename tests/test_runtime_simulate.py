@@ -1,0 +1,70 @@
+"""devicelint.simulate and `devicelint simulate`: a GPU run simulated on a CPU-only machine."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+import torch
+from torch import nn
+
+import devicelint
+from runtime_models import CrashingNet, PositionalNet
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MODELS = os.path.join(HERE, "runtime_models.py")
+
+
+def line_of(text: str) -> int:
+    return open(MODELS).read().splitlines().index(text) + 1
+
+
+def test_simulate_reports_every_cpu_tensor_a_forward_mixes_in():
+    findings = devicelint.simulate(PositionalNet(), torch.randn(2, 4), device="cuda:0")
+    assert all(isinstance(f, devicelint.Finding) for f in findings)
+    assert [(f.path, f.line, f.runtime.op, f.runtime.argument_device, f.runtime.tensor_device) for f in findings] == [
+        (MODELS, line_of("        hidden = self.proj(x) + positions"), "Tensor.add", "cpu", "cuda:0"),
+        (MODELS, line_of("        return hidden * mask"), "Tensor.mul", "cpu", "cuda:0"),
+    ]
+    assert [f.runtime.created_by for f in findings] == [
+        f"torch.arange at runtime_models.py:{line_of('        positions = torch.arange(x.shape[-1])')}",
+        f"torch.ones at runtime_models.py:{line_of('        mask = torch.ones(x.shape)')}",
+    ]
+    assert findings.unsupported == []
+
+
+def test_simulation_failures_are_simulation_errors_not_device_findings():
+    with pytest.raises(devicelint.SimulationError, match="ValueError: broken model"):
+        devicelint.simulate(CrashingNet(), torch.randn(2, 4))
+    in_main = type("ScriptModel", (nn.Module,), {"__module__": "__main__", "forward": lambda self, x: x})
+    with pytest.raises(devicelint.SimulationError, match="defined in the __main__ script"):
+        devicelint.simulate(in_main(), torch.randn(2))
+    unpicklable = PositionalNet()
+    unpicklable.callback = lambda: None
+    with pytest.raises(devicelint.SimulationError, match="cannot be pickled"):
+        devicelint.simulate(unpicklable, torch.randn(2, 4))
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "devicelint", "simulate", *args], cwd=HERE, capture_output=True, text=True, timeout=300
+    )
+
+
+def test_cli_simulate_prints_findings_in_the_linters_formats_and_exits_by_them():
+    buggy = run_cli("runtime_models:make_positional", "--format", "json")
+    assert buggy.returncode == 1, buggy.stderr
+    items = json.loads(buggy.stdout)
+    assert [(item["code"], item["path"], item["line"]) for item in items] == [
+        ("DL201", "runtime_models.py", line_of("        hidden = self.proj(x) + positions")),
+        ("DL201", "runtime_models.py", line_of("        return hidden * mask")),
+    ]
+    clean = run_cli("runtime_models:make_clean")
+    assert (clean.returncode, clean.stdout) == (0, "All checks passed.\n"), clean.stderr
+    missing = run_cli("runtime_models:no_such_factory")
+    assert missing.returncode == 2
+    assert "cannot import runtime_models:no_such_factory" in missing.stderr
+    assert "Traceback" not in missing.stderr
