@@ -7,6 +7,8 @@ import pytest
 from devicelint.engine import lint_source
 from devicelint.rules import all_rules
 
+pytest_plugins = ["pytester"]
+
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
 

@@ -22,3 +22,8 @@ class DeviceMismatchWarning(UserWarning):
 
 class SimulationError(RuntimeError):
     """``devicelint.simulate`` could not run the simulation itself (not a device bug)."""
+
+
+# users meet these as devicelint.DeviceMismatchError etc.; tracebacks should say so
+for _public in (DeviceMismatchError, DeviceMismatchWarning, SimulationError):
+    _public.__module__ = "devicelint"
