@@ -25,11 +25,10 @@ from devicelint.runtime.errors import DeviceMismatchError, DeviceMismatchWarning
 from devicelint.runtime.tensors import device_name, exempt, first_mismatch, moved_to
 
 MODES = ("raise", "warn", "collect")
+_EMPTY: dict[str, Any] = {}
+# argument types that hold no tensor
+_FLAT = (int, float, bool, str, torch.dtype, torch.device, torch.Size)
 CODE, NAME = "DL201", "mixed-device-op"
-
-
-def _is_compiling() -> bool:
-    return torch.compiler.is_compiling()
 
 
 def _own_tensors(module: nn.Module) -> list[tuple[str, str, torch.Tensor]]:
@@ -120,11 +119,58 @@ class guard:  # noqa: N801 - a context manager named like torch.no_grad
     # ------------------------------------------------------------------ module check
 
     def _make_hook(self, path: str) -> Callable[..., None]:
-        report = self._module_mismatch
+        slow_check = self._full_check(path)
+        is_compiling = torch.compiler.is_compiling
+        disable_torch_function = torch._C.DisableTorchFunction
+        tensor_type = torch.Tensor
 
         def check_module_devices(module: nn.Module, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-            if _is_compiling() or "_hf_hook" in module.__dict__:
-                return None  # Dynamo checks devices itself; accelerate moves weights after this hook
+            if self._op_state is not None and not is_compiling():
+                # reading .device inside a guarded forward would go through the op-level mode
+                with disable_torch_function():
+                    return fast_check(module, args, kwargs)
+            return fast_check(module, args, kwargs)
+
+        def fast_check(module: nn.Module, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+            if is_compiling():
+                return None  # Dynamo checks devices itself, and Python state in a hook breaks it
+            state = module.__dict__
+            if "_hf_hook" in state:
+                return None  # accelerate moves this module's weights in a hook that runs after ours
+            # fast path, no allocation: one device among own tensors and flat tensor inputs
+            expected = None
+            for tensor in (state["_parameters"] or state.get("_former_parameters") or _EMPTY).values():
+                if tensor is not None:
+                    if expected is None:
+                        expected = tensor.device
+                    elif tensor.device != expected:
+                        return slow_check(module, args, kwargs)
+            for tensor in state["_buffers"].values():
+                if tensor is not None:
+                    if expected is None:
+                        expected = tensor.device
+                    elif tensor.device != expected:
+                        return slow_check(module, args, kwargs)
+            if expected is None:
+                return None
+            for value in args:
+                if isinstance(value, tensor_type):
+                    if value.device != expected:
+                        return slow_check(module, args, kwargs)
+                elif value is not None and not isinstance(value, _FLAT):
+                    return slow_check(module, args, kwargs)
+            if kwargs:
+                return slow_check(module, args, kwargs)
+            return None
+
+        return check_module_devices
+
+    def _full_check(self, path: str) -> Callable[..., Any]:
+        """The complete check, run when the fast path sees anything unusual: finds the first
+        disagreeing tensor, reports it, and (simulation only) repairs the inputs."""
+        report = self._module_mismatch
+
+        def check(module: nn.Module, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
             own = _own_tensors(module)
             if not own:
                 return None
@@ -151,7 +197,7 @@ class guard:  # noqa: N801 - a context manager named like torch.no_grad
             report(module, path, f"{kind} `{name}`", expected, f"input `{found[0]}`", found[1].device)
             return moved_to(expected, args, kwargs) if self.repair else None
 
-        return check_module_devices
+        return check
 
     def _module_mismatch(
         self, module: nn.Module, path: str, own: str, own_device: torch.device, other: str, other_device: torch.device

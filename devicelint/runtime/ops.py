@@ -42,6 +42,8 @@ _FACTORIES = frozenset(
         "logspace", "eye", "tensor", "as_tensor", "from_numpy", "range", "normal", "bernoulli_", "empty_strided",
     }
 )
+# argument types that hold no tensor
+_FLAT = (int, float, bool, str, type(None), torch.dtype, torch.device, torch.Size, torch.layout, torch.memory_format)
 _SKIPPED_DIRECTORIES = tuple(
     os.path.dirname(module.__file__) + os.sep
     for module in (torch, sys.modules["devicelint"])
@@ -133,6 +135,23 @@ class OpChecks:
 
     def check(self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Optional[torch.device]:
         """Report a mismatch among the op's tensors; the device the others should be on, or None."""
+        # fast path, no allocation: flat tensors and scalars, the shape of almost every op's
+        # arguments; anything else (a mismatch, a list of tensors) goes the long way round
+        expected: Optional[torch.device] = None
+        for values in (args, kwargs.values() if kwargs else ()):
+            for value in values:
+                if isinstance(value, torch.Tensor):
+                    device = value.device
+                    if expected is None:
+                        if device.type != "cpu" or value.dim() != 0:
+                            expected = device
+                    elif device != expected and (device.type != "cpu" or value.dim() != 0):
+                        return self._full_check(func, args, kwargs)
+                elif not isinstance(value, _FLAT):
+                    return self._full_check(func, args, kwargs)
+        return None
+
+    def _full_check(self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Optional[torch.device]:
         first = first_tensor(args, "args") or (first_tensor(kwargs, "kwargs") if kwargs else None)
         if first is None:
             return None
