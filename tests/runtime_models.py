@@ -73,3 +73,20 @@ def ddp_worker(rank: int, world_size: int, init_file: str, results_dir: str) -> 
             json.dump({"clean": [f.message for f in clean.findings], "planted": planted_message}, stream)
     finally:
         dist.destroy_process_group()
+
+
+class TrainModeNet(nn.Module):
+    """Train-mode BatchNorm, which stock fake CUDA cannot run, before a device bug."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.proj = nn.Linear(4, 4)
+        self.norm = nn.BatchNorm1d(4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        bias = torch.zeros(4)
+        return self.norm(self.proj(x)) + bias
+
+
+def make_train_mode():
+    return TrainModeNet(), (torch.randn(8, 4),)

@@ -68,3 +68,19 @@ def test_cli_simulate_prints_findings_in_the_linters_formats_and_exits_by_them()
     assert missing.returncode == 2
     assert "cannot import runtime_models:no_such_factory" in missing.stderr
     assert "Traceback" not in missing.stderr
+
+
+def test_the_fake_cuda_guard_runs_what_stock_fake_tensors_cannot(monkeypatch):
+    from runtime_models import TrainModeNet
+
+    bug_line = line_of("        return self.norm(self.proj(x)) + bias")
+    with_guard = devicelint.simulate(TrainModeNet(), torch.randn(8, 4))
+    assert [(f.line, f.runtime.op) for f in with_guard] == [(bug_line, "Tensor.add")]
+    assert with_guard.unsupported == []  # train-mode BatchNorm ran on fake CUDA
+
+    monkeypatch.setenv("DEVICELINT_FAKE_CUDA_GUARD", "0")
+    with pytest.warns(UserWarning, match="not linked with support for cuda"):
+        stock = devicelint.simulate(TrainModeNet(), torch.randn(8, 4))
+    assert [(f.line, f.runtime.op) for f in stock] == [(bug_line, "Tensor.add")]  # found again in eval mode
+    assert stock.unsupported[0].startswith("the fake CUDA device guard is turned off")
+    assert "in train mode; simulated again in eval mode" in stock.unsupported[1]

@@ -6,7 +6,10 @@ Facts this builds on (shared/RUNTIME.md): inside ``FakeTensorMode`` tensors can 
 autograd can abort the interpreter, so the simulation runs in a subprocess and a crash becomes a
 ``SimulationError``, not a dead caller. On a stock CPU-only build some operations cannot run on
 fake CUDA ("PyTorch is not linked with support for cuda devices": ``.cuda()``, ``.to("cuda")``
-without an index, train-mode BatchNorm, ...); those are named in ``result.unsupported``.
+without an index, copies, boolean indexing, train-mode BatchNorm); the simulation process
+therefore registers a fake CUDA device guard, a few lines of C++ built with torch's
+``load_inline`` on first use (g++ and ninja; torch caches the build). Where it cannot be built,
+stock fake tensors are used and what could not be simulated is named in ``result.unsupported``.
 
 Each mismatch is recorded and then repaired (the odd tensor moved to the device it should have
 been on), so one forward reports every mismatch, not just the first.
@@ -111,14 +114,60 @@ def _run_in_subprocess(payload: tuple[Any, ...], device: str) -> SimulationResul
     return SimulationResult(findings, unsupported)
 
 
+_FAKE_GUARD_SOURCE = r"""
+#include <torch/extension.h>
+#include <c10/core/impl/FakeGuardImpl.h>
+#include <c10/core/impl/DeviceGuardImplInterface.h>
+
+// A CPU-only build has no device guard for CUDA, so fake tensors on "cuda" cannot run
+// .cuda(), copies, indexing or train-mode BatchNorm. The fake guard only counts devices and
+// streams; it is registered when this library loads, in the simulation process only.
+namespace {
+c10::impl::DeviceGuardImplRegistrar devicelint_fake_cuda_guard(
+    c10::DeviceType::CUDA, new c10::impl::FakeGuardImpl<c10::DeviceType::CUDA>());
+}
+
+bool fake_cuda_guard_registered() { return true; }
+"""
+
+
+def install_fake_cuda_guard() -> Optional[str]:
+    """Register a fake CUDA device guard in this process, building it on first use (torch caches
+    the build under its extensions folder). None on success, else why not."""
+    import torch
+
+    if os.environ.get("DEVICELINT_FAKE_CUDA_GUARD", "1") == "0":
+        return "the fake CUDA device guard is turned off (DEVICELINT_FAKE_CUDA_GUARD=0)"
+    if torch.backends.cuda.is_built():
+        return None  # a CUDA build has the real guard
+    try:
+        import ninja  # noqa: F401 - torch's extension builder needs the ninja executable
+
+        os.environ["PATH"] = ninja.BIN_DIR + os.pathsep + os.environ.get("PATH", "")
+    except ImportError:
+        return "the fake CUDA device guard needs ninja (pip install 'devicelint[simulate]')"
+    try:
+        from torch.utils.cpp_extension import load_inline
+
+        load_inline(
+            "devicelint_fake_cuda_guard", cpp_sources=[_FAKE_GUARD_SOURCE], functions=["fake_cuda_guard_registered"]
+        )
+    except Exception as error:  # noqa: BLE001 - no compiler, no headers: fall back, and say so
+        return f"the fake CUDA device guard could not be built ({type(error).__name__}: {_first_line(str(error))})"
+    return None
+
+
 def _child(request: str, answer_path: str) -> None:
     try:
         with open(request, "rb") as stream:
             path, device = pickle.load(stream)
             sys.path[:] = path
             payload = pickle.load(stream)
+        guard_problem = install_fake_cuda_guard()
         model, inputs, kwargs = _load(payload)
         findings, unsupported = run_simulation(model, inputs, kwargs, device)
+        if guard_problem is not None and unsupported:
+            unsupported.insert(0, f"{guard_problem}; stock fake tensors were used")
         answer: tuple[Any, ...] = ("ok", findings, unsupported)
     except SimulationError as error:
         answer = ("error", str(error))
