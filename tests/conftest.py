@@ -30,3 +30,20 @@ def write(tmp_path: Path):
         return path
 
     return _write
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests marked ``cuda`` need a real GPU: skipped, with the reason, on machines without one."""
+    cuda_tests = [item for item in items if item.get_closest_marker("cuda")]
+    if not cuda_tests:
+        return
+    try:
+        import torch
+
+        available = torch.cuda.is_available()
+    except ImportError:
+        available = False
+    if not available:
+        skip = pytest.mark.skip(reason="needs a CUDA GPU; none is present")
+        for item in cuda_tests:
+            item.add_marker(skip)
