@@ -321,8 +321,22 @@ def _lint_module(
     findings.extend(_resolve(ctx, module, text, path))
     if suppress:
         findings = parse_suppressions(text).filter(findings)
+    findings = _drop_yielding(findings, registry)
     findings.sort(key=Finding.sort_key)
     return findings, analyzer.module_state
+
+
+def _drop_yielding(findings: list[Finding], registry: dict[str, type[Rule]]) -> list[Finding]:
+    """Where two rules report the same span and one ``yields_to`` the other, keep the other's."""
+    spans = {(f.code, f.line, f.column, f.end_line, f.end_column) for f in findings}
+    kept = []
+    for finding in findings:
+        rule = registry.get(finding.code)
+        yields_to = rule.yields_to if rule is not None else ()
+        if any((code, finding.line, finding.column, finding.end_line, finding.end_column) in spans for code in yields_to):
+            continue
+        kept.append(finding)
+    return kept
 
 
 def _resolve(ctx: RuleContext, module: cst.Module, text: str, path: str) -> list[Finding]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import libcst as cst
 import pytest
 
+from devicelint.engine import lint_source
 from devicelint.fixer import apply_fixes
 from devicelint.rules import all_rules
 from devicelint.rules.base import expected_findings
@@ -50,3 +51,18 @@ def test_every_checking_rule_has_valid_and_invalid_examples():
         assert rule.invalid, rule.code
         if rule.code != "DL001":
             assert rule.valid, rule.code
+
+
+def test_one_expression_one_finding_where_a_rule_yields_to_another():
+    source = (
+        "import torch\n"
+        "def train(loader, device):\n"
+        "    for batch in loader:\n"
+        "        ones = torch.ones(2, 2).to(device)\n"
+        "        scratch = torch.zeros(batch.shape).to(device)\n"
+    )
+    everything = [(f.code, f.line) for f in lint_source(source, "train.py", all_rules())]
+    # line 4: a constant, hoisted by DL401's advice; line 5 depends on the batch: DL402 alone
+    assert everything == [("DL401", 4), ("DL402", 5)]
+    only_dl402 = [(f.code, f.line) for f in lint_source(source, "train.py", [r for r in all_rules() if r.code == "DL402"])]
+    assert only_dl402 == [("DL402", 4), ("DL402", 5)]

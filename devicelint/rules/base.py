@@ -44,6 +44,9 @@ class Rule:
     fix_safety: ClassVar[Optional[str]] = None
     valid: ClassVar[Sequence[str]] = ()
     invalid: ClassVar[Sequence[Example]] = ()
+    #: codes of rules whose finding on the very same span says it better: this rule's finding
+    #: there is dropped (one expression, one finding)
+    yields_to: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, ctx: "RuleContext") -> None:
         self.ctx = ctx

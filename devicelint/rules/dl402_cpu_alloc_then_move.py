@@ -20,7 +20,9 @@ class CpuAllocThenMove(Rule):
     Flags a torch factory called without `device=` whose result is moved at once -
     `torch.zeros(...).cuda()`, `torch.randn(...).to(device)`, `torch.arange(n).to(device)` -
     where the code runs again and again: in a loop body, or in a method of an `nn.Module`
-    other than `__init__` (`forward` and what it calls). One-off set-up code is left alone.
+    other than `__init__` (`forward` and what it calls). One-off set-up code is left alone,
+    and a loop-invariant constant that DL401 reports (move it out of the loop) is not reported
+    twice.
 
     ## Why is this bad?
     The tensor is allocated and filled on the CPU, then copied to the GPU: twice the work and a
@@ -49,6 +51,9 @@ class CpuAllocThenMove(Rule):
     severity = Severity.WARNING
     summary = "A factory builds a tensor on the CPU only to move it at once; pass `device=`."
     fix_safety = "safe"
+    # a constant rebuilt and moved in every iteration is DL401's (hoist it); creating it on the
+    # device each time would still allocate it each time
+    yields_to = ("DL401",)
     valid = (
         "import torch\nx = torch.zeros(3, device='cuda')\n",
         "import torch\ntable = torch.arange(10).to('cuda')  # once, at set-up\n",
@@ -60,8 +65,8 @@ class CpuAllocThenMove(Rule):
     )
     invalid = (
         Example(
-            "import torch\ndevice = torch.device('cuda')\nfor step in range(9):\n    x = torch.zeros(4, 4).to(device)  # expect: DL401, DL402\n",
-            "import torch\ndevice = torch.device('cuda')\nfor step in range(9):\n    x = torch.zeros(4, 4, device=device)  # expect: DL401, DL402\n",
+            "import torch\ndevice = torch.device('cuda')\nfor step in range(9):\n    x = torch.zeros(step, 4).to(device)  # expect: DL402\n",
+            "import torch\ndevice = torch.device('cuda')\nfor step in range(9):\n    x = torch.zeros(step, 4, device=device)  # expect: DL402\n",
         ),
         Example(
             "import torch\nclass M(torch.nn.Module):\n    def forward(self, x):\n"
@@ -70,8 +75,8 @@ class CpuAllocThenMove(Rule):
             "        mask = torch.ones(8, dtype=torch.bool, device=\"cuda\")  # expect: DL402\n        return x\n",
         ),
         Example(
-            "import torch\nwhile True:\n    w = torch.eye(3).cuda(1)  # expect: DL401, DL402\n",
-            "import torch\nwhile True:\n    w = torch.eye(3, device=\"cuda:1\")  # expect: DL401, DL402\n",
+            "import torch\nfor n in sizes:\n    w = torch.eye(n).cuda(1)  # expect: DL402\n",
+            "import torch\nfor n in sizes:\n    w = torch.eye(n, device=\"cuda:1\")  # expect: DL402\n",
         ),
         Example("import torch as t\nfor i in range(3):\n    noise = t.randn(2, 3).to('cuda', non_blocking=True)  # expect: DL402\n"),
     )
