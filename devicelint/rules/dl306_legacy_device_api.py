@@ -1,0 +1,220 @@
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+import libcst as cst
+
+from devicelint.analysis.flow import CallEvent
+from devicelint.analysis.names import keyword_arg, positional_args
+from devicelint.engine import FixSpec, NodeEdit
+from devicelint.findings import Severity
+from devicelint.rules.base import Example, Rule
+
+#: typed CUDA constructors and the dtype each makes
+CUDA_TYPED_CONSTRUCTORS = {
+    "torch.cuda.FloatTensor": "torch.float32",
+    "torch.cuda.DoubleTensor": "torch.float64",
+    "torch.cuda.HalfTensor": "torch.float16",
+    "torch.cuda.BFloat16Tensor": "torch.bfloat16",
+    "torch.cuda.ByteTensor": "torch.uint8",
+    "torch.cuda.CharTensor": "torch.int8",
+    "torch.cuda.ShortTensor": "torch.int16",
+    "torch.cuda.IntTensor": "torch.int32",
+    "torch.cuda.LongTensor": "torch.int64",
+    "torch.cuda.BoolTensor": "torch.bool",
+}
+RENAMED = {
+    "torch.cuda.memory_cached": "memory_reserved",
+    "torch.cuda.max_memory_cached": "max_memory_reserved",
+    "torch.cuda.reset_max_memory_cached": "reset_peak_memory_stats",
+}
+_LAUNCHER = re.compile(r"-m\s+torch\.distributed\.launch\b")
+
+
+class LegacyDeviceApi(Rule):
+    """
+    ## What it does
+    Flags device APIs that PyTorch replaced: the typed CUDA constructors
+    (`torch.cuda.FloatTensor(...)`, `torch.cuda.LongTensor(...)`, ...);
+    `torch.set_default_tensor_type` with a CUDA type; `.cuda(device_id=...)`, whose keyword is
+    `device`; `torch.cuda.memory_cached` / `max_memory_cached` / `reset_max_memory_cached`; and
+    `python -m torch.distributed.launch` in strings (launch commands built by scripts).
+
+    ## Why is this bad?
+    The typed constructors are legacy: they ignore `torch.set_default_device`, mix
+    "sizes or data" in one signature, and cannot say which GPU. `set_default_tensor_type` is
+    deprecated since PyTorch 2.1 in favour of `torch.set_default_device` and
+    `torch.set_default_dtype`. `.cuda(device_id=1)` raises `TypeError` (the parameter is
+    `device`). The `*_cached` memory functions are deprecated aliases of the `*_reserved` ones,
+    and `torch.distributed.launch` is deprecated in favour of `torchrun`.
+
+    ## Example
+    ```python
+    mask = torch.cuda.BoolTensor([True, False])
+    model.cuda(device_id=1)
+    print(torch.cuda.memory_cached())
+    ```
+
+    ## Use instead
+    ```python
+    mask = torch.tensor([True, False], dtype=torch.bool, device="cuda")
+    model.cuda(device=1)
+    print(torch.cuda.memory_reserved())
+    ```
+    Fixes, all safe (each keeps what the code did): a typed constructor called with one list or
+    tuple literal becomes `torch.tensor(data, dtype=..., device="cuda")`, and one called with
+    integer sizes becomes `torch.empty(sizes, dtype=..., device="cuda")` (both leave the values
+    as the constructor did); `device_id=` becomes `device=`; a `*_cached` function becomes its
+    `*_reserved` name (`reset_max_memory_cached` becomes `reset_peak_memory_stats`, which it
+    calls). Other constructor calls, `set_default_tensor_type` (one call becomes two) and
+    launch commands (torchrun's flags differ) are left to you.
+    """
+
+    code = "DL306"
+    name = "legacy-device-api"
+    severity = Severity.WARNING
+    summary = "Legacy device APIs: typed CUDA constructors, `set_default_tensor_type`, `.cuda(device_id=)`, `memory_cached`, `torch.distributed.launch`."
+    fix_safety = "safe"
+    valid = (
+        "import torch\nmask = torch.tensor([True, False], device='cuda')\n",
+        "import torch\nx = torch.FloatTensor([1.0])\n",
+        "import torch\ntorch.set_default_tensor_type(torch.DoubleTensor)\n",
+        "import torch\nmodel.cuda(device=1)\n",
+        "import torch\nused = torch.cuda.memory_reserved()\n",
+        "import torch\ncommand = 'torchrun --nproc_per_node 2 train.py'\n",
+        "import torch\nclass Pool:\n    def cuda(self, device_id=0):\n        return self\nPool().cuda(device_id=1)\n",
+    )
+    invalid = (
+        Example(
+            "import torch\nmask = torch.cuda.BoolTensor([True, False])  # expect: DL306\n",
+            "import torch\nmask = torch.tensor([True, False], dtype=torch.bool, device=\"cuda\")  # expect: DL306\n",
+        ),
+        Example(
+            "import torch as t\nbuffer = t.cuda.FloatTensor(4, 16)  # expect: DL306\n",
+            "import torch as t\nbuffer = t.empty(4, 16, dtype=t.float32, device=\"cuda\")  # expect: DL306\n",
+        ),
+        Example("import torch\nids = torch.cuda.LongTensor(batch)  # expect: DL306\n"),
+        Example("from torch import cuda\nids = cuda.LongTensor([1, 2])  # expect: DL306\n"),
+        Example("import torch\ntorch.set_default_tensor_type('torch.cuda.FloatTensor')  # expect: DL306\n"),
+        Example(
+            "import torch\nmodel.cuda(device_id=1)  # expect: DL306\n",
+            "import torch\nmodel.cuda(device=1)  # expect: DL306\n",
+        ),
+        Example(
+            "from torch import cuda\nprint(cuda.max_memory_cached())  # expect: DL306\n",
+            "from torch import cuda\nprint(cuda.max_memory_reserved())  # expect: DL306\n",
+        ),
+        Example(
+            "import torch\nimport os\nos.system('python -m torch.distributed.launch --nproc_per_node 2 train.py')  # expect: DL306\n"
+        ),
+    )
+
+    def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(ctx)
+        self._defines_cuda: Optional[bool] = None
+
+    def on_call(self, event: CallEvent) -> None:
+        qualname = event.qualname
+        if qualname in CUDA_TYPED_CONSTRUCTORS:
+            self._typed_constructor(event, qualname)
+        elif qualname == "torch.set_default_tensor_type":
+            self._default_tensor_type(event)
+        elif qualname in RENAMED:
+            self._renamed(event, qualname)
+        elif event.method == "cuda" and keyword_arg(event.node, "device_id") is not None:
+            self._device_id_keyword(event)
+
+    def finish(self) -> None:
+        if "torch.distributed.launch" not in self.ctx.source:
+            return  # the common case costs a text search, not a walk
+        finder = _LaunchStrings()
+        self.ctx.module.visit(finder)
+        for node in finder.found:
+            self.ctx.report(
+                node,
+                "`python -m torch.distributed.launch` is deprecated; launch with `torchrun` "
+                "(it sets LOCAL_RANK in the environment instead of passing --local-rank)",
+            )
+
+    def _typed_constructor(self, event: CallEvent, qualname: str) -> None:
+        spelled = self.ctx.source_of(event.node.func)
+        self.ctx.report(
+            event.node,
+            f"`{spelled}` is a legacy typed constructor; create the tensor with a factory and "
+            f"`dtype={CUDA_TYPED_CONSTRUCTORS[qualname]}, device=\"cuda\"`",
+            fix=self._constructor_fix(event, qualname),
+        )
+
+    def _constructor_fix(self, event: CallEvent, qualname: str) -> Optional[FixSpec]:
+        node = event.node
+        args = list(node.args)
+        if not args or any(arg.keyword is not None or arg.star for arg in args):
+            return None
+        parts = self.ctx.module.code_for_node(node.func).split(".")
+        if len(parts) < 3 or parts[-2] != "cuda":
+            return None  # spelled through `from torch import cuda`: no torch name to build on
+        torch_prefix = ".".join(parts[:-2])  # `torch` or its alias
+        dtype = torch_prefix + CUDA_TYPED_CONSTRUCTORS[qualname][len("torch") :]
+        if len(args) == 1 and isinstance(args[0].value, (cst.List, cst.Tuple)):
+            factory = "tensor"
+        elif all(isinstance(arg.value, cst.Integer) for arg in args):
+            factory = "empty"
+        else:
+            return None  # a name could hold sizes or data: the constructor decided at run time
+        inner = ", ".join(self.ctx.module.code_for_node(arg.value) for arg in args)
+        replacement = f'{torch_prefix}.{factory}({inner}, dtype={dtype}, device="cuda")'
+        return FixSpec(f"Use `{torch_prefix}.{factory}(..., device=\"cuda\")`", (NodeEdit(node, "replace", replacement),))
+
+    def _default_tensor_type(self, event: CallEvent) -> None:
+        positional = positional_args(event.node)
+        if not positional:
+            return
+        argument = positional[0].value
+        spelled = (
+            argument.evaluated_value
+            if isinstance(argument, cst.SimpleString)
+            else self.ctx.analyzer.qualname_of(argument, event.state)
+        )
+        if not isinstance(spelled, str) or not spelled.startswith("torch.cuda."):
+            return
+        self.ctx.report(
+            event.node,
+            "`torch.set_default_tensor_type` is deprecated since PyTorch 2.1; use "
+            '`torch.set_default_device("cuda")` and `torch.set_default_dtype(...)`',
+        )
+
+    def _renamed(self, event: CallEvent, qualname: str) -> None:
+        func = event.node.func
+        new_name = RENAMED[qualname]
+        old_name = qualname.rsplit(".", 1)[1]
+        fix = None
+        if isinstance(func, cst.Attribute):
+            fix = FixSpec(f"Rename to `{new_name}`", (NodeEdit(func.attr, "replace", new_name),))
+        self.ctx.report(event.node, f"`{old_name}` is a deprecated alias; use `torch.cuda.{new_name}`", fix=fix)
+
+    def _device_id_keyword(self, event: CallEvent) -> None:
+        if self._defines_cuda is None:
+            self._defines_cuda = re.search(r"\bdef\s+cuda\s*\(", self.ctx.source) is not None
+        if self._defines_cuda:
+            return  # the file's own cuda() method may well take device_id
+        keyword = keyword_arg(event.node, "device_id")
+        assert keyword is not None and keyword.keyword is not None
+        self.ctx.report(
+            event.node,
+            "`.cuda()` takes `device=`, not `device_id=`: this call raises TypeError",
+            fix=FixSpec("Rename the keyword to `device`", (NodeEdit(keyword.keyword, "replace", "device"),)),
+        )
+
+
+class _LaunchStrings(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.found: list[cst.CSTNode] = []
+
+    def visit_SimpleString(self, node: cst.SimpleString) -> None:
+        if _LAUNCHER.search(node.value):
+            self.found.append(node)
+
+    def visit_FormattedStringText(self, node: cst.FormattedStringText) -> None:
+        if _LAUNCHER.search(node.value):
+            self.found.append(node)
