@@ -1,0 +1,187 @@
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from devicelint.analysis import torch_api as api
+from devicelint.analysis.flow import CallEvent, ClassInfo
+from devicelint.analysis.names import dotted_name, keyword_arg, positional_args
+from devicelint.analysis.values import Kind
+from devicelint.findings import Severity
+from devicelint.rules.base import Example, Rule
+
+
+class StoredDeviceInForward(Rule):
+    """
+    ## What it does
+    Flags a method of an `nn.Module` subclass other than `__init__` (`forward` and the methods it
+    calls) that creates a tensor with `device=self.device` or moves one with
+    `.to(self.device)`, where `self.device` (or another `self.*device` attribute) is a plain
+    attribute stored in `__init__` - from an argument or a config - and the method has an input
+    to take the device from. A `device` property derived from the parameters, as many libraries
+    define it, is not a stored attribute and is left alone, as is an attribute that another
+    method updates.
+
+    ## Why is this bad?
+    The stored device is where the module was meant to run when it was built, not where its
+    inputs are. Under `nn.DataParallel` every replica creates these tensors on the stored GPU
+    while its input sits on its own GPU, and after `model.to(other_device)` the attribute still
+    names the old device: "Expected all tensors to be on the same device".
+
+    ## Example
+    ```python
+    class Decoder(nn.Module):
+        def __init__(self, config):
+            super().__init__()
+            self.device = config.device
+
+        def forward(self, x):
+            mask = torch.ones(x.shape[0], device=self.device)
+    ```
+
+    ## Use instead
+    ```python
+        def forward(self, x):
+            mask = torch.ones(x.shape[0], device=x.device)
+    ```
+    """
+
+    code = "DL206"
+    name = "stored-device-in-forward"
+    severity = Severity.WARNING
+    summary = "`forward` creates or moves tensors with a device stored in `__init__` instead of the input's device."
+    valid = (
+        # device taken from the input
+        "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self, device):\n        super().__init__()\n"
+        "        self.device = device\n    def forward(self, x):\n        return torch.ones(3, device=x.device)\n",
+        # a property derived from the parameters
+        "import torch\nfrom torch import nn\nclass M(nn.Module):\n    @property\n    def device(self):\n"
+        "        return next(self.parameters()).device\n    def forward(self, x):\n        return torch.ones(3, device=self.device)\n",
+        # no input to take the device from
+        "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self, device):\n        super().__init__()\n"
+        "        self.device = device\n    def sample(self):\n        return torch.randn(3, device=self.device)\n",
+        # kept up to date by the module itself
+        "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self, device):\n        super().__init__()\n"
+        "        self.device = device\n    def to(self, device):\n        self.device = device\n        return super().to(device)\n"
+        "    def forward(self, x):\n        return x + torch.ones(3, device=self.device)\n",
+        # not a module
+        "import torch\nclass Sampler:\n    def __init__(self, device):\n        self.device = device\n"
+        "    def __call__(self, x):\n        return torch.ones(3, device=self.device)\n",
+    )
+    invalid = (
+        Example(
+            "import torch\nfrom torch import nn\nclass Decoder(nn.Module):\n    def __init__(self, config):\n        super().__init__()\n"
+            "        self.device = config.device\n    def forward(self, x):\n"
+            "        mask = torch.ones(x.shape[0], device=self.device)  # expect: DL206\n        return x * mask\n"
+        ),
+        Example(
+            "import torch\nfrom torch import nn\nclass Head(nn.Module):\n    def __init__(self, target_device):\n"
+            "        super().__init__()\n        self.target_device = target_device\n    def forward(self, features, labels):\n"
+            "        labels = labels.to(self.target_device)  # expect: DL206\n        return features, labels\n"
+        ),
+    )
+
+    def on_call(self, event: CallEvent) -> None:
+        context = self.ctx.current_function
+        class_info = context.class_info
+        function = context.node
+        if class_info is None or function is None or not class_info.is_module or function.name.value == "__init__":
+            return
+        inputs = _tensor_inputs(function)
+        if not inputs:
+            return
+        device_node = self._device_argument(event)
+        if device_node is None:
+            return
+        attribute = _self_attribute(device_node, function)
+        if attribute is None or not _names_a_device(attribute, class_info):
+            return
+        stored = _stored_at(class_info, attribute)
+        if stored is None or _updated_elsewhere(class_info, attribute):
+            return
+        spelled = self.ctx.source_of(device_node)
+        self.ctx.report(
+            device_node,
+            f"`{spelled}` was stored in `__init__` (line {self.ctx.line(stored)}): under DataParallel every replica "
+            f"uses that one device, and after `model.to(...)` it is stale; take the device from the "
+            f"input (`{inputs[0]}.device`)",
+        )
+
+    def _device_argument(self, event: CallEvent) -> Optional[cst.BaseExpression]:
+        if event.qualname is not None and event.qualname in api.FACTORIES:
+            keyword = keyword_arg(event.node, "device")
+            return keyword.value if keyword is not None else None
+        if event.method in ("to", "cuda") and event.receiver is not None and event.receiver.kind in (Kind.TENSOR, Kind.BATCH, Kind.UNKNOWN):
+            keyword = keyword_arg(event.node, "device")
+            if keyword is not None:
+                return keyword.value
+            positional = positional_args(event.node)
+            return positional[0].value if positional else None
+        return None
+
+
+def _tensor_inputs(function: cst.FunctionDef) -> list[str]:
+    """Parameters after ``self`` that could carry a device (not annotated as plain Python data)."""
+    params = [*function.params.posonly_params, *function.params.params, *function.params.kwonly_params]
+    names = []
+    for param in params[1:]:
+        annotation = param.annotation
+        if annotation is not None and dotted_name(annotation.annotation) in ("int", "float", "bool", "str"):
+            continue
+        names.append(param.name.value)
+    return names
+
+
+def _self_attribute(node: cst.BaseExpression, function: cst.FunctionDef) -> Optional[str]:
+    positional = [*function.params.posonly_params, *function.params.params]
+    if not positional:
+        return None
+    name = dotted_name(node)
+    if name is None:
+        return None
+    owner, _, attribute = name.partition(".")
+    if owner != positional[0].name.value or not attribute or "." in attribute:
+        return None
+    return attribute
+
+
+def _names_a_device(attribute: str, class_info: ClassInfo) -> bool:
+    value = class_info.attributes.get(attribute)
+    if value is None:
+        return False
+    return value.kind == Kind.DEVICE or attribute == "device" or attribute.endswith("_device")
+
+
+def _stored_at(class_info: ClassInfo, attribute: str) -> Optional[cst.CSTNode]:
+    """The ``self.<attribute> = ...`` statement in the class's own ``__init__``."""
+    init = class_info.methods.get("__init__")
+    if init is None:
+        return None
+    finder = _AssignmentFinder(attribute)
+    init.visit(finder)
+    return finder.node
+
+
+def _updated_elsewhere(class_info: ClassInfo, attribute: str) -> bool:
+    """Another method (an overridden ``to``, a ``set_device``) keeps the attribute current."""
+    for name, method in class_info.methods.items():
+        if name == "__init__":
+            continue
+        finder = _AssignmentFinder(attribute)
+        method.visit(finder)
+        if finder.node is not None:
+            return True
+    return False
+
+
+class _AssignmentFinder(cst.CSTVisitor):
+    def __init__(self, attribute: str) -> None:
+        self.attribute = attribute
+        self.node: Optional[cst.CSTNode] = None
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            name = dotted_name(target.target)
+            if name is not None and name.split(".", 1)[-1] == self.attribute and "." in name and self.node is None:
+                self.node = node
