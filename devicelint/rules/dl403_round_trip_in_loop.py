@@ -1,0 +1,168 @@
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from devicelint.analysis import torch_api as api
+from devicelint.analysis.flow import CallEvent
+from devicelint.analysis.names import keyword_arg, positional_args
+from devicelint.findings import Severity
+from devicelint.rules.base import Example, Rule
+
+_TO_HOST = ("cpu", "numpy")
+_FROM_DATA = frozenset({"torch.tensor", "torch.as_tensor", "torch.from_numpy"})
+
+
+class RoundTripInLoop(Rule):
+    """
+    ## What it does
+    Flags, inside a loop, a tensor on an accelerator that goes to the host (`.cpu()`,
+    `.numpy()`) and something computed from it - through names assigned in the same loop - that
+    goes back to an accelerator (`.to(device)`, `.cuda()`, `torch.tensor(..., device=...)`).
+    Only a tensor the analysis knows to be on an accelerator counts as leaving it.
+
+    ## Why is this bad?
+    Each iteration pays two transfers and a synchronisation (`.cpu()` waits for the GPU to
+    finish); for the small host-side step between them, the transfers usually cost more than the
+    GPU saves, and the GPU idles while the host works.
+
+    ## Example
+    ```python
+    for x, y in loader:
+        logits = model(x.to(device))
+        ranks = np.argsort(logits.cpu().numpy(), axis=1)
+        top = torch.from_numpy(ranks[:, -5:]).to(device)
+    ```
+
+    ## Use instead
+    ```python
+    for x, y in loader:
+        logits = model(x.to(device))
+        top = logits.topk(5, dim=1).indices
+    ```
+    """
+
+    code = "DL403"
+    name = "round-trip-in-loop"
+    severity = Severity.WARNING
+    summary = "In a loop, a tensor goes to the host and what is computed from it goes back to the device."
+    valid = (
+        # to the host for metrics only
+        "import torch\ndevice = torch.device('cuda')\nmodel = Net().to(device)\nfor x in loader:\n"
+        "    out = model(x.to(device))\n    scores.append(out.cpu().numpy())\n",
+        # device unknown: a parameter's tensors
+        "import torch\ndef step(batches, device):\n    for out in batches:\n        host = out.cpu()\n        back = host.to(device)\n",
+        # once, not in a loop
+        "import torch\ndevice = torch.device('cuda')\nt = torch.ones(3, device=device)\nh = t.cpu()\nback = h.to(device)\n",
+    )
+    invalid = (
+        Example(
+            "import torch\nimport numpy as np\nfrom torch import nn\ndevice = torch.device('cuda')\nmodel = nn.Linear(8, 100).to(device)\nfor x in loader:\n"
+            "    logits = model(x.to(device))\n    ranks = np.argsort(logits.cpu().numpy(), axis=1)\n"
+            "    top = torch.from_numpy(ranks[:, -5:]).to(device)  # expect: DL403\n"
+        ),
+        Example(
+            "import torch\nfor step in range(10):\n    t = torch.randn(4, device='cuda')\n"
+            "    again = torch.tensor(t.cpu().tolist(), device='cuda')  # expect: DL403\n"
+        ),
+    )
+
+    def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(ctx)
+        #: per outermost loop: the host-transfer calls seen, and names holding host data
+        self._host_calls: dict[int, dict[int, cst.Call]] = {}
+        self._tainted: dict[int, dict[str, cst.Call]] = {}
+        self._reported: set[int] = set()
+
+    def _loop_key(self) -> Optional[int]:
+        stack = self.ctx.loop_stack
+        return id(stack[0].node) if stack else None
+
+    def on_call(self, event: CallEvent) -> None:
+        key = self._loop_key()
+        if key is None:
+            return
+        receiver = event.receiver
+        if event.method in _TO_HOST and receiver is not None and receiver.device is not None and receiver.device.is_accel:
+            self._host_calls.setdefault(key, {})[id(event.node)] = event.node
+            return
+        moved = self._moved_back(event)
+        if moved is None:
+            return
+        origin = self._host_origin(key, moved)
+        if origin is None or id(event.node) in self._reported:
+            return
+        self._reported.add(id(event.node))
+        loop = self.ctx.loop_stack[0]
+        self.ctx.report(
+            event.node,
+            f"`{self.ctx.source_of(moved)}` comes back to the device from host data "
+            f"(`{self.ctx.source_of(origin)}` at line {self.ctx.line(origin)}), in every iteration of the loop "
+            f"at line {self.ctx.line(loop.node)}: two transfers and a sync per step; keep the work on one side",
+        )
+
+    def on_assign(self, statement: cst.CSTNode, target: cst.BaseExpression, value_node: cst.BaseExpression, value: object) -> None:
+        key = self._loop_key()
+        if key is None:
+            return
+        origin = self._host_origin(key, value_node)
+        if origin is None:
+            return
+        finder = _Names()
+        target.visit(finder)
+        tainted = self._tainted.setdefault(key, {})
+        for name in finder.names:
+            tainted.setdefault(name, origin)
+
+    def _moved_back(self, event: CallEvent) -> Optional[cst.BaseExpression]:
+        """The expression being put on an accelerator by this call, if it is one."""
+        result_device = event.result.device
+        if event.method in ("to", "cuda") and isinstance(event.node.func, cst.Attribute):
+            if result_device is not None and result_device.is_accel:
+                return event.node.func.value
+            return None
+        if event.qualname in _FROM_DATA or (event.qualname is not None and event.qualname in api.FACTORIES):
+            device = keyword_arg(event.node, "device")
+            positional = positional_args(event.node)
+            if device is not None and positional and result_device is not None and result_device.is_accel:
+                return positional[0].value
+        return None
+
+    def _host_origin(self, key: int, node: cst.CSTNode) -> Optional[cst.Call]:
+        """The host-transfer call that ``node`` is computed from: inside it, or through a name."""
+        calls = self._host_calls.get(key, {})
+        tainted = self._tainted.get(key, {})
+        if not calls and not tainted:
+            return None
+        finder = _Origins(calls, tainted)
+        node.visit(finder)
+        return finder.found
+
+
+class _Names(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.names: list[str] = []
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.append(node.value)
+
+
+class _Origins(cst.CSTVisitor):
+    def __init__(self, calls: dict[int, cst.Call], tainted: dict[str, cst.Call]) -> None:
+        self.calls = calls
+        self.tainted = tainted
+        self.found: Optional[cst.Call] = None
+
+    def visit_Call(self, node: cst.Call) -> Optional[bool]:
+        if self.found is None and id(node) in self.calls:
+            self.found = node
+        return self.found is None
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if self.found is None and node.value in self.tainted:
+            self.found = self.tainted[node.value]
+
+    def visit_Attribute(self, node: cst.Attribute) -> Optional[bool]:
+        node.value.visit(self)  # `ranks.shape`: the object, not the attribute name
+        return False
