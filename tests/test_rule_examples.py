@@ -31,10 +31,12 @@ def test_invalid_example_flags_marked_lines(rule, example):
 
 @pytest.mark.parametrize("rule, example", [p for p in INVALID if p.values[1].fixed is not None])
 def test_fix_gives_the_documented_result(rule, example):
-    fixed, applied = apply_fixes(example.code, lint(example.code))
+    # an unsafe fix is documented as it applies under --unsafe-fixes
+    unsafe = rule.fix_safety == "unsafe"
+    fixed, applied = apply_fixes(example.code, lint(example.code), unsafe=unsafe)
     assert fixed == example.fixed
     cst.parse_module(fixed)
-    again, applied_again = apply_fixes(fixed, [f for f in lint(fixed) if f.code == rule.code])
+    again, applied_again = apply_fixes(fixed, [f for f in lint(fixed) if f.code == rule.code], unsafe=unsafe)
     assert applied_again == 0 or again == fixed
 
 

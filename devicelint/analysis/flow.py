@@ -818,7 +818,9 @@ class FlowAnalyzer:
             if left.kind == Kind.NUMBER and right.kind == Kind.NUMBER:
                 return Value(Kind.NUMBER)
             return UNKNOWN
-        if left_tensor and right_tensor and self.emitting:
+        if self.emitting:
+            # one tensor side is enough: DL202 needs `model_output * cpu_tensor` where the
+            # analysis does not know the model output is a tensor
             self.sink.on_binary(BinaryEvent(node, left_node, left, right_node, right))
         if left_tensor and right_tensor:
             return _propagate(left, right)

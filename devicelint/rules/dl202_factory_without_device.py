@@ -1,0 +1,279 @@
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from devicelint.analysis.flow import BinaryEvent, CallEvent
+from devicelint.analysis.names import dotted_name, keyword_arg
+from devicelint.analysis.values import Kind, Value
+from devicelint.engine import FixSpec, NodeEdit
+from devicelint.findings import Severity
+from devicelint.rules.base import Example, Rule
+
+#: factories that put their result on the default device (the CPU) unless given ``device=``
+_FACTORIES = frozenset(
+    f"torch.{name}"
+    for name in "zeros ones empty full arange linspace logspace eye rand randn randint randperm tensor".split()
+)
+#: tensor methods and attributes whose result is Python data or metadata, not a tensor that
+#: follows the model
+_METADATA_METHODS = frozenset(
+    {"size", "dim", "ndimension", "item", "tolist", "numel", "nelement", "stride", "element_size",
+     "data_ptr", "get_device", "is_contiguous", "is_floating_point", "is_complex", "cpu", "numpy"}
+)
+_FOLLOWING_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag", "data"})
+
+
+class FactoryWithoutDevice(Rule):
+    """
+    ## What it does
+    Flags, in a method of an `nn.Module` subclass other than `__init__`, a tensor made by a torch
+    factory without `device=` (`torch.zeros`, `torch.arange`, `torch.tensor([...])`, ...) that
+    is then combined - by an operator or a torch function - with a tensor that follows the
+    model: the output of a submodule (`self.proj(x)`), a parameter or buffer of the module, an
+    argument annotated `torch.Tensor`, or what is computed from those in the same method.
+    0-dim tensors (`torch.tensor(0.5)`), factories given `device=`, `*_like` and `x.new_*`
+    factories, results used only for shapes or on the host, and code under
+    `torch.set_default_device` / `with torch.device(...)` are left alone.
+
+    ## Why is this bad?
+    The factory makes a CPU tensor; the model's tensors are on the GPU once the model is
+    moved. The method works on a laptop and fails on the first GPU run with "Expected all
+    tensors to be on the same device".
+
+    ## Example
+    ```python
+    def forward(self, x):
+        hidden = self.embed(x)
+        positions = torch.arange(x.size(1))
+        return hidden + self.pos_embed(positions)
+    ```
+
+    ## Use instead
+    ```python
+    def forward(self, x):
+        hidden = self.embed(x)
+        positions = torch.arange(x.size(1), device=x.device)
+        return hidden + self.pos_embed(positions)
+    ```
+    The fix adds `device=<input>.device`, where `<input>` is the method's first argument that
+    the code passes to a submodule or annotates as a tensor. It is marked unsafe: review that
+    the tensor should live where that input lives.
+    """
+
+    code = "DL202"
+    name = "factory-without-device"
+    severity = Severity.ERROR
+    summary = "A tensor made without `device=` in a module's method meets the model's tensors."
+    fix_safety = "unsafe"
+    valid = (
+        "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.proj = nn.Linear(4, 4)\n    def forward(self, x):\n        h = self.proj(x)\n"
+        "        return h + torch.arange(4, device=h.device)\n",
+        # 0-dim: PyTorch allows it with a GPU tensor
+        "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.proj = nn.Linear(4, 4)\n    def forward(self, x):\n        return self.proj(x) * torch.tensor(0.5)\n",
+        # used for shapes only
+        "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.proj = nn.Linear(4, 4)\n    def forward(self, x):\n        h = self.proj(x)\n"
+        "        n = h.size(1) + torch.tensor([1, 2]).sum().item()\n        return h[:, :n]\n",
+        # under a default device
+        "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.proj = nn.Linear(4, 4)\n    def forward(self, x):\n        with torch.device('cuda'):\n"
+        "            return self.proj(x) + torch.ones(4)\n",
+        # *_like factories follow their argument
+        "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.proj = nn.Linear(4, 4)\n    def forward(self, x):\n        h = self.proj(x)\n"
+        "        return h + torch.zeros_like(h)\n",
+        # not a module's method
+        "import torch\ndef f(h):\n    return h + torch.ones(4)\n",
+        # the other side is an int argument
+        "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def forward(self, x, offset: int):\n"
+        "        return torch.arange(4) + offset\n",
+    )
+    invalid = (
+        Example(
+            "import torch\nfrom torch import nn\nclass Encoder(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.embed = nn.Embedding(100, 8)\n        self.pos = nn.Embedding(16, 8)\n    def forward(self, x):\n"
+            "        hidden = self.embed(x)\n        positions = torch.arange(x.size(1))  # expect: DL202\n"
+            "        return hidden + self.pos(positions)\n",
+            "import torch\nfrom torch import nn\nclass Encoder(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.embed = nn.Embedding(100, 8)\n        self.pos = nn.Embedding(16, 8)\n    def forward(self, x):\n"
+            "        hidden = self.embed(x)\n        positions = torch.arange(x.size(1), device=x.device)  # expect: DL202\n"
+            "        return hidden + self.pos(positions)\n",
+        ),
+        Example(
+            "import torch\nfrom torch import nn\nclass Gate(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.weight = nn.Parameter(torch.ones(4))\n    def forward(self, x: torch.Tensor):\n"
+            "        mask = torch.ones(4)  # expect: DL202\n        return torch.mul(self.weight, mask) * x\n",
+            "import torch\nfrom torch import nn\nclass Gate(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.weight = nn.Parameter(torch.ones(4))\n    def forward(self, x: torch.Tensor):\n"
+            "        mask = torch.ones(4, device=x.device)  # expect: DL202\n        return torch.mul(self.weight, mask) * x\n",
+        ),
+    )
+
+    def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(ctx)
+        self._factory_calls: dict[int, cst.Call] = {}
+        self._module_calls: set[int] = set()
+        #: per method: names that hold a tensor following the model
+        self._following: dict[int, set[str]] = {}
+        self._reported: set[int] = set()
+
+    # ------------------------------------------------------------------ events
+
+    def _method(self) -> Optional[cst.FunctionDef]:
+        context = self.ctx.current_function
+        if context.node is None or context.class_info is None or not context.class_info.is_module:
+            return None
+        if context.node.name.value == "__init__":
+            return None
+        return context.node
+
+    def on_call(self, event: CallEvent) -> None:
+        method = self._method()
+        if method is None:
+            return
+        if event.qualname in _FACTORIES and keyword_arg(event.node, "device") is None:
+            self._factory_calls[id(event.node)] = event.node
+            return
+        if self._calls_a_module(event):
+            self._module_calls.add(id(event.node))
+            for _, value in event.args:
+                # a submodule's weights meet even a 0-dim input (linear, embedding, conv)
+                factory = self._cpu_factory(value, allow_unknown_rank=True)
+                if factory is not None:
+                    self._report(factory, method)  # the submodule's weights follow the model
+                    return
+            return
+        if event.qualname is not None and event.qualname.startswith("torch.") and event.qualname not in _FACTORIES:
+            values = [(arg.value, value) for arg, value in event.args if arg.keyword is None]
+            for node, value in values:
+                factory = self._cpu_factory(value)
+                if factory is None:
+                    continue
+                if any(other is not node and self._follows(other, other_value, method) for other, other_value in values):
+                    self._report(factory, method)
+                    return
+
+    def on_binary(self, event: BinaryEvent) -> None:
+        method = self._method()
+        if method is None:
+            return
+        for mine, mine_value, other, other_value in (
+            (event.left_node, event.left, event.right_node, event.right),
+            (event.right_node, event.right, event.left_node, event.left),
+        ):
+            factory = self._cpu_factory(mine_value)
+            if factory is not None and self._follows(other, other_value, method):
+                self._report(factory, method)
+                return
+
+    def on_assign(self, statement: cst.CSTNode, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value) -> None:
+        method = self._method()
+        if method is None or not isinstance(target, cst.Name):
+            return
+        following = self._following.setdefault(id(method), set())
+        if value.device is None and self._follows(value_node, value, method):
+            following.add(target.value)
+        else:
+            following.discard(target.value)
+
+    # ------------------------------------------------------------------ helpers
+
+    @staticmethod
+    def _calls_a_module(event: CallEvent) -> bool:
+        if event.callee.kind == Kind.MODULE:
+            return True
+        name = dotted_name(event.node.func)  # `self.proj(x)` is seen as a method call on self
+        known = event.state.get(name) if name is not None else None
+        return known is not None and known.kind == Kind.MODULE
+
+    def _cpu_factory(self, value: Value, allow_unknown_rank: bool = False) -> Optional[cst.Call]:
+        """The device-less factory call a CPU tensor comes from; elementwise operators accept a
+        0-dim CPU tensor, so there it must be known to have a dimension."""
+        if value.kind != Kind.TENSOR or value.device is None or value.device.kind != "cpu":
+            return None
+        if value.scalar is True or (value.scalar is None and not allow_unknown_rank):
+            return None
+        origin = value.origin
+        if origin is None:
+            return None
+        return self._factory_calls.get(id(origin.node))
+
+    def _follows(self, node: cst.BaseExpression, value: Value, method: cst.FunctionDef) -> bool:
+        """``node`` is a tensor that lives where the model lives (see the docs)."""
+        if value.kind == Kind.TENSOR and value.device is None:
+            return True  # a parameter, a buffer, an argument annotated as a tensor
+        if value.device is not None:
+            return False
+        return self._follows_syntactically(node, method)
+
+    def _follows_syntactically(self, node: cst.BaseExpression, method: cst.FunctionDef) -> bool:
+        if isinstance(node, cst.Call):
+            if id(node) in self._module_calls:
+                return True
+            func = node.func
+            if isinstance(func, cst.Attribute) and func.attr.value not in _METADATA_METHODS:
+                return self._follows_syntactically(func.value, method)
+            return False
+        if isinstance(node, cst.Name):
+            return node.value in self._following.get(id(method), ())
+        if isinstance(node, cst.BinaryOperation):
+            return self._follows_syntactically(node.left, method) or self._follows_syntactically(node.right, method)
+        if isinstance(node, cst.Subscript):
+            return self._follows_syntactically(node.value, method)
+        if isinstance(node, cst.Attribute) and node.attr.value in _FOLLOWING_ATTRIBUTES:
+            return self._follows_syntactically(node.value, method)
+        return False
+
+    def _report(self, factory: cst.Call, method: cst.FunctionDef) -> None:
+        if id(factory) in self._reported:
+            return
+        self._reported.add(id(factory))
+        spelled = self.ctx.source_of(factory.func)
+        source = self._device_source(method)
+        self.ctx.report(
+            factory,
+            f"`{spelled}` without `device=` makes a CPU tensor, and it meets the model's tensors below; "
+            f"on a GPU this fails with mixed devices: pass `device=`"
+            + (f" (e.g. `device={source}.device`)" if source else ""),
+            fix=self._fix(factory, source),
+        )
+
+    def _device_source(self, method: cst.FunctionDef) -> Optional[str]:
+        """The first argument after ``self`` that is annotated as a tensor or given to a submodule."""
+        params = [*method.params.posonly_params, *method.params.params, *method.params.kwonly_params][1:]
+        state = self.ctx.analyzer.function_states.get(method)
+        finder = _ArgumentsOfModuleCalls(self._module_calls)
+        method.visit(finder)
+        for param in params:
+            name = param.name.value
+            annotated = param.annotation is not None and self.ctx.analyzer.qualname_of(
+                param.annotation.annotation, self.ctx.analyzer.module_state
+            ) in ("torch.Tensor", "torch.nn.Parameter")
+            if annotated or name in finder.names:
+                return name
+        del state
+        return None
+
+    def _fix(self, factory: cst.Call, source: Optional[str]) -> Optional[FixSpec]:
+        if source is None or not factory.args or any(arg.star for arg in factory.args):
+            return None
+        last = factory.args[-1]
+        return FixSpec(f"Create it on `{source}.device`", (NodeEdit(last, "after", f", device={source}.device"),), safe=False)
+
+
+class _ArgumentsOfModuleCalls(cst.CSTVisitor):
+    """Plain names passed to a submodule call (``self.proj(x)`` -> ``x``)."""
+
+    def __init__(self, module_calls: set[int]) -> None:
+        self.module_calls = module_calls
+        self.names: set[str] = set()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if id(node) in self.module_calls:
+            for arg in node.args:
+                if isinstance(arg.value, cst.Name):
+                    self.names.add(arg.value.value)
