@@ -4,6 +4,7 @@ from typing import Optional
 
 import libcst as cst
 
+from devicelint.analysis import torch_api as api
 from devicelint.analysis.flow import BinaryEvent, CallEvent
 from devicelint.analysis.names import dotted_name, keyword_arg
 from devicelint.analysis.values import Kind, Value
@@ -88,6 +89,10 @@ class FactoryWithoutDevice(Rule):
         "        return h + torch.zeros_like(h)\n",
         # not a module's method
         "import torch\ndef f(h):\n    return h + torch.ones(4)\n",
+        # a zero-element placeholder for an argument the function ignores (transformers' WavLM)
+        "import torch\nimport torch.nn.functional as F\nfrom torch import nn\nclass A(nn.Module):\n    def __init__(self):\n"
+        "        super().__init__()\n        self.proj = nn.Linear(4, 4)\n    def forward(self, q):\n"
+        "        return F.linear(self.proj(q), torch.empty([0]))\n",
         # the other side is an int argument
         "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def forward(self, x, offset: int):\n"
         "        return torch.arange(4) + offset\n",
@@ -136,7 +141,8 @@ class FactoryWithoutDevice(Rule):
         if method is None:
             return
         if event.qualname in _FACTORIES and keyword_arg(event.node, "device") is None:
-            self._factory_calls[id(event.node)] = event.node
+            if not _empty_placeholder(event.node):
+                self._factory_calls[id(event.node)] = event.node
             return
         if self._calls_a_module(event):
             self._module_calls.add(id(event.node))
@@ -147,7 +153,7 @@ class FactoryWithoutDevice(Rule):
                     self._report(factory, method)  # the submodule's weights follow the model
                     return
             return
-        if event.qualname is not None and event.qualname.startswith("torch.") and event.qualname not in _FACTORIES:
+        if event.qualname in api.MIXING_FUNCTIONS:
             values = [(arg.value, value) for arg, value in event.args if arg.keyword is None]
             for node, value in values:
                 factory = self._cpu_factory(value)
@@ -263,6 +269,18 @@ class FactoryWithoutDevice(Rule):
             return None
         last = factory.args[-1]
         return FixSpec(f"Create it on `{source}.device`", (NodeEdit(last, "after", f", device={source}.device"),), safe=False)
+
+
+def _empty_placeholder(call: cst.Call) -> bool:
+    """``torch.empty([0])``, ``torch.zeros(0)``: a zero-element placeholder for an unused argument."""
+    for arg in call.args:
+        if arg.keyword is not None:
+            continue
+        value = arg.value
+        elements = [e.value for e in value.elements] if isinstance(value, (cst.List, cst.Tuple)) else [value]
+        if any(isinstance(e, cst.Integer) and e.evaluated_value == 0 for e in elements):
+            return True
+    return False
 
 
 class _ArgumentsOfModuleCalls(cst.CSTVisitor):

@@ -15,9 +15,8 @@ from devicelint.rules.base import Example, Rule
 class StoredDeviceInForward(Rule):
     """
     ## What it does
-    Flags a method of an `nn.Module` subclass other than `__init__` (`forward` and the methods it
-    calls) that creates a tensor with `device=self.device` or moves one with
-    `.to(self.device)`, where `self.device` (or another `self.*device` attribute) is a plain
+    Flags the `forward` of an `nn.Module` subclass that creates a tensor with
+    `device=self.device` or moves one with `.to(self.device)`, where `self.device` (or another `self.*device` attribute) is a plain
     attribute stored in `__init__` - from an argument or a config - and the method has an input
     to take the device from. A `device` property derived from the parameters, as many libraries
     define it, is not a stored attribute and is left alone, as is an attribute that another
@@ -58,9 +57,12 @@ class StoredDeviceInForward(Rule):
         # a property derived from the parameters
         "import torch\nfrom torch import nn\nclass M(nn.Module):\n    @property\n    def device(self):\n"
         "        return next(self.parameters()).device\n    def forward(self, x):\n        return torch.ones(3, device=self.device)\n",
-        # no input to take the device from
+        # not forward: no input to take the device from, or a deliberate placement (an EMA copy)
         "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self, device):\n        super().__init__()\n"
         "        self.device = device\n    def sample(self):\n        return torch.randn(3, device=self.device)\n",
+        "import torch\nfrom torch import nn\nclass Ema(nn.Module):\n    def __init__(self, model, device=None):\n        super().__init__()\n"
+        "        self.device = device\n    def update(self, model):\n        for v in model.state_dict().values():\n"
+        "            v = v.to(device=self.device)\n",
         # kept up to date by the module itself
         "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self, device):\n        super().__init__()\n"
         "        self.device = device\n    def to(self, device):\n        self.device = device\n        return super().to(device)\n"
@@ -86,8 +88,8 @@ class StoredDeviceInForward(Rule):
         context = self.ctx.current_function
         class_info = context.class_info
         function = context.node
-        if class_info is None or function is None or not class_info.is_module or function.name.value == "__init__":
-            return
+        if class_info is None or function is None or not class_info.is_module or function.name.value != "forward":
+            return  # other methods (an EMA update, a generate loop) may use a stored device on purpose
         inputs = _tensor_inputs(function)
         if not inputs:
             return

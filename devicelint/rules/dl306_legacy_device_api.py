@@ -39,7 +39,8 @@ class LegacyDeviceApi(Rule):
     (`torch.cuda.FloatTensor(...)`, `torch.cuda.LongTensor(...)`, ...);
     `torch.set_default_tensor_type` with a CUDA type; `.cuda(device_id=...)`, whose keyword is
     `device`; `torch.cuda.memory_cached` / `max_memory_cached` / `reset_max_memory_cached`; and
-    `python -m torch.distributed.launch` in strings (launch commands built by scripts).
+    `python -m torch.distributed.launch` in strings (launch commands built by scripts; docstrings
+    are left alone).
 
     ## Why is this bad?
     The typed constructors are legacy: they ignore `torch.set_default_device`, mix
@@ -83,6 +84,7 @@ class LegacyDeviceApi(Rule):
         "import torch\nmodel.cuda(device=1)\n",
         "import torch\nused = torch.cuda.memory_reserved()\n",
         "import torch\ncommand = 'torchrun --nproc_per_node 2 train.py'\n",
+        'import torch\ndef main():\n    """Run with `python -m torch.distributed.launch --nproc_per_node 2`."""\n',
         "import torch\nclass Pool:\n    def cuda(self, device_id=0):\n        return self\nPool().cuda(device_id=1)\n",
     )
     invalid = (
@@ -208,8 +210,14 @@ class LegacyDeviceApi(Rule):
 
 
 class _LaunchStrings(cst.CSTVisitor):
+    """Launch commands in strings; docstrings and other bare string statements are prose
+    (torch's own `torch/distributed/launch.py` documents itself), not commands."""
+
     def __init__(self) -> None:
         self.found: list[cst.CSTNode] = []
+
+    def visit_Expr(self, node: cst.Expr) -> bool:
+        return not isinstance(node.value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString))
 
     def visit_SimpleString(self, node: cst.SimpleString) -> None:
         if _LAUNCHER.search(node.value):
