@@ -13,9 +13,14 @@ ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
 
 
-def lint(code: str, path: str = "example.py"):
-    """Every rule, default-off ones included."""
-    return lint_source(code, path, all_rules())
+def rules_for(rule_code=None):
+    """The default rules plus the rule under test: an off-by-default rule (DL302) is opt-in, so
+    other rules' examples and fixtures need not satisfy it."""
+    return [rule for rule in all_rules() if rule.default_enabled or rule.code == rule_code]
+
+
+def lint(code: str, path: str = "example.py", rule_code=None):
+    return lint_source(code, path, rules_for(rule_code))
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ GOOD = sorted((FIXTURES / "good").glob("*.py"))
 @pytest.mark.parametrize("path", BAD, ids=lambda p: p.name)
 def test_bad_fixture_findings_match_markers(path):
     code = path.read_text(encoding="utf-8")
-    findings = lint(code, str(path))
+    findings = lint(code, str(path), path.name[:5].upper())
     assert sorted((f.line, f.code) for f in findings) == sorted(expected_findings(code))
     rule_code = path.name[:5].upper()
     assert any(f.code == rule_code for f in findings)
@@ -27,7 +27,7 @@ def test_bad_fixture_findings_match_markers(path):
 def test_good_fixture_is_clean(path):
     code = path.read_text(encoding="utf-8")
     assert expected_findings(code) == []
-    assert [(f.line, f.code, f.message) for f in lint(code, str(path))] == []
+    assert [(f.line, f.code, f.message) for f in lint(code, str(path), path.name[:5].upper())] == []
 
 
 def test_every_rule_has_bad_and_good_fixtures():

@@ -19,12 +19,12 @@ INVALID = [pytest.param(rule, example, id=f"{rule.code}-invalid-{i}") for rule i
 
 @pytest.mark.parametrize("rule, code", VALID)
 def test_valid_example_has_no_finding(rule, code):
-    assert [(f.line, f.code, f.message) for f in lint(code)] == []
+    assert [(f.line, f.code, f.message) for f in lint(code, rule_code=rule.code)] == []
 
 
 @pytest.mark.parametrize("rule, example", INVALID)
 def test_invalid_example_flags_marked_lines(rule, example):
-    findings = lint(example.code)
+    findings = lint(example.code, rule_code=rule.code)
     assert sorted((f.line, f.code) for f in findings) == sorted(expected_findings(example.code))
     assert any(f.code == rule.code for f in findings)
 
@@ -33,10 +33,10 @@ def test_invalid_example_flags_marked_lines(rule, example):
 def test_fix_gives_the_documented_result(rule, example):
     # an unsafe fix is documented as it applies under --unsafe-fixes
     unsafe = rule.fix_safety == "unsafe"
-    fixed, applied = apply_fixes(example.code, lint(example.code), unsafe=unsafe)
+    fixed, applied = apply_fixes(example.code, lint(example.code, rule_code=rule.code), unsafe=unsafe)
     assert fixed == example.fixed
     cst.parse_module(fixed)
-    again, applied_again = apply_fixes(fixed, [f for f in lint(fixed) if f.code == rule.code], unsafe=unsafe)
+    again, applied_again = apply_fixes(fixed, [f for f in lint(fixed, rule_code=rule.code) if f.code == rule.code], unsafe=unsafe)
     assert applied_again == 0 or again == fixed
 
 

@@ -1,0 +1,97 @@
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from devicelint.analysis.flow import CallEvent
+from devicelint.analysis.names import keyword_arg, positional_args
+from devicelint.findings import Severity
+from devicelint.rules.base import Example, Rule
+
+_CUDA_LITERAL = re.compile(r"cuda(:\d+)?")
+#: evidence that the file chooses its device: an availability check, a device count, or a
+#: device taken from arguments, configuration or the environment
+_CHOOSES_DEVICE = re.compile(
+    r"is_available\s*\(|device_count\s*\(|\b(args|opt|opts|config|cfg|conf|hparams|settings|accelerator|fabric|trainer)\.device\b"
+    r"|--device|os\.environ|LOCAL_RANK|get_device\s*\(|def\s+cuda\s*\("
+)
+
+
+class HardcodedCuda(Rule):
+    """
+    ## What it does
+    Flags `.cuda()`, `.to("cuda")`, `device="cuda"` and `torch.device("cuda:0")` in a file that
+    never asks whether a GPU is there (`torch.cuda.is_available()`, `torch.cuda.device_count()`)
+    nor takes the device from arguments, configuration or the environment (`args.device`,
+    `--device`, `os.environ`, `LOCAL_RANK`, `accelerator.device`). Off by default: enable it
+    with `--select DL302` (or `--extend-select DL302`).
+
+    ## Why is this bad?
+    The script cannot run on a machine without a GPU - a laptop, CPU-only CI - even for a quick
+    smoke test, and moving it to another accelerator means editing every line. Many scripts
+    are written for one GPU box on purpose, which is why this rule is opt-in.
+
+    ## Example
+    ```python
+    model = Net().cuda()
+    batch = batch.to("cuda")
+    ```
+
+    ## Use instead
+    ```python
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    model = Net().to(device)
+    batch = batch.to(device)
+    ```
+    """
+
+    code = "DL302"
+    name = "hardcoded-cuda"
+    severity = Severity.INFO
+    summary = "`.cuda()` / `device=\"cuda\"` in a file that never checks for a GPU nor takes the device from configuration."
+    default_enabled = False
+    valid = (
+        "import torch\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\nx = torch.zeros(3, device=device)\n",
+        "import torch\nimport argparse\nx = torch.zeros(3).to(args.device)\ny = torch.ones(3).cuda()\n",
+        "import torch\nx = torch.zeros(3)\n",
+    )
+    invalid = (
+        Example("import torch\nmodel = Net().cuda()  # expect: DL302\n"),
+        Example(
+            "import torch\nx = torch.zeros(3, device='cuda:0')  # expect: DL302\n"
+            "y = x.to('cuda')  # expect: DL302\nd = torch.device('cuda')  # expect: DL302\n"
+        ),
+    )
+
+    def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(ctx)
+        self._found: list[cst.CSTNode] = []
+
+    def on_call(self, event: CallEvent) -> None:
+        node = event.node
+        if event.method == "cuda":
+            self._found.append(node)
+            return
+        device = keyword_arg(node, "device")
+        if device is not None and _is_cuda_literal(device.value):
+            self._found.append(device.value)
+            return
+        positional = positional_args(node)
+        if positional and _is_cuda_literal(positional[0].value) and (event.method == "to" or event.qualname == "torch.device"):
+            self._found.append(positional[0].value)
+
+    def finish(self) -> None:
+        if not self._found or _CHOOSES_DEVICE.search(self.ctx.source):
+            return
+        for node in self._found:
+            self.ctx.report(
+                node,
+                "CUDA is hard-coded and this file never checks for a GPU nor takes the device from "
+                "configuration: it cannot run on a CPU-only machine; choose the device once "
+                '(`torch.device("cuda" if torch.cuda.is_available() else "cpu")`) and use it',
+            )
+
+
+def _is_cuda_literal(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.SimpleString) and _CUDA_LITERAL.fullmatch(str(node.evaluated_value)) is not None
