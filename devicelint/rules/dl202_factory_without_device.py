@@ -251,7 +251,6 @@ class FactoryWithoutDevice(Rule):
     def _device_source(self, method: cst.FunctionDef) -> Optional[str]:
         """The first argument after ``self`` that is annotated as a tensor or given to a submodule."""
         params = [*method.params.posonly_params, *method.params.params, *method.params.kwonly_params][1:]
-        state = self.ctx.analyzer.function_states.get(method)
         finder = _ArgumentsOfModuleCalls(self._module_calls)
         method.visit(finder)
         for param in params:
@@ -261,7 +260,6 @@ class FactoryWithoutDevice(Rule):
             ) in ("torch.Tensor", "torch.nn.Parameter")
             if annotated or name in finder.names:
                 return name
-        del state
         return None
 
     def _fix(self, factory: cst.Call, source: Optional[str]) -> Optional[FixSpec]:

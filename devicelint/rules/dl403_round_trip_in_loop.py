@@ -6,7 +6,7 @@ import libcst as cst
 
 from devicelint.analysis import torch_api as api
 from devicelint.analysis.flow import CallEvent
-from devicelint.analysis.names import keyword_arg, positional_args
+from devicelint.analysis.names import dotted_name, keyword_arg, positional_args
 from devicelint.findings import Severity
 from devicelint.rules.base import Example, Rule
 
@@ -53,6 +53,9 @@ class RoundTripInLoop(Rule):
         "    out = model(x.to(device))\n    scores.append(out.cpu().numpy())\n",
         # device unknown: a parameter's tensors
         "import torch\ndef step(batches, device):\n    for out in batches:\n        host = out.cpu()\n        back = host.to(device)\n",
+        # an attribute of self holds host data: self itself is not host data
+        "import torch\ndevice = torch.device('cuda')\nclass Cache:\n    def fill(self, loader):\n        for t in loader:\n"
+        "            u = t.to(device)\n            self.last = u.cpu()\n            self.out = self.proj(t).to(device)\n",
         # once, not in a loop
         "import torch\ndevice = torch.device('cuda')\nt = torch.ones(3, device=device)\nh = t.cpu()\nback = h.to(device)\n",
     )
@@ -109,10 +112,8 @@ class RoundTripInLoop(Rule):
         origin = self._host_origin(key, value_node)
         if origin is None:
             return
-        finder = _Names()
-        target.visit(finder)
         tainted = self._tainted.setdefault(key, {})
-        for name in finder.names:
+        for name in _target_names(target):
             tainted.setdefault(name, origin)
 
     def _moved_back(self, event: CallEvent) -> Optional[cst.BaseExpression]:
@@ -140,12 +141,14 @@ class RoundTripInLoop(Rule):
         return finder.found
 
 
-class _Names(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.names: list[str] = []
-
-    def visit_Name(self, node: cst.Name) -> None:
-        self.names.append(node.value)
+def _target_names(target: cst.BaseExpression) -> list[str]:
+    """The names and dotted names an assignment target binds (``a``, ``a, b``, ``self.cache``)."""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [name for element in target.elements for name in _target_names(element.value)]
+    if isinstance(target, cst.StarredElement):
+        return _target_names(target.value)
+    name = dotted_name(target)
+    return [name] if name is not None else []
 
 
 class _Origins(cst.CSTVisitor):
@@ -164,5 +167,9 @@ class _Origins(cst.CSTVisitor):
             self.found = self.tainted[node.value]
 
     def visit_Attribute(self, node: cst.Attribute) -> Optional[bool]:
+        name = dotted_name(node)
+        if self.found is None and name is not None and name in self.tainted:
+            self.found = self.tainted[name]  # `self.cache`, assigned from host data
+            return False
         node.value.visit(self)  # `ranks.shape`: the object, not the attribute name
         return False
