@@ -1,5 +1,6 @@
 """Which rules run: --select / --extend-select / --ignore by code, prefix or ALL, resolved by
-specificity as ruff does (``--select DL --ignore DL1 --extend-select DL101`` keeps DL101)."""
+specificity as ruff does (``--select DL --ignore DL1 --extend-select DL101`` keeps DL101).
+Off-by-default rules are selected by their exact code or by ALL only."""
 
 from __future__ import annotations
 
@@ -30,10 +31,22 @@ def validate_selectors(selectors: Iterable[str], where: str) -> list[str]:
     return result
 
 
-def _specificity(selector: str, code: str) -> int:
+def _specificity(selector: str, rule: type[Rule]) -> int:
+    """How specifically ``selector`` names ``rule``; -1 if it does not. An off-by-default
+    rule (DL302) is opt-in: only its own code or ALL selects it, not a prefix such as DL3."""
     if selector == "ALL":
         return 0
-    return len(selector) if code.startswith(selector) else -1
+    if not rule.code.startswith(selector):
+        return -1
+    if not rule.default_enabled and selector != rule.code:
+        return -1
+    return len(selector)
+
+
+def _ignore_specificity(selector: str, rule: type[Rule]) -> int:
+    if selector == "ALL":
+        return 0
+    return len(selector) if rule.code.startswith(selector) else -1
 
 
 @dataclass(frozen=True)
@@ -47,9 +60,9 @@ class Selection:
             # the default set is as unspecific as ALL, so any --ignore prefix overrides it
             chosen = 0 if rule.default_enabled else -1
         else:
-            chosen = max((_specificity(s, rule.code) for s in self.select), default=-1)
-        chosen = max([chosen, *(_specificity(s, rule.code) for s in self.extend_select)])
-        ignored = max((_specificity(s, rule.code) for s in self.ignore), default=-1)
+            chosen = max((_specificity(s, rule) for s in self.select), default=-1)
+        chosen = max([chosen, *(_specificity(s, rule) for s in self.extend_select)])
+        ignored = max((_ignore_specificity(s, rule) for s in self.ignore), default=-1)
         return chosen >= 0 and chosen > ignored
 
     def rules(self) -> list[type[Rule]]:

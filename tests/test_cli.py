@@ -327,11 +327,11 @@ def test_crashing_rule_becomes_dl002_and_keeps_other_findings(monkeypatch):
 
     monkeypatch.setattr(MixedDeviceOp, "on_binary", explode)
     code = "import torch\nx = torch.randn(3, 3)\nx.cuda()\ny = x + x\n"
-    findings = lint_source(code, "crash.py", all_rules())
+    findings = lint_source(code, "crash.py", [r for r in all_rules() if r.default_enabled])
     assert [(f.code, f.line) for f in findings] == [("DL002", 1), ("DL101", 3)]
     assert "rule DL201 (mixed-device-op) crashed" in findings[0].message and "KeyError" in findings[0].message
     assert "Traceback" not in findings[0].message
-    verbose = lint_source(code, "crash.py", all_rules(), verbose=True)
+    verbose = lint_source(code, "crash.py", [r for r in all_rules() if r.default_enabled], verbose=True)
     assert "Traceback" in verbose[0].message
 
 
@@ -411,3 +411,12 @@ def test_verbose_shows_the_traceback_of_an_internal_error(tmp_path, write, monke
     assert "Traceback" not in quiet.stdout
     loud = run(["load.py", "--verbose"], tmp_path)
     assert "Traceback (most recent call last)" in loud.stdout
+
+
+def test_an_off_by_default_rule_is_selected_by_its_code_or_all_only(tmp_path, write):
+    write("script.py", "import torch\nx = torch.zeros(3).cuda()\n")
+    assert codes(run(["script.py", "--format", "json"], tmp_path)) == []
+    assert codes(run(["script.py", "--format", "json", "--select", "DL3"], tmp_path)) == []
+    assert codes(run(["script.py", "--format", "json", "--extend-select", "DL302"], tmp_path)) == ["DL302"]
+    assert codes(run(["script.py", "--format", "json", "--select", "ALL"], tmp_path)) == ["DL302"]
+    assert codes(run(["script.py", "--format", "json", "--select", "ALL", "--ignore", "DL3"], tmp_path)) == []

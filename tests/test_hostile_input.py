@@ -16,11 +16,12 @@ from devicelint.engine import lint_source
 from devicelint.rules import all_rules
 from devicelint.runner import lint_files
 
+DEFAULT_RULES = [rule for rule in all_rules() if rule.default_enabled]
 BUG = "import torch\nx = torch.randn(3, 3)\nx.cuda()\n"
 
 
 def lint(source):
-    return [(f.code, f.line, f.message) for f in lint_source(source, "hostile.py", all_rules())]
+    return [(f.code, f.line, f.message) for f in lint_source(source, "hostile.py", DEFAULT_RULES)]
 
 
 def run(args, cwd: Path):
@@ -132,7 +133,7 @@ def test_file_deleted_between_discovery_and_reading(tmp_path, write):
     kept = write("kept.py", BUG)
     files = [gone, kept]
     gone.unlink()
-    findings = lint_files(files, [rule.code for rule in all_rules()], jobs=1)
+    findings = lint_files(files, [rule.code for rule in DEFAULT_RULES], jobs=1)
     assert [(Path(f.path).name, f.code) for f in findings] == [("gone.py", "DL001"), ("kept.py", "DL101")]
     assert "No such file or directory" in findings[0].message
 
@@ -150,7 +151,7 @@ def test_a_worker_that_dies_is_reported_and_the_run_finishes(tmp_path, write, mo
     monkeypatch.setattr(DiscardedMove, "on_call", killer)
     paths = [write(f"f{index:02d}.py", BUG) for index in range(40)]
     paths.insert(17, write("killer.py", BUG))
-    findings = lint_files(paths, [rule.code for rule in all_rules()], jobs=2)
+    findings = lint_files(paths, [rule.code for rule in DEFAULT_RULES], jobs=2)
     by_file = {(Path(f.path).name, f.code) for f in findings}
     assert ("killer.py", "DL002") in by_file
     assert all((f"f{index:02d}.py", "DL101") in by_file for index in range(40))
