@@ -228,3 +228,223 @@ def step(x: t.Tensor, y: Tensor, z: "t.Tensor", w, *rest: Tensor):
     assert state["z"].kind == Kind.UNKNOWN  # a string annotation is not resolved
     assert state["w"].kind == Kind.UNKNOWN
     assert state["rest"].kind == Kind.UNKNOWN  # *rest is a tuple of tensors, not a tensor
+
+
+def test_subclasses_of_subclasses_see_the_attributes_their_bases_set():
+    code = '''
+import torch
+from torch import nn
+
+class Base(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(4, 4)
+        self.mask = torch.ones(4, 4)
+        self.cache = torch.zeros(2)
+
+    def reset(self):
+        self.cache = None
+
+class Middle(Base):
+    pass
+
+class Leaf(Middle):
+    def forward(self, x):
+        mask = self.mask
+        proj = self.proj
+        cache = self.cache
+        return x
+'''
+    forward = function_state(analyse(code), "forward")
+    assert place(forward["mask"]) == "cpu"  # set by Base.__init__, two classes up
+    assert forward["proj"].kind == Kind.MODULE
+    assert forward["cache"].kind == Kind.UNKNOWN  # another method of Base reassigns it
+
+
+def test_classes_built_on_well_known_framework_bases_are_modules_placed_by_the_framework():
+    code = '''
+import lightning.pytorch as pl
+from transformers import PreTrainedModel
+from torch import nn
+
+class Lit(pl.LightningModule):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(2, 2)
+
+class Encoder(PreTrainedModel):
+    def __init__(self, config):
+        super().__init__(config)
+        self.fc = nn.Linear(2, 2)
+
+lit = Lit()
+encoder = Encoder(config)
+'''
+    state = analyse(code).module_state
+    for name in ("lit", "encoder"):
+        assert state[name].kind == Kind.MODULE
+        assert place(state[name]) == "unknown"  # the framework decides where it goes
+
+
+def test_a_list_comprehension_that_moves_every_element():
+    code = '''
+import torch
+from torch.utils.data import DataLoader
+loader = DataLoader(ds)
+device = torch.device("cuda")
+for batch in loader:
+    moved = [t.to(device) for t in batch]
+    first = moved[0]
+    x, y = moved
+'''
+    state = analyse(code).module_state
+    assert place(state["first"]) == "accel"
+    assert place(state["x"]) == "accel" and place(state["y"]) == "accel"
+
+
+HELPERS = '''
+import torch
+from torch import nn
+
+def make_mask(n):
+    return torch.ones(n, n)
+
+def make_on(n, device):
+    return torch.zeros(n, device=device)
+
+def like(x):
+    return x.new_zeros(x.shape)
+
+def pair(a, b):
+    return a.cuda(), b
+
+def maybe(a, flag):
+    if flag:
+        return a.cuda()
+    return a
+
+def sometimes(a, flag):
+    if flag:
+        return a.cuda()
+
+def steps(a):
+    yield a.cuda()
+
+def forever(a):
+    return forever(a)
+
+def spread(*args):
+    return torch.zeros(3)
+
+cpu = torch.randn(3, 3)
+gpu = torch.randn(3, 3, device="cuda")
+mask = make_mask(4)
+on_gpu = make_on(3, "cuda")
+dev = torch.device("cuda:1")
+on_dev = make_on(3, device=dev)
+follows = like(gpu)
+left, right = pair(cpu, cpu)
+joined = maybe(cpu, flag)
+partial = sometimes(cpu, flag)
+generated = steps(cpu)
+recursive = forever(cpu)
+spread_call = spread(*stuff)
+with torch.device("cuda"):
+    scoped = make_mask(2)
+'''
+
+
+def test_helpers_are_summarised_for_their_callers():
+    state = analyse(HELPERS).module_state
+    assert place(state["mask"]) == "cpu" and state["mask"].scalar is False
+    assert "in `make_mask()`" in state["mask"].origin.how  # messages say where it was made
+    assert place(state["on_gpu"]) == "accel"
+    assert place(state["on_dev"]) == "accel" and state["on_dev"].device.index == 1
+    assert place(state["follows"]) == "accel"
+    assert place(state["left"]) == "accel" and place(state["right"]) == "cpu"
+    assert place(state["scoped"]) == "accel"  # the caller's default device applies in the helper
+
+
+def test_helpers_the_analysis_cannot_follow_give_unknown():
+    state = analyse(HELPERS).module_state
+    assert place(state["joined"]) == "unknown"  # the paths disagree
+    assert state["partial"].kind == Kind.UNKNOWN  # may return None
+    assert state["generated"].kind == Kind.UNKNOWN
+    assert state["recursive"].kind == Kind.UNKNOWN
+    assert state["spread_call"].kind == Kind.UNKNOWN  # *stuff at the call site: the binding is unknown
+    assert place(state["cpu"]) == "cpu"  # pair() did not move the caller's own tensor
+
+
+def test_methods_static_and_class_methods_are_summarised():
+    code = '''
+import torch
+from torch import nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(4, 4)
+        self.table = torch.ones(4)
+
+    def _positions(self, x):
+        return torch.arange(x.size(1))
+
+    def _table(self):
+        return self.table
+
+    @staticmethod
+    def _pad(x):
+        return x.new_zeros(2)
+
+    @classmethod
+    def _grid(cls, n):
+        return torch.zeros(n, n)
+
+    def forward(self, x):
+        positions = self._positions(x)
+        table = self._table()
+        padded = self._pad(positions)
+        grid = self._grid(3)
+        static_on_class = Net._pad(positions)
+        return x
+
+class Other(nn.Module):
+    def _positions(self, x):
+        return torch.arange(3)
+
+    def forward(self, x):
+        overridden = self._positions(x)
+        return x
+
+class Child(Other):
+    def _positions(self, x):
+        return torch.arange(3, device=x.device)
+'''
+    analyzer = analyse(code)
+    forward = next(state for node, state in analyzer.function_states.items() if node.name.value == "forward" and "positions" in state)
+    assert place(forward["positions"]) == "cpu"
+    assert place(forward["table"]) == "cpu"  # a plain tensor attribute does not follow the model
+    assert place(forward["padded"]) == "cpu" and place(forward["static_on_class"]) == "cpu"
+    assert place(forward["grid"]) == "cpu"
+    other = next(state for node, state in analyzer.function_states.items() if node.name.value == "forward" and "overridden" in state)
+    assert other["overridden"].kind == Kind.UNKNOWN  # Child overrides it: which body runs is unknown
+
+
+def test_a_helper_that_writes_an_attribute_makes_the_callers_view_unknown():
+    code = '''
+import torch
+
+class Holder:
+    def refresh(self, device):
+        self.buffer = self.buffer.to(device)
+        return None
+
+    def step(self):
+        self.buffer = torch.ones(3)
+        before = self.buffer
+        self.refresh("cuda")
+        after = self.buffer
+'''
+    state = function_state(analyse(code), "step")
+    assert place(state["before"]) == "cpu"
+    assert state["after"].kind == Kind.UNKNOWN

@@ -20,6 +20,7 @@ from typing import Callable, Iterable, Optional, Protocol
 
 import libcst as cst
 
+from devicelint.analysis import helpers
 from devicelint.analysis import torch_api as api
 from devicelint.analysis.names import (
     dotted_name,
@@ -75,6 +76,10 @@ class ClassInfo:
     #: ``self.*`` values at the end of ``__init__``
     attributes: dict[str, Value] = field(default_factory=dict)
     owns_parameters: Optional[bool] = None
+    #: ``__init__`` has been analysed, so ``attributes`` is final
+    init_analysed: bool = False
+    #: ``self.*`` names written by methods other than ``__init__`` (computed once)
+    written_elsewhere: Optional[frozenset[str]] = None
     places_itself: Optional[bool] = None
 
 
@@ -250,6 +255,17 @@ class FlowAnalyzer:
         self._statement_call: Optional[cst.BaseExpression] = None
         self._pending: list[tuple[cst.FunctionDef, Optional[ClassInfo], Optional[State]]] = []
         self._enclosing: list[State] = []
+        self._classes: list[ClassInfo] = []
+        #: functions defined inside another function: their free names live in the caller
+        self._nested_functions: set[cst.FunctionDef] = set()
+        self._inline_depth = 0
+        self._inlining: set[cst.FunctionDef] = set()
+        #: per helper being summarised: the values its return statements gave
+        self._returns: list[list[Value]] = []
+        self._summaries: dict[tuple, Value] = {}
+        self._summaries_left = helpers.MAX_SUMMARIES
+        self._helper_facts: dict[cst.FunctionDef, tuple[bool, bool, frozenset[str]]] = {}
+        self._created_in: dict[cst.FunctionDef, frozenset[int]] = {}
         self._stmt_handlers = {
             cst.SimpleStatementLine: self._exec_simple_line,
             cst.If: self._exec_if,
@@ -342,7 +358,7 @@ class FlowAnalyzer:
                 kind = Kind.MODULE if class_info.is_module else Kind.UNKNOWN
                 state[param.name.value] = Value(kind, info=class_info)
                 if node.name.value != "__init__":
-                    for attribute, value in class_info.attributes.items():
+                    for attribute, value in self._attributes_seen_by_methods(class_info).items():
                         state[f"{param.name.value}.{attribute}"] = _as_seen_from_method(value)
             else:
                 state[param.name.value] = self._parameter_value(param)
@@ -366,20 +382,38 @@ class FlowAnalyzer:
             for key, value in state.items():
                 if key.startswith(prefix) and "." not in key[len(prefix):]:
                     class_info.attributes[key[len(prefix):]] = value
-            self._forget_attributes_written_elsewhere(class_info)
+            class_info.init_analysed = True
 
-    def _forget_attributes_written_elsewhere(self, class_info: ClassInfo) -> None:
-        """An attribute assigned outside ``__init__`` may hold anything: make it unknown."""
-        for name, method in class_info.methods.items():
-            if name == "__init__":
-                continue
-            collector = _AssignedNames()
-            method.body.visit(collector)
-            for written in collector.names:
-                if written.startswith("self."):
-                    attribute = written[5:]
-                    if attribute in class_info.attributes:
-                        class_info.attributes[attribute] = UNKNOWN
+    def _written_elsewhere(self, class_info: ClassInfo) -> frozenset[str]:
+        """Attributes that methods other than ``__init__`` assign: they may hold anything."""
+        if class_info.written_elsewhere is None:
+            written: set[str] = set()
+            for name, method in class_info.methods.items():
+                if name == "__init__":
+                    continue
+                collector = _AssignedNames()
+                method.body.visit(collector)
+                written.update(name[5:] for name in collector.names if name.startswith("self."))
+            class_info.written_elsewhere = frozenset(written)
+        return class_info.written_elsewhere
+
+    def _attributes_seen_by_methods(self, class_info: ClassInfo) -> dict[str, Value]:
+        """``self.*`` as any method but ``__init__`` sees it: what the ``__init__`` of the class
+        and of its bases in this file left, less what other methods of the class or of its
+        bases assign."""
+        merged: dict[str, Value] = {}
+        for base in reversed(class_info.bases):
+            merged.update(self._attributes_seen_by_methods(base))
+        merged.update(class_info.attributes)
+        for attribute in self._written_elsewhere(class_info):
+            if attribute in merged:
+                merged[attribute] = UNKNOWN
+        return merged
+
+    def _attributes_ready(self, class_info: ClassInfo) -> bool:
+        if "__init__" in class_info.methods and not class_info.init_analysed:
+            return False
+        return all(self._attributes_ready(base) for base in class_info.bases)
 
     # ------------------------------------------------------------------ statements
 
@@ -444,8 +478,9 @@ class FlowAnalyzer:
             self.assign(node.target, result, state, node.value)
 
     def _exec_return(self, node: cst.Return, state: State) -> None:
-        if node.value is not None:
-            self.eval(node.value, state)
+        value = self.eval(node.value, state) if node.value is not None else _NONE
+        if self._returns:
+            self._returns[-1].append(value)
 
     def _exec_assert(self, node: cst.Assert, state: State) -> None:
         self.eval_condition(node.test, state)
@@ -615,10 +650,13 @@ class FlowAnalyzer:
         for decorator in node.decorators:
             self.eval(decorator.decorator, state)
         state[node.name.value] = Value(Kind.FUNCTION, info=node)
+        if not self.emitting:
+            return  # a silent pass (loop fixpoint, helper summary): the reporting pass schedules it
         context = self.current_function
         if context.node is None and context.class_info is None:
             self._pending.append((node, None, None))
         else:
+            self._nested_functions.add(node)
             self._pending.append((node, None, dict(state)))
 
     def _exec_class_def(self, node: cst.ClassDef, state: State) -> None:
@@ -645,14 +683,13 @@ class FlowAnalyzer:
             bases=base_infos,
             methods=methods,
         )
-        for base in base_infos:
-            for attribute, value in base.attributes.items():
-                info.attributes.setdefault(attribute, value)
         state[node.name.value] = Value(Kind.CLASS, info=info)
-        # __init__ first: the other methods see the attributes it leaves
-        ordered = sorted(methods.values(), key=lambda method: method.name.value != "__init__")
-        for method in ordered:
-            self._pending.append((method, info, None))
+        if self.emitting:
+            self._classes.append(info)
+            # __init__ first: the other methods see the attributes it leaves
+            ordered = sorted(methods.values(), key=lambda method: method.name.value != "__init__")
+            for method in ordered:
+                self._pending.append((method, info, None))
         for statement in body:
             if isinstance(statement, cst.SimpleStatementLine):
                 class_scope = dict(state)
@@ -1007,6 +1044,9 @@ class FlowAnalyzer:
             result = self._instantiate(node, callee.info, args)
         elif callee.kind in (Kind.MODULE, Kind.CRITERION):
             result = self._call_module(callee, args)
+        elif callee.kind == Kind.FUNCTION and isinstance(callee.info, cst.FunctionDef):
+            result = self._summarise(callee.info, None, None, False, args, state)
+            self._escape(args, state)
         else:
             result = UNKNOWN
             self._escape(args, state)
@@ -1014,6 +1054,186 @@ class FlowAnalyzer:
             discarded = node is self._statement_call
             self.sink.on_call(CallEvent(node, qualname, callee, method, receiver, args, result, state, discarded))
         return result
+
+    # ------------------------------------------------------------------ helpers of the file
+
+    def _call_own_method(
+        self, node: cst.Call, receiver: Value, method: str, args: tuple[tuple[cst.Arg, Value], ...], state: State
+    ) -> Optional[Value]:
+        """``self._embed(x)``, ``helper.pad(x)``, ``Tools.pad(x)``: a method defined in this file.
+        None when the method is not found here (the caller then treats the call as before)."""
+        info = receiver.info
+        assert isinstance(info, ClassInfo)
+        found = _find_method(info, method)
+        if found is None:
+            return None
+        function, owner = found
+        if receiver.kind != Kind.CLASS and self._overridden_below(info, method):
+            result = UNKNOWN  # a subclass here overrides it: which body runs depends on the object
+        elif _has_decorator(function, "staticmethod"):
+            result = self._summarise(function, None, None, False, args, state)
+        elif _has_decorator(function, "classmethod"):
+            result = self._summarise(function, owner, Value(Kind.CLASS, info=info), True, args, state)
+        elif receiver.kind == Kind.CLASS:
+            result = UNKNOWN  # Class.method(obj, ...): an unbound call
+        else:
+            result = self._summarise(function, owner, receiver, True, args, state)
+            receiver_key = dotted_name(node.func.value) if isinstance(node.func, cst.Attribute) else None
+            if receiver_key is not None:
+                self._forget_what_it_writes(function, receiver_key, state)
+        if receiver.kind not in (Kind.MODULE, Kind.CRITERION):
+            self._escape(args, state)
+        return result
+
+    def _overridden_below(self, info: ClassInfo, method: str) -> bool:
+        for other in self._classes:
+            if other is not info and method in other.methods and _inherits_from(other, info):
+                return True
+        return False
+
+    def _forget_what_it_writes(self, function: cst.FunctionDef, receiver_key: str, state: State) -> None:
+        written = self._facts_of(function)[2]
+        if not written:
+            return
+        positional = [*function.params.posonly_params, *function.params.params]
+        if not positional:
+            return
+        prefix = positional[0].name.value + "."
+        for name in written:
+            if name.startswith(prefix):
+                key = f"{receiver_key}.{name[len(prefix):]}"
+                if key in state:
+                    state[key] = UNKNOWN
+
+    def _facts_of(self, function: cst.FunctionDef) -> tuple[bool, bool, frozenset[str]]:
+        """(can be summarised, may fall off its end, dotted names it writes)."""
+        facts = self._helper_facts.get(function)
+        if facts is None:
+            summarisable = (
+                function.asynchronous is None
+                and helpers.decorators_are_transparent(function, lambda e: self.qualname_of(e, self.module_state))
+                and not helpers.is_generator(function)
+            )
+            collector = _AssignedNames()
+            function.body.visit(collector)
+            facts = (summarisable, helpers.may_fall_off_end(helpers.body_statements(function)), frozenset(collector.names))
+            self._helper_facts[function] = facts
+        return facts
+
+    def _summarise(
+        self,
+        function: cst.FunctionDef,
+        class_info: Optional[ClassInfo],
+        self_value: Optional[Value],
+        bind_self: bool,
+        args: tuple[tuple[cst.Arg, Value], ...],
+        state: State,
+    ) -> Value:
+        """What a call of a function of this file returns, given the caller's arguments: its body
+        run silently on them (see devicelint.analysis.helpers)."""
+        if self._inline_depth >= helpers.MAX_DEPTH or function in self._inlining:
+            return UNKNOWN
+        summarisable, falls_off, _ = self._facts_of(function)
+        if not summarisable or falls_off:
+            return UNKNOWN
+        binding = helpers.bind_arguments(function, args, bind_self)
+        if binding is None:
+            return UNKNOWN
+        self_param, bound = binding
+        default = self._default_device(state)
+        ready = class_info is None or self._attributes_ready(class_info)
+        key = (
+            function,
+            id(class_info),
+            self_value,
+            id(self_value.info) if self_value is not None else 0,
+            tuple((name, value, id(value.info)) for name, value in sorted(bound.items(), key=lambda item: item[0])),
+            default,
+        )
+        if ready:
+            known = self._summaries.get(key)
+            if known is not None:
+                return known
+        if self._summaries_left <= 0:
+            return UNKNOWN
+        self._summaries_left -= 1
+
+        was_emitting = self.emitting
+        self.emitting = False
+        self._inline_depth += 1
+        self._inlining.add(function)
+        self._returns.append([])
+        self.function_stack.append(FunctionContext(function, class_info))
+        saved_loops, self.loop_stack = self.loop_stack, []
+        nested = function in self._nested_functions
+        if nested:
+            self._enclosing.append(state)
+        try:
+            local = self._parameter_state(function, self_param, self_value, class_info, bound)
+            if default is not None:
+                local[DEFAULT_DEVICE_KEY] = default
+            self.exec_block(helpers.body_statements(function), local)
+        finally:
+            if nested:
+                self._enclosing.pop()
+            self.loop_stack = saved_loops
+            self.function_stack.pop()
+            returns = self._returns.pop()
+            self._inlining.discard(function)
+            self._inline_depth -= 1
+            self.emitting = was_emitting
+        result = UNKNOWN
+        if returns:
+            result = returns[0]
+            for other in returns[1:]:
+                result = join(result, other)
+        created_here = self._created_in.get(function)
+        if created_here is None:
+            created_here = self._created_in[function] = helpers.calls_inside(function)
+        result = helpers.attributed_to(result, function.name.value, created_here)
+        if ready:
+            self._summaries[key] = result
+        return result
+
+    def _parameter_state(
+        self,
+        function: cst.FunctionDef,
+        self_param: Optional[cst.Param],
+        self_value: Optional[Value],
+        class_info: Optional[ClassInfo],
+        bound: dict[str, Value],
+    ) -> State:
+        params = function.params
+        local: State = {}
+        for param in [*params.posonly_params, *params.params, *params.kwonly_params]:
+            name = param.name.value
+            if param is self_param:
+                local[name] = self_value if self_value is not None else UNKNOWN
+                if class_info is not None and self_value is not None and self_value.kind != Kind.CLASS:
+                    for attribute, value in self._attributes_seen_by_methods(class_info).items():
+                        local[f"{name}.{attribute}"] = _as_seen_from_method(value)
+            elif name in bound:
+                local[name] = bound[name]
+            elif param.default is not None:
+                local[name] = self.eval(param.default, self.module_state)
+            else:
+                local[name] = self._parameter_value(param)
+        for param in (params.star_arg, params.star_kwarg):
+            if isinstance(param, cst.Param):
+                local[param.name.value] = UNKNOWN
+        return local
+
+    def _default_device(self, state: State) -> Optional[Value]:
+        """The default device factories use here (``torch.set_default_device``, ``with torch.device``)."""
+        default = state.get(DEFAULT_DEVICE_KEY)
+        if default is None:
+            for enclosing in reversed(self._enclosing):
+                default = enclosing.get(DEFAULT_DEVICE_KEY)
+                if default is not None:
+                    break
+        if default is None and self.module_state is not state:
+            default = self.module_state.get(DEFAULT_DEVICE_KEY)
+        return default
 
     def _escape(self, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> None:
         """A module handed to code we cannot see may be moved there: forget its device."""
@@ -1120,14 +1340,7 @@ class FlowAnalyzer:
             device = self.device_of(device_arg.value, self.eval(device_arg.value, state))
             origin = Origin(node, f"created on {device.describe() if device else 'a device'} by `{_spelled(node)}`")
         else:
-            default = state.get(DEFAULT_DEVICE_KEY)
-            if default is None:
-                for enclosing in reversed(self._enclosing):
-                    default = enclosing.get(DEFAULT_DEVICE_KEY)
-                    if default is not None:
-                        break
-            if default is None and self.module_state is not state:
-                default = self.module_state.get(DEFAULT_DEVICE_KEY)
+            default = self._default_device(state)
             device = CPU if default is None else default.device
         return Value(Kind.TENSOR, device, origin, scalar=_factory_scalar(qualname, positional, node))
 
@@ -1186,7 +1399,7 @@ class FlowAnalyzer:
         if qualname in api.PARAMETERISED_LAYERS:
             if device_arg is not None:
                 return Value(Kind.MODULE, explicit, origin)
-            default = state.get(DEFAULT_DEVICE_KEY) or self.module_state.get(DEFAULT_DEVICE_KEY)
+            default = self._default_device(state)
             return Value(Kind.MODULE, CPU if default is None else default.device, origin)
         return Value(Kind.MODULE, explicit, origin)
 
@@ -1253,6 +1466,10 @@ class FlowAnalyzer:
         kind = receiver.kind
         if method in api.MOVE_METHODS:
             return self._move(node, receiver, method, args, state)
+        if isinstance(receiver.info, ClassInfo) and method not in _BUILT_IN_MODULE_METHODS:
+            own = self._call_own_method(node, receiver, method, args, state)
+            if own is not None:
+                return own
         if kind == Kind.TENSOR or kind == Kind.BATCH:
             if method in api.HOST_RESULT_METHODS:
                 return Value(Kind.NDARRAY) if method == "numpy" else UNKNOWN
@@ -1388,6 +1605,9 @@ class FlowAnalyzer:
 
 
 _UNCHANGED = object()
+_NONE = Value(Kind.NUMBER, literal=None)
+#: methods of nn.Module the analysis models itself, even where a class of the file defines them
+_BUILT_IN_MODULE_METHODS = _SAME_MODULE_METHODS | _MODULE_PARAMETER_METHODS | {"forward", "register_buffer", "__init__"}
 IN_PROCESS_BUFFER = "in-process buffer"
 _PLACEMENT_TEXT = re.compile(r"\.to\(|\.cuda\(|device")
 
@@ -1430,6 +1650,26 @@ def is_model_factory(qualname: str) -> bool:
         leaf = qualname[len(api.TORCHVISION_MODELS):]
         return "." not in leaf and leaf[:1].islower() and not leaf.startswith(("get_", "list_", "_"))
     return False
+
+
+def _find_method(info: ClassInfo, name: str) -> Optional[tuple[cst.FunctionDef, ClassInfo]]:
+    """The method ``name`` of a class of this file, looked up through its bases in this file."""
+    method = info.methods.get(name)
+    if method is not None:
+        return method, info
+    for base in info.bases:
+        found = _find_method(base, name)
+        if found is not None:
+            return found
+    return None
+
+
+def _inherits_from(info: ClassInfo, ancestor: ClassInfo) -> bool:
+    return any(base is ancestor or _inherits_from(base, ancestor) for base in info.bases)
+
+
+def _has_decorator(node: cst.FunctionDef, name: str) -> bool:
+    return any(dotted_name(decorator.decorator) == name for decorator in node.decorators)
 
 
 def _is_static(node: cst.FunctionDef) -> bool:

@@ -1,0 +1,186 @@
+"""Summaries of the file's own functions and methods, for their callers.
+
+A call of a function or method defined in the analysed file (``make_mask(n)``, ``self._embed(x)``,
+``Helper.pad(x)``) is evaluated by running the callee's body silently with the callers'
+argument values bound to its parameters, and joining what its ``return`` statements give back.
+The result is memoised per callee and abstract arguments, so each helper is summarised once for
+each distinct way it is called. Anything the analysis cannot follow - a generator, ``async``,
+an unknown decorator, ``*args`` at the call site, arguments that do not fit the signature, a
+body that may fall off its end, a method a subclass in the file overrides, recursion - gives
+the caller an unknown value, as before.
+
+This module holds the pure, syntax-only parts; FlowAnalyzer does the evaluation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Optional
+
+import libcst as cst
+
+from devicelint.analysis.names import dotted_name
+from devicelint.analysis.values import Kind, Origin, Value
+
+#: how many helper calls deep the analysis follows
+MAX_DEPTH = 3
+#: summaries computed per file at most (memo hits are free): bounds the cost on huge files
+MAX_SUMMARIES = 400
+
+#: decorators that leave what a function returns alone
+TRANSPARENT_DECORATORS = frozenset(
+    {
+        "staticmethod",
+        "classmethod",
+        "torch.no_grad",
+        "torch.inference_mode",
+        "torch.enable_grad",
+        "torch.jit.unused",
+        "torch.jit.ignore",
+        "torch.compile",
+        "torch.autocast",
+        "torch.cuda.amp.autocast",
+        "torch.amp.autocast",
+        "functools.lru_cache",
+        "functools.cache",
+        "functools.wraps",
+    }
+)
+
+
+class _BodyFacts(cst.CSTVisitor):
+    """Does a body (not counting nested functions and classes) yield?"""
+
+    def __init__(self) -> None:
+        self.yields = False
+
+    def visit_Yield(self, node: cst.Yield) -> None:
+        self.yields = True
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+
+class _CallsIn(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.ids: set[int] = set()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.ids.add(id(node))
+
+
+def is_generator(function: cst.FunctionDef) -> bool:
+    facts = _BodyFacts()
+    function.body.visit(facts)
+    return facts.yields
+
+
+def calls_inside(function: cst.FunctionDef) -> frozenset[int]:
+    visitor = _CallsIn()
+    function.body.visit(visitor)
+    return frozenset(visitor.ids)
+
+
+def may_fall_off_end(statements: tuple[cst.BaseStatement, ...] | list[cst.BaseStatement]) -> bool:
+    """Can control reach the end of this block (and so return None)? Errs towards yes."""
+    if not statements:
+        return True
+    last = statements[-1]
+    if isinstance(last, cst.SimpleStatementLine):
+        return not any(isinstance(small, (cst.Return, cst.Raise)) for small in last.body)
+    if isinstance(last, cst.If):
+        if last.orelse is None:
+            return True
+        if may_fall_off_end(last.body.body):  # type: ignore[union-attr]
+            return True
+        orelse = last.orelse
+        if isinstance(orelse, cst.If):
+            return may_fall_off_end([orelse])
+        return may_fall_off_end(orelse.body.body)  # type: ignore[union-attr]
+    return True
+
+
+def body_statements(function: cst.FunctionDef) -> list[cst.BaseStatement]:
+    body = function.body
+    if isinstance(body, cst.IndentedBlock):
+        return list(body.body)
+    return [body]  # type: ignore[list-item]
+
+
+def bind_arguments(
+    function: cst.FunctionDef,
+    args: tuple[tuple[cst.Arg, Value], ...],
+    skip_first: bool,
+) -> Optional[tuple[Optional[cst.Param], dict[str, Value]]]:
+    """Map call arguments to parameter names; None when the call does not fit the signature
+    or spreads ``*args``/``**kwargs`` (the mapping is then unknown).
+
+    Returns the ``self`` parameter (when ``skip_first``) and the bound values; parameters left
+    out are absent, for the caller to fill with their defaults.
+    """
+    params = function.params
+    positional = [*params.posonly_params, *params.params]
+    self_param: Optional[cst.Param] = None
+    if skip_first:
+        if not positional:
+            return None
+        self_param, positional = positional[0], positional[1:]
+    by_name = {param.name.value: param for param in [*params.params, *params.kwonly_params]}
+    bound: dict[str, Value] = {}
+    position = 0
+    for arg, value in args:
+        if arg.star:
+            return None
+        if arg.keyword is None:
+            if position >= len(positional):
+                if not isinstance(params.star_arg, cst.Param):
+                    return None
+                continue
+            bound[positional[position].name.value] = value
+            position += 1
+            continue
+        name = arg.keyword.value
+        if name in by_name and name not in bound:
+            bound[name] = value
+        elif params.star_kwarg is None:
+            return None
+    for param in positional[position:]:
+        if param.name.value not in bound and param.default is None:
+            return None  # a required argument is missing: not the function we think
+    for param in params.kwonly_params:
+        if param.name.value not in bound and param.default is None:
+            return None
+    return self_param, bound
+
+
+def decorators_are_transparent(function: cst.FunctionDef, qualname_of) -> bool:  # type: ignore[no-untyped-def]
+    for decorator in function.decorators:
+        expression = decorator.decorator
+        if isinstance(expression, cst.Call):
+            expression = expression.func
+        name = dotted_name(expression)
+        if name is None:
+            return False
+        if (qualname_of(expression) or name) not in TRANSPARENT_DECORATORS:
+            return False
+    return True
+
+
+def attributed_to(value: Value, helper: str, created_here: frozenset[int]) -> Value:
+    """Say in the origin of a value the helper created that it came from that helper:
+    "created by `torch.zeros(n)` in `make_mask()`"."""
+    if value.kind == Kind.CONTAINER and isinstance(value.info, tuple):
+        return replace(value, info=tuple(attributed_to(item, helper, created_here) for item in value.info))
+    origin = value.origin
+    if origin is None or not origin.how.startswith("created") or id(origin.node) not in created_here:
+        return value
+    if origin.how.endswith("()`"):
+        return value
+    return replace(value, origin=Origin(origin.node, f"{origin.how} in `{helper}()`", origin.from_data))
+
