@@ -1480,6 +1480,9 @@ class FlowAnalyzer:
                 if method == "values":
                     return Value(Kind.CONTAINER, info=Homogeneous(element))
                 return element if method in ("get", "pop") else UNKNOWN
+            if kind == Kind.TENSOR and method == "type_as" and args:
+                other = args[0][1]  # converts to the other tensor's dtype and device
+                return Value(Kind.TENSOR, other.device, other.origin, scalar=receiver.scalar) if other.kind == Kind.TENSOR else UNKNOWN
             if kind == Kind.TENSOR and method in api.SAME_DEVICE_METHODS:
                 scalar: Optional[bool] = None
                 if method in api.FULL_REDUCTIONS and not node.args:

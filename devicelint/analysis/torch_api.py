@@ -60,7 +60,7 @@ SAME_DEVICE_METHODS = frozenset(
         "masked_select matmul max mean min mm mul mul_ narrow neg norm normal_ permute pow prod "
         "relu repeat repeat_interleave reshape reshape_as round rsqrt scatter scatter_ sigmoid sign "
         "sin softmax sort split sqrt square squeeze std sub sub_ sum t tanh topk transpose tril "
-        "triu type_as unbind unflatten unique unsqueeze uniform_ var view view_as where zero_ "
+        "triu unbind unflatten unique unsqueeze uniform_ var view view_as where zero_ "
         "requires_grad_ logical_and logical_or logical_not eq ne lt le gt ge float_power sgn "
         "nan_to_num roll movedim cross dot mv outer kron einsum new_zeros new_ones new_empty "
         "new_full new_tensor softplus exp_ log_ clamp_min clamp_max maximum minimum"
@@ -70,8 +70,10 @@ SAME_DEVICE_METHODS = frozenset(
 #: tensor methods that combine the receiver with other tensors, which must share its device
 BINARY_TENSOR_METHODS = frozenset(
     "add sub mul div matmul mm bmm mv dot outer cross maximum minimum lerp addmm baddbmm "
-    "add_ sub_ mul_ div_ copy_ eq ne lt le gt ge logical_and logical_or where masked_fill "
-    "index_select gather scatter expand_as view_as reshape_as type_as".split()
+    "add_ sub_ mul_ div_ eq ne lt le gt ge logical_and logical_or where masked_fill "
+    "index_select gather scatter".split()
+    # not copy_ (it copies across devices), expand_as/view_as/reshape_as (they read the other's
+    # shape only) nor type_as (it converts to the other's device)
 )
 
 #: tensor methods that leave the tensor on the host or turn it into a Python object

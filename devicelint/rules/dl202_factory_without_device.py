@@ -34,6 +34,9 @@ class FactoryWithoutDevice(Rule):
     is then combined - by an operator or a torch function - with a tensor that follows the
     model: the output of a submodule (`self.proj(x)`), a parameter or buffer of the module, an
     argument annotated `torch.Tensor`, or what is computed from those in the same method.
+    A factory in a helper of the same file (a function, a static method, another method) is
+    flagged when the helper returns its tensor to such a method and it meets the model's
+    tensors there; the message names the helper and the line where they meet.
     0-dim tensors (`torch.tensor(0.5)`), factories given `device=`, `*_like` and `x.new_*`
     factories, results used only for shapes or on the host, and code under
     `torch.set_default_device` / `with torch.device(...)` are left alone.
@@ -120,11 +123,13 @@ class FactoryWithoutDevice(Rule):
 
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)
-        self._factory_calls: dict[int, cst.Call] = {}
+        #: device-less factory calls anywhere in a function, with the function they are in
+        self._factory_calls: dict[int, tuple[cst.Call, cst.FunctionDef]] = {}
         self._module_calls: set[int] = set()
         #: per method: names that hold a tensor following the model
         self._following: dict[int, set[str]] = {}
         self._reported: set[int] = set()
+        self._homes: Optional[dict[int, cst.FunctionDef]] = None
 
     # ------------------------------------------------------------------ events
 
@@ -137,12 +142,15 @@ class FactoryWithoutDevice(Rule):
         return context.node
 
     def on_call(self, event: CallEvent) -> None:
+        if event.qualname in _FACTORIES and keyword_arg(event.node, "device") is None:
+            # recorded in any function: a helper's result may meet the model's tensors in a
+            # module's method that calls it (the analysis summarises helpers for their callers)
+            function = self.ctx.current_function.node
+            if function is not None and not _empty_placeholder(event.node):
+                self._factory_calls[id(event.node)] = (event.node, function)
+            return
         method = self._method()
         if method is None:
-            return
-        if event.qualname in _FACTORIES and keyword_arg(event.node, "device") is None:
-            if not _empty_placeholder(event.node):
-                self._factory_calls[id(event.node)] = event.node
             return
         if self._calls_a_module(event):
             self._module_calls.add(id(event.node))
@@ -150,18 +158,23 @@ class FactoryWithoutDevice(Rule):
                 # a submodule's weights meet even a 0-dim input (linear, embedding, conv)
                 factory = self._cpu_factory(value, allow_unknown_rank=True)
                 if factory is not None:
-                    self._report(factory, method)  # the submodule's weights follow the model
+                    self._report(factory, method, event.node)  # the submodule's weights follow the model
                     return
             return
+        values = [(arg.value, value) for arg, value in event.args if arg.keyword is None]
         if event.qualname in api.MIXING_FUNCTIONS:
-            values = [(arg.value, value) for arg, value in event.args if arg.keyword is None]
-            for node, value in values:
-                factory = self._cpu_factory(value)
-                if factory is None:
-                    continue
-                if any(other is not node and self._follows(other, other_value, method) for other, other_value in values):
-                    self._report(factory, method)
-                    return
+            self._check_operands(values, method, event.node)
+        elif event.method in api.BINARY_TENSOR_METHODS and isinstance(event.node.func, cst.Attribute) and event.receiver is not None:
+            self._check_operands([(event.node.func.value, event.receiver), *values], method, event.node)
+
+    def _check_operands(self, values: list[tuple[cst.BaseExpression, Value]], method: cst.FunctionDef, node: cst.Call) -> None:
+        for operand, value in values:
+            factory = self._cpu_factory(value)
+            if factory is None:
+                continue
+            if any(other is not operand and self._follows(other, other_value, method) for other, other_value in values):
+                self._report(factory, method, node)
+                return
 
     def on_binary(self, event: BinaryEvent) -> None:
         method = self._method()
@@ -173,7 +186,7 @@ class FactoryWithoutDevice(Rule):
         ):
             factory = self._cpu_factory(mine_value)
             if factory is not None and self._follows(other, other_value, method):
-                self._report(factory, method)
+                self._report(factory, method, event.node)
                 return
 
     def on_assign(self, statement: cst.CSTNode, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value) -> None:
@@ -196,7 +209,7 @@ class FactoryWithoutDevice(Rule):
         known = event.state.get(name) if name is not None else None
         return known is not None and known.kind == Kind.MODULE
 
-    def _cpu_factory(self, value: Value, allow_unknown_rank: bool = False) -> Optional[cst.Call]:
+    def _cpu_factory(self, value: Value, allow_unknown_rank: bool = False) -> Optional[tuple[cst.Call, cst.FunctionDef]]:
         """The device-less factory call a CPU tensor comes from; elementwise operators accept a
         0-dim CPU tensor, so there it must be known to have a dimension."""
         if value.kind != Kind.TENSOR or value.device is None or value.device.kind != "cpu":
@@ -206,7 +219,27 @@ class FactoryWithoutDevice(Rule):
         origin = value.origin
         if origin is None:
             return None
-        return self._factory_calls.get(id(origin.node))
+        found = self._factory_calls.get(id(origin.node))
+        if found is None and isinstance(origin.node, cst.Call) and origin.how.startswith("created by"):
+            found = self._factory_in_helper_not_yet_analysed(origin.node)
+        return found
+
+    def _factory_in_helper_not_yet_analysed(self, call: cst.Call) -> Optional[tuple[cst.Call, cst.FunctionDef]]:
+        """A helper defined below its caller is summarised before its own analysis reaches
+        the factory: find the factory's function by walking the file (rare, so done lazily)."""
+        if keyword_arg(call, "device") is not None or _empty_placeholder(call):
+            return None
+        if self.ctx.analyzer.qualname_of(call.func, self.ctx.analyzer.module_state) not in _FACTORIES:
+            return None
+        if self._homes is None:
+            finder = _EnclosingFunctions()
+            self.ctx.analyzer.module.visit(finder)
+            self._homes = finder.homes
+        home = self._homes.get(id(call))
+        if home is None:
+            return None
+        self._factory_calls[id(call)] = (call, home)
+        return self._factory_calls[id(call)]
 
     def _follows(self, node: cst.BaseExpression, value: Value, method: cst.FunctionDef) -> bool:
         """``node`` is a tensor that lives where the model lives (see the docs)."""
@@ -234,26 +267,41 @@ class FactoryWithoutDevice(Rule):
             return self._follows_syntactically(node.value, method)
         return False
 
-    def _report(self, factory: cst.Call, method: cst.FunctionDef) -> None:
+    def _report(self, found: tuple[cst.Call, cst.FunctionDef], method: cst.FunctionDef, meeting: cst.CSTNode) -> None:
+        factory, home = found
         if id(factory) in self._reported:
             return
         self._reported.add(id(factory))
         spelled = self.ctx.source_of(factory.func)
-        source = self._device_source(method)
+        source = self._device_source(factory, home)
+        if home is method:
+            where = "it meets the model's tensors below"
+        else:
+            where = (
+                f"`{home.name.value}()` returns it to `{method.name.value}`, where it meets the model's "
+                f"tensors at line {self.ctx.line(meeting)}"
+            )
         self.ctx.report(
             factory,
-            f"`{spelled}` without `device=` makes a CPU tensor, and it meets the model's tensors below; "
+            f"`{spelled}` without `device=` makes a CPU tensor, and {where}; "
             f"on a GPU this fails with mixed devices: pass `device=`"
             + (f" (e.g. `device={source}.device`)" if source else ""),
             fix=self._fix(factory, source),
         )
 
-    def _device_source(self, method: cst.FunctionDef) -> Optional[str]:
-        """The first argument after ``self`` that is annotated as a tensor or given to a submodule."""
-        params = [*method.params.posonly_params, *method.params.params, *method.params.kwonly_params][1:]
+    def _device_source(self, factory: cst.Call, function: cst.FunctionDef) -> Optional[str]:
+        """The parameter of the factory's function whose device to use: the one whose size the
+        factory takes (``torch.arange(x.size(1))``), else the first after ``self`` that is
+        annotated as a tensor or given to a submodule."""
+        params = [*function.params.posonly_params, *function.params.params, *function.params.kwonly_params]
+        names = [param.name.value for param in params]
+        sized = _SizedParameters(names)
+        factory.visit(sized)
+        if sized.found is not None:
+            return sized.found
         finder = _ArgumentsOfModuleCalls(self._module_calls)
-        method.visit(finder)
-        for param in params:
+        function.visit(finder)
+        for param in params[1:] if params and names[0] in ("self", "cls") else params:
             name = param.name.value
             annotated = param.annotation is not None and self.ctx.analyzer.qualname_of(
                 param.annotation.annotation, self.ctx.analyzer.module_state
@@ -279,6 +327,41 @@ def _empty_placeholder(call: cst.Call) -> bool:
         if any(isinstance(e, cst.Integer) and e.evaluated_value == 0 for e in elements):
             return True
     return False
+
+
+class _EnclosingFunctions(cst.CSTVisitor):
+    """Each call's innermost enclosing function."""
+
+    def __init__(self) -> None:
+        self.stack: list[cst.FunctionDef] = []
+        self.homes: dict[int, cst.FunctionDef] = {}
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.stack.append(node)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.stack.pop()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.stack:
+            self.homes[id(node)] = self.stack[-1]
+
+
+class _SizedParameters(cst.CSTVisitor):
+    """The first of ``names`` whose shape an expression reads: ``x.size(1)``, ``x.shape[0]``."""
+
+    def __init__(self, names: list[str]) -> None:
+        self.names = set(names) - {"self", "cls"}
+        self.found: Optional[str] = None
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if (
+            self.found is None
+            and node.attr.value in ("size", "shape")
+            and isinstance(node.value, cst.Name)
+            and node.value.value in self.names
+        ):
+            self.found = node.value.value
 
 
 class _ArgumentsOfModuleCalls(cst.CSTVisitor):
