@@ -448,3 +448,38 @@ class Holder:
     state = function_state(analyse(code), "step")
     assert place(state["before"]) == "cpu"
     assert state["after"].kind == Kind.UNKNOWN
+
+
+def test_library_layers_and_models_are_module_bases():
+    code = '''
+import torch
+from torch import nn
+import torchvision
+from timm.models.vision_transformer import VisionTransformer
+from transformers import BertForSequenceClassification
+
+class Scaled(nn.Linear):
+    def __init__(self):
+        super().__init__(4, 4)
+        self.extra = nn.Linear(4, 4)
+
+class Backbone(torchvision.models.ResNet):
+    pass
+
+class Vit(VisionTransformer):
+    pass
+
+class Classifier(BertForSequenceClassification):
+    pass
+
+class Weight(nn.Parameter):
+    pass
+
+scaled = Scaled()
+'''
+    analyzer = analyse(code)
+    classes = {value.info.name: value.info for value in analyzer.module_state.values() if value.kind == Kind.CLASS}
+    assert all(classes[name].is_module for name in ("Scaled", "Backbone", "Vit", "Classifier"))
+    assert classes["Classifier"].framework_placed and not classes["Vit"].framework_placed
+    assert not classes["Weight"].is_module
+    assert place(analyzer.module_state["scaled"]) == "cpu"

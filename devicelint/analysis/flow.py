@@ -107,6 +107,20 @@ class Homogeneous:
     element: Value
 
 
+@dataclass(frozen=True)
+class StreamContext:
+    """What ``torch.cuda.stream(s)`` returns: entering it makes ``s`` the current stream."""
+
+    #: how the source spells the stream (``s``, ``self.copy_stream``): its identity in messages
+    label: str
+    #: ``s`` is known to be a stream this program created (``torch.cuda.Stream()``)
+    side_stream: bool
+
+
+#: ``info`` of the value of ``torch.cuda.Stream()``: a new stream, not the current one
+NEW_STREAM = "new stream"
+
+
 @dataclass(eq=False)
 class FunctionContext:
     node: Optional[cst.FunctionDef]
@@ -265,7 +279,12 @@ class FlowAnalyzer:
         self._summaries: dict[tuple, Value] = {}
         self._summaries_left = helpers.MAX_SUMMARIES
         self._helper_facts: dict[cst.FunctionDef, tuple[bool, bool, frozenset[str]]] = {}
-        self._created_in: dict[cst.FunctionDef, frozenset[int]] = {}
+        #: per helper being summarised: the factory calls it ran (their results are its own)
+        self._created: list[set[int]] = []
+        #: per helper being summarised: did it reach a ``yield``
+        self._yielded: list[bool] = []
+        #: the ``with torch.cuda.stream(...)`` blocks being executed, innermost last
+        self.stream_stack: list[StreamContext] = []
         self._stmt_handlers = {
             cst.SimpleStatementLine: self._exec_simple_line,
             cst.If: self._exec_if,
@@ -391,9 +410,8 @@ class FlowAnalyzer:
             for name, method in class_info.methods.items():
                 if name == "__init__":
                     continue
-                collector = _AssignedNames()
-                method.body.visit(collector)
-                written.update(name[5:] for name in collector.names if name.startswith("self."))
+                assigned = helpers.assigned_names(helpers.body_statements(method))
+                written.update(name[5:] for name in assigned if name.startswith("self."))
             class_info.written_elsewhere = frozenset(written)
         return class_info.written_elsewhere
 
@@ -608,12 +626,24 @@ class FlowAnalyzer:
 
     def _exec_with(self, node: cst.With, state: State) -> None:
         scoped_default: Optional[Value] = None
+        stream: Optional[StreamContext] = None
         for item in node.items:
             value = self.eval(item.item, state)
             if value.kind == Kind.DEVICE and isinstance(item.item, cst.Call):
                 scoped_default = value
+            if isinstance(value.info, StreamContext):
+                stream = value.info
             if item.asname is not None:
                 self.assign(item.asname.name, value if value.kind != Kind.DEVICE else UNKNOWN, state, None)
+        if stream is not None:
+            self.stream_stack.append(stream)
+        try:
+            self._exec_with_body(node, scoped_default, state)
+        finally:
+            if stream is not None:
+                self.stream_stack.pop()
+
+    def _exec_with_body(self, node: cst.With, scoped_default: Optional[Value], state: State) -> None:
         if scoped_default is None:
             self.exec_block(node.body.body, state)
             return
@@ -663,11 +693,8 @@ class FlowAnalyzer:
         base_values = [self.eval(base.value, state) for base in node.bases]
         base_infos = tuple(value.info for value in base_values if value.kind == Kind.CLASS)
         qualnames = [value.qualname for value in base_values if value.kind == Kind.REF and value.qualname]
-        is_module = any(q in api.MODULE_BASES for q in qualnames) or any(info.is_module for info in base_infos)
-        framework = any(
-            q in api.FRAMEWORK_MODULE_BASES or q.rsplit(".", 1)[-1] in ("LightningModule", "PreTrainedModel")
-            for q in qualnames
-        ) or any(info.framework_placed for info in base_infos)
+        is_module = any(api.is_module_base(q) for q in qualnames) or any(info.is_module for info in base_infos)
+        framework = any(api.is_framework_module_base(q) for q in qualnames) or any(info.framework_placed for info in base_infos)
         is_dataset = any(q in api.DATASET_BASES for q in qualnames) or any(info.is_dataset for info in base_infos)
         methods: dict[str, cst.FunctionDef] = {}
         body = node.body.body if isinstance(node.body, cst.IndentedBlock) else []
@@ -985,6 +1012,8 @@ class FlowAnalyzer:
         return self.eval(node.expression if isinstance(node, cst.Await) else node.value, state)  # type: ignore[attr-defined]
 
     def _eval_yield(self, node: cst.Yield, state: State) -> Value:
+        if self._yielded:
+            self._yielded[-1] = True
         if isinstance(node.value, cst.BaseExpression):
             self.eval(node.value, state)
         elif node.value is not None:
@@ -1106,17 +1135,14 @@ class FlowAnalyzer:
                     state[key] = UNKNOWN
 
     def _facts_of(self, function: cst.FunctionDef) -> tuple[bool, bool, frozenset[str]]:
-        """(can be summarised, may fall off its end, dotted names it writes)."""
+        """(can be summarised, may fall off its end, dotted names it assigns)."""
         facts = self._helper_facts.get(function)
         if facts is None:
-            summarisable = (
-                function.asynchronous is None
-                and helpers.decorators_are_transparent(function, lambda e: self.qualname_of(e, self.module_state))
-                and not helpers.is_generator(function)
+            summarisable = function.asynchronous is None and helpers.decorators_are_transparent(
+                function, lambda e: self.qualname_of(e, self.module_state)
             )
-            collector = _AssignedNames()
-            function.body.visit(collector)
-            facts = (summarisable, helpers.may_fall_off_end(helpers.body_statements(function)), frozenset(collector.names))
+            statements = helpers.body_statements(function)
+            facts = (summarisable, helpers.may_fall_off_end(statements), helpers.assigned_names(statements))
             self._helper_facts[function] = facts
         return facts
 
@@ -1163,6 +1189,8 @@ class FlowAnalyzer:
         self._inline_depth += 1
         self._inlining.add(function)
         self._returns.append([])
+        self._created.append(set())
+        self._yielded.append(False)
         self.function_stack.append(FunctionContext(function, class_info))
         saved_loops, self.loop_stack = self.loop_stack, []
         nested = function in self._nested_functions
@@ -1179,18 +1207,17 @@ class FlowAnalyzer:
             self.loop_stack = saved_loops
             self.function_stack.pop()
             returns = self._returns.pop()
+            created_here = self._created.pop()
+            yielded = self._yielded.pop()
             self._inlining.discard(function)
             self._inline_depth -= 1
             self.emitting = was_emitting
         result = UNKNOWN
-        if returns:
+        if returns and not yielded:  # a generator function returns a generator
             result = returns[0]
             for other in returns[1:]:
                 result = join(result, other)
-        created_here = self._created_in.get(function)
-        if created_here is None:
-            created_here = self._created_in[function] = helpers.calls_inside(function)
-        result = helpers.attributed_to(result, function.name.value, created_here)
+            result = helpers.attributed_to(result, function.name.value, created_here)
         if ready:
             self._summaries[key] = result
         return result
@@ -1262,6 +1289,11 @@ class FlowAnalyzer:
             return Value(Kind.TENSOR, CPU, Origin(node, f"created from numpy by `{_spelled(node)}`", from_data=True), scalar=None)
         if qualname == api.TORCH_DEVICE:
             return self._torch_device(node, args)
+        if qualname in api.STREAM_CONSTRUCTORS:
+            return Value(Kind.UNKNOWN, info=NEW_STREAM)
+        if qualname in api.STREAM_CONTEXTS and args:
+            stream_node, stream = args[0][0].value, args[0][1]
+            return Value(Kind.UNKNOWN, info=StreamContext(self._label(stream_node), stream.info == NEW_STREAM))
         if qualname == "torch.set_default_device":
             if args:
                 state[DEFAULT_DEVICE_KEY] = Value(Kind.DEVICE, self.device_of(args[0][0].value, args[0][1]))
@@ -1332,6 +1364,8 @@ class FlowAnalyzer:
     def _factory(self, node: cst.Call, qualname: str, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> Value:
         device_arg = keyword_arg(node, "device")
         origin = Origin(node, f"created by `{_spelled(node)}`")
+        if self._created:
+            self._created[-1].add(id(node))
         positional = [(arg, value) for arg, value in args if arg.keyword is None and not arg.star]
         if qualname in ("torch.tensor", "torch.as_tensor") and positional and positional[0][1].kind == Kind.TENSOR and device_arg is None:
             source = positional[0][1]

@@ -48,43 +48,84 @@ TRANSPARENT_DECORATORS = frozenset(
 )
 
 
-class _BodyFacts(cst.CSTVisitor):
-    """Does a body (not counting nested functions and classes) yield?"""
-
-    def __init__(self) -> None:
-        self.yields = False
-
-    def visit_Yield(self, node: cst.Yield) -> None:
-        self.yields = True
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
-
-
-class _CallsIn(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.ids: set[int] = set()
-
-    def visit_Call(self, node: cst.Call) -> None:
-        self.ids.add(id(node))
-
-
-def is_generator(function: cst.FunctionDef) -> bool:
-    facts = _BodyFacts()
-    function.body.visit(facts)
-    return facts.yields
+def assigned_names(statements: list[cst.BaseStatement] | tuple[cst.BaseStatement, ...]) -> frozenset[str]:
+    """Names and dotted names (``x``, ``self.cache``) that statements assign, walking the
+    statement structure only - no generic tree walk, which costs as much as the parse -
+    and not entering nested functions and classes."""
+    names: set[str] = set()
+    pending = list(statements)
+    while pending:
+        statement = pending.pop()
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.Assign):
+                    for target in small.targets:
+                        _add_target(target.target, names)
+                elif isinstance(small, (cst.AugAssign, cst.AnnAssign)):
+                    _add_target(small.target, names)
+            continue
+        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        if isinstance(statement, cst.For):
+            _add_target(statement.target, names)
+        elif isinstance(statement, cst.With):
+            for item in statement.items:
+                if item.asname is not None:
+                    _add_target(item.asname.name, names)
+        pending.extend(_inner_statements(statement))
+    return frozenset(names)
 
 
-def calls_inside(function: cst.FunctionDef) -> frozenset[int]:
-    visitor = _CallsIn()
-    function.body.visit(visitor)
-    return frozenset(visitor.ids)
+def _inner_statements(statement: cst.BaseStatement) -> list[cst.BaseStatement]:
+    blocks: list[cst.BaseSuite] = []
+    if isinstance(statement, cst.If):
+        blocks.append(statement.body)
+        orelse = statement.orelse
+        if isinstance(orelse, cst.If):
+            return [*_block(statement.body), orelse]
+        if orelse is not None:
+            blocks.append(orelse.body)
+    elif isinstance(statement, (cst.For, cst.While)):
+        blocks.append(statement.body)
+        if statement.orelse is not None:
+            blocks.append(statement.orelse.body)
+    elif isinstance(statement, cst.With):
+        blocks.append(statement.body)
+    elif isinstance(statement, (cst.Try, cst.TryStar)):
+        blocks.append(statement.body)
+        blocks.extend(handler.body for handler in statement.handlers)
+        if statement.orelse is not None:
+            blocks.append(statement.orelse.body)
+        if statement.finalbody is not None:
+            blocks.append(statement.finalbody.body)
+    elif isinstance(statement, cst.Match):
+        blocks.extend(case.body for case in statement.cases)
+    inner: list[cst.BaseStatement] = []
+    for block in blocks:
+        inner.extend(_block(block))
+    return inner
+
+
+def _block(suite: cst.BaseSuite) -> list[cst.BaseStatement]:
+    if isinstance(suite, cst.IndentedBlock):
+        return list(suite.body)
+    return [suite]  # type: ignore[list-item]
+
+
+def _add_target(target: cst.BaseExpression, names: set[str]) -> None:
+    if isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            _add_target(element.value, names)
+        return
+    if isinstance(target, cst.StarredElement):
+        _add_target(target.value, names)
+        return
+    if isinstance(target, cst.Subscript):
+        _add_target(target.value, names)
+        return
+    name = dotted_name(target)
+    if name is not None:
+        names.add(name)
 
 
 def may_fall_off_end(statements: tuple[cst.BaseStatement, ...] | list[cst.BaseStatement]) -> bool:
@@ -172,7 +213,7 @@ def decorators_are_transparent(function: cst.FunctionDef, qualname_of) -> bool: 
     return True
 
 
-def attributed_to(value: Value, helper: str, created_here: frozenset[int]) -> Value:
+def attributed_to(value: Value, helper: str, created_here: set[int]) -> Value:
     """Say in the origin of a value the helper created that it came from that helper:
     "created by `torch.zeros(n)` in `make_mask()`"."""
     if value.kind == Kind.CONTAINER and isinstance(value.info, tuple):

@@ -165,6 +165,37 @@ FRAMEWORK_MODULE_BASES = frozenset(
     }
 )
 
+#: classes under torch.nn that are not modules
+_NN_NON_MODULES = frozenset({"Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer"})
+#: libraries whose capitalised classes under these prefixes are models or layers
+_LIBRARY_MODULE_PREFIXES = ("torchvision.models.", "torchvision.ops.", "timm.models.", "timm.layers.")
+
+
+def is_module_base(qualname: str) -> bool:
+    """Does subclassing ``qualname`` make an nn.Module: ``nn.Module``, any layer of torch.nn
+    (``nn.Linear``, ``nn.TransformerEncoderLayer``), a torchvision or timm model or layer."""
+    if qualname in MODULE_BASES:
+        return True
+    leaf = qualname.rsplit(".", 1)[-1]
+    if not leaf[:1].isupper():
+        return False
+    if qualname.startswith("torch.nn.") and not qualname.startswith(("torch.nn.utils.", "torch.nn.parameter.", "torch.nn.init.", "torch.nn.functional.")):
+        return leaf not in _NN_NON_MODULES
+    return qualname.startswith(_LIBRARY_MODULE_PREFIXES)
+
+
+def is_framework_module_base(qualname: str) -> bool:
+    """A base whose framework places the model itself (Lightning, transformers models)."""
+    if qualname in FRAMEWORK_MODULE_BASES:
+        return True
+    leaf = qualname.rsplit(".", 1)[-1]
+    if leaf in ("LightningModule", "PreTrainedModel"):
+        return True
+    return qualname.startswith("transformers.") and leaf[:1].isupper() and (
+        leaf.endswith(("Model", "PreTrainedModel")) or "For" in leaf
+    )
+
+
 #: calls that build a model from a library: an nn.Module on the CPU
 MODEL_FACTORIES = frozenset({"timm.create_model", "timm.models.create_model"})
 #: torchvision.models.<name>() builds a model unless <name> is one of its helpers
@@ -192,3 +223,13 @@ TORCH_DEVICE = "torch.device"
 
 #: optimizers live under these packages
 OPTIMIZER_PREFIX = "torch.optim."
+
+#: constructors of a new (side) stream
+STREAM_CONSTRUCTORS = frozenset({"torch.cuda.Stream", "torch.cuda.streams.Stream"})
+#: ``with torch.cuda.stream(s):`` makes ``s`` the current stream inside the block
+STREAM_CONTEXTS = frozenset({"torch.cuda.stream", "torch.cuda.StreamContext", "torch.cuda.streams.StreamContext"})
+#: calls that make a stream wait for another, or the host for the device
+STREAM_SYNC_METHODS = frozenset({"wait_stream", "wait_event", "wait", "synchronize"})
+STREAM_SYNC_FUNCTIONS = frozenset({"torch.cuda.synchronize", "torch.accelerator.synchronize"})
+#: functions that return the current (or the default) stream
+CURRENT_STREAM_FUNCTIONS = frozenset({"torch.cuda.current_stream", "torch.cuda.default_stream"})

@@ -11,13 +11,21 @@ from devicelint.findings import Severity
 from devicelint.rules.base import Example, Rule
 
 
+#: what follows ``self.x`` when it is assigned, not read
+_ASSIGNED = re.compile(r"\s*(=(?!=)|[-+*/@%&|^]=)")
+#: what follows ``self.x`` when it is moved or converted to another tensor's device at once:
+#: a chain of simple calls (``.detach()``, ``.float()``) ending in ``.to(``/``.cuda(``/``.type_as(``
+_MOVED_AT_ONCE = re.compile(r"(\.\w+\([^()]*\))*\.(to|cuda|type_as)\(")
+
+
 class UnregisteredTensorAttr(Rule):
     """
     ## What it does
     In an `nn.Module` subclass's `__init__`, flags `self.x = <tensor built by torch>` (a factory,
     `torch.tensor`, `torch.from_numpy`, and what is computed from them) that is neither an
     `nn.Parameter` nor a registered buffer, when another method of the class reads `self.x`.
-    0-dim tensors and attributes no other method reads are left alone.
+    0-dim tensors, attributes no other method reads, and attributes that every read moves at
+    once (`self.table.to(x.device)`, `self.table.type_as(x)`) are left alone.
 
     ## Why is this bad?
     `model.to(device)` and `model.cuda()` move parameters and buffers only. The plain tensor
@@ -50,6 +58,10 @@ class UnregisteredTensorAttr(Rule):
     summary = "A plain tensor attribute of an nn.Module is not moved by `model.to(device)`."
     fix_safety = "safe"
     valid = (
+        # every read moves it where the input is (transformers' VideoMAE): a copy, not a crash
+        "import torch\nfrom torch import nn\ndef table(n):\n    return torch.ones(1, n, 4)\nclass M(nn.Module):\n"
+        "    def __init__(self):\n        super().__init__()\n        self.pos = table(8)\n    def forward(self, x):\n"
+        "        return x + self.pos.detach().type_as(x).to(device=x.device, copy=True)\n",
         "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
         "        self.register_buffer('mask', torch.ones(3, 3))\n    def forward(self, x):\n        return x * self.mask\n",
         "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
@@ -106,8 +118,16 @@ class UnregisteredTensorAttr(Rule):
         return self.ctx.analyzer.qualname_of(node.func.value.func, {}) in ("torch.nn.Parameter", "torch.nn.parameter.Parameter")
 
     def _read_elsewhere(self, class_info, attribute: str) -> bool:  # type: ignore[no-untyped-def]
+        """Does another method read ``self.<attribute>`` other than to move it at once
+        (``self.table.to(x.device)``, ``self.table.detach().type_as(x)``)?"""
         pattern = re.compile(rf"\bself\.{re.escape(attribute)}\b")
         for method_name, method in class_info.methods.items():
-            if method_name != "__init__" and pattern.search(self.ctx.module.code_for_node(method)):
+            if method_name == "__init__":
+                continue
+            text = self.ctx.module.code_for_node(method)
+            for match in pattern.finditer(text):
+                rest = text[match.end():]
+                if _ASSIGNED.match(rest) or _MOVED_AT_ONCE.match(rest):
+                    continue
                 return True
         return False
