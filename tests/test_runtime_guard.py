@@ -170,10 +170,22 @@ def test_ops_reports_the_users_line_and_the_device_less_factory():
     factory_line = source.index("        positions = torch.arange(x.shape[-1])") + 1
     assert finding.runtime.created_by == f"torch.arange at runtime_models.py:{factory_line}"
     assert finding.message == (
-        "`Tensor.add` mixes devices: `args[1]` is on cpu (created without device= by torch.arange at "
-        f"runtime_models.py:{factory_line}), `args[0]` is on meta"
+        "`Tensor.add` in PositionalNet.forward mixes devices: `args[1]` is on cpu (created without device= by "
+        f"torch.arange at runtime_models.py:{factory_line}), `args[0]` is on meta"
     )
+    assert (finding.runtime.module_path, finding.runtime.module_class) == ("", "PositionalNet")
     assert _get_current_function_mode_stack() == []
+
+
+def test_ops_name_the_submodule_whose_code_ran_the_op():
+    model = nn.Sequential(nn.Linear(4, 4), PositionalNet()).to("meta")
+    with devicelint.guard(model, ops=True, on_mismatch="collect") as g:
+        with pytest.raises(RuntimeError):
+            model(torch.randn(2, 4, device="meta"))
+    assert len(g.findings) == 1
+    finding = g.findings[0]
+    assert (finding.runtime.module_path, finding.runtime.module_class) == ("1", "PositionalNet")
+    assert finding.message.startswith("`Tensor.add` in `1` (PositionalNet) mixes devices")
 
 
 def test_ops_mode_is_active_only_inside_guarded_forwards():

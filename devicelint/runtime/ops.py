@@ -163,9 +163,25 @@ class OpChecks:
         self._report(func, first_path, expected, odd[0], odd[1])
         return expected
 
+    def enclosing_module(self) -> tuple[str, str]:
+        """The path and class of the innermost submodule of the guarded model whose code is on
+        the stack: the module whose forward (or helper method) ran the op. Walks the frames,
+        so it is done only when a mismatch is reported."""
+        model = self.owner.model
+        paths = {id(module): path for path, module in model.named_modules()}
+        frame = sys._getframe(1)
+        while frame is not None:
+            candidate = frame.f_locals.get("self")
+            if candidate is not None and id(candidate) in paths:
+                return paths[id(candidate)], type(candidate).__name__
+            frame = frame.f_back
+        return "", type(model).__name__
+
     def _report(self, func: Any, first_path: str, first_device: torch.device, odd_path: str, odd: torch.Tensor) -> None:
         label = op_label(func)
         where = user_frame() or ("<unknown>", 1)
+        module_path, module_class = self.enclosing_module()
+        inside = f"`{module_path}` ({module_class})" if module_path else f"{module_class}.forward"
         origin = self._origins.get(odd)
         created = ""
         created_by = None
@@ -174,12 +190,12 @@ class OpChecks:
             created_by = f"{factory} at {os.path.basename(file)}:{line}"
             created = f" (created without device= by {created_by})"
         message = (
-            f"`{label}` mixes devices: `{odd_path}` is on {device_name(odd.device)}{created}, "
+            f"`{label}` in {inside} mixes devices: `{odd_path}` is on {device_name(odd.device)}{created}, "
             f"`{first_path}` is on {device_name(first_device)}"
         )
         context = RuntimeContext(
-            module_path="",
-            module_class="",
+            module_path=module_path,
+            module_class=module_class,
             tensor=first_path,
             tensor_device=device_name(first_device),
             argument=odd_path,
