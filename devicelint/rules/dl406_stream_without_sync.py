@@ -197,7 +197,7 @@ class StreamWithoutSync(Rule):
         self.ctx.report(
             node,
             f"`{key}` was produced on {where} at line {self.ctx.line(produced.node)} and is used on stream "
-            f"`{current}` with nothing making `{current}` wait: it may read `{key}` before it is written; "
+            f"`{current}` with nothing making `{current}` wait: `{current}` may run before `{key}` is ready; "
             f"call `{current}.wait_stream({other})` before the block",
         )
 
