@@ -36,7 +36,9 @@ class FactoryWithoutDevice(Rule):
     argument annotated `torch.Tensor`, or what is computed from those in the same method.
     A factory in a helper of the same file (a function, a static method, another method) is
     flagged when the helper returns its tensor to such a method and it meets the model's
-    tensors there; the message names the helper and the line where they meet.
+    tensors there; the message names the helper and the line where they meet. In a free
+    function or a static method, the factory's tensor is flagged when it meets a parameter
+    annotated `torch.Tensor`: the function fails for every caller whose tensor is on a GPU.
     0-dim tensors (`torch.tensor(0.5)`), factories given `device=`, `*_like` and `x.new_*`
     factories, results used only for shapes or on the host, and code under
     `torch.set_default_device` / `with torch.device(...)` are left alone.
@@ -69,7 +71,7 @@ class FactoryWithoutDevice(Rule):
     code = "DL202"
     name = "factory-without-device"
     severity = Severity.ERROR
-    summary = "A tensor made without `device=` in a module's method meets the model's tensors."
+    summary = "A tensor made without `device=` meets the model's tensors or a tensor argument."
     fix_safety = "unsafe"
     valid = (
         "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
@@ -141,6 +143,40 @@ class FactoryWithoutDevice(Rule):
             return None
         return context.node
 
+    def _free_function(self) -> Optional[cst.FunctionDef]:
+        """A free function or static method: there only its tensor-annotated parameters count
+        as tensors that may be on a GPU."""
+        context = self.ctx.current_function
+        if context.node is None:
+            return None
+        if context.class_info is None or any(dotted_name(d.decorator) == "staticmethod" for d in context.node.decorators):
+            return context.node
+        return None
+
+    def _tensor_parameter(self, node: cst.BaseExpression, value: Value, function: cst.FunctionDef) -> Optional[str]:
+        """``node`` is a parameter annotated ``torch.Tensor`` (or what the analysis cannot tell
+        apart from it: computed from it without a move)."""
+        if not isinstance(node, cst.Name) or value.kind != Kind.TENSOR or value.device is not None:
+            return None
+        params = [*function.params.posonly_params, *function.params.params, *function.params.kwonly_params]
+        for param in params:
+            if param.name.value == node.value and param.annotation is not None and self.ctx.analyzer.qualname_of(
+                param.annotation.annotation, self.ctx.analyzer.module_state
+            ) in ("torch.Tensor", "torch.nn.Parameter"):
+                return node.value
+        return None
+
+    def _check_free_function(self, function: cst.FunctionDef, operands: list[tuple[cst.BaseExpression, Value]], node: cst.CSTNode) -> None:
+        for operand, value in operands:
+            factory = self._cpu_factory(value)
+            if factory is None or factory[1] is not function:
+                continue
+            for other, other_value in operands:
+                partner = None if other is operand else self._tensor_parameter(other, other_value, function)
+                if partner is not None:
+                    self._report(factory, function, node, partner=partner)
+                    return
+
     def on_call(self, event: CallEvent) -> None:
         if event.qualname in _FACTORIES and keyword_arg(event.node, "device") is None:
             # recorded in any function: a helper's result may meet the model's tensors in a
@@ -151,6 +187,13 @@ class FactoryWithoutDevice(Rule):
             return
         method = self._method()
         if method is None:
+            free = self._free_function()
+            if free is not None:
+                operands = _positional_operands(event)
+                if event.qualname in api.MIXING_FUNCTIONS:
+                    self._check_free_function(free, operands, event.node)
+                elif event.method in api.BINARY_TENSOR_METHODS and isinstance(event.node.func, cst.Attribute) and event.receiver is not None:
+                    self._check_free_function(free, [(event.node.func.value, event.receiver), *operands], event.node)
             return
         if self._calls_a_module(event):
             self._module_calls.add(id(event.node))
@@ -161,7 +204,7 @@ class FactoryWithoutDevice(Rule):
                     self._report(factory, method, event.node)  # the submodule's weights follow the model
                     return
             return
-        values = [(arg.value, value) for arg, value in event.args if arg.keyword is None]
+        values = _positional_operands(event)
         if event.qualname in api.MIXING_FUNCTIONS:
             self._check_operands(values, method, event.node)
         elif event.method in api.BINARY_TENSOR_METHODS and isinstance(event.node.func, cst.Attribute) and event.receiver is not None:
@@ -179,6 +222,9 @@ class FactoryWithoutDevice(Rule):
     def on_binary(self, event: BinaryEvent) -> None:
         method = self._method()
         if method is None:
+            free = self._free_function()
+            if free is not None:
+                self._check_free_function(free, [(event.left_node, event.left), (event.right_node, event.right)], event.node)
             return
         for mine, mine_value, other, other_value in (
             (event.left_node, event.left, event.right_node, event.right),
@@ -267,13 +313,24 @@ class FactoryWithoutDevice(Rule):
             return self._follows_syntactically(node.value, method)
         return False
 
-    def _report(self, found: tuple[cst.Call, cst.FunctionDef], method: cst.FunctionDef, meeting: cst.CSTNode) -> None:
+    def _report(
+        self, found: tuple[cst.Call, cst.FunctionDef], method: cst.FunctionDef, meeting: cst.CSTNode, partner: Optional[str] = None
+    ) -> None:
         factory, home = found
         if id(factory) in self._reported:
             return
         self._reported.add(id(factory))
         spelled = self.ctx.source_of(factory.func)
         source = self._device_source(factory, home)
+        if partner is not None:
+            self.ctx.report(
+                factory,
+                f"`{spelled}` without `device=` makes a CPU tensor, and it meets the tensor argument `{partner}` "
+                f"below; when `{partner}` is on a GPU this fails with mixed devices: pass `device=` "
+                f"(e.g. `device={source or partner}.device`)",
+                fix=self._fix(factory, source or partner),
+            )
+            return
         if home is method:
             where = "it meets the model's tensors below"
         else:
@@ -315,6 +372,19 @@ class FactoryWithoutDevice(Rule):
             return None
         last = factory.args[-1]
         return FixSpec(f"Create it on `{source}.device`", (NodeEdit(last, "after", f", device={source}.device"),), safe=False)
+
+
+def _positional_operands(event: CallEvent) -> list[tuple[cst.BaseExpression, Value]]:
+    """Positional arguments, with the elements of a literal list or tuple (``torch.cat([a, b])``)."""
+    operands: list[tuple[cst.BaseExpression, Value]] = []
+    for arg, value in event.args:
+        if arg.keyword is not None:
+            continue
+        if isinstance(arg.value, (cst.List, cst.Tuple)) and value.kind == Kind.CONTAINER and isinstance(value.info, tuple):
+            operands.extend((element.value, item) for element, item in zip(arg.value.elements, value.info))
+        else:
+            operands.append((arg.value, value))
+    return operands
 
 
 def _empty_placeholder(call: cst.Call) -> bool:
