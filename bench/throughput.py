@@ -115,7 +115,7 @@ def main() -> None:
     parse = time_parse(sample)
     lint, found = time_devicelint(sample)
     print(row("bare libcst.parse_module", parse, len(sample), sample_lines, parse))
-    print(row(f"devicelint, all rules, 1 process", lint, len(sample), sample_lines, parse) + f"   ({found} findings)")
+    print(row("devicelint, all rules, 1 process", lint, len(sample), sample_lines, parse) + f"   ({found} findings)")
     if options.torchfix:
         torchfix = time_torchfix(options.torchfix, [path for path, _, _ in sample])
         print(row("TorchFix 0.7, -j 1", torchfix, len(sample), sample_lines, parse))

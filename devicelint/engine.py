@@ -10,14 +10,14 @@ import re
 import tokenize
 import traceback
 from dataclasses import dataclass
-from typing import Callable, Optional, Sequence, Union
+from typing import Optional, Sequence, Union
 
 import libcst as cst
 
 from devicelint.analysis.flow import BinaryEvent, CallEvent, FlowAnalyzer
 from devicelint.chunking import CHUNK_CHARACTERS, cut_points, plan_pieces, shift
 from devicelint.analysis.values import Kind, Value
-from devicelint.findings import Edit, Finding, Fix, Related, Severity
+from devicelint.findings import Edit, Finding, Fix, Related
 from devicelint.positions import PositionIndex
 from devicelint.rules import Rule, rules_by_code
 from devicelint.suppressions import parse_suppressions, skips_file

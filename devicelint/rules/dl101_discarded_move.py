@@ -101,7 +101,6 @@ class DiscardedMove(Rule):
         if event.receiver.kind not in (Kind.TENSOR, Kind.BATCH) and not self._cannot_be_module(receiver_node, event.receiver.kind, event.state):
             return
         shown = f"`{self.ctx.source_of(receiver_node)}`"
-        method = event.node.func.attr.value
         target = dotted_name(receiver_node)
         fix = None
         advice = ""
