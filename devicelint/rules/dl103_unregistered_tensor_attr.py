@@ -107,7 +107,7 @@ class UnregisteredTensorAttr(Rule):
             )
         self.ctx.report(
             statement,
-            f"`{name}` is a plain tensor attribute (created on the CPU at line {self.ctx.line(value.origin.node)}): "
+            f"`{name}` is a plain tensor attribute ({value.origin.how} on the CPU at line {self.ctx.line(value.origin.node)}): "
             "`model.to(device)` will not move it and `forward` will mix devices; register it as a buffer",
             fix=fix,
         )
