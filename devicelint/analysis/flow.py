@@ -14,9 +14,10 @@ all work, and a local that shadows an import stops being torch.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Optional, Protocol
+from typing import Callable, Iterable, Iterator, Optional, Protocol
 
 import libcst as cst
 
@@ -279,8 +280,8 @@ class FlowAnalyzer:
         self._summaries: dict[tuple, Value] = {}
         self._summaries_left = helpers.MAX_SUMMARIES
         self._helper_facts: dict[cst.FunctionDef, tuple[bool, bool, frozenset[str]]] = {}
-        #: per helper being summarised: the factory calls it ran (their results are its own)
-        self._created: list[set[int]] = []
+        #: every torch factory call evaluated: its qualified name and the function it is in
+        self.factory_calls: dict[int, tuple[str, Optional[cst.FunctionDef]]] = {}
         #: per helper being summarised: did it reach a ``yield``
         self._yielded: list[bool] = []
         #: the ``with torch.cuda.stream(...)`` blocks being executed, innermost last
@@ -353,48 +354,80 @@ class FlowAnalyzer:
     def current_function(self) -> FunctionContext:
         return self.function_stack[-1]
 
+    def is_tensor_parameter(self, param: cst.Param) -> bool:
+        """Is the parameter annotated ``torch.Tensor`` (or ``nn.Parameter``)?"""
+        if param.annotation is None or param.star in ("*", "**"):
+            return False
+        return self.qualname_of(param.annotation.annotation, self.module_state) in _TENSOR_ANNOTATIONS
+
     def _parameter_value(self, param: cst.Param) -> Value:
         """A parameter annotated ``torch.Tensor`` is a tensor on a device nobody knows here."""
-        if param.annotation is not None and param.star not in ("*", "**"):
-            if self.qualname_of(param.annotation.annotation, self.module_state) in _TENSOR_ANNOTATIONS:
-                return Value(Kind.TENSOR)
-        return UNKNOWN
+        return Value(Kind.TENSOR) if self.is_tensor_parameter(param) else UNKNOWN
 
-    def _analyse_function(self, node: cst.FunctionDef, class_info: Optional[ClassInfo], enclosing: Optional[State]) -> None:
+    def _parameter_state(
+        self,
+        function: cst.FunctionDef,
+        self_param: Optional[cst.Param],
+        self_value: Value,
+        attributes_of: Optional[ClassInfo],
+        bound: dict[str, Value],
+        use_defaults: bool,
+    ) -> State:
+        """The state a function's body starts from: ``self`` (with the ``self.*`` attributes of
+        ``attributes_of``), the ``bound`` argument values, then defaults (when ``use_defaults``)
+        or what the annotations say."""
+        params = function.params
         state: State = {}
-        params = node.params
-        all_params = [*params.posonly_params, *params.params, *params.kwonly_params]
+        for param in [*params.posonly_params, *params.params, *params.kwonly_params]:
+            name = param.name.value
+            if param is self_param:
+                state[name] = self_value
+                if attributes_of is not None:
+                    for attribute, value in self._attributes_seen_by_methods(attributes_of).items():
+                        state[f"{name}.{attribute}"] = _as_seen_from_method(value)
+            elif name in bound:
+                state[name] = bound[name]
+            elif use_defaults and param.default is not None:
+                state[name] = self.eval(param.default, self.module_state)
+            else:
+                state[name] = self._parameter_value(param)
         for param in (params.star_arg, params.star_kwarg):
             if isinstance(param, cst.Param):
-                all_params.append(param)
-        is_method = class_info is not None and not _is_static(node)
-        positional = [*params.posonly_params, *params.params]
-        self_param = positional[0] if is_method and positional else None
-        for param in all_params:
-            if param.default is not None:
-                self.eval(param.default, self.module_state)
-            if param is self_param and class_info is not None:
-                kind = Kind.MODULE if class_info.is_module else Kind.UNKNOWN
-                state[param.name.value] = Value(kind, info=class_info)
-                if node.name.value != "__init__":
-                    for attribute, value in self._attributes_seen_by_methods(class_info).items():
-                        state[f"{param.name.value}.{attribute}"] = _as_seen_from_method(value)
-            else:
-                state[param.name.value] = self._parameter_value(param)
-        self.function_stack.append(FunctionContext(node, class_info))
+                state[param.name.value] = UNKNOWN
+        return state
+
+    @contextlib.contextmanager
+    def _running(self, function: cst.FunctionDef, class_info: Optional[ClassInfo], enclosing: Optional[State]) -> Iterator[None]:
+        """Make ``function`` the current function, with loops of its own and, for a nested
+        function, the state of the function around it."""
+        self.function_stack.append(FunctionContext(function, class_info))
         saved_loops, self.loop_stack = self.loop_stack, []
         if enclosing is not None:
             self._enclosing.append(enclosing)
         try:
-            if isinstance(node.body, cst.IndentedBlock):
-                self.exec_block(node.body.body, state)
-            else:
-                self.exec_block([node.body], state)
+            yield
         finally:
             if enclosing is not None:
                 self._enclosing.pop()
             self.loop_stack = saved_loops
             self.function_stack.pop()
+
+    def _analyse_function(self, node: cst.FunctionDef, class_info: Optional[ClassInfo], enclosing: Optional[State]) -> None:
+        params = node.params
+        for param in [*params.posonly_params, *params.params, *params.kwonly_params, params.star_arg, params.star_kwarg]:
+            if isinstance(param, cst.Param) and param.default is not None:
+                self.eval(param.default, self.module_state)
+        positional = [*params.posonly_params, *params.params]
+        is_method = class_info is not None and not _is_static(node)
+        self_param = positional[0] if is_method and positional else None
+        self_value = UNKNOWN
+        attributes_of = None
+        if self_param is not None and class_info is not None:
+            self_value = Value(Kind.MODULE if class_info.is_module else Kind.UNKNOWN, info=class_info)
+            attributes_of = class_info if node.name.value != "__init__" else None
+        state = self._parameter_state(node, self_param, self_value, attributes_of, {}, use_defaults=False)
+        with self._running(node, class_info, enclosing):
+            self.exec_block(helpers.body_statements(node), state)
         self.function_states[node] = state
         if class_info is not None and node.name.value == "__init__" and self_param is not None:
             prefix = self_param.name.value + "."
@@ -1099,9 +1132,9 @@ class FlowAnalyzer:
         function, owner = found
         if receiver.kind != Kind.CLASS and self._overridden_below(info, method):
             result = UNKNOWN  # a subclass here overrides it: which body runs depends on the object
-        elif _has_decorator(function, "staticmethod"):
+        elif has_decorator(function, "staticmethod"):
             result = self._summarise(function, None, None, False, args, state)
-        elif _has_decorator(function, "classmethod"):
+        elif has_decorator(function, "classmethod"):
             result = self._summarise(function, owner, Value(Kind.CLASS, info=info), True, args, state)
         elif receiver.kind == Kind.CLASS:
             result = UNKNOWN  # Class.method(obj, ...): an unbound call
@@ -1189,25 +1222,17 @@ class FlowAnalyzer:
         self._inline_depth += 1
         self._inlining.add(function)
         self._returns.append([])
-        self._created.append(set())
         self._yielded.append(False)
-        self.function_stack.append(FunctionContext(function, class_info))
-        saved_loops, self.loop_stack = self.loop_stack, []
-        nested = function in self._nested_functions
-        if nested:
-            self._enclosing.append(state)
+        enclosing = state if function in self._nested_functions else None
         try:
-            local = self._parameter_state(function, self_param, self_value, class_info, bound)
-            if default is not None:
-                local[DEFAULT_DEVICE_KEY] = default
-            self.exec_block(helpers.body_statements(function), local)
+            with self._running(function, class_info, enclosing):
+                with_attributes = class_info if self_value is not None and self_value.kind != Kind.CLASS else None
+                local = self._parameter_state(function, self_param, self_value or UNKNOWN, with_attributes, bound, use_defaults=True)
+                if default is not None:
+                    local[DEFAULT_DEVICE_KEY] = default
+                self.exec_block(helpers.body_statements(function), local)
         finally:
-            if nested:
-                self._enclosing.pop()
-            self.loop_stack = saved_loops
-            self.function_stack.pop()
             returns = self._returns.pop()
-            created_here = self._created.pop()
             yielded = self._yielded.pop()
             self._inlining.discard(function)
             self._inline_depth -= 1
@@ -1217,50 +1242,21 @@ class FlowAnalyzer:
             result = returns[0]
             for other in returns[1:]:
                 result = join(result, other)
-            result = helpers.attributed_to(result, function.name.value, created_here)
+            result = helpers.attributed_to(result, function, self.factory_home)
         if ready:
             self._summaries[key] = result
         return result
 
-    def _parameter_state(
-        self,
-        function: cst.FunctionDef,
-        self_param: Optional[cst.Param],
-        self_value: Optional[Value],
-        class_info: Optional[ClassInfo],
-        bound: dict[str, Value],
-    ) -> State:
-        params = function.params
-        local: State = {}
-        for param in [*params.posonly_params, *params.params, *params.kwonly_params]:
-            name = param.name.value
-            if param is self_param:
-                local[name] = self_value if self_value is not None else UNKNOWN
-                if class_info is not None and self_value is not None and self_value.kind != Kind.CLASS:
-                    for attribute, value in self._attributes_seen_by_methods(class_info).items():
-                        local[f"{name}.{attribute}"] = _as_seen_from_method(value)
-            elif name in bound:
-                local[name] = bound[name]
-            elif param.default is not None:
-                local[name] = self.eval(param.default, self.module_state)
-            else:
-                local[name] = self._parameter_value(param)
-        for param in (params.star_arg, params.star_kwarg):
-            if isinstance(param, cst.Param):
-                local[param.name.value] = UNKNOWN
-        return local
-
     def _default_device(self, state: State) -> Optional[Value]:
         """The default device factories use here (``torch.set_default_device``, ``with torch.device``)."""
-        default = state.get(DEFAULT_DEVICE_KEY)
-        if default is None:
-            for enclosing in reversed(self._enclosing):
-                default = enclosing.get(DEFAULT_DEVICE_KEY)
-                if default is not None:
-                    break
-        if default is None and self.module_state is not state:
-            default = self.module_state.get(DEFAULT_DEVICE_KEY)
-        return default
+        default = self.lookup(DEFAULT_DEVICE_KEY, state)
+        return default if default.kind == Kind.DEVICE else None
+
+    def factory_home(self, call: cst.CSTNode) -> Optional[cst.FunctionDef]:
+        """The function a torch factory call was evaluated in (None at module level or for a
+        call that is not a factory)."""
+        made = self.factory_calls.get(id(call))
+        return made[1] if made is not None else None
 
     def _escape(self, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> None:
         """A module handed to code we cannot see may be moved there: forget its device."""
@@ -1364,8 +1360,7 @@ class FlowAnalyzer:
     def _factory(self, node: cst.Call, qualname: str, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> Value:
         device_arg = keyword_arg(node, "device")
         origin = Origin(node, f"created by `{_spelled(node)}`")
-        if self._created:
-            self._created[-1].add(id(node))
+        self.factory_calls[id(node)] = (qualname, self.current_function.node)
         positional = [(arg, value) for arg, value in args if arg.keyword is None and not arg.star]
         if qualname in ("torch.tensor", "torch.as_tensor") and positional and positional[0][1].kind == Kind.TENSOR and device_arg is None:
             source = positional[0][1]
@@ -1705,16 +1700,13 @@ def _inherits_from(info: ClassInfo, ancestor: ClassInfo) -> bool:
     return any(base is ancestor or _inherits_from(base, ancestor) for base in info.bases)
 
 
-def _has_decorator(node: cst.FunctionDef, name: str) -> bool:
+def has_decorator(node: cst.FunctionDef, name: str) -> bool:
     return any(dotted_name(decorator.decorator) == name for decorator in node.decorators)
 
 
 def _is_static(node: cst.FunctionDef) -> bool:
-    for decorator in node.decorators:
-        name = dotted_name(decorator.decorator)
-        if name in ("staticmethod", "classmethod"):
-            return True
-    return False
+    """A static or class method: its first parameter is not the instance."""
+    return has_decorator(node, "staticmethod") or has_decorator(node, "classmethod")
 
 
 def _as_seen_from_method(value: Value) -> Value:

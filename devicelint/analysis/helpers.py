@@ -15,7 +15,7 @@ This module holds the pure, syntax-only parts; FlowAnalyzer does the evaluation.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Optional
+from typing import Callable, Optional
 
 import libcst as cst
 
@@ -213,15 +213,17 @@ def decorators_are_transparent(function: cst.FunctionDef, qualname_of) -> bool: 
     return True
 
 
-def attributed_to(value: Value, helper: str, created_here: set[int]) -> Value:
-    """Say in the origin of a value the helper created that it came from that helper:
-    "created by `torch.zeros(n)` in `make_mask()`"."""
+def attributed_to(
+    value: Value, helper: cst.FunctionDef, factory_home: Callable[[cst.CSTNode], Optional[cst.FunctionDef]]
+) -> Value:
+    """Say in the origin of a value the helper's own factory created that it came from that
+    helper: "created by `torch.zeros(n)` in `make_mask()`"."""
     if value.kind == Kind.CONTAINER and isinstance(value.info, tuple):
-        return replace(value, info=tuple(attributed_to(item, helper, created_here) for item in value.info))
+        return replace(value, info=tuple(attributed_to(item, helper, factory_home) for item in value.info))
     origin = value.origin
-    if origin is None or not origin.how.startswith("created") or id(origin.node) not in created_here:
+    if origin is None or not origin.how.startswith("created") or factory_home(origin.node) is not helper:
         return value
     if origin.how.endswith("()`"):
-        return value
-    return replace(value, origin=Origin(origin.node, f"{origin.how} in `{helper}()`", origin.from_data))
+        return value  # said already (the helper's result came back into it: ``f(f(x))``)
+    return replace(value, origin=Origin(origin.node, f"{origin.how} in `{helper.name.value}()`", origin.from_data))
 

@@ -53,3 +53,24 @@ def keyword_arg(call: cst.Call, name: str) -> Optional[cst.Arg]:
 
 def positional_args(call: cst.Call) -> list[cst.Arg]:
     return [arg for arg in call.args if arg.keyword is None and not arg.star]
+
+
+class NamesRead(cst.CSTVisitor):
+    """The names and dotted names an expression reads (``h``, ``self.cache``), as nodes; inside
+    lambdas too unless ``into_lambdas`` is False."""
+
+    def __init__(self, into_lambdas: bool = True) -> None:
+        self.nodes: list[cst.BaseExpression] = []
+        self.into_lambdas = into_lambdas
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.nodes.append(node)
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        if dotted_name(node) is not None:
+            self.nodes.append(node)
+            return False
+        return True
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return self.into_lambdas

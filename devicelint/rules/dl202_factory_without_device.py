@@ -5,7 +5,7 @@ from typing import Optional
 import libcst as cst
 
 from devicelint.analysis import torch_api as api
-from devicelint.analysis.flow import BinaryEvent, CallEvent
+from devicelint.analysis.flow import BinaryEvent, CallEvent, has_decorator
 from devicelint.analysis.names import dotted_name, keyword_arg
 from devicelint.analysis.values import Kind, Value
 from devicelint.engine import FixSpec, NodeEdit
@@ -125,13 +125,10 @@ class FactoryWithoutDevice(Rule):
 
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)
-        #: device-less factory calls anywhere in a function, with the function they are in
-        self._factory_calls: dict[int, tuple[cst.Call, cst.FunctionDef]] = {}
         self._module_calls: set[int] = set()
         #: per method: names that hold a tensor following the model
         self._following: dict[int, set[str]] = {}
         self._reported: set[int] = set()
-        self._homes: Optional[dict[int, cst.FunctionDef]] = None
 
     # ------------------------------------------------------------------ events
 
@@ -149,7 +146,7 @@ class FactoryWithoutDevice(Rule):
         context = self.ctx.current_function
         if context.node is None:
             return None
-        if context.class_info is None or any(dotted_name(d.decorator) == "staticmethod" for d in context.node.decorators):
+        if context.class_info is None or has_decorator(context.node, "staticmethod"):
             return context.node
         return None
 
@@ -160,9 +157,7 @@ class FactoryWithoutDevice(Rule):
             return None
         params = [*function.params.posonly_params, *function.params.params, *function.params.kwonly_params]
         for param in params:
-            if param.name.value == node.value and param.annotation is not None and self.ctx.analyzer.qualname_of(
-                param.annotation.annotation, self.ctx.analyzer.module_state
-            ) in ("torch.Tensor", "torch.nn.Parameter"):
+            if param.name.value == node.value and self.ctx.analyzer.is_tensor_parameter(param):
                 return node.value
         return None
 
@@ -178,13 +173,6 @@ class FactoryWithoutDevice(Rule):
                     return
 
     def on_call(self, event: CallEvent) -> None:
-        if event.qualname in _FACTORIES and keyword_arg(event.node, "device") is None:
-            # recorded in any function: a helper's result may meet the model's tensors in a
-            # module's method that calls it (the analysis summarises helpers for their callers)
-            function = self.ctx.current_function.node
-            if function is not None and not _empty_placeholder(event.node):
-                self._factory_calls[id(event.node)] = (event.node, function)
-            return
         method = self._method()
         if method is None:
             free = self._free_function()
@@ -263,29 +251,17 @@ class FactoryWithoutDevice(Rule):
         if value.scalar is True or (value.scalar is None and not allow_unknown_rank):
             return None
         origin = value.origin
-        if origin is None:
+        if origin is None or not isinstance(origin.node, cst.Call):
             return None
-        found = self._factory_calls.get(id(origin.node))
-        if found is None and isinstance(origin.node, cst.Call) and origin.how.startswith("created by"):
-            found = self._factory_in_helper_not_yet_analysed(origin.node)
-        return found
-
-    def _factory_in_helper_not_yet_analysed(self, call: cst.Call) -> Optional[tuple[cst.Call, cst.FunctionDef]]:
-        """A helper defined below its caller is summarised before its own analysis reaches
-        the factory: find the factory's function by walking the file (rare, so done lazily)."""
+        # the analysis records every factory call with the function it ran in - also one in a
+        # helper that a method's call summarised (the helper itself may be analysed later)
+        made = self.ctx.analyzer.factory_calls.get(id(origin.node))
+        if made is None or made[0] not in _FACTORIES or made[1] is None:
+            return None
+        call = origin.node
         if keyword_arg(call, "device") is not None or _empty_placeholder(call):
             return None
-        if self.ctx.analyzer.qualname_of(call.func, self.ctx.analyzer.module_state) not in _FACTORIES:
-            return None
-        if self._homes is None:
-            finder = _EnclosingFunctions()
-            self.ctx.analyzer.module.visit(finder)
-            self._homes = finder.homes
-        home = self._homes.get(id(call))
-        if home is None:
-            return None
-        self._factory_calls[id(call)] = (call, home)
-        return self._factory_calls[id(call)]
+        return call, made[1]
 
     def _follows(self, node: cst.BaseExpression, value: Value, method: cst.FunctionDef) -> bool:
         """``node`` is a tensor that lives where the model lives (see the docs)."""
@@ -359,12 +335,8 @@ class FactoryWithoutDevice(Rule):
         finder = _ArgumentsOfModuleCalls(self._module_calls)
         function.visit(finder)
         for param in params[1:] if params and names[0] in ("self", "cls") else params:
-            name = param.name.value
-            annotated = param.annotation is not None and self.ctx.analyzer.qualname_of(
-                param.annotation.annotation, self.ctx.analyzer.module_state
-            ) in ("torch.Tensor", "torch.nn.Parameter")
-            if annotated or name in finder.names:
-                return name
+            if self.ctx.analyzer.is_tensor_parameter(param) or param.name.value in finder.names:
+                return param.name.value
         return None
 
     def _fix(self, factory: cst.Call, source: Optional[str]) -> Optional[FixSpec]:
@@ -397,24 +369,6 @@ def _empty_placeholder(call: cst.Call) -> bool:
         if any(isinstance(e, cst.Integer) and e.evaluated_value == 0 for e in elements):
             return True
     return False
-
-
-class _EnclosingFunctions(cst.CSTVisitor):
-    """Each call's innermost enclosing function."""
-
-    def __init__(self) -> None:
-        self.stack: list[cst.FunctionDef] = []
-        self.homes: dict[int, cst.FunctionDef] = {}
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.stack.append(node)
-
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self.stack.pop()
-
-    def visit_Call(self, node: cst.Call) -> None:
-        if self.stack:
-            self.homes[id(node)] = self.stack[-1]
 
 
 class _SizedParameters(cst.CSTVisitor):

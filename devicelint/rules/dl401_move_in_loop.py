@@ -1,12 +1,10 @@
 from __future__ import annotations
 
-from typing import Optional
-
 import libcst as cst
 
 from devicelint.analysis import torch_api as api
 from devicelint.analysis.flow import CallEvent, LoopInfo
-from devicelint.analysis.names import dotted_name
+from devicelint.analysis.names import NamesRead, dotted_name
 from devicelint.analysis.values import Kind, Value
 from devicelint.findings import Severity
 from devicelint.rules.base import Example, Rule
@@ -15,20 +13,18 @@ _MOVES = frozenset({"to", "cuda", "cpu"})
 _NOT_CONSTANT = frozenset({"rand", "randn", "randint", "randperm", "normal", "bernoulli", "empty", "empty_strided"})
 
 
-class _FreeNames(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.names: set[str] = set()
-
-    def visit_Name(self, node: cst.Name) -> None:
-        self.names.add(node.value)
-
-    def visit_Attribute(self, node: cst.Attribute) -> Optional[bool]:
+def _free_names(call: cst.Call) -> set[str]:
+    """Names the call's arguments read, dotted ones with their head (``self.x`` -> ``self``)."""
+    reads = NamesRead()
+    for arg in call.args:
+        arg.value.visit(reads)
+    names: set[str] = set()
+    for node in reads.nodes:
         name = dotted_name(node)
         if name is not None:
-            self.names.add(name)
-            self.names.add(name.split(".")[0])
-            return False
-        return None
+            names.add(name)
+            names.add(name.split(".")[0])
+    return names
 
 
 class MoveInLoop(Rule):
@@ -122,10 +118,7 @@ class MoveInLoop(Rule):
 
     @staticmethod
     def _target_invariant(call: cst.Call, loop: LoopInfo) -> bool:
-        names = _FreeNames()
-        for arg in call.args:
-            arg.value.visit(names)
-        return not (names.names & loop.assigned)
+        return not (_free_names(call) & loop.assigned)
 
     @staticmethod
     def _invariant(receiver_node: cst.BaseExpression, loop: LoopInfo) -> bool:
@@ -150,10 +143,7 @@ class MoveInLoop(Rule):
         spelled = dotted_name(call.func) or ""
         if spelled.rsplit(".", 1)[-1] in _NOT_CONSTANT:
             return False  # fresh random (or uninitialised) data each call: not loop-invariant
-        names = _FreeNames()
-        for arg in call.args:
-            arg.value.visit(names)
-        return not (names.names & loop.assigned)
+        return not (_free_names(call) & loop.assigned)
 
 
 class _MoveTargets(cst.CSTVisitor):

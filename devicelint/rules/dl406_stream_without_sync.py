@@ -7,7 +7,7 @@ import libcst as cst
 
 from devicelint.analysis import torch_api as api
 from devicelint.analysis.flow import BinaryEvent, CallEvent
-from devicelint.analysis.names import dotted_name
+from devicelint.analysis.names import NamesRead, dotted_name
 from devicelint.analysis.values import Kind, Value
 from devicelint.findings import Severity
 from devicelint.rules.base import Example, Rule
@@ -115,7 +115,7 @@ class StreamWithoutSync(Rule):
         reads_produced = False
         if facts.produced:
             # operators on values of unknown kind emit no event: read the names syntactically
-            reads = _NamesRead()
+            reads = NamesRead(into_lambdas=False)
             value_node.visit(reads)
             for read in reads.nodes:
                 name = dotted_name(read)
@@ -206,22 +206,3 @@ def _on_accelerator(value: Value) -> bool:
     """A tensor (or something moved like one: ``torch.cat(parts).to(device)``) known to be on
     an accelerator."""
     return value.kind in (Kind.TENSOR, Kind.BATCH, Kind.UNKNOWN) and value.device is not None and value.device.is_accel
-
-
-class _NamesRead(cst.CSTVisitor):
-    """Names and dotted names an expression reads (``h``, ``self.cache``), outside lambdas."""
-
-    def __init__(self) -> None:
-        self.nodes: list[cst.BaseExpression] = []
-
-    def visit_Name(self, node: cst.Name) -> None:
-        self.nodes.append(node)
-
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        if dotted_name(node) is not None:
-            self.nodes.append(node)
-            return False
-        return True
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
