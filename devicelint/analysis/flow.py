@@ -26,14 +26,15 @@ from devicelint.analysis import torch_api as api
 from devicelint.analysis.names import (
     dotted_name,
     keyword_arg,
-    looks_like_device_name,
     looks_like_dtype_name,
     positional_args,
 )
 from devicelint.analysis.values import (
     CPU,
+    MODEL_DEVICE,
     UNKNOWN,
     Device,
+    follows,
     Kind,
     Origin,
     Value,
@@ -253,6 +254,7 @@ class FileFacts:
 
 
 _TENSOR_ANNOTATIONS = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter"})
+_MODULE_ANNOTATIONS = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 
 
 class FlowAnalyzer:
@@ -282,6 +284,13 @@ class FlowAnalyzer:
         self._helper_facts: dict[cst.FunctionDef, tuple[bool, bool, frozenset[str]]] = {}
         #: every torch factory call evaluated: its qualified name and the function it is in
         self.factory_calls: dict[int, tuple[str, Optional[cst.FunctionDef]]] = {}
+        #: per free function: the arguments of each call a reporting pass made of it (None for
+        #: a call whose arguments do not bind); its own analysis starts from their join
+        self._call_sites: dict[cst.FunctionDef, list[Optional[dict[str, Value]]]] = {}
+        #: per function: the unannotated parameters its body uses as tensors
+        self._tensor_parameters: dict[cst.FunctionDef, frozenset[str]] = {}
+        #: per function: the parameters its body may move or hand on (see _may_move)
+        self._moving_parameters: dict[cst.FunctionDef, frozenset[str]] = {}
         #: per helper being summarised: did it reach a ``yield``
         self._yielded: list[bool] = []
         #: the ``with torch.cuda.stream(...)`` blocks being executed, innermost last
@@ -347,8 +356,39 @@ class FlowAnalyzer:
         # module level resolve the names their __init__ uses through it
         self.exec_block(self.module.body, self.module_state)
         while self._pending:
-            function, class_info, enclosing = self._pending.pop(0)
+            function, class_info, enclosing = self._pending.pop(self._next_pending())
             self._analyse_function(function, class_info, enclosing)
+
+    def _next_pending(self) -> int:
+        """Callers before callees: a free function with parameters waits until something calls
+        it (or nothing else is left), so that its analysis starts from its callers' arguments -
+        the model and the loader handed to ``evaluate(model, loader, device)``."""
+        for index, (function, class_info, enclosing) in enumerate(self._pending[:_PENDING_LOOKAHEAD]):
+            if class_info is not None or enclosing is not None or function in self._call_sites:
+                return index
+            if not helpers.has_parameters(function):
+                return index
+        return 0
+
+    def _bound_by_callers(self, function: cst.FunctionDef) -> dict[str, Value]:
+        """Each parameter's join over the calls the file makes of the function; a parameter
+        some call leaves to its default, or a call that does not bind, gives nothing."""
+        sites = self._call_sites.get(function)
+        if not sites or any(site is None for site in sites):
+            return {}
+        bound: dict[str, Value] = {}
+        first, *others = sites
+        assert first is not None
+        for name, value in first.items():
+            for other in others:
+                assert other is not None
+                if name not in other:
+                    break
+                value = join(value, other[name])
+            else:
+                if value.kind != Kind.UNKNOWN:
+                    bound[name] = value
+        return bound
 
     @property
     def current_function(self) -> FunctionContext:
@@ -361,8 +401,20 @@ class FlowAnalyzer:
         return self.qualname_of(param.annotation.annotation, self.module_state) in _TENSOR_ANNOTATIONS
 
     def _parameter_value(self, param: cst.Param) -> Value:
-        """A parameter annotated ``torch.Tensor`` is a tensor on a device nobody knows here."""
-        return Value(Kind.TENSOR) if self.is_tensor_parameter(param) else UNKNOWN
+        """A parameter annotated ``torch.Tensor`` is a tensor on a device nobody knows here; one
+        annotated ``nn.Module`` (or a module class of the file) is a module the caller placed."""
+        if param.annotation is None or param.star in ("*", "**"):
+            return UNKNOWN
+        if self.is_tensor_parameter(param):
+            return Value(Kind.TENSOR)
+        annotation = param.annotation.annotation
+        if self.qualname_of(annotation, self.module_state) in _MODULE_ANNOTATIONS:
+            return Value(Kind.MODULE)
+        if isinstance(annotation, cst.Name):
+            known = self.module_state.get(annotation.value)
+            if known is not None and known.kind == Kind.CLASS and known.info.is_module:
+                return Value(Kind.MODULE, info=known.info)
+        return UNKNOWN
 
     def _parameter_state(
         self,
@@ -384,13 +436,22 @@ class FlowAnalyzer:
                 state[name] = self_value
                 if attributes_of is not None:
                     for attribute, value in self._attributes_seen_by_methods(attributes_of).items():
-                        state[f"{name}.{attribute}"] = _as_seen_from_method(value)
+                        state[f"{name}.{attribute}"] = _as_seen_from_method(value, attributes_of.is_module)
             elif name in bound:
                 state[name] = bound[name]
             elif use_defaults and param.default is not None:
                 state[name] = self.eval(param.default, self.module_state)
             else:
-                state[name] = self._parameter_value(param)
+                value = self._parameter_value(param)
+                if value.kind == Kind.UNKNOWN and name in self._tensor_like_parameters(function):
+                    value = Value(Kind.TENSOR)
+                if value.kind == Kind.TENSOR and value.device is None:
+                    if self_value.kind == Kind.MODULE and self_value.device is MODEL_DEVICE:
+                        value = Value(Kind.TENSOR, MODEL_DEVICE)  # a module's tensor inputs follow the model
+                    elif self_param is None:
+                        # a free function's tensor argument is where its caller put it
+                        value = Value(Kind.TENSOR, follows(name, argument=True), info=value.info)
+                state[name] = value
         for param in (params.star_arg, params.star_kwarg):
             if isinstance(param, cst.Param):
                 state[param.name.value] = UNKNOWN
@@ -423,9 +484,13 @@ class FlowAnalyzer:
         self_value = UNKNOWN
         attributes_of = None
         if self_param is not None and class_info is not None:
-            self_value = Value(Kind.MODULE if class_info.is_module else Kind.UNKNOWN, info=class_info)
+            if class_info.is_module:
+                self_value = Value(Kind.MODULE, MODEL_DEVICE, info=class_info)
+            else:
+                self_value = Value(Kind.UNKNOWN, info=class_info)
             attributes_of = class_info if node.name.value != "__init__" else None
-        state = self._parameter_state(node, self_param, self_value, attributes_of, {}, use_defaults=False)
+        bound = self._bound_by_callers(node) if class_info is None and enclosing is None else {}
+        state = self._parameter_state(node, self_param, self_value, attributes_of, bound, use_defaults=False)
         with self._running(node, class_info, enclosing):
             self.exec_block(helpers.body_statements(node), state)
         self.function_states[node] = state
@@ -435,6 +500,21 @@ class FlowAnalyzer:
                 if key.startswith(prefix) and "." not in key[len(prefix):]:
                     class_info.attributes[key[len(prefix):]] = value
             class_info.init_analysed = True
+
+    def _tensor_like_parameters(self, function: cst.FunctionDef) -> frozenset[str]:
+        """Unannotated parameters the body uses as torch tensors: ``x.size(1)``, ``x.unsqueeze(0)``,
+        ``x.detach()`` (methods numpy arrays and modules do not have)."""
+        found = self._tensor_parameters.get(function)
+        if found is None:
+            params = function.params
+            names = [p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params] if p.annotation is None]
+            names = [name for name in names if name not in ("self", "cls")]
+            found = frozenset()
+            if names:
+                pattern = re.compile(rf"\b({'|'.join(map(re.escape, names))})\s*\.\s*{_TENSOR_ONLY_MEMBERS}")
+                found = frozenset(match.group(1) for match in pattern.finditer(self.source_of(function.body)))
+            self._tensor_parameters[function] = found
+        return found
 
     def _written_elsewhere(self, class_info: ClassInfo) -> frozenset[str]:
         """Attributes that methods other than ``__init__`` assign: they may hold anything."""
@@ -505,7 +585,9 @@ class FlowAnalyzer:
             return
         current = self.lookup(key, state)
         if current.kind == Kind.UNKNOWN and current.info is None:
-            state[key] = Value(Kind.MODULE, result.device, result.origin)
+            # a module, or anything else that moves in place (a diffusers pipeline): what its
+            # call returns is not known to be a tensor
+            state[key] = Value(Kind.MODULE, result.device, result.origin, info=INFERRED_MODULE)
 
     def _exec_assign(self, node: cst.Assign, state: State) -> None:
         value = self.eval(node.value, state)
@@ -579,7 +661,16 @@ class FlowAnalyzer:
             self._exec_if(orelse, else_state)
         elif isinstance(orelse, cst.Else):
             self.exec_block(orelse.body.body, else_state)
-        _replace(state, join_states(body_state, else_state))
+        merged = join_states(body_state, else_state)
+        defaulted = _none_checked_name(node.test)
+        if defaulted is not None:
+            # `if hidden is None: hidden = torch.zeros(...)`: the caller left the argument out,
+            # and the function makes its own - that path is the default one, so keep its tensor
+            name, none_branch = defaulted
+            made = (body_state if none_branch else else_state).get(name)
+            if made is not None and made.kind == Kind.TENSOR and merged.get(name, UNKNOWN).kind == Kind.UNKNOWN:
+                merged[name] = made
+        _replace(state, merged)
 
     def _exec_match(self, node: cst.CSTNode, state: State) -> None:
         self.eval(node.subject, state)  # type: ignore[attr-defined]
@@ -630,7 +721,7 @@ class FlowAnalyzer:
             for attempt in range(passes):
                 iteration = dict(entry)
                 self._run_iteration(body, bind, test, iteration)
-                widened = join_states(entry, iteration)
+                widened = _keep_first_iteration(entry, join_states(entry, iteration))
                 if widened == entry:
                     break
                 if attempt == passes - 1:
@@ -872,7 +963,7 @@ class FlowAnalyzer:
             return Value(Kind.REF, qualname=f"{base.qualname}.{attribute}")
         if base.kind == Kind.TENSOR:
             if attribute == "device":
-                return Value(Kind.DEVICE, base.device, base.origin)
+                return Value(Kind.DEVICE, base.device if base.device is not None else follows(self._label(node)), base.origin)
             if attribute in ("T", "mT", "H", "mH", "data", "real", "imag", "values", "indices"):
                 return Value(Kind.TENSOR, base.device, base.origin, scalar=base.scalar if attribute != "values" else None)
         return UNKNOWN
@@ -1086,7 +1177,10 @@ class FlowAnalyzer:
         func = node.func
         receiver: Optional[Value] = None
         method: Optional[str] = None
-        if isinstance(func, cst.Attribute):
+        stored = self._stored_module(func, state)
+        if stored is not None:
+            callee = stored  # `self.encoder(x)`: a call of the submodule, not a method of self
+        elif isinstance(func, cst.Attribute):
             base = self.eval(func.value, state)
             if base.kind == Kind.REF:
                 callee = Value(Kind.REF, qualname=f"{base.qualname}.{func.attr.value}")
@@ -1108,7 +1202,7 @@ class FlowAnalyzer:
             result = self._call_module(callee, args)
         elif callee.kind == Kind.FUNCTION and isinstance(callee.info, cst.FunctionDef):
             result = self._summarise(callee.info, None, None, False, args, state)
-            self._escape(args, state)
+            self._escape_into(callee.info, args, state, skip_first=False)
         else:
             result = UNKNOWN
             self._escape(args, state)
@@ -1116,6 +1210,23 @@ class FlowAnalyzer:
             discarded = node is self._statement_call
             self.sink.on_call(CallEvent(node, qualname, callee, method, receiver, args, result, state, discarded))
         return result
+
+    def _stored_module(self, func: cst.BaseExpression, state: State) -> Optional[Value]:
+        """The module or criterion a dotted callee such as ``self.encoder`` holds, if known."""
+        if not isinstance(func, cst.Attribute):
+            return None
+        key = dotted_name(func)
+        if key is None:
+            return None
+        known = state.get(key)
+        if known is None:
+            for enclosing in reversed(self._enclosing):
+                known = enclosing.get(key)
+                if known is not None:
+                    break
+        if known is not None and known.kind in (Kind.MODULE, Kind.CRITERION):
+            return known
+        return None
 
     # ------------------------------------------------------------------ helpers of the file
 
@@ -1144,7 +1255,7 @@ class FlowAnalyzer:
             if receiver_key is not None:
                 self._forget_what_it_writes(function, receiver_key, state)
         if receiver.kind not in (Kind.MODULE, Kind.CRITERION):
-            self._escape(args, state)
+            self._escape_into(function, args, state, skip_first=not has_decorator(function, "staticmethod"))
         return result
 
     def _overridden_below(self, info: ClassInfo, method: str) -> bool:
@@ -1190,6 +1301,9 @@ class FlowAnalyzer:
     ) -> Value:
         """What a call of a function of this file returns, given the caller's arguments: its body
         run silently on them (see devicelint.analysis.helpers)."""
+        if self.emitting and class_info is None:
+            site = helpers.bind_arguments(function, args, bind_self)
+            self._call_sites.setdefault(function, []).append(site[1] if site is not None else None)
         if self._inline_depth >= helpers.MAX_DEPTH or function in self._inlining:
             return UNKNOWN
         summarisable, falls_off, _ = self._facts_of(function)
@@ -1247,6 +1361,20 @@ class FlowAnalyzer:
             self._summaries[key] = result
         return result
 
+    def device_less_factory(self, value: Value) -> Optional[tuple[cst.Call, str, Optional[cst.FunctionDef]]]:
+        """The torch factory call without ``device=`` that made this host tensor: the call, its
+        qualified name and the function it ran in (None at module level). None for any other
+        value, also for a factory that got its device from a default-device scope."""
+        if value.kind != Kind.TENSOR or value.device is None or not value.device.is_cpu:
+            return None
+        origin = value.origin
+        if origin is None or not isinstance(origin.node, cst.Call):
+            return None
+        made = self.factory_calls.get(id(origin.node))
+        if made is None or keyword_arg(origin.node, "device") is not None:
+            return None
+        return origin.node, made[0], made[1]
+
     def _default_device(self, state: State) -> Optional[Value]:
         """The default device factories use here (``torch.set_default_device``, ``with torch.device``)."""
         default = self.lookup(DEFAULT_DEVICE_KEY, state)
@@ -1257,6 +1385,25 @@ class FlowAnalyzer:
         call that is not a factory)."""
         made = self.factory_calls.get(id(call))
         return made[1] if made is not None else None
+
+    def _escape_into(self, function: cst.FunctionDef, args: tuple[tuple[cst.Arg, Value], ...], state: State, skip_first: bool) -> None:
+        """A module handed to a function of this file keeps its device unless the function
+        may move it (``model.to(...)``, ``model.cuda()``) or hands it on to other code."""
+        moving = self._may_move(function)
+        names = helpers.argument_parameters(function, args, skip_first)
+        self._escape(tuple(pair for pair, name in zip(args, names) if name is None or name in moving), state)
+
+    def _may_move(self, function: cst.FunctionDef) -> frozenset[str]:
+        """Parameters the function's body may move or hand on: ``p.to(`` / ``p.cuda(`` and the
+        like, ``p`` rebound, or ``p`` passed bare to another call."""
+        moving = self._moving_parameters.get(function)
+        if moving is None:
+            params = function.params
+            names = [p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]]
+            text = self.source_of(function.body)
+            moving = frozenset(name for name in names if _moves_or_hands_on(name).search(text))
+            self._moving_parameters[function] = moving
+        return moving
 
     def _escape(self, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> None:
         """A module handed to code we cannot see may be moved there: forget its device."""
@@ -1269,6 +1416,8 @@ class FlowAnalyzer:
                     state[key] = Value(value.kind, None, value.origin, info=value.info)
 
     def _call_module(self, callee: Value, args: tuple[tuple[cst.Arg, Value], ...]) -> Value:
+        if callee.info == INFERRED_MODULE:
+            return UNKNOWN
         device = callee.device
         origin = callee.origin
         if device is None:
@@ -1317,7 +1466,7 @@ class FlowAnalyzer:
             return Value(Kind.DATASET, CPU, Origin(node, "dataset", from_data=True))
         if qualname.startswith(api.OPTIMIZER_PREFIX) and qualname.rsplit(".", 1)[-1][:1].isupper() and "lr_scheduler" not in qualname:
             return Value(Kind.OPTIMIZER, origin=Origin(node, "created"), info=args[0][1] if args else None)
-        if qualname == "torch.compile" or qualname == "torch.jit.script":
+        if qualname == "torch.compile" or qualname == "torch.jit.script" or qualname in api.VARIABLE_WRAPPERS:
             return args[0][1] if args else UNKNOWN
         if qualname in api.PASS_THROUGH_ITERABLES:
             return args[0][1] if args else UNKNOWN
@@ -1368,6 +1517,8 @@ class FlowAnalyzer:
         if device_arg is not None:
             device = self.device_of(device_arg.value, self.eval(device_arg.value, state))
             origin = Origin(node, f"created on {device.describe() if device else 'a device'} by `{_spelled(node)}`")
+        elif any(arg.star == "**" for arg, _ in args):
+            device = None  # `torch.zeros(n, **factory_kwargs)`: the device may be among them (timm's `**dd`)
         else:
             default = self._default_device(state)
             device = CPU if default is None else default.device
@@ -1551,7 +1702,7 @@ class FlowAnalyzer:
         if target is _UNCHANGED:
             return receiver if kind in (Kind.TENSOR, Kind.BATCH, Kind.MODULE, Kind.CRITERION) else UNKNOWN
         device: Optional[Device] = target  # type: ignore[assignment]
-        if device is not None and device.is_accel:
+        if device is not None and device.may_be_accelerator:
             self.facts.accelerator_moves.append(node)
         how = "moved to the CPU" if device is not None and device.is_cpu else f"moved to {device.describe()}" if device is not None else "moved"
         origin = Origin(node, how)
@@ -1617,10 +1768,14 @@ class FlowAnalyzer:
             return device_from_string(value.literal, self._label(node))
         if value.kind == Kind.NUMBER and isinstance(value.literal, int) and not isinstance(value.literal, bool):
             return Device("accel", f"cuda:{value.literal}", value.literal)
+        if value.kind == Kind.NUMBER and value.literal is None and not _is_none(node):
+            return Device("accel", self._label(node))  # an int device is an accelerator ordinal
         if value.kind == Kind.TENSOR:
             return value.device
-        if value.kind == Kind.UNKNOWN and value.info is None and isinstance(node, (cst.Name, cst.Attribute)) and looks_like_device_name(node):
-            return Device("accel", self._label(node))
+        if value.kind == Kind.UNKNOWN and value.info is None and not _is_none(node):
+            # the code uses it as a device (`x.to(device)`, `device=args.device`): whatever the
+            # caller or configuration chose, which can be the accelerator
+            return follows(self._label(node))
         return None
 
     def _device_of_value(self, node: cst.BaseExpression, value: Value) -> Optional[Device]:
@@ -1636,11 +1791,30 @@ class FlowAnalyzer:
         return text if len(text) <= 40 else text[:37] + "..."
 
 
+def _moves_or_hands_on(name: str) -> "re.Pattern[str]":
+    escaped = re.escape(name)
+    return re.compile(
+        rf"\b{escaped}\s*\.\s*(to|cuda|cpu|xpu|mps|_apply|apply|to_empty)\s*\("  # moved
+        rf"|[(,]\s*{escaped}\s*[,)]"  # handed to another call
+        rf"|(?<![.\w]){escaped}\s*=[^=]"  # rebound
+    )
+
+
+_PENDING_LOOKAHEAD = 200
+#: members of torch tensors that numpy arrays, Python numbers and nn.Modules lack
+_TENSOR_ONLY_MEMBERS = (
+    r"(size|dim|unsqueeze|permute|expand|expand_as|view_as|new_zeros|new_ones|new_empty|new_full|"
+    r"new_tensor|contiguous|masked_fill_?|index_select|scatter_?|scatter_add_?|gather|detach|numel|"
+    r"is_cuda|get_device|type_as|narrow|repeat_interleave|masked_select|bmm|softmax|log_softmax|"
+    r"long|int|bool)\s*\("
+)
 _UNCHANGED = object()
 _NONE = Value(Kind.NUMBER, literal=None)
 #: methods of nn.Module the analysis models itself, even where a class of the file defines them
 _BUILT_IN_MODULE_METHODS = _SAME_MODULE_METHODS | _MODULE_PARAMETER_METHODS | {"forward", "register_buffer", "__init__"}
 IN_PROCESS_BUFFER = "in-process buffer"
+#: ``info`` of an object of unknown kind taken for a module because a bare ``x.to(d)`` moved it
+INFERRED_MODULE = "inferred module"
 _PLACEMENT_TEXT = re.compile(r"\.to\(|\.cuda\(|device")
 
 
@@ -1709,12 +1883,18 @@ def _is_static(node: cst.FunctionDef) -> bool:
     return has_decorator(node, "staticmethod") or has_decorator(node, "classmethod")
 
 
-def _as_seen_from_method(value: Value) -> Value:
-    """Inside a method, registered modules, parameters and buffers are wherever the model went."""
+def _as_seen_from_method(value: Value, owner_is_module: bool) -> Value:
+    """``self.*`` as another method sees it. In an ``nn.Module``, registered submodules,
+    parameters and buffers are wherever the model went: they follow the model. Elsewhere a
+    module attribute placed by ``__init__`` on an accelerator (or on a symbolic device) stays
+    there; one left on the CPU may be moved by any method, so its device is unknown."""
     if value.kind in (Kind.MODULE, Kind.CRITERION):
-        return Value(value.kind, None, value.origin, info=value.info)
+        if owner_is_module:
+            return Value(value.kind, MODEL_DEVICE, value.origin, info=value.info)
+        keep = value.device is not None and value.device.may_be_accelerator
+        return Value(value.kind, value.device if keep else None, value.origin, info=value.info)
     if value.kind == Kind.TENSOR and value.info in ("parameter", "buffer"):
-        return Value(Kind.TENSOR, None, value.origin, scalar=value.scalar, info=value.info)
+        return Value(Kind.TENSOR, MODEL_DEVICE if owner_is_module else None, value.origin, scalar=value.scalar, info=value.info)
     return value
 
 
@@ -1749,6 +1929,10 @@ def _factory_scalar(qualname: str, positional: list[tuple[cst.Arg, Value]], node
     return None
 
 
+def _is_none(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
+
+
 def _spelled(node: cst.Call) -> str:
     return dotted_name(node.func) or "call"
 
@@ -1769,6 +1953,38 @@ def join_states(first: State, second: State) -> State:
         elif existing is not value:
             result[key] = join(existing, value)
     return result
+
+
+def _keep_first_iteration(entry: State, joined: State) -> State:
+    """At a loop head, a tensor made on the host by a device-less factory before the loop is
+        what the first iteration sees, whatever later iterations rebind it to: keep it, so a
+        hidden state made on the CPU and fed to the model is seen on the first step."""
+    for key, value in entry.items():
+        if (
+            value.kind == Kind.TENSOR
+            and value.device is not None
+            and value.device.is_cpu
+            and value.origin is not None
+            and isinstance(value.origin.node, cst.Call)
+            and keyword_arg(value.origin.node, "device") is None
+            and joined.get(key) is not value
+        ):
+            joined[key] = value
+    return joined
+
+
+def _none_checked_name(test: cst.BaseExpression) -> Optional[tuple[str, bool]]:
+    """``x is None`` -> ("x", True): the body runs when x is None; ``x is not None`` -> ("x", False)."""
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1 or not isinstance(test.left, cst.Name):
+        return None
+    target = test.comparisons[0]
+    if not (isinstance(target.comparator, cst.Name) and target.comparator.value == "None"):
+        return None
+    if isinstance(target.operator, cst.Is):
+        return test.left.value, True
+    if isinstance(target.operator, cst.IsNot):
+        return test.left.value, False
+    return None
 
 
 def _widen(before: State, after: State) -> State:

@@ -200,6 +200,30 @@ def bind_arguments(
     return self_param, bound
 
 
+def argument_parameters(
+    function: cst.FunctionDef, args: tuple[tuple[cst.Arg, Value], ...], skip_first: bool
+) -> list[Optional[str]]:
+    """The parameter each call argument binds (None where it cannot be told), in order."""
+    params = function.params
+    positional = [*params.posonly_params, *params.params][1 if skip_first else 0:]
+    names: list[Optional[str]] = []
+    position = 0
+    for arg, _ in args:
+        if arg.star:
+            names.append(None)
+        elif arg.keyword is None:
+            names.append(positional[position].name.value if position < len(positional) else None)
+            position += 1
+        else:
+            names.append(arg.keyword.value)
+    return names
+
+
+def has_parameters(function: cst.FunctionDef) -> bool:
+    params = function.params
+    return bool(params.posonly_params or params.params or params.kwonly_params or isinstance(params.star_arg, cst.Param) or params.star_kwarg)
+
+
 def decorators_are_transparent(function: cst.FunctionDef, qualname_of) -> bool:  # type: ignore[no-untyped-def]
     for decorator in function.decorators:
         expression = decorator.decorator

@@ -14,6 +14,13 @@ FACTORIES = frozenset(
     ).split()
 )
 
+#: factories that take ``device=`` and are everyday in model code: a CPU tensor from one of them,
+#: made in a function and meeting a tensor that can be on the accelerator, is DL202's finding
+DEVICE_KEYWORD_FACTORIES = frozenset(
+    f"torch.{name}"
+    for name in "zeros ones empty full arange linspace logspace eye rand randn randint randperm tensor".split()
+)
+
 #: factories whose first positional argument is data (a list, a number), not a size
 DATA_FACTORIES = frozenset(
     {"torch.tensor", "torch.as_tensor", "torch.Tensor", "torch.FloatTensor", "torch.DoubleTensor",
@@ -217,6 +224,9 @@ DATASET_BASES = frozenset(
 PASS_THROUGH_ITERABLES = frozenset(
     {"tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "iter", "builtins.iter"}
 )
+
+#: the legacy autograd wrapper: ``Variable(x)`` is ``x``
+VARIABLE_WRAPPERS = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})
 
 TORCH_LOAD = "torch.load"
 TORCH_DEVICE = "torch.device"

@@ -43,16 +43,31 @@ _CUDA_INDEX = re.compile(r"^(cuda|xpu|mps|hpu|npu)(?::(\d+))?$")
 
 @dataclass(frozen=True)
 class Device:
-    """Where a value lives: ``cpu``, ``meta`` or ``accel`` (a GPU or other accelerator).
+    """Where a value lives, in one domain shared by every rule.
 
-    ``index`` is known only for literals such as ``"cuda:1"`` or ``.cuda(1)``; two accelerator
-    devices conflict only when both indices are known and differ. ``label`` is how the source
-    spells it (``device``, ``"cuda:1"``, ``args.device``) and is used in messages only.
+    ``kind`` is one of:
+
+    * ``cpu`` - pinned to the host whatever device the run uses (a factory without
+      ``device=``, ``torch.from_numpy``, a DataLoader batch, ``.cpu()``);
+    * ``meta``;
+    * ``accel`` - a concrete accelerator (``"cuda:1"``, ``.cuda()``) or a device chosen from
+      ``cuda`` (``"cuda" if torch.cuda.is_available() else "cpu"``): the GPU on any GPU run;
+    * ``follows`` - symbolic: on the device of an anchor that can be an accelerator - a module
+      (any ``nn.Module`` can be moved; frameworks put Lightning and transformers models on the
+      accelerator themselves), or a device expression that the code uses as a device
+      (``x.to(device)``, ``device=args.device``). ``label`` names the anchor.
+
+    Unknown is ``None`` on the Value. ``index`` is known only for literals such as
+    ``"cuda:1"``; two accelerator devices conflict only when both indices are known and differ.
+    ``label`` is how the source spells the device or anchor and is used in messages only.
     """
 
     kind: str
     label: str
     index: Optional[int] = None
+    #: ``follows`` only: the anchor is a tensor argument whose device the caller chose (in a
+    #: free function) - evidence enough for a factory that meets it, not for numpy calls
+    argument: bool = False
 
     @property
     def is_cpu(self) -> bool:
@@ -60,9 +75,22 @@ class Device:
 
     @property
     def is_accel(self) -> bool:
+        """A concrete (or cuda-chosen) accelerator."""
         return self.kind == "accel"
 
+    @property
+    def is_symbolic(self) -> bool:
+        return self.kind == "follows"
+
+    @property
+    def may_be_accelerator(self) -> bool:
+        """On a GPU run this can be the GPU: a concrete accelerator or a symbolic anchor."""
+        return self.kind in ("accel", "follows")
+
     def conflicts_with(self, other: "Device") -> bool:
+        if self.kind == "follows" or other.kind == "follows":
+            # a symbolic device can be any accelerator: it is known to differ only from the host
+            return self.kind == "cpu" or other.kind == "cpu"
         if self.kind != other.kind:
             return True
         if self.kind == "accel" and self.index is not None and other.index is not None:
@@ -74,7 +102,21 @@ class Device:
             return "the CPU"
         if self.kind == "meta":
             return "the meta device"
+        if self.kind == "follows" and self.label.startswith("the "):
+            return self.label
+        if self.argument:
+            return f"the device of `{self.label}`"
         return f"`{self.label}`"
+
+
+def follows(anchor: str, argument: bool = False) -> Device:
+    """The symbolic device of ``anchor`` (``"the model's device"``, ``"device"``, ``"x.device"``);
+    ``argument`` for a tensor argument of a free function, placed by its caller."""
+    return Device("follows", anchor, argument=argument)
+
+
+#: where a module's own tensors live, seen from inside its methods
+MODEL_DEVICE = follows("the model's device")
 
 
 CPU = Device("cpu", "cpu")
@@ -96,9 +138,19 @@ def device_from_string(text: str, label: Optional[str] = None) -> Optional[Devic
 
 
 def join_devices(first: Optional[Device], second: Optional[Device]) -> Optional[Device]:
+    """Where a value lives after paths that placed it differently meet. The host joined with a
+    device that can be the accelerator is that device: on a GPU run the path that moved the
+    value may be taken, and whatever needs it on the host (numpy) or next to host tensors
+    fails there."""
     if first is None or second is None:
         return None
-    if first.conflicts_with(second):
+    if first.is_cpu and second.may_be_accelerator:
+        return second
+    if second.is_cpu and first.may_be_accelerator:
+        return first
+    if first.kind != second.kind or first.conflicts_with(second):
+        return None
+    if first.kind == "follows" and (first.label != second.label or first.argument != second.argument):
         return None
     if first.index != second.index:
         return Device(first.kind, first.label, None)
@@ -151,9 +203,9 @@ def join(first: Value, second: Value) -> Value:
     ):
         return UNKNOWN
     device = join_devices(first.device, second.device)
-    origin = first.origin if device is not None and first.origin == second.origin else (
-        first.origin if device is not None else None
-    )
+    origin = None
+    if device is not None:
+        origin = second.origin if device is second.device and device is not first.device else first.origin
     scalar = first.scalar if first.scalar == second.scalar else None
     info = first.info if first.info is second.info else None
     if first.kind == Kind.CONTAINER and info is None:

@@ -92,6 +92,10 @@ class UnregisteredTensorAttr(Rule):
             return
         if self._converted_parameter(value_node):
             return  # nn.Parameter(...).half(): DL102 says what went wrong
+        if value.scalar is not False and self._maybe_scalar_data(value.origin.node):
+            return  # torch.tensor(cfg.WEIGHT): most likely a 0-dim scalar, which mixes with any device
+        if self._moves_its_tensors(context.class_info):
+            return  # the class's own `_apply`/`to`/`cuda` moves what it keeps (yolov5's Detect)
         name = dotted_name(target) if isinstance(target, cst.Attribute) else None
         if name is None or not name.startswith("self.") or name.count(".") != 1:
             return
@@ -112,6 +116,20 @@ class UnregisteredTensorAttr(Rule):
             fix=fix,
         )
 
+    def _maybe_scalar_data(self, node: cst.CSTNode) -> bool:
+        """``torch.tensor(x)`` / ``torch.as_tensor(x)`` of one value that is not a list or tuple literal."""
+        made = self.ctx.analyzer.factory_calls.get(id(node))
+        if made is None or made[0] not in ("torch.tensor", "torch.as_tensor") or not isinstance(node, cst.Call):
+            return False
+        positional = [arg for arg in node.args if arg.keyword is None and not arg.star]
+        return len(positional) == 1 and not isinstance(positional[0].value, (cst.List, cst.Tuple, cst.ListComp))
+
+    def _moves_its_tensors(self, class_info) -> bool:  # type: ignore[no-untyped-def]
+        """Does the class, or a base of it in this file, override ``_apply``, ``to`` or ``cuda``?"""
+        if any(name in class_info.methods for name in ("_apply", "to", "cuda")):
+            return True
+        return any(self._moves_its_tensors(base) for base in class_info.bases)
+
     def _converted_parameter(self, node: cst.BaseExpression) -> bool:
         if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and isinstance(node.func.value, cst.Call)):
             return False
@@ -131,3 +149,4 @@ class UnregisteredTensorAttr(Rule):
                     continue
                 return True
         return False
+

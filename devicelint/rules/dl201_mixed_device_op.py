@@ -65,8 +65,27 @@ class MixedDeviceOp(Rule):
         ),
     )
 
+    def _said_by_another_rule(self, host: Value, other: Value) -> bool:
+        """One bug, one finding: a batch that reaches a moved model is DL203's; a CPU tensor
+        from a device-less factory made in a function is DL202's where it meets, in a function,
+        a tensor that can be on the accelerator, and DL103's (or DL102's) when it is an
+        attribute made in `__init__`."""
+        if other.device is None or not other.device.may_be_accelerator or host.device is None or not host.device.is_cpu:
+            return False
+        if host.origin is not None and host.origin.from_data and other.kind == Kind.MODULE:
+            return True
+        made = self.ctx.analyzer.device_less_factory(host)
+        if made is None or made[2] is None:
+            return False
+        if made[2].name.value == "__init__":
+            return True  # an attribute made in __init__: DL103 (or DL102) says what went wrong
+        return self.ctx.current_function.node is not None and made[1] in api.DEVICE_KEYWORD_FACTORIES
+
+    def _conflict_to_report(self, first: Value, second: Value) -> bool:
+        return conflicting(first, second) and not self._said_by_another_rule(first, second) and not self._said_by_another_rule(second, first)
+
     def on_binary(self, event: BinaryEvent) -> None:
-        if conflicting(event.left, event.right):
+        if self._conflict_to_report(event.left, event.right):
             self._report(event.node, event.left_node, event.left, event.right_node, event.right)
 
     def on_call(self, event: CallEvent) -> None:
@@ -87,8 +106,8 @@ class MixedDeviceOp(Rule):
                 continue
             if not module.device.conflicts_with(value.device):
                 continue
-            if module.device.is_accel and value.device.is_cpu and value.origin is not None and value.origin.from_data:
-                continue  # a batch that was never moved: DL203
+            if self._said_by_another_rule(value, module):
+                continue
             name = self.ctx.source_of(event.node.func)
             self.ctx.report(
                 event.node,
@@ -111,7 +130,7 @@ class MixedDeviceOp(Rule):
     def _check_all(self, node: cst.CSTNode, operands: list[tuple[cst.BaseExpression, Value]]) -> None:
         for index, (first_node, first) in enumerate(operands):
             for second_node, second in operands[index + 1:]:
-                if conflicting(first, second):
+                if self._conflict_to_report(first, second):
                     self._report(node, first_node, first, second_node, second)
                     return
 

@@ -5,25 +5,13 @@ from typing import Optional
 import libcst as cst
 
 from devicelint.analysis import torch_api as api
-from devicelint.analysis.flow import BinaryEvent, CallEvent, has_decorator
+from devicelint.analysis.flow import BinaryEvent, CallEvent
 from devicelint.analysis.names import dotted_name, keyword_arg
 from devicelint.analysis.values import Kind, Value
 from devicelint.engine import FixSpec, NodeEdit
 from devicelint.findings import Severity
+from devicelint.rules._messages import where
 from devicelint.rules.base import Example, Rule
-
-#: factories that put their result on the default device (the CPU) unless given ``device=``
-_FACTORIES = frozenset(
-    f"torch.{name}"
-    for name in "zeros ones empty full arange linspace logspace eye rand randn randint randperm tensor".split()
-)
-#: tensor methods and attributes whose result is Python data or metadata, not a tensor that
-#: follows the model
-_METADATA_METHODS = frozenset(
-    {"size", "dim", "ndimension", "item", "tolist", "numel", "nelement", "stride", "element_size",
-     "data_ptr", "get_device", "is_contiguous", "is_floating_point", "is_complex", "cpu", "numpy"}
-)
-_FOLLOWING_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag", "data"})
 
 
 class FactoryWithoutDevice(Rule):
@@ -126,112 +114,53 @@ class FactoryWithoutDevice(Rule):
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)
         self._module_calls: set[int] = set()
-        #: per method: names that hold a tensor following the model
-        self._following: dict[int, set[str]] = {}
         self._reported: set[int] = set()
 
     # ------------------------------------------------------------------ events
 
-    def _method(self) -> Optional[cst.FunctionDef]:
-        context = self.ctx.current_function
-        if context.node is None or context.class_info is None or not context.class_info.is_module:
-            return None
-        if context.node.name.value == "__init__":
-            return None
-        return context.node
-
-    def _free_function(self) -> Optional[cst.FunctionDef]:
-        """A free function or static method: there only its tensor-annotated parameters count
-        as tensors that may be on a GPU."""
-        context = self.ctx.current_function
-        if context.node is None:
-            return None
-        if context.class_info is None or has_decorator(context.node, "staticmethod"):
-            return context.node
-        return None
-
-    def _tensor_parameter(self, node: cst.BaseExpression, value: Value, function: cst.FunctionDef) -> Optional[str]:
-        """``node`` is a parameter annotated ``torch.Tensor`` (or what the analysis cannot tell
-        apart from it: computed from it without a move)."""
-        if not isinstance(node, cst.Name) or value.kind != Kind.TENSOR or value.device is not None:
-            return None
-        params = [*function.params.posonly_params, *function.params.params, *function.params.kwonly_params]
-        for param in params:
-            if param.name.value == node.value and self.ctx.analyzer.is_tensor_parameter(param):
-                return node.value
-        return None
-
-    def _check_free_function(self, function: cst.FunctionDef, operands: list[tuple[cst.BaseExpression, Value]], node: cst.CSTNode) -> None:
-        for operand, value in operands:
-            factory = self._cpu_factory(value)
-            if factory is None or factory[1] is not function:
-                continue
-            for other, other_value in operands:
-                partner = None if other is operand else self._tensor_parameter(other, other_value, function)
-                if partner is not None:
-                    self._report(factory, function, node, partner=partner)
-                    return
+    def _function(self) -> Optional[cst.FunctionDef]:
+        """The function being analysed; None at module level (there a CPU tensor meeting the
+        accelerator is DL201's)."""
+        return self.ctx.current_function.node
 
     def on_call(self, event: CallEvent) -> None:
-        method = self._method()
-        if method is None:
-            free = self._free_function()
-            if free is not None:
-                operands = _positional_operands(event)
-                if event.qualname in api.MIXING_FUNCTIONS:
-                    self._check_free_function(free, operands, event.node)
-                elif event.method in api.BINARY_TENSOR_METHODS and isinstance(event.node.func, cst.Attribute) and event.receiver is not None:
-                    self._check_free_function(free, [(event.node.func.value, event.receiver), *operands], event.node)
+        function = self._function()
+        if function is None:
             return
         if self._calls_a_module(event):
             self._module_calls.add(id(event.node))
+            module = event.callee if event.callee.kind == Kind.MODULE else event.state.get(dotted_name(event.node.func) or "")
+            if module is None or module.device is None or not module.device.may_be_accelerator:
+                return
             for _, value in event.args:
                 # a submodule's weights meet even a 0-dim input (linear, embedding, conv)
                 factory = self._cpu_factory(value, allow_unknown_rank=True)
                 if factory is not None:
-                    self._report(factory, method, event.node)  # the submodule's weights follow the model
+                    self._report(factory, function, event.node, other=(event.node.func, module))
                     return
             return
-        values = _positional_operands(event)
+        operands = _positional_operands(event)
         if event.qualname in api.MIXING_FUNCTIONS:
-            self._check_operands(values, method, event.node)
+            self._check_operands(operands, function, event.node)
         elif event.method in api.BINARY_TENSOR_METHODS and isinstance(event.node.func, cst.Attribute) and event.receiver is not None:
-            self._check_operands([(event.node.func.value, event.receiver), *values], method, event.node)
+            self._check_operands([(event.node.func.value, event.receiver), *operands], function, event.node)
 
-    def _check_operands(self, values: list[tuple[cst.BaseExpression, Value]], method: cst.FunctionDef, node: cst.Call) -> None:
-        for operand, value in values:
+    def on_binary(self, event: BinaryEvent) -> None:
+        function = self._function()
+        if function is not None:
+            self._check_operands([(event.left_node, event.left), (event.right_node, event.right)], function, event.node)
+
+    def _check_operands(self, operands: list[tuple[cst.BaseExpression, Value]], function: cst.FunctionDef, node: cst.CSTNode) -> None:
+        for operand, value in operands:
             factory = self._cpu_factory(value)
             if factory is None:
                 continue
-            if any(other is not operand and self._follows(other, other_value, method) for other, other_value in values):
-                self._report(factory, method, node)
-                return
-
-    def on_binary(self, event: BinaryEvent) -> None:
-        method = self._method()
-        if method is None:
-            free = self._free_function()
-            if free is not None:
-                self._check_free_function(free, [(event.left_node, event.left), (event.right_node, event.right)], event.node)
-            return
-        for mine, mine_value, other, other_value in (
-            (event.left_node, event.left, event.right_node, event.right),
-            (event.right_node, event.right, event.left_node, event.left),
-        ):
-            factory = self._cpu_factory(mine_value)
-            if factory is not None and self._follows(other, other_value, method):
-                self._report(factory, method, event.node)
-                return
-
-    def on_assign(self, statement: cst.CSTNode, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value) -> None:
-        method = self._method()
-        if method is None or not isinstance(target, cst.Name):
-            return
-        following = self._following.setdefault(id(method), set())
-        if value.device is None and self._follows(value_node, value, method):
-            following.add(target.value)
-        else:
-            following.discard(target.value)
+            for other, other_value in operands:
+                if other is operand:
+                    continue
+                if other_value.device is not None and other_value.device.may_be_accelerator:
+                    self._report(factory, function, node, other=(other, other_value))
+                    return
 
     # ------------------------------------------------------------------ helpers
 
@@ -244,53 +173,27 @@ class FactoryWithoutDevice(Rule):
         return known is not None and known.kind == Kind.MODULE
 
     def _cpu_factory(self, value: Value, allow_unknown_rank: bool = False) -> Optional[tuple[cst.Call, cst.FunctionDef]]:
-        """The device-less factory call a CPU tensor comes from; elementwise operators accept a
-        0-dim CPU tensor, so there it must be known to have a dimension."""
-        if value.kind != Kind.TENSOR or value.device is None or value.device.kind != "cpu":
-            return None
+        """The device-less factory call, made in a function, that a host tensor comes from;
+        elementwise operators accept a 0-dim CPU tensor, so there it must be known to have a
+        dimension. A factory in a module's ``__init__`` is an attribute: DL103's."""
         if value.scalar is True or (value.scalar is None and not allow_unknown_rank):
-            return None
-        origin = value.origin
-        if origin is None or not isinstance(origin.node, cst.Call):
             return None
         # the analysis records every factory call with the function it ran in - also one in a
         # helper that a method's call summarised (the helper itself may be analysed later)
-        made = self.ctx.analyzer.factory_calls.get(id(origin.node))
-        if made is None or made[0] not in _FACTORIES or made[1] is None:
+        made = self.ctx.analyzer.device_less_factory(value)
+        if made is None:
             return None
-        call = origin.node
-        if keyword_arg(call, "device") is not None or _empty_placeholder(call):
+        call, qualname, home = made
+        if qualname not in api.DEVICE_KEYWORD_FACTORIES or home is None or home.name.value == "__init__" or _empty_placeholder(call):
             return None
-        return call, made[1]
-
-    def _follows(self, node: cst.BaseExpression, value: Value, method: cst.FunctionDef) -> bool:
-        """``node`` is a tensor that lives where the model lives (see the docs)."""
-        if value.kind == Kind.TENSOR and value.device is None:
-            return True  # a parameter, a buffer, an argument annotated as a tensor
-        if value.device is not None:
-            return False
-        return self._follows_syntactically(node, method)
-
-    def _follows_syntactically(self, node: cst.BaseExpression, method: cst.FunctionDef) -> bool:
-        if isinstance(node, cst.Call):
-            if id(node) in self._module_calls:
-                return True
-            func = node.func
-            if isinstance(func, cst.Attribute) and func.attr.value not in _METADATA_METHODS:
-                return self._follows_syntactically(func.value, method)
-            return False
-        if isinstance(node, cst.Name):
-            return node.value in self._following.get(id(method), ())
-        if isinstance(node, cst.BinaryOperation):
-            return self._follows_syntactically(node.left, method) or self._follows_syntactically(node.right, method)
-        if isinstance(node, cst.Subscript):
-            return self._follows_syntactically(node.value, method)
-        if isinstance(node, cst.Attribute) and node.attr.value in _FOLLOWING_ATTRIBUTES:
-            return self._follows_syntactically(node.value, method)
-        return False
+        return call, home
 
     def _report(
-        self, found: tuple[cst.Call, cst.FunctionDef], method: cst.FunctionDef, meeting: cst.CSTNode, partner: Optional[str] = None
+        self,
+        found: tuple[cst.Call, cst.FunctionDef],
+        method: cst.FunctionDef,
+        meeting: cst.CSTNode,
+        other: Optional[tuple[cst.CSTNode, Value]] = None,
     ) -> None:
         factory, home = found
         if id(factory) in self._reported:
@@ -298,25 +201,16 @@ class FactoryWithoutDevice(Rule):
         self._reported.add(id(factory))
         spelled = self.ctx.source_of(factory.func)
         source = self._device_source(factory, home)
-        if partner is not None:
-            self.ctx.report(
-                factory,
-                f"`{spelled}` without `device=` makes a CPU tensor, and it meets the tensor argument `{partner}` "
-                f"below; when `{partner}` is on a GPU this fails with mixed devices: pass `device=` "
-                f"(e.g. `device={source or partner}.device`)",
-                fix=self._fix(factory, source or partner),
-            )
-            return
+        other_text = "the model's tensors"
+        if other is not None and other[1].device is not None:
+            other_text = f"`{_short(self.ctx.source_of(other[0]))}`, {where(other[1], self.ctx)}"
         if home is method:
-            where = "it meets the model's tensors below"
+            place = f"it meets {other_text} at line {self.ctx.line(meeting)}"
         else:
-            where = (
-                f"`{home.name.value}()` returns it to `{method.name.value}`, where it meets the model's "
-                f"tensors at line {self.ctx.line(meeting)}"
-            )
+            place = f"`{home.name.value}()` returns it to `{method.name.value}`, where it meets {other_text} at line {self.ctx.line(meeting)}"
         self.ctx.report(
             factory,
-            f"`{spelled}` without `device=` makes a CPU tensor, and {where}; "
+            f"`{spelled}` without `device=` makes a CPU tensor, and {place}; "
             f"on a GPU this fails with mixed devices: pass `device=`"
             + (f" (e.g. `device={source}.device`)" if source else ""),
             fix=self._fix(factory, source),
@@ -400,3 +294,7 @@ class _ArgumentsOfModuleCalls(cst.CSTVisitor):
             for arg in node.args:
                 if isinstance(arg.value, cst.Name):
                     self.names.add(arg.value.value)
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= 40 else text[:37] + "..."

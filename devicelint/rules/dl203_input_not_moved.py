@@ -64,7 +64,7 @@ class InputNotMoved(Rule):
 
     def on_call(self, event: CallEvent) -> None:
         module = event.callee
-        if module.kind != Kind.MODULE or module.device is None or not module.device.is_accel:
+        if module.kind != Kind.MODULE or module.device is None or not module.device.may_be_accelerator:
             return
         if module.info == "parallel-wrapper":
             return

@@ -11,7 +11,8 @@ from devicelint.rules.base import Example, Rule
 
 def _on_accelerator(value: Value) -> bool:
     if value.kind == Kind.TENSOR:
-        return value.device is not None and value.device.is_accel
+        # a free function's tensor argument may be on the host: its caller decides
+        return value.device is not None and value.device.may_be_accelerator and not value.device.argument
     if value.kind == Kind.CONTAINER and isinstance(value.info, tuple) and value.info:
         return any(_on_accelerator(item) for item in value.info)
     return False

@@ -1,8 +1,12 @@
 from __future__ import annotations
 
+from typing import Optional
+
+import libcst as cst
+
 from devicelint.analysis.flow import IN_PROCESS_BUFFER, CallEvent
 from devicelint.analysis.names import keyword_arg, positional_args
-from devicelint.analysis.values import Kind
+from devicelint.analysis.values import Kind, Value
 from devicelint.engine import FixSpec, NodeEdit
 from devicelint.findings import Severity
 from devicelint.rules.base import Example, Rule
@@ -11,8 +15,10 @@ from devicelint.rules.base import Example, Rule
 class LoadWithoutMapLocation(Rule):
     """
     ## What it does
-    Flags `torch.load(f)` called without `map_location`. Loading back an empty `io.BytesIO()`
-    that the same code saved into (a same-process round trip) is left alone.
+    Flags `torch.load(f)` called without `map_location`. Left alone: loading back an empty
+    `io.BytesIO()` that the same code saved into, a path the same function (or script body)
+    has just written with `torch.save` - the same run, on the same devices - and a path the
+    file writes only host tensors to.
 
     ## Why is this bad?
     Without `map_location`, `torch.load` restores every tensor onto the device it was saved
@@ -45,11 +51,21 @@ class LoadWithoutMapLocation(Rule):
         "import torch\nstate = torch.load('ckpt.pt', **kwargs)\n",
         "import pickle\nstate = pickle.load(f)\n",
         "import io\nimport torch\nbuffer = io.BytesIO()\ntorch.save(model, buffer)\nbuffer.seek(0)\ncopy = torch.load(buffer)\n",
+        # the same run reloads the checkpoint it has just written (pytorch/examples word_language_model)
+        "import torch\ndef train(model, args):\n    torch.save(model, args.save)\n    return torch.load(args.save)\n",
+        # a file of host tensors only: nothing to map
+        "import torch\nclass Cache:\n    def write(self):\n        torch.save((torch.zeros(3), torch.ones(3)), self.path)\n"
+        "    def read(self):\n        return torch.load(self.path)\n",
     )
     invalid = (
         Example(
             "import torch\nstate = torch.load('ckpt.pt')  # expect: DL301\n",
             "import torch\nstate = torch.load('ckpt.pt', map_location=\"cpu\")  # expect: DL301\n",
+        ),
+        # saved from the GPU by one method, resumed by another - maybe on another machine
+        Example(
+            "import torch\nclass Trainer:\n    def save(self):\n        torch.save(self.model.state_dict(), self.path)\n"
+            "    def resume(self):\n        return torch.load(self.path)  # expect: DL301\n"
         ),
         Example(
             "import torch as t\ndevice = t.device('cuda' if t.cuda.is_available() else 'cpu')\n"
@@ -59,7 +75,17 @@ class LoadWithoutMapLocation(Rule):
         ),
     )
 
+    def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(ctx)
+        #: loads without map_location, reported at the end once every save of the file is known
+        self._loads: list[tuple[cst.Call, str, Optional[cst.FunctionDef], str]] = []
+        #: torch.save calls: (the path's text, the function it is in, its object is on the host)
+        self._saves: list[tuple[str, Optional[cst.FunctionDef], bool]] = []
+
     def on_call(self, event: CallEvent) -> None:
+        if event.qualname == "torch.save":
+            self._record_save(event)
+            return
         if event.qualname != "torch.load":
             return
         node = event.node
@@ -73,11 +99,40 @@ class LoadWithoutMapLocation(Rule):
         device = self.ctx.analyzer.lookup("device", event.state)
         if device.kind == Kind.DEVICE:
             location = "device"
-        last = node.args[-1]
-        fix = FixSpec(f"Add `map_location={location}`", (NodeEdit(last.value, "after", f", map_location={location}"),))
-        self.ctx.report(
-            node,
-            "`torch.load` without `map_location` restores tensors onto the device they were saved from: "
-            f"it fails on a machine without that GPU; pass `map_location={location}`",
-            fix=fix,
-        )
+        path = self.ctx.source_of(node.args[0].value)
+        self._loads.append((node, path, self.ctx.current_function.node, location))
+
+    def _record_save(self, event: CallEvent) -> None:
+        positional = [(arg, value) for arg, value in event.args if arg.keyword is None and not arg.star]
+        target = keyword_arg(event.node, "f")
+        if target is None and len(positional) >= 2:
+            target = positional[1][0]
+        if target is None:
+            return
+        saved = positional[0][1] if positional else None
+        on_host = saved is not None and _on_host(saved)
+        self._saves.append((self.ctx.source_of(target.value), self.ctx.current_function.node, on_host))
+
+    def finish(self) -> None:
+        for node, path, function, location in self._loads:
+            if any(saved == path and (home is function or on_host) for saved, home, on_host in self._saves):
+                # the same run wrote it just before (same machine, same devices), or the file
+                # holds host tensors only: there is nothing to map
+                continue
+            last = node.args[-1]
+            fix = FixSpec(f"Add `map_location={location}`", (NodeEdit(last.value, "after", f", map_location={location}"),))
+            self.ctx.report(
+                node,
+                "`torch.load` without `map_location` restores tensors onto the device they were saved from: "
+                f"it fails on a machine without that GPU; pass `map_location={location}`",
+                fix=fix,
+            )
+
+
+def _on_host(value: Value) -> bool:
+    """Only host tensors (or containers of them): a file of these loads anywhere."""
+    if value.kind == Kind.TENSOR:
+        return value.device is not None and value.device.is_cpu
+    if value.kind == Kind.CONTAINER and isinstance(value.info, tuple) and value.info:
+        return all(_on_host(item) for item in value.info)
+    return False

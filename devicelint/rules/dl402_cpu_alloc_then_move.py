@@ -109,7 +109,7 @@ class CpuAllocThenMove(Rule):
         if keyword_arg(factory, "device") is not None or keyword_arg(factory, "generator") is not None:
             return
         target = event.result.device
-        if target is None or not target.is_accel:
+        if target is None or not target.may_be_accelerator:
             return
         factory_text = self.ctx.source_of(factory, 60)
         self.ctx.report(

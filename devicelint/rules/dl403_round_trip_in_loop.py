@@ -87,7 +87,7 @@ class RoundTripInLoop(Rule):
         if key is None:
             return
         receiver = event.receiver
-        if event.method in _TO_HOST and receiver is not None and receiver.device is not None and receiver.device.is_accel:
+        if event.method in _TO_HOST and receiver is not None and receiver.device is not None and receiver.device.may_be_accelerator:
             self._host_calls.setdefault(key, {})[id(event.node)] = event.node
             return
         moved = self._moved_back(event)
@@ -120,13 +120,13 @@ class RoundTripInLoop(Rule):
         """The expression being put on an accelerator by this call, if it is one."""
         result_device = event.result.device
         if event.method in ("to", "cuda") and isinstance(event.node.func, cst.Attribute):
-            if result_device is not None and result_device.is_accel:
+            if result_device is not None and result_device.may_be_accelerator:
                 return event.node.func.value
             return None
         if event.qualname in _FROM_DATA or (event.qualname is not None and event.qualname in api.FACTORIES):
             device = keyword_arg(event.node, "device")
             positional = positional_args(event.node)
-            if device is not None and positional and result_device is not None and result_device.is_accel:
+            if device is not None and positional and result_device is not None and result_device.may_be_accelerator:
                 return positional[0].value
         return None
 

@@ -122,7 +122,7 @@ class StreamWithoutSync(Rule):
                 if name in facts.produced:
                     reads_produced = True
                     self._check_use(read, None, facts)
-        off_accelerator = value.device is not None and not value.device.is_accel
+        off_accelerator = value.device is not None and not value.device.may_be_accelerator
         if _on_accelerator(value) or (reads_produced and not off_accelerator):
             # computed on the GPU from a GPU tensor: produced on the current stream as well
             facts.produced[key] = _Produced(self._current_stream(), facts.order, statement)
@@ -178,7 +178,7 @@ class StreamWithoutSync(Rule):
         stack = self.ctx.analyzer.stream_stack
         if not stack or not stack[-1].side_stream:
             return
-        if value is not None and value.device is not None and not value.device.is_accel:
+        if value is not None and value.device is not None and not value.device.may_be_accelerator:
             return
         key = dotted_name(node) if isinstance(node, (cst.Name, cst.Attribute)) else None
         if key is None:
@@ -205,4 +205,4 @@ class StreamWithoutSync(Rule):
 def _on_accelerator(value: Value) -> bool:
     """A tensor (or something moved like one: ``torch.cat(parts).to(device)``) known to be on
     an accelerator."""
-    return value.kind in (Kind.TENSOR, Kind.BATCH, Kind.UNKNOWN) and value.device is not None and value.device.is_accel
+    return value.kind in (Kind.TENSOR, Kind.BATCH, Kind.UNKNOWN) and value.device is not None and value.device.may_be_accelerator

@@ -66,7 +66,7 @@ class OptimizerBeforeMove(Rule):
             return
         if event.method not in ("cuda", "to") or event.receiver is None or event.receiver.kind != Kind.MODULE:
             return
-        if event.result.device is None or not event.result.device.is_accel:
+        if event.result.device is None or not event.result.device.may_be_accelerator:
             return
         func = event.node.func
         assert isinstance(func, cst.Attribute)

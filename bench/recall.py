@@ -1,0 +1,228 @@
+"""Recall on the corpus of real, reported device bugs (bench/realbugs/).
+
+Not a gate: it prints a measurement and always exits 0. Each corpus file reproduces one public bug
+report and marks the line(s) the upstream fix changed with ``# expect: DLnnn``; a marker is
+*caught* when devicelint reports that code on that line. ``bench/realbugs/fixed/`` holds the fixed
+twins of some bugs: every finding there is a false alarm on code known to be correct.
+
+    python bench/recall.py                       # the default rule selection, as the CLI runs it
+    python bench/recall.py --missed              # also list every missed marker with its line
+    python bench/recall.py --json                # the same figures as one JSON object
+    python bench/recall.py --select DL2 --extend-select DL302
+
+It lints in-process with whichever ``devicelint`` Python imports, so another checkout can be
+measured on this corpus with ``PYTHONPATH=/that/checkout python bench/recall.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Optional, Sequence
+
+from devicelint.engine import lint_source
+from devicelint.findings import Finding
+from devicelint.rules.base import expected_findings
+from devicelint.selection import resolve, validate_selectors
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "bench" / "realbugs"
+SEVERITIES = ("error", "warning", "info")
+
+
+@dataclass(frozen=True)
+class Marker:
+    path: str
+    line: int
+    code: str
+    caught: bool
+    source: str
+
+
+@dataclass(frozen=True)
+class Reported:
+    """A finding, flattened to what the report prints (and JSON can hold)."""
+
+    path: str
+    line: int
+    code: str
+    severity: str
+    message: str
+
+    @classmethod
+    def of(cls, finding: Finding) -> "Reported":
+        return cls(finding.path, finding.line, finding.code, finding.severity.value, finding.message)
+
+
+@dataclass(frozen=True)
+class RuleRecall:
+    code: str
+    markers: int
+    caught: int
+
+    @property
+    def percent(self) -> float:
+        return 100.0 * self.caught / self.markers if self.markers else 0.0
+
+
+@dataclass
+class Report:
+    rules: list[str]
+    markers: list[Marker] = field(default_factory=list)
+    bug_files: int = 0
+    #: bug files whose every marker is caught
+    files_all_caught: int = 0
+    twin_files: int = 0
+    #: every finding on a fixed twin: a false alarm on correct code
+    twin_findings: list[Reported] = field(default_factory=list)
+    #: findings on bug files that catch no marker (other code, or a line without a marker);
+    #: not necessarily wrong, a reproduction may hold a second real problem
+    unmatched_findings: list[Reported] = field(default_factory=list)
+
+    @property
+    def caught(self) -> int:
+        return sum(marker.caught for marker in self.markers)
+
+    @property
+    def percent(self) -> float:
+        return 100.0 * self.caught / len(self.markers) if self.markers else 0.0
+
+    def per_rule(self) -> list[RuleRecall]:
+        totals = Counter(marker.code for marker in self.markers)
+        caught = Counter(marker.code for marker in self.markers if marker.caught)
+        return [RuleRecall(code, totals[code], caught[code]) for code in sorted(totals)]
+
+    def twin_severities(self) -> dict[str, int]:
+        counts = Counter(finding.severity for finding in self.twin_findings)
+        return {severity: counts[severity] for severity in SEVERITIES}
+
+    @property
+    def twin_error_warning(self) -> int:
+        counts = self.twin_severities()
+        return counts["error"] + counts["warning"]
+
+    def missed(self) -> list[Marker]:
+        return [marker for marker in self.markers if not marker.caught]
+
+    def to_dict(self) -> dict:
+        return {
+            "rules": self.rules,
+            "markers": len(self.markers),
+            "caught": self.caught,
+            "percent": round(self.percent, 1),
+            "per_rule": [{**asdict(rule), "percent": round(rule.percent, 1)} for rule in self.per_rule()],
+            "bug_files": self.bug_files,
+            "files_all_caught": self.files_all_caught,
+            "twin_files": self.twin_files,
+            "twin_severities": self.twin_severities(),
+            "twin_findings": [asdict(finding) for finding in self.twin_findings],
+            "unmatched_findings": [asdict(finding) for finding in self.unmatched_findings],
+            "missed": [asdict(marker) for marker in self.missed()],
+        }
+
+
+def selected_rules(select: Optional[Sequence[str]] = None, extend_select: Sequence[str] = ()) -> list:
+    """The rules the CLI would run for these options: ``select`` replaces the default set,
+    ``extend_select`` adds to it. The project's pyproject configuration is deliberately not read,
+    so that the figure depends on the linter and the corpus only, not on the working directory."""
+    chosen = validate_selectors(select, "--select") if select is not None else None
+    return resolve(None, (), (), chosen, validate_selectors(extend_select, "--extend-select"), ()).rules()
+
+
+def _display(path: Path) -> str:
+    try:
+        return path.relative_to(ROOT).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _lint(path: Path, rules: list) -> tuple[str, list[Finding]]:
+    data = path.read_bytes()
+    # bytes, as the CLI passes them, so that decoding follows the same path
+    return data.decode("utf-8", "replace"), lint_source(data, _display(path), rules)
+
+
+def measure(select: Optional[Sequence[str]] = None, extend_select: Sequence[str] = (), corpus: Path = CORPUS) -> Report:
+    rules = selected_rules(select, extend_select)
+    report = Report(rules=[rule.code for rule in rules])
+    for path in sorted(corpus.glob("*.py")):
+        text, findings = _lint(path, rules)
+        lines = text.splitlines()
+        found = {(finding.line, finding.code) for finding in findings}
+        expected = expected_findings(text)
+        marked = set(expected)
+        report.bug_files += 1
+        file_markers = [
+            Marker(_display(path), line, code, (line, code) in found, lines[line - 1].strip()) for line, code in expected
+        ]
+        report.markers.extend(file_markers)
+        if file_markers and all(marker.caught for marker in file_markers):
+            report.files_all_caught += 1
+        report.unmatched_findings.extend(Reported.of(f) for f in findings if (f.line, f.code) not in marked)
+    for path in sorted((corpus / "fixed").glob("*.py")):
+        _, findings = _lint(path, rules)
+        report.twin_files += 1
+        report.twin_findings.extend(Reported.of(finding) for finding in findings)
+    return report
+
+
+def _print(report: Report, show_missed: bool) -> None:
+    print(f"{'rule':<7} {'markers':>7} {'caught':>7} {'recall':>7}")
+    for rule in report.per_rule():
+        # a marker may name a planned code no rule implements yet; it counts, and shows as such
+        note = "" if rule.code in report.rules else "  (not selected / not implemented)"
+        print(f"{rule.code:<7} {rule.markers:>7} {rule.caught:>7} {rule.percent:>6.1f}%{note}")
+    print(f"{'all':<7} {len(report.markers):>7} {report.caught:>7} {report.percent:>6.1f}%")
+    print(f"bugs with every marker caught: {report.files_all_caught} of {report.bug_files}")
+    severities = report.twin_severities()
+    print(
+        f"\nfindings on {report.twin_files} fixed twins: {len(report.twin_findings)} "
+        f"(error {severities['error']}, warning {severities['warning']}, info {severities['info']})"
+    )
+    for finding in report.twin_findings:
+        print(f"  {finding.path}:{finding.line} {finding.code} [{finding.severity}] {finding.message}")
+    print(f"\nfindings on bug files that match no marker: {len(report.unmatched_findings)}")
+    for finding in report.unmatched_findings:
+        print(f"  {finding.path}:{finding.line} {finding.code} [{finding.severity}] {finding.message}")
+    if show_missed:
+        missed = report.missed()
+        print(f"\nmissed markers: {len(missed)}")
+        for marker in missed:
+            print(f"  {marker.path}:{marker.line} {marker.code}  {marker.source}")
+
+
+def _split(values: Optional[list[str]]) -> Optional[list[str]]:
+    if values is None:
+        return None
+    return [part.strip() for value in values for part in value.split(",") if part.strip()]
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--select", action="append", metavar="CODES", help="replace the default rule set (as the CLI's --select)")
+    parser.add_argument("--extend-select", action="append", metavar="CODES", help="add rules to the set (as the CLI's --extend-select)")
+    parser.add_argument("--missed", action="store_true", help="list every missed marker with its source line")
+    parser.add_argument("--json", action="store_true", help="print the report as one JSON object")
+    parser.add_argument("--corpus", type=Path, default=CORPUS, help=f"the corpus directory (default: {_display(CORPUS)})")
+    args = parser.parse_args(argv)
+    try:
+        report = measure(_split(args.select), _split(args.extend_select) or (), args.corpus)
+    except ValueError as error:  # an unknown selector: say so, but a measurement never fails a build
+        print(f"recall: {error}", file=sys.stderr)
+        return 0
+    if args.json:
+        print(json.dumps(report.to_dict(), indent=2))
+    else:
+        _print(report, args.missed)
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except BrokenPipeError:  # piped into `head`: the reader has what it wanted
+        sys.exit(0)

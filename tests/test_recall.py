@@ -1,0 +1,67 @@
+"""The real-bug corpus (bench/realbugs/) is well formed, and recall on it does not fall.
+
+bench/realbugs/floor.json holds the last measured figures: ``caught`` may only rise, and the
+error/warning findings on the fixed twins (false alarms on correct code) may only fall. Raise or
+lower them in the same change that improves the linter or grows the corpus.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import json
+import re
+import sys
+
+import pytest
+
+from conftest import ROOT
+from devicelint.rules.base import expected_findings
+
+CORPUS = ROOT / "bench" / "realbugs"
+BUGS = sorted(CORPUS.glob("*.py"))
+TWINS = sorted((CORPUS / "fixed").glob("*.py"))
+SOURCE_HEADER = re.compile(r"^# source: https?://\S+", re.MULTILINE)
+
+
+def _load_recall():
+    # bench/ is a folder of scripts, not a package: load the module from its file
+    spec = importlib.util.spec_from_file_location("bench_recall", ROOT / "bench" / "recall.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while the file executes
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def report():
+    return _load_recall().measure()
+
+
+@pytest.mark.parametrize("path", BUGS, ids=lambda path: path.name)
+def test_bug_file_parses_names_its_source_and_marks_a_line(path):
+    text = path.read_text(encoding="utf-8")
+    ast.parse(text, filename=str(path))
+    assert SOURCE_HEADER.search("\n".join(text.splitlines()[:5])), "needs a '# source: <url>' header line"
+    assert expected_findings(text), "needs at least one '# expect: DLnnn' marker"
+
+
+@pytest.mark.parametrize("path", TWINS, ids=lambda path: path.name)
+def test_twin_parses_has_its_bug_and_no_marker(path):
+    text = path.read_text(encoding="utf-8")
+    ast.parse(text, filename=str(path))
+    assert (CORPUS / path.name).is_file(), "a fixed twin needs the bug file of the same name"
+    assert SOURCE_HEADER.search("\n".join(text.splitlines()[:5]))
+    assert not expected_findings(text), "a fixed twin holds no bug, so no marker"
+
+
+def test_recall_does_not_fall(report):
+    floor = json.loads((CORPUS / "floor.json").read_text(encoding="utf-8"))
+    missed = "\n".join(f"{m.path}:{m.line} {m.code}" for m in report.missed())
+    assert report.caught >= floor["caught"], f"caught {report.caught} < floor {floor['caught']}; missed:\n{missed}"
+
+
+def test_fixed_twins_stay_quiet(report):
+    floor = json.loads((CORPUS / "floor.json").read_text(encoding="utf-8"))
+    noisy = "\n".join(f"{f.path}:{f.line} {f.code} {f.message}" for f in report.twin_findings if f.severity != "info")
+    assert report.twin_error_warning <= floor["twin_error_warning_max"], noisy
