@@ -100,7 +100,7 @@ def main() -> None:
     by_verdict = Counter(f["verdict"] for f in findings)
     seen = {(f["repo"], f["path"], f["line"], f["code"]) for f in findings}
     linted = {repo["repo"] for repo in repos}
-    gone = Counter(v for key, v in verdicts.items() if key[0] in linted and key not in seen)
+    gone = sorted((key, v) for key, v in verdicts.items() if key[0] in linted and key not in seen)
     unreviewed = [f for f in findings if f["verdict"] == "unreviewed"]
     summary = {
         "repos": repos,
@@ -110,10 +110,11 @@ def main() -> None:
         "findings_per_10k_lines": round(per(len(findings), lines, 10_000), 3),
         "verdicts": {v: by_verdict.get(v, 0) for v in (*VERDICTS, "unreviewed")},
         "false_per_100k_lines": round(per(by_verdict.get("false", 0), lines, 100_000), 3),
-        "verdicts_no_longer_flagged": dict(gone),
+        "verdicts_no_longer_flagged": dict(Counter(v for _, v in gone)),
     }
 
     if args.json:
+        summary["no_longer_flagged"] = [dict(zip(("repo", "path", "line", "code"), key), verdict=v) for key, v in gone]
         summary["unreviewed"] = [{k: f[k] for k in ("repo", "path", "line", "code", "message")} for f in unreviewed]
         print(json.dumps(summary, indent=2))
     else:
@@ -124,8 +125,15 @@ def main() -> None:
         print(f"\ntotal: {len(findings)} findings in {lines} lines = {summary['findings_per_10k_lines']:.2f} per 10,000 lines")
         print("verdicts: " + ", ".join(f"{v} {n}" for v, n in summary["verdicts"].items()))
         print(f"false alarms: {summary['false_per_100k_lines']:.2f} per 100,000 lines")
+        still_false = [f for f in findings if f["verdict"] == "false"]
+        if still_false:
+            print("false alarms still flagged:")
+            for f in still_false:
+                print(f"  {f['repo']} {f['path']}:{f['line']} {f['code']}")
         if gone:
-            print("reviewed findings no longer flagged: " + ", ".join(f"{v} {n}" for v, n in sorted(gone.items())))
+            print("reviewed findings no longer flagged: " + ", ".join(f"{v} {n}" for v, n in sorted(summary["verdicts_no_longer_flagged"].items())))
+            for (repo, path, line, code), verdict in gone:
+                print(f"  {verdict:9} {repo} {path}:{line} {code}")
         if unreviewed:
             print("\nunreviewed:")
             for f in unreviewed:

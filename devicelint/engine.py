@@ -237,6 +237,7 @@ def _lint_in_pieces(text: str, path: str, rules: Sequence[type[Rule]], verbose: 
     """A big file, piece by piece (see devicelint.chunking): each piece is parsed once, linted,
     and dropped before the next, so memory follows the piece, not the file."""
     pieces = plan_pieces(text)
+    probes = _probes_devices(text)
     if pieces is not None:
         findings: list[Finding] = []
         imports: dict[str, Value] = {}
@@ -245,7 +246,7 @@ def _lint_in_pieces(text: str, path: str, rules: Sequence[type[Rule]], verbose: 
                 module = cst.parse_module(piece.text)
             except Exception:  # noqa: BLE001 - a piece that does not parse: let the fallback place the error
                 break
-            piece_findings, state = _lint_module(module, piece.text, path, rules, verbose, suppress, imports)
+            piece_findings, state = _lint_module(module, piece.text, path, rules, verbose, suppress, imports, probes)
             findings.extend(shift(finding, piece.line_shift) for finding in piece_findings)
             imports = {name: value for name, value in state.items() if value.kind == Kind.REF}
             # nothing of this piece's tree may outlive it, or two trees share the peak
@@ -254,6 +255,14 @@ def _lint_in_pieces(text: str, path: str, rules: Sequence[type[Rule]], verbose: 
             findings.sort(key=Finding.sort_key)
             return findings
     return _lint_at_definitions(text, path, rules, verbose, suppress)
+
+
+_DEVICE_PROBE_TEXT = re.compile(r"\b(is_available|device_count)\s*\(")
+
+
+def _probes_devices(text: str) -> bool:
+    """Does a big file (linted in pieces) ask which devices the machine has, anywhere?"""
+    return _DEVICE_PROBE_TEXT.search(text) is not None
 
 
 def _lint_at_definitions(text: str, path: str, rules: Sequence[type[Rule]], verbose: bool, suppress: bool) -> list[Finding]:
@@ -283,7 +292,7 @@ def _lint_at_definitions(text: str, path: str, rules: Sequence[type[Rule]], verb
             except Exception as error:  # noqa: BLE001
                 findings.append(_file_level(syntax_rule, path, f"cannot be parsed: {type(error).__name__}: {error}", first_line + 1))
             break
-        piece_findings, state = _lint_module(module, text[start:end], path, rules, verbose, suppress, imports)
+        piece_findings, state = _lint_module(module, text[start:end], path, rules, verbose, suppress, imports, _probes_devices(text))
         findings.extend(shift(finding, first_line) for finding in piece_findings)
         imports = {name: value for name, value in state.items() if value.kind == Kind.REF}
         start = end
@@ -299,6 +308,7 @@ def _lint_module(
     verbose: bool,
     suppress: bool,
     imports: dict[str, Value],
+    probes_devices: bool = False,
 ) -> tuple[list[Finding], dict[str, Value]]:
     registry = rules_by_code()
     ctx = RuleContext(module, path, text)
@@ -307,6 +317,8 @@ def _lint_module(
     analyzer = FlowAnalyzer(module, dispatcher, lambda node: module.code_for_node(node))
     ctx.analyzer = analyzer
     analyzer.module_state.update(imports)
+    # a file linted in pieces: another piece may be the one that asks which device it has
+    analyzer.facts.chooses_device_at_run_time = probes_devices
     findings: list[Finding] = []
     internal_rule = registry["DL002"]
     try:

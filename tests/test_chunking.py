@@ -41,7 +41,7 @@ def huge_literal_file():
     return (
         "import torch\n\ndef helper():\n    t = torch.zeros(3)\n    t.cuda()\n\nop_db = [\n"
         + elements
-        + "] + extra\n\ndef tail():\n    u = torch.ones(3)\n    u.cuda()\n"
+        + "] + extra\n\ndef tail():\n    u = torch.ones(3)\n    u.cuda()\n    return torch.cuda.is_available()  # the last piece says the program picks its device\n"
     )
 
 

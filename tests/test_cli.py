@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from devicelint.cli import main
 
 BUG = "import torch\nx = torch.randn(3, 3)\nx.cuda()\n"
-LOAD = "import torch\nstate = torch.load('a.pt')\n"
+LOAD = "import torch\nstate = torch.load('a.pt')\nuse_gpu = torch.cuda.is_available()\n"
 CLEAN = "import torch\nx = torch.randn(3, 3, device=\"cuda\")\n"
 
 

@@ -19,8 +19,8 @@ from devicelint.rules import all_rules
 from conftest import FIXTURES, lint, rules_for
 
 BAD = sorted((FIXTURES / "bad").glob("*.py"))
-BUG = "import torch\nx = torch.randn(3, 3)\nx.cuda()  # keep this comment\nstate = torch.load('a.pt')\n"
-FIXED = "import torch\nx = torch.randn(3, 3)\nx = x.cuda()  # keep this comment\nstate = torch.load('a.pt', map_location=\"cpu\")\n"
+BUG = "import torch\nx = torch.randn(3, 3)\nx.cuda()  # keep this comment\nstate = torch.load('a.pt')\nuse_gpu = torch.cuda.is_available()\n"
+FIXED = "import torch\nx = torch.randn(3, 3)\nx = x.cuda()  # keep this comment\nstate = torch.load('a.pt', map_location=\"cpu\")\nuse_gpu = torch.cuda.is_available()\n"
 
 
 def run(args, cwd: Path):

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from devicelint.cli import main
 from devicelint.rules import all_rules
 
-BUG = "import torch\nx = torch.randn(3, 3)\nx.cuda()\nstate = torch.load('a.pt')\nm = torch.nn.DataParallel(n, device_ids=[0, 1, 2])\n"
+BUG = "import torch\nx = torch.randn(3, 3)\nx.cuda()\nstate = torch.load('a.pt')\nm = torch.nn.DataParallel(n, device_ids=[0, 1, 2])\nuse_gpu = torch.cuda.is_available()\n"
 
 
 def sarif_for(tmp_path: Path) -> dict:

@@ -49,7 +49,7 @@ DEFAULT_DEVICE_KEY = "<default device>"
 
 _MAX_FIXPOINT_PASSES = 3
 _BUILTIN_REFS = frozenset(
-    "enumerate zip range list tuple sorted reversed iter len print isinstance map filter dict set".split()
+    "enumerate zip range list tuple sorted reversed iter next len print isinstance map filter dict set".split()
 )
 _DTYPE_NAMES = frozenset(
     "float float16 float32 float64 half double bfloat16 int int8 int16 int32 int64 long uint8 "
@@ -251,6 +251,9 @@ class FileFacts:
     #: calls that move something to an accelerator, in analysis order
     accelerator_moves: list[cst.Call] = field(default_factory=list)
     criteria: list[CriterionInfo] = field(default_factory=list)
+    #: the program picks its device when it runs (`torch.cuda.is_available()`, a device count,
+    #: `torch.device(args.device)`): it is meant for machines with and without that GPU
+    chooses_device_at_run_time: bool = False
 
 
 _TENSOR_ANNOTATIONS = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter"})
@@ -364,9 +367,11 @@ class FlowAnalyzer:
         it (or nothing else is left), so that its analysis starts from its callers' arguments -
         the model and the loader handed to ``evaluate(model, loader, device)``."""
         for index, (function, class_info, enclosing) in enumerate(self._pending[:_PENDING_LOOKAHEAD]):
-            if class_info is not None or enclosing is not None or function in self._call_sites:
+            if enclosing is not None or function in self._call_sites:
                 return index
-            if not helpers.has_parameters(function):
+            if class_info is not None and function.name.value == "__init__":
+                return index  # the other methods see the attributes it sets
+            if not _has_arguments(function, class_info is not None):
                 return index
         return 0
 
@@ -408,8 +413,12 @@ class FlowAnalyzer:
         if self.is_tensor_parameter(param):
             return Value(Kind.TENSOR)
         annotation = param.annotation.annotation
-        if self.qualname_of(annotation, self.module_state) in _MODULE_ANNOTATIONS:
+        qualname = self.qualname_of(annotation, self.module_state)
+        if qualname in _MODULE_ANNOTATIONS:
             return Value(Kind.MODULE)
+        if qualname in api.DATALOADER_NAMES:
+            # batches of a DataLoader are collated on the host
+            return Value(Kind.LOADER, CPU, Origin(param, "loader"))
         if isinstance(annotation, cst.Name):
             known = self.module_state.get(annotation.value)
             if known is not None and known.kind == Kind.CLASS and known.info.is_module:
@@ -443,7 +452,8 @@ class FlowAnalyzer:
                 state[name] = self.eval(param.default, self.module_state)
             else:
                 value = self._parameter_value(param)
-                if value.kind == Kind.UNKNOWN and name in self._tensor_like_parameters(function):
+                in_module = self_value.kind == Kind.MODULE and self_value.device is MODEL_DEVICE
+                if value.kind == Kind.UNKNOWN and name in self._tensor_like_parameters(function, in_module):
                     value = Value(Kind.TENSOR)
                 if value.kind == Kind.TENSOR and value.device is None:
                     if self_value.kind == Kind.MODULE and self_value.device is MODEL_DEVICE:
@@ -489,7 +499,7 @@ class FlowAnalyzer:
             else:
                 self_value = Value(Kind.UNKNOWN, info=class_info)
             attributes_of = class_info if node.name.value != "__init__" else None
-        bound = self._bound_by_callers(node) if class_info is None and enclosing is None else {}
+        bound = self._bound_by_callers(node) if enclosing is None else {}
         state = self._parameter_state(node, self_param, self_value, attributes_of, bound, use_defaults=False)
         with self._running(node, class_info, enclosing):
             self.exec_block(helpers.body_statements(node), state)
@@ -501,17 +511,18 @@ class FlowAnalyzer:
                     class_info.attributes[key[len(prefix):]] = value
             class_info.init_analysed = True
 
-    def _tensor_like_parameters(self, function: cst.FunctionDef) -> frozenset[str]:
+    def _tensor_like_parameters(self, function: cst.FunctionDef, in_module: bool = False) -> frozenset[str]:
         """Unannotated parameters the body uses as torch tensors: ``x.size(1)``, ``x.unsqueeze(0)``,
         ``x.detach()`` (methods numpy arrays and modules do not have)."""
         found = self._tensor_parameters.get(function)
         if found is None:
+            members = _MODULE_INPUT_MEMBERS if in_module else _TENSOR_ONLY_MEMBERS
             params = function.params
             names = [p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params] if p.annotation is None]
             names = [name for name in names if name not in ("self", "cls")]
             found = frozenset()
             if names:
-                pattern = re.compile(rf"\b({'|'.join(map(re.escape, names))})\s*\.\s*{_TENSOR_ONLY_MEMBERS}")
+                pattern = re.compile(rf"\b({'|'.join(map(re.escape, names))})\s*\.\s*{members}")
                 found = frozenset(match.group(1) for match in pattern.finditer(self.source_of(function.body)))
             self._tensor_parameters[function] = found
         return found
@@ -876,6 +887,10 @@ class FlowAnalyzer:
                     continue
                 if items is not None and not has_star and len(items) == len(elements):
                     item = items[position]
+                elif value.kind == Kind.TENSOR and value.info == MODEL_OUTPUT:
+                    # `loss, kl, acc = model(x)`: a model's tuple of outputs lives on its device,
+                    # but not every element is known to be a tensor (some are Python floats)
+                    item = Value(Kind.UNKNOWN, value.device, value.origin)
                 else:
                     item = self.element_of(value)
                 self.assign(element.value, item, state, None)
@@ -1192,6 +1207,12 @@ class FlowAnalyzer:
             callee = self.eval(func, state)
         args = tuple((arg, self.eval(arg.value, state)) for arg in node.args)
         qualname = callee.qualname if callee.kind == Kind.REF else None
+        if method is not None and receiver is not None and receiver.kind == Kind.UNKNOWN and receiver.info is None and method in _MODULE_ONLY_METHODS:
+            # `model.eval()`: only an nn.Module has these, so the object of unknown class is one
+            key = dotted_name(func.value) if isinstance(func, cst.Attribute) else None
+            receiver = Value(Kind.MODULE, receiver.device, receiver.origin)
+            if key is not None:
+                state[key] = receiver
         if method is not None and receiver is not None:
             result = self._apply_method(node, receiver, method, args, state)
         elif qualname is not None:
@@ -1200,6 +1221,11 @@ class FlowAnalyzer:
             result = self._instantiate(node, callee.info, args)
         elif callee.kind in (Kind.MODULE, Kind.CRITERION):
             result = self._call_module(callee, args)
+        elif callee.kind == Kind.UNKNOWN and callee.info is None and callee.device is not None:
+            # something moved to a device and then called: a model of unknown class; what it
+            # returns is there too, though not known to be a tensor
+            result = Value(Kind.UNKNOWN, callee.device, callee.origin)
+            self._escape(args, state)
         elif callee.kind == Kind.FUNCTION and isinstance(callee.info, cst.FunctionDef):
             result = self._summarise(callee.info, None, None, False, args, state)
             self._escape_into(callee.info, args, state, skip_first=False)
@@ -1226,6 +1252,8 @@ class FlowAnalyzer:
                     break
         if known is not None and known.kind in (Kind.MODULE, Kind.CRITERION):
             return known
+        if known is not None and known.kind == Kind.UNKNOWN and known.info is None and known.device is not None:
+            return known  # `self.model = self.model.cuda()`: a moved object, called like a model
         return None
 
     # ------------------------------------------------------------------ helpers of the file
@@ -1301,7 +1329,7 @@ class FlowAnalyzer:
     ) -> Value:
         """What a call of a function of this file returns, given the caller's arguments: its body
         run silently on them (see devicelint.analysis.helpers)."""
-        if self.emitting and class_info is None:
+        if self.emitting:
             site = helpers.bind_arguments(function, args, bind_self)
             self._call_sites.setdefault(function, []).append(site[1] if site is not None else None)
         if self._inline_depth >= helpers.MAX_DEPTH or function in self._inlining:
@@ -1417,7 +1445,7 @@ class FlowAnalyzer:
 
     def _call_module(self, callee: Value, args: tuple[tuple[cst.Arg, Value], ...]) -> Value:
         if callee.info == INFERRED_MODULE:
-            return UNKNOWN
+            return Value(Kind.UNKNOWN, callee.device, callee.origin)  # not known to be a tensor
         device = callee.device
         origin = callee.origin
         if device is None:
@@ -1425,14 +1453,18 @@ class FlowAnalyzer:
                 if value.kind in (Kind.TENSOR, Kind.BATCH) and value.device is not None:
                     device, origin = value.device, value.origin
                     break
-        return Value(Kind.TENSOR, device, origin, scalar=True if callee.kind == Kind.CRITERION else None)
+        return Value(Kind.TENSOR, device, origin, scalar=True if callee.kind == Kind.CRITERION else None, info=MODEL_OUTPUT)
 
     def _apply_qualified(self, node: cst.Call, qualname: str, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> Value:
         if qualname in api.FACTORIES:
             return self._factory(node, qualname, args, state)
         if qualname in api.CPU_PRODUCERS:
             return Value(Kind.TENSOR, CPU, Origin(node, f"created from numpy by `{_spelled(node)}`", from_data=True), scalar=None)
+        if qualname in api.DEVICE_PROBES:
+            self.facts.chooses_device_at_run_time = True
         if qualname == api.TORCH_DEVICE:
+            if args and args[0][1].kind not in (Kind.STR, Kind.NUMBER):
+                self.facts.chooses_device_at_run_time = True
             return self._torch_device(node, args)
         if qualname in api.STREAM_CONSTRUCTORS:
             return Value(Kind.UNKNOWN, info=NEW_STREAM)
@@ -1482,6 +1514,8 @@ class FlowAnalyzer:
         if is_model_factory(qualname):
             return Value(Kind.MODULE, CPU, Origin(node, f"created by `{_spelled(node)}`"))
         if qualname.endswith(".from_pretrained"):
+            if qualname.startswith("diffusers.") and "Pipeline" in qualname:
+                return UNKNOWN  # a diffusers pipeline is not an nn.Module: its call returns images
             return Value(Kind.MODULE, None, Origin(node, "loaded"))
         if qualname in api.NON_TENSOR_FUNCTIONS:
             self._escape(args, state)
@@ -1504,6 +1538,8 @@ class FlowAnalyzer:
             return Value(Kind.CONTAINER, info=Homogeneous(self.element_of(args[0][1])))
         if name == "len":
             return Value(Kind.NUMBER)
+        if name == "next" and args:
+            return self.element_of(args[0][1])
         return UNKNOWN
 
     def _factory(self, node: cst.Call, qualname: str, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> Value:
@@ -1801,6 +1837,13 @@ def _moves_or_hands_on(name: str) -> "re.Pattern[str]":
 
 
 _PENDING_LOOKAHEAD = 200
+#: methods of nn.Module that optimizers, pipelines, datasets and tensors do not have
+_MODULE_ONLY_METHODS = frozenset(
+    "eval train parameters named_parameters modules named_modules children named_children buffers".split()
+)
+#: inside an nn.Module's method, inputs are tensors (numpy arrays there are rare): these
+#: members, shared with numpy, say so too
+_MODULE_INPUT_MEMBERS = r"(shape\b|dtype\b|reshape\s*\(|view\s*\(|transpose\s*\(|flatten\s*\(|(size|dim|unsqueeze|permute|expand|contiguous|detach|numel|masked_fill_?|new_\w+|softmax|type_as)\s*\()"
 #: members of torch tensors that numpy arrays, Python numbers and nn.Modules lack
 _TENSOR_ONLY_MEMBERS = (
     r"(size|dim|unsqueeze|permute|expand|expand_as|view_as|new_zeros|new_ones|new_empty|new_full|"
@@ -1813,6 +1856,8 @@ _NONE = Value(Kind.NUMBER, literal=None)
 #: methods of nn.Module the analysis models itself, even where a class of the file defines them
 _BUILT_IN_MODULE_METHODS = _SAME_MODULE_METHODS | _MODULE_PARAMETER_METHODS | {"forward", "register_buffer", "__init__"}
 IN_PROCESS_BUFFER = "in-process buffer"
+#: ``info`` of what a module call returns: a tensor, or a tuple of outputs not all of which are tensors
+MODEL_OUTPUT = "model output"
 #: ``info`` of an object of unknown kind taken for a module because a bare ``x.to(d)`` moved it
 INFERRED_MODULE = "inferred module"
 _PLACEMENT_TEXT = re.compile(r"\.to\(|\.cuda\(|device")
@@ -1927,6 +1972,15 @@ def _factory_scalar(qualname: str, positional: list[tuple[cst.Arg, Value]], node
     if positional or keyword_arg(node, "size") is not None:
         return False
     return None
+
+
+def _has_arguments(function: cst.FunctionDef, is_method: bool) -> bool:
+    """Does the function take arguments from its caller (beyond a method's ``self``/``cls``)?"""
+    params = function.params
+    positional = [*params.posonly_params, *params.params]
+    if is_method and not has_decorator(function, "staticmethod"):
+        positional = positional[1:]
+    return bool(positional or params.kwonly_params or isinstance(params.star_arg, cst.Param) or params.star_kwarg)
 
 
 def _is_none(node: cst.BaseExpression) -> bool:

@@ -70,7 +70,9 @@ SAME_DEVICE_METHODS = frozenset(
         "triu unbind unflatten unique unsqueeze uniform_ var view view_as where zero_ "
         "requires_grad_ logical_and logical_or logical_not eq ne lt le gt ge float_power sgn "
         "nan_to_num roll movedim cross dot mv outer kron einsum new_zeros new_ones new_empty "
-        "new_full new_tensor softplus exp_ log_ clamp_min clamp_max maximum minimum"
+        "new_full new_tensor softplus exp_ log_ clamp_min clamp_max maximum minimum scatter_add "
+        "scatter_add_ scatter_reduce scatter_reduce_ index_add index_add_ index_copy index_copy_ "
+        "index_fill index_fill_ masked_scatter masked_scatter_ addcmul_ addcdiv_ lerp_"
     ).split()
 )
 
@@ -78,7 +80,9 @@ SAME_DEVICE_METHODS = frozenset(
 BINARY_TENSOR_METHODS = frozenset(
     "add sub mul div matmul mm bmm mv dot outer cross maximum minimum lerp addmm baddbmm "
     "add_ sub_ mul_ div_ eq ne lt le gt ge logical_and logical_or where masked_fill "
-    "index_select gather scatter".split()
+    "index_select gather scatter scatter_ scatter_add scatter_add_ scatter_reduce scatter_reduce_ "
+    "index_add index_add_ index_copy index_copy_ index_fill index_fill_ masked_scatter masked_scatter_ "
+    "masked_fill_ addcmul addcmul_ addcdiv addcdiv_ lerp_".split()
     # not copy_ (it copies across devices), expand_as/view_as/reshape_as (they read the other's
     # shape only) nor type_as (it converts to the other's device)
 )
@@ -227,6 +231,12 @@ PASS_THROUGH_ITERABLES = frozenset(
 
 #: the legacy autograd wrapper: ``Variable(x)`` is ``x``
 VARIABLE_WRAPPERS = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})
+
+#: calls that ask the machine which devices it has
+DEVICE_PROBES = frozenset(
+    {"torch.cuda.is_available", "torch.cuda.device_count", "torch.backends.mps.is_available",
+     "torch.xpu.is_available", "torch.accelerator.is_available", "torch.accelerator.current_accelerator"}
+)
 
 TORCH_LOAD = "torch.load"
 TORCH_DEVICE = "torch.device"

@@ -202,7 +202,7 @@ def join(first: Value, second: Value) -> Value:
         first.qualname != second.qualname or first.info is not second.info
     ):
         return UNKNOWN
-    device = join_devices(first.device, second.device)
+    device = _join_placements(first, second)
     origin = None
     if device is not None:
         origin = second.origin if device is second.device and device is not first.device else first.origin
@@ -211,6 +211,33 @@ def join(first: Value, second: Value) -> Value:
     if first.kind == Kind.CONTAINER and info is None:
         info = _join_items(first.info, second.info)
     return Value(first.kind, device, origin, first.qualname if first.qualname == second.qualname else None, scalar, info)
+
+
+def _join_placements(first: Value, second: Value) -> Optional[Device]:
+    """The device after a merge (see join_devices), with two refinements for values:
+
+    * one path left the device unknown and the other put it where an accelerator can be
+      (``if torch.cuda.is_available(): model = model.cuda()``): on a GPU run that path is
+      taken, so the value is there;
+    * one path explicitly brought it back to the host (``if use_cuda: out = out.cpu()``): the
+      program wants it on the host from here on, whatever the other path did.
+    """
+    for host, other in ((first, second), (second, first)):
+        if (
+            host.device is not None
+            and host.device.is_cpu
+            and host.origin is not None
+            and host.origin.how == "moved to the CPU"
+            and other.device is not None
+            and other.device.may_be_accelerator
+        ):
+            return host.device
+    device = join_devices(first.device, second.device)
+    if device is None:
+        for unknown, placed in ((first, second), (second, first)):
+            if unknown.device is None and placed.device is not None and placed.device.may_be_accelerator:
+                return placed.device
+    return device
 
 
 def _join_items(first: Any, second: Any) -> Any:

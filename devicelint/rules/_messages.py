@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import libcst as cst
+
 from devicelint.analysis.values import Value
 
 
@@ -15,6 +17,8 @@ def where(value: Value, ctx) -> str:  # type: ignore[no-untyped-def]
     line = ctx.line(origin.node)
     if origin.how.startswith("moved"):
         return f"{place} (moved there at line {line})"
+    if origin.how == "batch" and isinstance(origin.node, cst.Param):
+        return f"{place} (drawn from the DataLoader passed in as `{origin.node.name.value}`)"
     if origin.how == "batch":
         return f"{place} (drawn from the DataLoader built at line {line})"
     if origin.how == "dataset":

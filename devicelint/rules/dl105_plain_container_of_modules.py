@@ -81,13 +81,17 @@ class PlainContainerOfModules(Rule):
         ),
         Example(
             "from torch import nn\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
-            "        self.layers = []\n        for i in range(3):\n            self.layers.append(nn.Linear(4, 4))  # expect: DL105\n"
+            "        self.layers = []  # expect: DL105\n        for i in range(3):\n            self.layers.append(nn.Linear(4, 4))\n",
+            "from torch import nn\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.layers = nn.ModuleList()  # expect: DL105\n        for i in range(3):\n            self.layers.append(nn.Linear(4, 4))\n",
         ),
     )
 
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)
         self._candidates: list[tuple[cst.FunctionDef, str, cst.CSTNode, str, object]] = []
+        #: `self.x = []` in a module's `__init__`, per (function, attribute): where an appended list is made
+        self._empty_lists: dict[tuple[int, str], cst.List] = {}
 
     def _registered_later(self, init: cst.FunctionDef, attribute: str) -> bool:
         """`__init__` wraps the list afterwards (`self.x = nn.ModuleList(self.x)`) or registers
@@ -116,7 +120,15 @@ class PlainContainerOfModules(Rule):
         )
 
     def on_assign(self, statement: cst.CSTNode, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value) -> None:
-        if not self._in_module_init() or not isinstance(target, cst.Attribute) or not _holds_modules(value):
+        if not self._in_module_init() or not isinstance(target, cst.Attribute):
+            return
+        if isinstance(value_node, cst.List) and not value_node.elements:
+            name = dotted_name(target)
+            if name is not None and name.startswith("self.") and name.count(".") == 1:
+                # `self.layers = []`, filled by append below: the line to change
+                self._empty_lists[(id(self.ctx.current_function.node), name[5:])] = value_node
+            return
+        if not _holds_modules(value):
             return
         name = dotted_name(target)
         if name is None or not name.startswith("self."):
@@ -147,4 +159,11 @@ class PlainContainerOfModules(Rule):
                 f"`{owner}` is a plain list of modules: modules appended to it are not registered, so "
                 "`.to(device)` does not move them and `parameters()` / `state_dict()` miss them; make it an `nn.ModuleList()`"
             )
-            self._candidates.append((self.ctx.current_function.node, owner[5:], event.node, message, None))
+            init = self.ctx.current_function.node
+            created = self._empty_lists.get((id(init), owner[5:]))
+            nn = self.ctx.torch_nn_spelling({})
+            if created is not None:
+                fix = FixSpec(f"Make it `{nn}.ModuleList()`", (NodeEdit(created, "replace", f"{nn}.ModuleList()"),)) if nn else None
+                self._candidates.append((init, owner[5:], created, message, fix))
+            else:
+                self._candidates.append((init, owner[5:], event.node, message, None))

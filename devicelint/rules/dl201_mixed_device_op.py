@@ -65,6 +65,16 @@ class MixedDeviceOp(Rule):
         ),
     )
 
+    def _built_in_forward(self, module: Value) -> bool:
+        """A layer built on the CPU inside a module's method other than `__init__`: DL106 says
+        what went wrong (it is re-created at every call and never moved)."""
+        context = self.ctx.current_function
+        if context.node is None or context.class_info is None or not context.class_info.is_module:
+            return False
+        if context.node.name.value == "__init__" or module.device is None or not module.device.is_cpu:
+            return False
+        return module.origin is not None and module.origin.how.startswith("created")
+
     def _said_by_another_rule(self, host: Value, other: Value) -> bool:
         """One bug, one finding: a batch that reaches a moved model is DL203's; a CPU tensor
         from a device-less factory made in a function is DL202's where it meets, in a function,
@@ -101,6 +111,8 @@ class MixedDeviceOp(Rule):
 
     def _check_module_call(self, event: CallEvent) -> None:
         module = event.callee
+        if self._built_in_forward(module):
+            return
         for arg, value in event.args:
             if value.kind not in (Kind.TENSOR, Kind.BATCH) or value.device is None or module.device is None:
                 continue

@@ -132,6 +132,8 @@ class FactoryWithoutDevice(Rule):
             module = event.callee if event.callee.kind == Kind.MODULE else event.state.get(dotted_name(event.node.func) or "")
             if module is None or module.device is None or not module.device.may_be_accelerator:
                 return
+            if module.info == "parallel-wrapper":
+                return  # DataParallel / DDP scatter their inputs to the devices themselves
             for _, value in event.args:
                 # a submodule's weights meet even a 0-dim input (linear, embedding, conv)
                 factory = self._cpu_factory(value, allow_unknown_rank=True)

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from devicelint.analysis.flow import CallEvent
+from devicelint.analysis.flow import INFERRED_MODULE, CallEvent
 from devicelint.analysis.values import Kind
 from devicelint.findings import Severity
 from devicelint.rules._messages import where
@@ -64,9 +64,14 @@ class InputNotMoved(Rule):
 
     def on_call(self, event: CallEvent) -> None:
         module = event.callee
-        if module.kind != Kind.MODULE or module.device is None or not module.device.may_be_accelerator:
+        # a module, or an object of unknown class that was moved and is called like one
+        if module.kind not in (Kind.MODULE, Kind.UNKNOWN) or module.device is None or not module.device.may_be_accelerator:
             return
-        if module.info == "parallel-wrapper":
+        if module.kind == Kind.UNKNOWN and module.info is not None:
+            return
+        if module.info in ("parallel-wrapper", INFERRED_MODULE):
+            # wrappers scatter their inputs; an object of unknown class that only moved in place
+            # may be a pipeline, which takes prompts
             return
         for arg, value in event.args:
             if value.kind not in (Kind.TENSOR, Kind.BATCH) and not (arg.star == "**" and value.kind == Kind.BATCH):

@@ -9,8 +9,9 @@ from devicelint.findings import Severity
 from devicelint.rules.base import Example, Rule
 
 
-def _on_accelerator(value: Value) -> bool:
-    if value.kind == Kind.TENSOR:
+def _on_accelerator(value: Value, called_numpy: bool = False) -> bool:
+    # `.numpy()` itself says the receiver is a tensor, also one the analysis could not type
+    if value.kind == Kind.TENSOR or called_numpy and value.kind == Kind.UNKNOWN and value.info is None:
         # a free function's tensor argument may be on the host: its caller decides
         return value.device is not None and value.device.may_be_accelerator and not value.device.argument
     if value.kind == Kind.CONTAINER and isinstance(value.info, tuple) and value.info:
@@ -63,7 +64,7 @@ class NumpyOnDeviceTensor(Rule):
     )
 
     def on_call(self, event: CallEvent) -> None:
-        if event.method == "numpy" and event.receiver is not None and _on_accelerator(event.receiver):
+        if event.method == "numpy" and event.receiver is not None and _on_accelerator(event.receiver, called_numpy=True):
             func = event.node.func
             assert isinstance(func, cst.Attribute)
             self.ctx.report(

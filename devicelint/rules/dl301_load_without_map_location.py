@@ -15,7 +15,10 @@ from devicelint.rules.base import Example, Rule
 class LoadWithoutMapLocation(Rule):
     """
     ## What it does
-    Flags `torch.load(f)` called without `map_location`. Left alone: loading back an empty
+    Flags `torch.load(f)` called without `map_location` in a program that picks its device
+    when it runs (it calls `torch.cuda.is_available()` or `torch.cuda.device_count()`, or
+    builds `torch.device(...)` from configuration): such a program is meant for machines
+    with and without that GPU, and the load is what breaks on the ones without. Left alone: loading back an empty
     `io.BytesIO()` that the same code saved into, a path the same function (or script body)
     has just written with `torch.save` - the same run, on the same devices - and a path the
     file writes only host tensors to.
@@ -28,12 +31,14 @@ class LoadWithoutMapLocation(Rule):
 
     ## Example
     ```python
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     state = torch.load("checkpoint.pt")
     ```
 
     ## Use instead
     ```python
-    state = torch.load("checkpoint.pt", map_location="cpu")
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    state = torch.load("checkpoint.pt", map_location=device)
     ```
     The fix adds `map_location="cpu"`, or `map_location=device` when a `device` variable
     holding a `torch.device` is in scope. Loading to the CPU and then moving the model is
@@ -47,24 +52,33 @@ class LoadWithoutMapLocation(Rule):
     fix_safety = "safe"
     valid = (
         "import torch\nstate = torch.load('ckpt.pt', map_location='cpu')\n",
+        # the program never asks which device it has: it runs where its checkpoints were made
+        "import torch\nstate = torch.load('ckpt.pt')\n",
         "import torch\nstate = torch.load('ckpt.pt', 'cpu')\n",
         "import torch\nstate = torch.load('ckpt.pt', **kwargs)\n",
         "import pickle\nstate = pickle.load(f)\n",
         "import io\nimport torch\nbuffer = io.BytesIO()\ntorch.save(model, buffer)\nbuffer.seek(0)\ncopy = torch.load(buffer)\n",
         # the same run reloads the checkpoint it has just written (pytorch/examples word_language_model)
-        "import torch\ndef train(model, args):\n    torch.save(model, args.save)\n    return torch.load(args.save)\n",
+        "import torch\ndef train(model, args):\n    torch.cuda.is_available()\n    torch.save(model, args.save)\n    return torch.load(args.save)\n",
         # a file of host tensors only: nothing to map
-        "import torch\nclass Cache:\n    def write(self):\n        torch.save((torch.zeros(3), torch.ones(3)), self.path)\n"
+        "import torch\nuse_gpu = torch.cuda.is_available()\nclass Cache:\n    def write(self):\n        torch.save((torch.zeros(3), torch.ones(3)), self.path)\n"
         "    def read(self):\n        return torch.load(self.path)\n",
     )
     invalid = (
         Example(
-            "import torch\nstate = torch.load('ckpt.pt')  # expect: DL301\n",
-            "import torch\nstate = torch.load('ckpt.pt', map_location=\"cpu\")  # expect: DL301\n",
+            "import torch\nuse_gpu = torch.cuda.is_available()\nstate = torch.load('ckpt.pt')  # expect: DL301\n",
+            "import torch\nuse_gpu = torch.cuda.is_available()\nstate = torch.load('ckpt.pt', map_location=\"cpu\")  # expect: DL301\n",
+        ),
+        # resuming at the start from what an earlier run saved at the end (PyTorch-GAN's scripts)
+        Example(
+            "import torch\ncuda = torch.cuda.is_available()\nif resume:\n"
+            "    model.load_state_dict(torch.load('ckpt.pth'))  # expect: DL301\n"
+            "for epoch in range(10):\n    torch.save(model.state_dict(), 'ckpt.pth')\n"
         ),
         # saved from the GPU by one method, resumed by another - maybe on another machine
         Example(
-            "import torch\nclass Trainer:\n    def save(self):\n        torch.save(self.model.state_dict(), self.path)\n"
+            "import torch\nclass Trainer:\n    def __init__(self, args):\n        self.device = torch.device(args.device)\n"
+            "    def save(self):\n        torch.save(self.model.state_dict(), self.path)\n"
             "    def resume(self):\n        return torch.load(self.path)  # expect: DL301\n"
         ),
         Example(
@@ -79,7 +93,8 @@ class LoadWithoutMapLocation(Rule):
         super().__init__(ctx)
         #: loads without map_location, reported at the end once every save of the file is known
         self._loads: list[tuple[cst.Call, str, Optional[cst.FunctionDef], str]] = []
-        #: torch.save calls: (the path's text, the function it is in, its object is on the host)
+        #: torch.save calls seen so far, in execution order
+        #: (the path's text, the function it is in, its object is on the host)
         self._saves: list[tuple[str, Optional[cst.FunctionDef], bool]] = []
 
     def on_call(self, event: CallEvent) -> None:
@@ -100,7 +115,12 @@ class LoadWithoutMapLocation(Rule):
         if device.kind == Kind.DEVICE:
             location = "device"
         path = self.ctx.source_of(node.args[0].value)
-        self._loads.append((node, path, self.ctx.current_function.node, location))
+        function = self.ctx.current_function.node
+        if any(saved == path and home is function for saved, home, _ in self._saves):
+            # the same run has just written it (a test's round trip, a conversion script's temp
+            # file): same machine, same devices. A save *after* the load is a resume: not this.
+            return
+        self._loads.append((node, path, function, location))
 
     def _record_save(self, event: CallEvent) -> None:
         positional = [(arg, value) for arg, value in event.args if arg.keyword is None and not arg.star]
@@ -114,11 +134,11 @@ class LoadWithoutMapLocation(Rule):
         self._saves.append((self.ctx.source_of(target.value), self.ctx.current_function.node, on_host))
 
     def finish(self) -> None:
+        if not self.ctx.analyzer.facts.chooses_device_at_run_time:
+            return  # a program that never asks which device it has runs where its checkpoints were made
         for node, path, function, location in self._loads:
-            if any(saved == path and (home is function or on_host) for saved, home, on_host in self._saves):
-                # the same run wrote it just before (same machine, same devices), or the file
-                # holds host tensors only: there is nothing to map
-                continue
+            if any(saved == path and on_host for saved, _, on_host in self._saves):
+                continue  # the file holds host tensors only: there is nothing to map
             last = node.args[-1]
             fix = FixSpec(f"Add `map_location={location}`", (NodeEdit(last.value, "after", f", map_location={location}"),))
             self.ctx.report(

@@ -96,6 +96,8 @@ class MoveInLoop(Rule):
         if not self._target_invariant(event.node, loop):
             return  # moved somewhere else each time (a per-item device): not a repeated copy
         if receiver.kind in (Kind.MODULE, Kind.CRITERION):
+            if event.method == "to" and not _names_a_device(event.node):
+                return  # `vae.to(dtype=...)`: a conversion, not a move
             if self._invariant(receiver_node, loop) and not self._shuttled(receiver_node, loop):
                 what = "model" if receiver.kind == Kind.MODULE else "criterion"
                 self._report(event, loop, f"the {what} `{self.ctx.source_of(receiver_node)}`")
@@ -158,3 +160,8 @@ class _MoveTargets(cst.CSTVisitor):
                 cst.Module([]).code_for_node(arg.value) for arg in node.args if arg.keyword is None
             )
             self.targets.add(spelled)
+
+
+def _names_a_device(call: cst.Call) -> bool:
+    """Does ``m.to(...)`` name a device (a positional argument or ``device=``), not only a dtype?"""
+    return any(arg.keyword is None and not arg.star or arg.keyword is not None and arg.keyword.value == "device" or arg.star for arg in call.args)
