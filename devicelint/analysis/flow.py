@@ -959,17 +959,23 @@ class FlowAnalyzer:
             return Value(Kind.NUMBER, literal=None)
         return self.lookup(name, state)
 
+    def _lookup_dotted(self, key: str, state: State) -> Optional[Value]:
+        """What ``self.fc`` / ``args.device`` holds in this function or the ones around it; at
+        module level, in the module's state."""
+        known = state.get(key)
+        if known is None:
+            for enclosing in reversed(self._enclosing):
+                known = enclosing.get(key)
+                if known is not None:
+                    break
+        if known is None and self.current_function.node is None:
+            known = self.module_state.get(key)
+        return known
+
     def _eval_attribute(self, node: cst.Attribute, state: State) -> Value:
         key = dotted_name(node)
         if key is not None:
-            known = state.get(key)
-            if known is None:
-                for enclosing in reversed(self._enclosing):
-                    known = enclosing.get(key)
-                    if known is not None:
-                        break
-            if known is None and self.current_function.node is None:
-                known = self.module_state.get(key)
+            known = self._lookup_dotted(key, state)
             if known is not None:
                 return known
         base = self.eval(node.value, state)
@@ -1244,12 +1250,7 @@ class FlowAnalyzer:
         key = dotted_name(func)
         if key is None:
             return None
-        known = state.get(key)
-        if known is None:
-            for enclosing in reversed(self._enclosing):
-                known = enclosing.get(key)
-                if known is not None:
-                    break
+        known = self._lookup_dotted(key, state)
         if known is not None and known.kind in (Kind.MODULE, Kind.CRITERION):
             return known
         if known is not None and known.kind == Kind.UNKNOWN and known.info is None and known.device is not None:
