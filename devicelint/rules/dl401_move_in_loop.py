@@ -67,6 +67,11 @@ class MoveInLoop(Rule):
         "import torch\nmodel = torch.nn.Linear(2, 2).cuda()\nfor x, y in torch.utils.data.DataLoader(ds):\n"
         "    x = x.cuda()\n    y = y.cuda()\n    out = model(x)\n",
         "import torch\nfor name in names:\n    model = torch.nn.Linear(2, 2)\n    model.cuda()\n",
+        # shuttled to the host for a checkpoint and back (pytorch/examples fast_neural_style)
+        "import torch\nnet = torch.nn.Linear(2, 2).cuda()\nfor step in range(10):\n    if step % 5 == 0:\n"
+        "        net.eval().cpu()\n        torch.save(net.state_dict(), 'ckpt.pt')\n        net.to('cuda').train()\n",
+        # a dtype conversion, not a move (diffusers' LCM training scripts)
+        "import torch\nvae = torch.nn.Linear(2, 2).cuda()\nfor step in range(10):\n    vae.to(dtype=torch.float16)\n",
         "import torch\nw = torch.ones(3)\nfor step in range(10):\n    w.add_(1)\n    g = w.cuda()\n",
         "import torch\nmodel = torch.nn.Linear(2, 2)\nfor step in range(3):\n    model.cuda()\n    model.cpu()\n",
         "import torch\ndef f(t):\n    for i in range(3):\n        u = t.cuda()\n",
@@ -155,7 +160,7 @@ class _MoveTargets(cst.CSTVisitor):
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
-        if isinstance(func, cst.Attribute) and func.attr.value in api.MOVE_METHODS and dotted_name(func.value) == self.receiver:
+        if isinstance(func, cst.Attribute) and func.attr.value in api.MOVE_METHODS and dotted_name(_without_mode_calls(func.value)) == self.receiver:
             spelled = func.attr.value if func.attr.value != "to" else "to:" + ",".join(
                 cst.Module([]).code_for_node(arg.value) for arg in node.args if arg.keyword is None
             )
@@ -165,3 +170,14 @@ class _MoveTargets(cst.CSTVisitor):
 def _names_a_device(call: cst.Call) -> bool:
     """Does ``m.to(...)`` name a device (a positional argument or ``device=``), not only a dtype?"""
     return any(arg.keyword is None and not arg.star or arg.keyword is not None and arg.keyword.value == "device" or arg.star for arg in call.args)
+
+
+def _without_mode_calls(node: cst.BaseExpression) -> cst.BaseExpression:
+    """``model.eval().cpu()`` moves ``model``: look through ``.eval()`` / ``.train()`` calls."""
+    while (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value in ("eval", "train", "requires_grad_")
+    ):
+        node = node.func.value
+    return node

@@ -4,7 +4,7 @@ import libcst as cst
 
 from devicelint.analysis.flow import CallEvent
 from devicelint.analysis.names import dotted_name
-from devicelint.analysis.values import Kind
+from devicelint.analysis.values import Kind, Value
 from devicelint.findings import Severity
 from devicelint.rules.base import Example, Rule
 
@@ -42,6 +42,13 @@ class OptimizerBeforeMove(Rule):
     valid = (
         "import torch\nmodel = torch.nn.Linear(2, 2)\nmodel.cuda()\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n",
         "import torch\nmodel = torch.nn.Linear(2, 2)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\nother.cuda()\n",
+        # moved first; moved back and forth around a CPU checkpoint later (pytorch/examples fast_neural_style)
+        "import torch\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+        "net = torch.nn.Linear(2, 2).to(device)\nopt = torch.optim.Adam(net.parameters())\n"
+        "net.eval().cpu()\nnet.to(device).train()\n",
+        # the name is rebound to another model before the move
+        "import torch\nmodel = torch.nn.Linear(2, 2)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "model = torch.nn.Linear(4, 4)\nmodel.cuda()\n",
     )
     invalid = (
         Example(
@@ -55,13 +62,22 @@ class OptimizerBeforeMove(Rule):
         #: (function node, module expression) -> the optimizer's constructor
         self._optimized: dict[tuple[int, str], cst.Call] = {}
 
+    def on_assign(self, statement: cst.CSTNode, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value) -> None:
+        name = dotted_name(target)
+        if name is not None:
+            # the name now holds another model: a later move is not of the optimized one
+            self._optimized.pop((id(self.ctx.current_function.node), name), None)
+
     def on_call(self, event: CallEvent) -> None:
         scope = id(self.ctx.current_function.node)
         if event.result.kind == Kind.OPTIMIZER and event.args:
             first = event.args[0][0].value
             if isinstance(first, cst.Call) and isinstance(first.func, cst.Attribute) and first.func.attr.value in ("parameters", "named_parameters"):
                 owner = dotted_name(first.func.value)
-                if owner is not None:
+                parameters = event.args[0][1]
+                model = parameters.info if parameters.kind == Kind.PARAMETERS and isinstance(parameters.info, Value) else None
+                already_placed = model is not None and model.device is not None and model.device.may_be_accelerator
+                if owner is not None and not already_placed:
                     self._optimized[(scope, owner)] = event.node
             return
         if event.method not in ("cuda", "to") or event.receiver is None or event.receiver.kind != Kind.MODULE:
