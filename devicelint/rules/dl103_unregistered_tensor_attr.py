@@ -70,6 +70,10 @@ class UnregisteredTensorAttr(Rule):
         "        self.scale = torch.tensor(0.5)\n    def forward(self, x):\n        return x * self.scale\n",
         "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
         "        self.table = torch.ones(3)\n        self.size = self.table.numel()\n",
+        # the class's own _apply moves it (yolov5's Detect.stride)
+        "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.stride = torch.ones(3)\n    def _apply(self, fn):\n        self = super()._apply(fn)\n"
+        "        self.stride = fn(self.stride)\n        return self\n    def forward(self, x):\n        return x * self.stride\n",
     )
     invalid = (
         Example(
@@ -92,10 +96,11 @@ class UnregisteredTensorAttr(Rule):
             return
         if self._converted_parameter(value_node):
             return  # nn.Parameter(...).half(): DL102 says what went wrong
-        if value.scalar is not False and self._maybe_scalar_data(value.origin.node):
+        if value.scalar is not False and value_node is value.origin.node and self._maybe_scalar_data(value_node):
             return  # torch.tensor(cfg.WEIGHT): most likely a 0-dim scalar, which mixes with any device
-        if self._moves_its_tensors(context.class_info):
-            return  # the class's own `_apply`/`to`/`cuda` moves what it keeps (yolov5's Detect)
+        name = dotted_name(target) if isinstance(target, cst.Attribute) else None
+        if name is not None and self._moved_by_own_override(context.class_info, name):
+            return  # the class's own `_apply`/`to`/`cuda` moves it (yolov5's Detect)
         name = dotted_name(target) if isinstance(target, cst.Attribute) else None
         if name is None or not name.startswith("self.") or name.count(".") != 1:
             return
@@ -124,11 +129,15 @@ class UnregisteredTensorAttr(Rule):
         positional = [arg for arg in node.args if arg.keyword is None and not arg.star]
         return len(positional) == 1 and not isinstance(positional[0].value, (cst.List, cst.Tuple, cst.ListComp))
 
-    def _moves_its_tensors(self, class_info) -> bool:  # type: ignore[no-untyped-def]
-        """Does the class, or a base of it in this file, override ``_apply``, ``to`` or ``cuda``?"""
-        if any(name in class_info.methods for name in ("_apply", "to", "cuda")):
-            return True
-        return any(self._moves_its_tensors(base) for base in class_info.bases)
+    def _moved_by_own_override(self, class_info, attribute: str) -> bool:  # type: ignore[no-untyped-def]
+        """Does the class, or a base of it in this file, override ``_apply``, ``to`` or ``cuda``
+        and handle ``self.<attribute>`` there? (An override that forgets it is the bug.)"""
+        pattern = re.compile(rf"\.{re.escape(attribute.rsplit('.', 1)[-1])}\b")  # `self.stride`, `m.stride`
+        for method in ("_apply", "to", "cuda"):
+            override = class_info.methods.get(method)
+            if override is not None and pattern.search(self.ctx.module.code_for_node(override)):
+                return True
+        return any(self._moved_by_own_override(base, attribute) for base in class_info.bases)
 
     def _converted_parameter(self, node: cst.BaseExpression) -> bool:
         if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and isinstance(node.func.value, cst.Call)):
