@@ -18,10 +18,12 @@ class LoadWithoutMapLocation(Rule):
     Flags `torch.load(f)` called without `map_location` in a program that picks its device
     when it runs (it calls `torch.cuda.is_available()` or `torch.cuda.device_count()`, or
     builds `torch.device(...)` from configuration): such a program is meant for machines
-    with and without that GPU, and the load is what breaks on the ones without. Left alone: loading back an empty
-    `io.BytesIO()` that the same code saved into, a path the same function (or script body)
-    has just written with `torch.save` - the same run, on the same devices - and a path the
-    file writes only host tensors to.
+    with and without that GPU, and the load is what breaks on the ones without.
+
+    Left alone: loading back an empty `io.BytesIO()` that the same code saved into; a path
+    the same function (or script body) wrote earlier with `torch.save` - the same run, on the
+    same devices (a save *after* the load is a resume, and is flagged); a path the file writes
+    only host tensors to.
 
     ## Why is this bad?
     Without `map_location`, `torch.load` restores every tensor onto the device it was saved
