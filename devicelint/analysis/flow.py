@@ -290,6 +290,9 @@ class FlowAnalyzer:
         #: per free function: the arguments of each call a reporting pass made of it (None for
         #: a call whose arguments do not bind); its own analysis starts from their join
         self._call_sites: dict[cst.FunctionDef, list[Optional[dict[str, Value]]]] = {}
+        #: per function: its body's text, for the two parameter scans below (regenerating it
+        #: is not free, so it is done once)
+        self._body_texts: dict[cst.FunctionDef, str] = {}
         #: per function: the unannotated parameters its body uses as tensors
         self._tensor_parameters: dict[cst.FunctionDef, frozenset[str]] = {}
         #: per function: the parameters its body may move or hand on (see _may_move)
@@ -456,7 +459,7 @@ class FlowAnalyzer:
                 if value.kind == Kind.UNKNOWN and name in self._tensor_like_parameters(function, in_module):
                     value = Value(Kind.TENSOR)
                 if value.kind == Kind.TENSOR and value.device is None:
-                    if self_value.kind == Kind.MODULE and self_value.device is MODEL_DEVICE:
+                    if in_module:
                         value = Value(Kind.TENSOR, MODEL_DEVICE)  # a module's tensor inputs follow the model
                     elif self_param is None:
                         # a free function's tensor argument is where its caller put it
@@ -523,9 +526,15 @@ class FlowAnalyzer:
             found = frozenset()
             if names:
                 pattern = re.compile(rf"\b({'|'.join(map(re.escape, names))})\s*\.\s*{members}")
-                found = frozenset(match.group(1) for match in pattern.finditer(self.source_of(function.body)))
+                found = frozenset(match.group(1) for match in pattern.finditer(self._body_text(function)))
             self._tensor_parameters[function] = found
         return found
+
+    def _body_text(self, function: cst.FunctionDef) -> str:
+        text = self._body_texts.get(function)
+        if text is None:
+            text = self._body_texts[function] = self.source_of(function.body)
+        return text
 
     def _written_elsewhere(self, class_info: ClassInfo) -> frozenset[str]:
         """Attributes that methods other than ``__init__`` assign: they may hold anything."""
@@ -1418,6 +1427,8 @@ class FlowAnalyzer:
     def _escape_into(self, function: cst.FunctionDef, args: tuple[tuple[cst.Arg, Value], ...], state: State, skip_first: bool) -> None:
         """A module handed to a function of this file keeps its device unless the function
         may move it (``model.to(...)``, ``model.cuda()``) or hands it on to other code."""
+        if not any(value.kind in (Kind.MODULE, Kind.CRITERION) for _, value in args):
+            return  # nothing that could escape: spare the scan of the callee's text
         moving = self._may_move(function)
         names = helpers.argument_parameters(function, args, skip_first)
         self._escape(tuple(pair for pair, name in zip(args, names) if name is None or name in moving), state)
@@ -1429,7 +1440,7 @@ class FlowAnalyzer:
         if moving is None:
             params = function.params
             names = [p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]]
-            text = self.source_of(function.body)
+            text = self._body_text(function)
             moving = frozenset(name for name in names if _moves_or_hands_on(name).search(text))
             self._moving_parameters[function] = moving
         return moving
@@ -2011,9 +2022,9 @@ def join_states(first: State, second: State) -> State:
 
 
 def _keep_first_iteration(entry: State, joined: State) -> State:
-    """At a loop head, a tensor made on the host by a device-less factory before the loop is
-        what the first iteration sees, whatever later iterations rebind it to: keep it, so a
-        hidden state made on the CPU and fed to the model is seen on the first step."""
+    """At a loop head, a host tensor made before the loop by a call without ``device=`` (a
+    factory, ``.cpu()``) is what the first iteration sees, whatever later iterations rebind it
+    to: keep it, so a hidden state made on the CPU and fed to the model is seen on the first step."""
     for key, value in entry.items():
         if (
             value.kind == Kind.TENSOR

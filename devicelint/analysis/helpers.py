@@ -219,11 +219,6 @@ def argument_parameters(
     return names
 
 
-def has_parameters(function: cst.FunctionDef) -> bool:
-    params = function.params
-    return bool(params.posonly_params or params.params or params.kwonly_params or isinstance(params.star_arg, cst.Param) or params.star_kwarg)
-
-
 def decorators_are_transparent(function: cst.FunctionDef, qualname_of) -> bool:  # type: ignore[no-untyped-def]
     for decorator in function.decorators:
         expression = decorator.decorator

@@ -6,7 +6,6 @@ import libcst as cst
 
 from devicelint.analysis import torch_api as api
 from devicelint.analysis.flow import BinaryEvent, CallEvent
-from devicelint.analysis.names import dotted_name, keyword_arg
 from devicelint.analysis.values import Kind, Value
 from devicelint.engine import FixSpec, NodeEdit
 from devicelint.findings import Severity
@@ -17,16 +16,16 @@ from devicelint.rules.base import Example, Rule
 class FactoryWithoutDevice(Rule):
     """
     ## What it does
-    Flags, in a method of an `nn.Module` subclass other than `__init__`, a tensor made by a torch
-    factory without `device=` (`torch.zeros`, `torch.arange`, `torch.tensor([...])`, ...) that
-    is then combined - by an operator or a torch function - with a tensor that follows the
-    model: the output of a submodule (`self.proj(x)`), a parameter or buffer of the module, an
-    argument annotated `torch.Tensor`, or what is computed from those in the same method.
-    A factory in a helper of the same file (a function, a static method, another method) is
-    flagged when the helper returns its tensor to such a method and it meets the model's
-    tensors there; the message names the helper and the line where they meet. In a free
-    function or a static method, the factory's tensor is flagged when it meets a parameter
-    annotated `torch.Tensor`: the function fails for every caller whose tensor is on a GPU.
+    Flags, in a function or method (not `__init__`, whose tensors are DL103's), a tensor made
+    by a torch factory without `device=` (`torch.zeros`, `torch.arange`, `torch.tensor([...])`,
+    ...) that is then combined - by an operator, a torch function, a tensor method such as
+    `masked_fill` or `scatter_add_`, or a submodule call - with a tensor that can be on an
+    accelerator: the model's (a submodule's output, a parameter or buffer, a module method's
+    tensor input), one placed on a device the code chose (`x.to(device)`, `device=args.device`),
+    or a free function's tensor argument (annotated `torch.Tensor`, or used as one:
+    `x.size(1)`) - the function then fails for every caller whose tensor is on a GPU.
+    A factory in a helper of the same file is flagged when the helper returns its tensor to
+    where it meets such a tensor; the message names the helper and the line where they meet.
     0-dim tensors (`torch.tensor(0.5)`), factories given `device=`, `*_like` and `x.new_*`
     factories, results used only for shapes or on the host, and code under
     `torch.set_default_device` / `with torch.device(...)` are left alone.
@@ -127,10 +126,10 @@ class FactoryWithoutDevice(Rule):
         function = self._function()
         if function is None:
             return
-        if self._calls_a_module(event):
+        if event.callee.kind == Kind.MODULE:  # `self.proj(x)` too: the analysis resolves submodule calls
             self._module_calls.add(id(event.node))
-            module = event.callee if event.callee.kind == Kind.MODULE else event.state.get(dotted_name(event.node.func) or "")
-            if module is None or module.device is None or not module.device.may_be_accelerator:
+            module = event.callee
+            if module.device is None or not module.device.may_be_accelerator:
                 return
             if module.info == "parallel-wrapper":
                 return  # DataParallel / DDP scatter their inputs to the devices themselves
@@ -165,14 +164,6 @@ class FactoryWithoutDevice(Rule):
                     return
 
     # ------------------------------------------------------------------ helpers
-
-    @staticmethod
-    def _calls_a_module(event: CallEvent) -> bool:
-        if event.callee.kind == Kind.MODULE:
-            return True
-        name = dotted_name(event.node.func)  # `self.proj(x)` is seen as a method call on self
-        known = event.state.get(name) if name is not None else None
-        return known is not None and known.kind == Kind.MODULE
 
     def _cpu_factory(self, value: Value, allow_unknown_rank: bool = False) -> Optional[tuple[cst.Call, cst.FunctionDef]]:
         """The device-less factory call, made in a function, that a host tensor comes from;
