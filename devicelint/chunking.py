@@ -111,10 +111,12 @@ def _statements(text: str, line_starts: list[int]) -> Optional[list[_Statement]]
     return statements
 
 
-def plan_pieces(text: str, size: int = CHUNK_CHARACTERS) -> Optional[list[Piece]]:
+def plan_pieces(text: str, size: Optional[int] = None) -> Optional[list[Piece]]:
     """``text`` cut into pieces of about ``size`` characters that each parse on their own if
     the file does; None where the tokenizer cannot follow the file (the engine then falls back
     to ``cut_points``)."""
+    if size is None:
+        size = CHUNK_CHARACTERS  # read now, so a test (or caller) that changes it is heard
     if "\r" in text.replace("\r\n", ""):
         return None  # lone CR line endings: the tokenizer's lines would not be libcst's
     line_starts = [0]

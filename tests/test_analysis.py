@@ -30,6 +30,9 @@ class _Recorder:
     def on_assign(self, statement, target, value_node, value) -> None:
         pass
 
+    def on_index(self, node, base, index_node, index) -> None:
+        pass
+
 
 def analyse(code: str) -> FlowAnalyzer:
     module = cst.parse_module(code)

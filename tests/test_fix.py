@@ -98,14 +98,13 @@ def test_interrupted_write_leaves_the_old_file_and_no_temporary(tmp_path, write,
 
 
 def test_a_fix_that_would_not_parse_is_never_written(tmp_path, write, monkeypatch):
-    from devicelint.engine import NodeEdit
+    from devicelint.rule_api import FixSpec, NodeEdit
     from devicelint.rules.dl101_discarded_move import DiscardedMove
 
     original = DiscardedMove._check_move
 
     def broken(self, event):
-        self.ctx.report(event.node, "planted", fix=__import__("devicelint.engine", fromlist=["FixSpec"]).FixSpec(
-            "break it", (NodeEdit(event.node, "before", "def ("),)))
+        self.ctx.report(event.node, "planted", fix=FixSpec("break it", (NodeEdit(event.node, "before", "def ("),)))
 
     monkeypatch.setattr(DiscardedMove, "_check_move", broken)
     target = write("train.py", "import torch\nx = torch.randn(3)\nx.cuda()\n")

@@ -10,257 +10,56 @@ subscript assignments - to an EventSink; rules subscribe to those events and nev
 Torch names are resolved by qualified name through the imports the interpreter executes, so
 ``import torch as t``, ``from torch import nn`` and ``from torch.nn import CrossEntropyLoss as CE``
 all work, and a local that shadows an import stops being torch.
+
+The interpreter lives here; what library calls do is devicelint.analysis.torch_semantics, how
+the file's own functions and classes are analysed and summarised is
+devicelint.analysis.summaries (both mixed into FlowAnalyzer), the state and its joins are
+devicelint.analysis.state, the events devicelint.analysis.events and the facts kept about the
+file devicelint.analysis.facts.
 """
 
 from __future__ import annotations
 
 import contextlib
-import re
-from dataclasses import dataclass, field
-from typing import Callable, Iterable, Iterator, Optional, Protocol
+from typing import Callable, Iterable, Iterator, Optional
 
 import libcst as cst
 
 from devicelint.analysis import helpers
 from devicelint.analysis import torch_api as api
-from devicelint.analysis.names import (
-    dotted_name,
-    keyword_arg,
-    looks_like_dtype_name,
-    positional_args,
+from devicelint.analysis.events import BinaryEvent, CallEvent, EventSink
+from devicelint.analysis.facts import (
+    ClassInfo,
+    CriterionInfo,
+    FileFacts,
+    FunctionContext,
+    Homogeneous,
+    LoopInfo,
+    StreamContext,
 )
-from devicelint.analysis.values import (
-    CPU,
-    MODEL_DEVICE,
-    UNKNOWN,
-    Device,
-    follows,
-    Kind,
-    Origin,
-    Value,
-    device_from_string,
-    join,
+from devicelint.analysis.names import dotted_name
+from devicelint.analysis.state import (
+    DEFAULT_DEVICE_KEY,
+    State,
+    join_states,
+    keep_first_iteration,
+    none_checked_name,
+    replace_state,
+    widen,
 )
-
-State = dict  # name or dotted name ("self.fc") -> Value
-
-#: the state key that holds the default device of factories (torch.set_default_device, with torch.device)
-DEFAULT_DEVICE_KEY = "<default device>"
+from devicelint.analysis.summaries import Summaries
+from devicelint.analysis.torch_semantics import BUILTIN_REFS, MODULE_ONLY_METHODS, TorchSemantics, propagate
+from devicelint.analysis.values import UNKNOWN, Kind, Origin, Role, Value, follows, join
 
 _MAX_FIXPOINT_PASSES = 3
-_BUILTIN_REFS = frozenset(
-    "enumerate zip range list tuple sorted reversed iter next len print isinstance map filter dict set".split()
-)
-_DTYPE_NAMES = frozenset(
-    "float float16 float32 float64 half double bfloat16 int int8 int16 int32 int64 long uint8 "
-    "bool complex64 complex128 cfloat".split()
-)
-_SAME_MODULE_METHODS = frozenset(
-    "half float double bfloat16 train eval requires_grad_ share_memory zero_grad".split()
-)
-_MODULE_PARAMETER_METHODS = frozenset({"parameters", "named_parameters", "buffers", "named_buffers"})
-#: methods that can turn a tensor with dimensions into a 0-dim one
-_RANK_REDUCING_METHODS = api.FULL_REDUCTIONS | frozenset(
-    "squeeze select argmax argmin dot item view reshape flatten unbind split chunk topk sort".split()
-)
+_NONE = Value(Kind.NUMBER, literal=None)
 
 
-@dataclass(eq=False)
-class ClassInfo:
-    name: str
-    node: cst.ClassDef
-    is_module: bool
-    #: a framework (Lightning, transformers) places this model itself: its device is unknown
-    framework_placed: bool
-    is_dataset: bool
-    bases: tuple["ClassInfo", ...]
-    methods: dict[str, cst.FunctionDef]
-    #: ``self.*`` values at the end of ``__init__``
-    attributes: dict[str, Value] = field(default_factory=dict)
-    owns_parameters: Optional[bool] = None
-    #: ``__init__`` has been analysed, so ``attributes`` is final
-    init_analysed: bool = False
-    #: ``self.*`` names written by methods other than ``__init__`` (computed once)
-    written_elsewhere: Optional[frozenset[str]] = None
-    places_itself: Optional[bool] = None
+class FlowAnalyzer(Summaries, TorchSemantics):
+    """The interpreter: statements (``exec_block``), assignment (``assign``), expressions
+    (``eval``) and name lookup (``lookup``, ``qualname_of``) over one module, emitting events to
+    ``sink`` on its reporting passes."""
 
-
-@dataclass(eq=False)
-class CriterionInfo:
-    """Identity shared by a criterion Value across its moves, for DL104."""
-
-    node: cst.Call
-    weight: Value
-    moved: bool = False
-    escaped: bool = False
-    registered: bool = False
-
-
-@dataclass(eq=False)
-class LoaderInfo:
-    node: cst.Call
-    pin_memory: bool
-
-
-@dataclass(frozen=True)
-class Homogeneous:
-    """Container payload: every element has this value (comprehensions, list(...), iterators)."""
-
-    element: Value
-
-
-@dataclass(frozen=True)
-class StreamContext:
-    """What ``torch.cuda.stream(s)`` returns: entering it makes ``s`` the current stream."""
-
-    #: how the source spells the stream (``s``, ``self.copy_stream``): its identity in messages
-    label: str
-    #: ``s`` is known to be a stream this program created (``torch.cuda.Stream()``)
-    side_stream: bool
-
-
-#: ``info`` of the value of ``torch.cuda.Stream()``: a new stream, not the current one
-NEW_STREAM = "new stream"
-
-
-@dataclass(eq=False)
-class FunctionContext:
-    node: Optional[cst.FunctionDef]
-    class_info: Optional[ClassInfo]
-
-    @property
-    def name(self) -> str:
-        return self.node.name.value if self.node is not None else "<module>"
-
-
-@dataclass(eq=False)
-class LoopInfo:
-    node: cst.CSTNode
-    _assigned: Optional[frozenset[str]] = None
-
-    @property
-    def assigned(self) -> frozenset[str]:
-        """Names and dotted names written (or mutated in place) anywhere in the loop."""
-        if self._assigned is None:
-            collector = _AssignedNames()
-            self.node.visit(collector)
-            self._assigned = frozenset(collector.names)
-        return self._assigned
-
-
-class _AssignedNames(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.names: set[str] = set()
-
-    def _add_target(self, target: cst.BaseExpression) -> None:
-        if isinstance(target, (cst.Tuple, cst.List)):
-            for element in target.elements:
-                self._add_target(element.value)
-            return
-        if isinstance(target, cst.StarredElement):
-            self._add_target(target.value)
-            return
-        if isinstance(target, cst.Subscript):
-            self._add_target(target.value)
-            return
-        name = dotted_name(target)
-        if name is not None:
-            self.names.add(name)
-
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        self._add_target(node.target)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._add_target(node.target)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self._add_target(node.target)
-
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        self._add_target(node.target)
-
-    def visit_For(self, node: cst.For) -> None:
-        self._add_target(node.target)
-
-    def visit_CompFor(self, node: cst.CompFor) -> None:
-        self._add_target(node.target)
-
-    def visit_WithItem(self, node: cst.WithItem) -> None:
-        if node.asname is not None:
-            self._add_target(node.asname.name)
-
-    def visit_Call(self, node: cst.Call) -> None:
-        # x.add_(1), x.copy_(y), x.data = ...: in-place mutation changes what a move copies
-        func = node.func
-        if isinstance(func, cst.Attribute) and func.attr.value.endswith("_") and not func.attr.value.endswith("__"):
-            self._add_target(func.value)
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
-
-
-@dataclass(frozen=True)
-class CallEvent:
-    node: cst.Call
-    #: the callee's qualified name when it resolves to an import (``torch.zeros``)
-    qualname: Optional[str]
-    callee: Value
-    #: for ``obj.method(...)`` calls on a non-import object
-    method: Optional[str]
-    receiver: Optional[Value]
-    args: tuple[tuple[cst.Arg, Value], ...]
-    result: Value
-    state: State
-    #: the call is a whole expression statement: its result is thrown away
-    discarded: bool = False
-
-
-@dataclass(frozen=True)
-class BinaryEvent:
-    node: cst.CSTNode
-    left_node: cst.BaseExpression
-    left: Value
-    right_node: cst.BaseExpression
-    right: Value
-
-
-class EventSink(Protocol):
-    def on_call(self, event: CallEvent) -> None: ...
-
-    def on_binary(self, event: BinaryEvent) -> None: ...
-
-    def on_expression_statement(self, node: cst.Expr, value: Value) -> None: ...
-
-    def on_subscript_assign(self, target: cst.Subscript, value_node: cst.BaseExpression, value: Value) -> None: ...
-
-    def on_condition(self, node: cst.BaseExpression, value: Value) -> None: ...
-
-    def on_assign(self, statement: cst.CSTNode, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value) -> None: ...
-
-
-@dataclass
-class FileFacts:
-    """Whole-file facts that some rules weigh at the end."""
-
-    #: calls that move something to an accelerator, in analysis order
-    accelerator_moves: list[cst.Call] = field(default_factory=list)
-    criteria: list[CriterionInfo] = field(default_factory=list)
-    #: the program picks its device when it runs (`torch.cuda.is_available()`, a device count,
-    #: `torch.device(args.device)`): it is meant for machines with and without that GPU
-    chooses_device_at_run_time: bool = False
-
-
-_TENSOR_ANNOTATIONS = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter"})
-_MODULE_ANNOTATIONS = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
-
-
-class FlowAnalyzer:
     def __init__(self, module: cst.Module, sink: EventSink, source_of: Callable[[cst.CSTNode], str]) -> None:
         self.module = module
         self.sink = sink
@@ -365,110 +164,9 @@ class FlowAnalyzer:
             function, class_info, enclosing = self._pending.pop(self._next_pending())
             self._analyse_function(function, class_info, enclosing)
 
-    def _next_pending(self) -> int:
-        """Callers before callees: a free function with parameters waits until something calls
-        it (or nothing else is left), so that its analysis starts from its callers' arguments -
-        the model and the loader handed to ``evaluate(model, loader, device)``."""
-        for index, (function, class_info, enclosing) in enumerate(self._pending[:_PENDING_LOOKAHEAD]):
-            if enclosing is not None or function in self._call_sites:
-                return index
-            if class_info is not None and function.name.value == "__init__":
-                return index  # the other methods see the attributes it sets
-            if not _has_arguments(function, class_info is not None):
-                return index
-        return 0
-
-    def _bound_by_callers(self, function: cst.FunctionDef) -> dict[str, Value]:
-        """Each parameter's join over the calls the file makes of the function; a parameter
-        some call leaves to its default, or a call that does not bind, gives nothing."""
-        sites = self._call_sites.get(function)
-        if not sites or any(site is None for site in sites):
-            return {}
-        bound: dict[str, Value] = {}
-        first, *others = sites
-        assert first is not None
-        for name, value in first.items():
-            for other in others:
-                assert other is not None
-                if name not in other:
-                    break
-                value = join(value, other[name])
-            else:
-                if value.kind != Kind.UNKNOWN:
-                    bound[name] = value
-        return bound
-
     @property
     def current_function(self) -> FunctionContext:
         return self.function_stack[-1]
-
-    def is_tensor_parameter(self, param: cst.Param) -> bool:
-        """Is the parameter annotated ``torch.Tensor`` (or ``nn.Parameter``)?"""
-        if param.annotation is None or param.star in ("*", "**"):
-            return False
-        return self.qualname_of(param.annotation.annotation, self.module_state) in _TENSOR_ANNOTATIONS
-
-    def _parameter_value(self, param: cst.Param) -> Value:
-        """A parameter annotated ``torch.Tensor`` is a tensor on a device nobody knows here; one
-        annotated ``nn.Module`` (or a module class of the file) is a module the caller placed."""
-        if param.annotation is None or param.star in ("*", "**"):
-            return UNKNOWN
-        if self.is_tensor_parameter(param):
-            return Value(Kind.TENSOR)
-        annotation = param.annotation.annotation
-        qualname = self.qualname_of(annotation, self.module_state)
-        if qualname in _MODULE_ANNOTATIONS:
-            return Value(Kind.MODULE)
-        if qualname in api.DATALOADER_NAMES:
-            # batches of a DataLoader are collated on the host
-            return Value(Kind.LOADER, CPU, Origin(param, "loader"))
-        if isinstance(annotation, cst.Name):
-            known = self.module_state.get(annotation.value)
-            if known is not None and known.kind == Kind.CLASS and known.info.is_module:
-                return Value(Kind.MODULE, info=known.info)
-        return UNKNOWN
-
-    def _parameter_state(
-        self,
-        function: cst.FunctionDef,
-        self_param: Optional[cst.Param],
-        self_value: Value,
-        attributes_of: Optional[ClassInfo],
-        bound: dict[str, Value],
-        use_defaults: bool,
-    ) -> State:
-        """The state a function's body starts from: ``self`` (with the ``self.*`` attributes of
-        ``attributes_of``), the ``bound`` argument values, then defaults (when ``use_defaults``)
-        or what the annotations say."""
-        params = function.params
-        state: State = {}
-        for param in [*params.posonly_params, *params.params, *params.kwonly_params]:
-            name = param.name.value
-            if param is self_param:
-                state[name] = self_value
-                if attributes_of is not None:
-                    for attribute, value in self._attributes_seen_by_methods(attributes_of).items():
-                        state[f"{name}.{attribute}"] = _as_seen_from_method(value, attributes_of.is_module)
-            elif name in bound:
-                state[name] = bound[name]
-            elif use_defaults and param.default is not None:
-                state[name] = self.eval(param.default, self.module_state)
-            else:
-                value = self._parameter_value(param)
-                in_module = self_value.kind == Kind.MODULE and self_value.device is MODEL_DEVICE
-                if value.kind == Kind.UNKNOWN and name in self._tensor_like_parameters(function, in_module):
-                    value = Value(Kind.TENSOR)
-                if value.kind == Kind.TENSOR and value.device is None:
-                    if in_module:
-                        value = Value(Kind.TENSOR, MODEL_DEVICE)  # a module's tensor inputs follow the model
-                    elif self_param is None:
-                        # a free function's tensor argument is where its caller put it
-                        value = Value(Kind.TENSOR, follows(name, argument=True), info=value.info)
-                state[name] = value
-        for param in (params.star_arg, params.star_kwarg):
-            if isinstance(param, cst.Param):
-                state[param.name.value] = UNKNOWN
-        return state
 
     @contextlib.contextmanager
     def _running(self, function: cst.FunctionDef, class_info: Optional[ClassInfo], enclosing: Optional[State]) -> Iterator[None]:
@@ -485,86 +183,6 @@ class FlowAnalyzer:
                 self._enclosing.pop()
             self.loop_stack = saved_loops
             self.function_stack.pop()
-
-    def _analyse_function(self, node: cst.FunctionDef, class_info: Optional[ClassInfo], enclosing: Optional[State]) -> None:
-        params = node.params
-        for param in [*params.posonly_params, *params.params, *params.kwonly_params, params.star_arg, params.star_kwarg]:
-            if isinstance(param, cst.Param) and param.default is not None:
-                self.eval(param.default, self.module_state)
-        positional = [*params.posonly_params, *params.params]
-        is_method = class_info is not None and not _is_static(node)
-        self_param = positional[0] if is_method and positional else None
-        self_value = UNKNOWN
-        attributes_of = None
-        if self_param is not None and class_info is not None:
-            if class_info.is_module:
-                self_value = Value(Kind.MODULE, MODEL_DEVICE, info=class_info)
-            else:
-                self_value = Value(Kind.UNKNOWN, info=class_info)
-            attributes_of = class_info if node.name.value != "__init__" else None
-        bound = self._bound_by_callers(node) if enclosing is None else {}
-        state = self._parameter_state(node, self_param, self_value, attributes_of, bound, use_defaults=False)
-        with self._running(node, class_info, enclosing):
-            self.exec_block(helpers.body_statements(node), state)
-        self.function_states[node] = state
-        if class_info is not None and node.name.value == "__init__" and self_param is not None:
-            prefix = self_param.name.value + "."
-            for key, value in state.items():
-                if key.startswith(prefix) and "." not in key[len(prefix):]:
-                    class_info.attributes[key[len(prefix):]] = value
-            class_info.init_analysed = True
-
-    def _tensor_like_parameters(self, function: cst.FunctionDef, in_module: bool = False) -> frozenset[str]:
-        """Unannotated parameters the body uses as torch tensors: ``x.size(1)``, ``x.unsqueeze(0)``,
-        ``x.detach()`` (methods numpy arrays and modules do not have)."""
-        found = self._tensor_parameters.get(function)
-        if found is None:
-            members = _MODULE_INPUT_MEMBERS if in_module else _TENSOR_ONLY_MEMBERS
-            params = function.params
-            names = [p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params] if p.annotation is None]
-            names = [name for name in names if name not in ("self", "cls")]
-            found = frozenset()
-            if names:
-                pattern = re.compile(rf"\b({'|'.join(map(re.escape, names))})\s*\.\s*{members}")
-                found = frozenset(match.group(1) for match in pattern.finditer(self._body_text(function)))
-            self._tensor_parameters[function] = found
-        return found
-
-    def _body_text(self, function: cst.FunctionDef) -> str:
-        text = self._body_texts.get(function)
-        if text is None:
-            text = self._body_texts[function] = self.source_of(function.body)
-        return text
-
-    def _written_elsewhere(self, class_info: ClassInfo) -> frozenset[str]:
-        """Attributes that methods other than ``__init__`` assign: they may hold anything."""
-        if class_info.written_elsewhere is None:
-            written: set[str] = set()
-            for name, method in class_info.methods.items():
-                if name == "__init__":
-                    continue
-                assigned = helpers.assigned_names(helpers.body_statements(method))
-                written.update(name[5:] for name in assigned if name.startswith("self."))
-            class_info.written_elsewhere = frozenset(written)
-        return class_info.written_elsewhere
-
-    def _attributes_seen_by_methods(self, class_info: ClassInfo) -> dict[str, Value]:
-        """``self.*`` as any method but ``__init__`` sees it: what the ``__init__`` of the class
-        and of its bases in this file left, less what other methods of the class or of its
-        bases assign."""
-        merged: dict[str, Value] = {}
-        for base in reversed(class_info.bases):
-            merged.update(self._attributes_seen_by_methods(base))
-        merged.update(class_info.attributes)
-        for attribute in self._written_elsewhere(class_info):
-            if attribute in merged:
-                merged[attribute] = UNKNOWN
-        return merged
-
-    def _attributes_ready(self, class_info: ClassInfo) -> bool:
-        if "__init__" in class_info.methods and not class_info.init_analysed:
-            return False
-        return all(self._attributes_ready(base) for base in class_info.bases)
 
     # ------------------------------------------------------------------ statements
 
@@ -604,10 +222,10 @@ class FlowAnalyzer:
         if key is None or result.device is None:
             return
         current = self.lookup(key, state)
-        if current.kind == Kind.UNKNOWN and current.info is None:
+        if current.kind == Kind.UNKNOWN and current.is_bare:
             # a module, or anything else that moves in place (a diffusers pipeline): what its
             # call returns is not known to be a tensor
-            state[key] = Value(Kind.MODULE, result.device, result.origin, info=INFERRED_MODULE)
+            state[key] = Value(Kind.MODULE, result.device, result.origin, role=Role.INFERRED_MODULE)
 
     def _exec_assign(self, node: cst.Assign, state: State) -> None:
         value = self.eval(node.value, state)
@@ -682,7 +300,7 @@ class FlowAnalyzer:
         elif isinstance(orelse, cst.Else):
             self.exec_block(orelse.body.body, else_state)
         merged = join_states(body_state, else_state)
-        defaulted = _none_checked_name(node.test)
+        defaulted = none_checked_name(node.test)
         if defaulted is not None:
             # `if hidden is None: hidden = torch.zeros(...)`: the caller left the argument out,
             # and the function makes its own - that path is the default one, so keep its tensor
@@ -690,7 +308,7 @@ class FlowAnalyzer:
             made = (body_state if none_branch else else_state).get(name)
             if made is not None and made.kind == Kind.TENSOR and merged.get(name, UNKNOWN).kind == Kind.UNKNOWN:
                 merged[name] = made
-        _replace(state, merged)
+        replace_state(state, merged)
 
     def _exec_match(self, node: cst.CSTNode, state: State) -> None:
         self.eval(node.subject, state)  # type: ignore[attr-defined]
@@ -702,7 +320,7 @@ class FlowAnalyzer:
         merged = dict(state)
         for branch in branches:
             merged = join_states(merged, branch)
-        _replace(state, merged)
+        replace_state(state, merged)
 
     def _exec_for(self, node: cst.For, state: State) -> None:
         iterable = self.eval(node.iter, state)
@@ -741,11 +359,11 @@ class FlowAnalyzer:
             for attempt in range(passes):
                 iteration = dict(entry)
                 self._run_iteration(body, bind, test, iteration)
-                widened = _keep_first_iteration(entry, join_states(entry, iteration))
+                widened = keep_first_iteration(entry, join_states(entry, iteration))
                 if widened == entry:
                     break
                 if attempt == passes - 1:
-                    widened = _widen(entry, widened)
+                    widened = widen(entry, widened)
                 entry = widened
             self.emitting = was_emitting
             final = dict(entry)
@@ -753,7 +371,7 @@ class FlowAnalyzer:
         finally:
             self.emitting = was_emitting
             self.loop_stack.pop()
-        _replace(state, join_states(entry, final))
+        replace_state(state, join_states(entry, final))
 
     def _run_iteration(
         self,
@@ -818,7 +436,7 @@ class FlowAnalyzer:
             result = join_states(result, other)
         if node.finalbody is not None:
             self.exec_block(node.finalbody.body.body, result)
-        _replace(state, result)
+        replace_state(state, result)
 
     def _exec_function_def(self, node: cst.FunctionDef, state: State) -> None:
         for decorator in node.decorators:
@@ -896,7 +514,7 @@ class FlowAnalyzer:
                     continue
                 if items is not None and not has_star and len(items) == len(elements):
                     item = items[position]
-                elif value.kind == Kind.TENSOR and value.info == MODEL_OUTPUT:
+                elif value.kind == Kind.TENSOR and value.role is Role.MODEL_OUTPUT:
                     # `loss, kl, acc = model(x)`: a model's tuple of outputs lives on its device,
                     # but not every element is known to be a tensor (some are Python floats)
                     item = Value(Kind.UNKNOWN, value.device, value.origin)
@@ -905,10 +523,12 @@ class FlowAnalyzer:
                 self.assign(element.value, item, state, None)
             return
         if isinstance(target, cst.Subscript):
-            self.eval(target.value, state)
+            base = self.eval(target.value, state)
             for element in target.slice:
                 if isinstance(element.slice, cst.Index):
-                    self.eval(element.slice.value, state)
+                    index = self.eval(element.slice.value, state)
+                    if self.emitting and base.is_tensor_like and index.is_tensor_like:
+                        self.sink.on_index(target, base, element.slice.value, index)
             if self.emitting and value_node is not None:
                 self.sink.on_subscript_assign(target, value_node, value)
             key = dotted_name(target.value)
@@ -946,7 +566,7 @@ class FlowAnalyzer:
         value = self.module_state.get(name)
         if value is not None:
             return value
-        if name in _BUILTIN_REFS:
+        if name in BUILTIN_REFS:
             return Value(Kind.REF, qualname=name)
         return UNKNOWN
 
@@ -1004,6 +624,8 @@ class FlowAnalyzer:
         for element in node.slice:
             if isinstance(element.slice, cst.Index):
                 index_value = self.eval(element.slice.value, state)
+                if self.emitting and base.is_tensor_like and index_value.is_tensor_like:
+                    self.sink.on_index(node, base, element.slice.value, index_value)
         if base.kind == Kind.TENSOR:
             return Value(Kind.TENSOR, base.device, base.origin)
         if base.kind == Kind.BATCH:
@@ -1041,7 +663,7 @@ class FlowAnalyzer:
             # analysis does not know the model output is a tensor
             self.sink.on_binary(BinaryEvent(node, left_node, left, right_node, right))
         if left_tensor and right_tensor:
-            return _propagate(left, right)
+            return propagate(left, right)
         tensor = left if left_tensor else right
         other = right if left_tensor else left
         if other.kind == Kind.NUMBER:
@@ -1222,7 +844,7 @@ class FlowAnalyzer:
             callee = self.eval(func, state)
         args = tuple((arg, self.eval(arg.value, state)) for arg in node.args)
         qualname = callee.qualname if callee.kind == Kind.REF else None
-        if method is not None and receiver is not None and receiver.kind == Kind.UNKNOWN and receiver.info is None and method in _MODULE_ONLY_METHODS:
+        if method is not None and receiver is not None and receiver.kind == Kind.UNKNOWN and receiver.is_bare and method in MODULE_ONLY_METHODS:
             # `model.eval()`: only an nn.Module has these, so the object of unknown class is one
             key = dotted_name(func.value) if isinstance(func, cst.Attribute) else None
             receiver = Value(Kind.MODULE, receiver.device, receiver.origin)
@@ -1236,7 +858,7 @@ class FlowAnalyzer:
             result = self._instantiate(node, callee.info, args)
         elif callee.kind in (Kind.MODULE, Kind.CRITERION):
             result = self._call_module(callee, args)
-        elif callee.kind == Kind.UNKNOWN and callee.info is None and callee.device is not None:
+        elif callee.kind == Kind.UNKNOWN and callee.is_bare and callee.device is not None:
             # something moved to a device and then called: a model of unknown class; what it
             # returns is there too, though not known to be a tensor
             result = Value(Kind.UNKNOWN, callee.device, callee.origin)
@@ -1262,282 +884,9 @@ class FlowAnalyzer:
         known = self._lookup_dotted(key, state)
         if known is not None and known.kind in (Kind.MODULE, Kind.CRITERION):
             return known
-        if known is not None and known.kind == Kind.UNKNOWN and known.info is None and known.device is not None:
+        if known is not None and known.kind == Kind.UNKNOWN and known.is_bare and known.device is not None:
             return known  # `self.model = self.model.cuda()`: a moved object, called like a model
         return None
-
-    # ------------------------------------------------------------------ helpers of the file
-
-    def _call_own_method(
-        self, node: cst.Call, receiver: Value, method: str, args: tuple[tuple[cst.Arg, Value], ...], state: State
-    ) -> Optional[Value]:
-        """``self._embed(x)``, ``helper.pad(x)``, ``Tools.pad(x)``: a method defined in this file.
-        None when the method is not found here (the caller then treats the call as before)."""
-        info = receiver.info
-        assert isinstance(info, ClassInfo)
-        found = _find_method(info, method)
-        if found is None:
-            return None
-        function, owner = found
-        if receiver.kind != Kind.CLASS and self._overridden_below(info, method):
-            result = UNKNOWN  # a subclass here overrides it: which body runs depends on the object
-        elif has_decorator(function, "staticmethod"):
-            result = self._summarise(function, None, None, False, args, state)
-        elif has_decorator(function, "classmethod"):
-            result = self._summarise(function, owner, Value(Kind.CLASS, info=info), True, args, state)
-        elif receiver.kind == Kind.CLASS:
-            result = UNKNOWN  # Class.method(obj, ...): an unbound call
-        else:
-            result = self._summarise(function, owner, receiver, True, args, state)
-            receiver_key = dotted_name(node.func.value) if isinstance(node.func, cst.Attribute) else None
-            if receiver_key is not None:
-                self._forget_what_it_writes(function, receiver_key, state)
-        if receiver.kind not in (Kind.MODULE, Kind.CRITERION):
-            self._escape_into(function, args, state, skip_first=not has_decorator(function, "staticmethod"))
-        return result
-
-    def _overridden_below(self, info: ClassInfo, method: str) -> bool:
-        for other in self._classes:
-            if other is not info and method in other.methods and _inherits_from(other, info):
-                return True
-        return False
-
-    def _forget_what_it_writes(self, function: cst.FunctionDef, receiver_key: str, state: State) -> None:
-        written = self._facts_of(function)[2]
-        if not written:
-            return
-        positional = [*function.params.posonly_params, *function.params.params]
-        if not positional:
-            return
-        prefix = positional[0].name.value + "."
-        for name in written:
-            if name.startswith(prefix):
-                key = f"{receiver_key}.{name[len(prefix):]}"
-                if key in state:
-                    state[key] = UNKNOWN
-
-    def _facts_of(self, function: cst.FunctionDef) -> tuple[bool, bool, frozenset[str]]:
-        """(can be summarised, may fall off its end, dotted names it assigns)."""
-        facts = self._helper_facts.get(function)
-        if facts is None:
-            summarisable = function.asynchronous is None and helpers.decorators_are_transparent(
-                function, lambda e: self.qualname_of(e, self.module_state)
-            )
-            statements = helpers.body_statements(function)
-            facts = (summarisable, helpers.may_fall_off_end(statements), helpers.assigned_names(statements))
-            self._helper_facts[function] = facts
-        return facts
-
-    def _summarise(
-        self,
-        function: cst.FunctionDef,
-        class_info: Optional[ClassInfo],
-        self_value: Optional[Value],
-        bind_self: bool,
-        args: tuple[tuple[cst.Arg, Value], ...],
-        state: State,
-    ) -> Value:
-        """What a call of a function of this file returns, given the caller's arguments: its body
-        run silently on them (see devicelint.analysis.helpers)."""
-        if self.emitting:
-            site = helpers.bind_arguments(function, args, bind_self)
-            self._call_sites.setdefault(function, []).append(site[1] if site is not None else None)
-        if self._inline_depth >= helpers.MAX_DEPTH or function in self._inlining:
-            return UNKNOWN
-        summarisable, falls_off, _ = self._facts_of(function)
-        if not summarisable or falls_off:
-            return UNKNOWN
-        binding = helpers.bind_arguments(function, args, bind_self)
-        if binding is None:
-            return UNKNOWN
-        self_param, bound = binding
-        default = self._default_device(state)
-        ready = class_info is None or self._attributes_ready(class_info)
-        key = (
-            function,
-            id(class_info),
-            self_value,
-            id(self_value.info) if self_value is not None else 0,
-            tuple((name, value, id(value.info)) for name, value in sorted(bound.items(), key=lambda item: item[0])),
-            default,
-        )
-        if ready:
-            known = self._summaries.get(key)
-            if known is not None:
-                return known
-        if self._summaries_left <= 0:
-            return UNKNOWN
-        self._summaries_left -= 1
-
-        was_emitting = self.emitting
-        self.emitting = False
-        self._inline_depth += 1
-        self._inlining.add(function)
-        self._returns.append([])
-        self._yielded.append(False)
-        enclosing = state if function in self._nested_functions else None
-        try:
-            with self._running(function, class_info, enclosing):
-                with_attributes = class_info if self_value is not None and self_value.kind != Kind.CLASS else None
-                local = self._parameter_state(function, self_param, self_value or UNKNOWN, with_attributes, bound, use_defaults=True)
-                if default is not None:
-                    local[DEFAULT_DEVICE_KEY] = default
-                self.exec_block(helpers.body_statements(function), local)
-        finally:
-            returns = self._returns.pop()
-            yielded = self._yielded.pop()
-            self._inlining.discard(function)
-            self._inline_depth -= 1
-            self.emitting = was_emitting
-        result = UNKNOWN
-        if returns and not yielded:  # a generator function returns a generator
-            result = returns[0]
-            for other in returns[1:]:
-                result = join(result, other)
-            result = helpers.attributed_to(result, function, self.factory_home)
-        if ready:
-            self._summaries[key] = result
-        return result
-
-    def device_less_factory(self, value: Value) -> Optional[tuple[cst.Call, str, Optional[cst.FunctionDef]]]:
-        """The torch factory call without ``device=`` that made this host tensor: the call, its
-        qualified name and the function it ran in (None at module level). None for any other
-        value, also for a factory that got its device from a default-device scope."""
-        if value.kind != Kind.TENSOR or value.device is None or not value.device.is_cpu:
-            return None
-        origin = value.origin
-        if origin is None or not isinstance(origin.node, cst.Call):
-            return None
-        made = self.factory_calls.get(id(origin.node))
-        if made is None or keyword_arg(origin.node, "device") is not None:
-            return None
-        return origin.node, made[0], made[1]
-
-    def _default_device(self, state: State) -> Optional[Value]:
-        """The default device factories use here (``torch.set_default_device``, ``with torch.device``)."""
-        default = self.lookup(DEFAULT_DEVICE_KEY, state)
-        return default if default.kind == Kind.DEVICE else None
-
-    def factory_home(self, call: cst.CSTNode) -> Optional[cst.FunctionDef]:
-        """The function a torch factory call was evaluated in (None at module level or for a
-        call that is not a factory)."""
-        made = self.factory_calls.get(id(call))
-        return made[1] if made is not None else None
-
-    def _escape_into(self, function: cst.FunctionDef, args: tuple[tuple[cst.Arg, Value], ...], state: State, skip_first: bool) -> None:
-        """A module handed to a function of this file keeps its device unless the function
-        may move it (``model.to(...)``, ``model.cuda()``) or hands it on to other code."""
-        if not any(value.kind in (Kind.MODULE, Kind.CRITERION) for _, value in args):
-            return  # nothing that could escape: spare the scan of the callee's text
-        moving = self._may_move(function)
-        names = helpers.argument_parameters(function, args, skip_first)
-        self._escape(tuple(pair for pair, name in zip(args, names) if name is None or name in moving), state)
-
-    def _may_move(self, function: cst.FunctionDef) -> frozenset[str]:
-        """Parameters the function's body may move or hand on: ``p.to(`` / ``p.cuda(`` and the
-        like, ``p`` rebound, or ``p`` passed bare to another call."""
-        moving = self._moving_parameters.get(function)
-        if moving is None:
-            params = function.params
-            names = [p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]]
-            text = self._body_text(function)
-            moving = frozenset(name for name in names if _moves_or_hands_on(name).search(text))
-            self._moving_parameters[function] = moving
-        return moving
-
-    def _escape(self, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> None:
-        """A module handed to code we cannot see may be moved there: forget its device."""
-        for arg, value in args:
-            if value.kind in (Kind.MODULE, Kind.CRITERION):
-                if isinstance(value.info, CriterionInfo):
-                    value.info.escaped = True
-                key = dotted_name(arg.value)
-                if key is not None and value.device is not None:
-                    state[key] = Value(value.kind, None, value.origin, info=value.info)
-
-    def _call_module(self, callee: Value, args: tuple[tuple[cst.Arg, Value], ...]) -> Value:
-        if callee.info == INFERRED_MODULE:
-            return Value(Kind.UNKNOWN, callee.device, callee.origin)  # not known to be a tensor
-        device = callee.device
-        origin = callee.origin
-        if device is None:
-            for _, value in args:
-                if value.kind in (Kind.TENSOR, Kind.BATCH) and value.device is not None:
-                    device, origin = value.device, value.origin
-                    break
-        return Value(Kind.TENSOR, device, origin, scalar=True if callee.kind == Kind.CRITERION else None, info=MODEL_OUTPUT)
-
-    def _apply_qualified(self, node: cst.Call, qualname: str, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> Value:
-        if qualname in api.FACTORIES:
-            return self._factory(node, qualname, args, state)
-        if qualname in api.CPU_PRODUCERS:
-            return Value(Kind.TENSOR, CPU, Origin(node, f"created from numpy by `{_spelled(node)}`", from_data=True), scalar=None)
-        if qualname in api.DEVICE_PROBES:
-            self.facts.chooses_device_at_run_time = True
-        if qualname == api.TORCH_DEVICE:
-            if args and args[0][1].kind not in (Kind.STR, Kind.NUMBER):
-                self.facts.chooses_device_at_run_time = True
-            return self._torch_device(node, args)
-        if qualname in api.STREAM_CONSTRUCTORS:
-            return Value(Kind.UNKNOWN, info=NEW_STREAM)
-        if qualname in api.STREAM_CONTEXTS and args:
-            stream_node, stream = args[0][0].value, args[0][1]
-            return Value(Kind.UNKNOWN, info=StreamContext(self._label(stream_node), stream.info == NEW_STREAM))
-        if qualname == "torch.set_default_device":
-            if args:
-                state[DEFAULT_DEVICE_KEY] = Value(Kind.DEVICE, self.device_of(args[0][0].value, args[0][1]))
-            return UNKNOWN
-        if qualname.startswith("torch.") and qualname.endswith("_like") and args:
-            first = args[0][1]
-            device_arg = keyword_arg(node, "device")
-            if device_arg is not None:
-                return Value(Kind.TENSOR, self.device_of(device_arg.value, self.eval(device_arg.value, state)), Origin(node, "created"))
-            return Value(Kind.TENSOR, first.device, first.origin, scalar=first.scalar)
-        if qualname == "torch.nn.Parameter" or qualname == "torch.nn.parameter.Parameter":
-            data = args[0][1] if args else UNKNOWN
-            return Value(Kind.TENSOR, data.device, data.origin, scalar=data.scalar, info="parameter")
-        if qualname in api.PARALLEL_WRAPPERS or (qualname.startswith("torch.") and qualname.endswith("DataParallel")):
-            wrapped = args[0][1] if args else UNKNOWN
-            return Value(Kind.MODULE, wrapped.device, wrapped.origin, info="parallel-wrapper")
-        if qualname in api.DATALOADER_NAMES:
-            return self._data_loader(node, args)
-        if qualname in api.TENSOR_DATASET_NAMES:
-            device: Optional[Device] = CPU
-            for _, value in args:
-                device = value.device if value.kind == Kind.TENSOR and device is not None and (device == value.device or device is CPU and value.device is CPU) else None
-            return Value(Kind.DATASET, device, Origin(node, "dataset", from_data=True))
-        if qualname.startswith("torchvision.datasets."):
-            return Value(Kind.DATASET, CPU, Origin(node, "dataset", from_data=True))
-        if qualname.startswith(api.OPTIMIZER_PREFIX) and qualname.rsplit(".", 1)[-1][:1].isupper() and "lr_scheduler" not in qualname:
-            return Value(Kind.OPTIMIZER, origin=Origin(node, "created"), info=args[0][1] if args else None)
-        if qualname == "torch.compile" or qualname == "torch.jit.script" or qualname in api.VARIABLE_WRAPPERS:
-            return args[0][1] if args else UNKNOWN
-        if qualname in api.PASS_THROUGH_ITERABLES:
-            return args[0][1] if args else UNKNOWN
-        if qualname in _BUILTIN_REFS:
-            return self._builtin(qualname, args)
-        if qualname == "io.BytesIO" and not args:
-            # an empty buffer: whatever is loaded from it was saved by this very process
-            return Value(Kind.UNKNOWN, info=IN_PROCESS_BUFFER)
-        if qualname.startswith("torch.nn.") and not qualname.startswith(("torch.nn.functional.", "torch.nn.init.", "torch.nn.utils.")):
-            leaf = qualname.rsplit(".", 1)[-1]
-            if leaf[:1].isupper():
-                return self._nn_class(node, qualname, leaf, args, state)
-        if is_model_factory(qualname):
-            return Value(Kind.MODULE, CPU, Origin(node, f"created by `{_spelled(node)}`"))
-        if qualname.endswith(".from_pretrained"):
-            if qualname.startswith("diffusers.") and "Pipeline" in qualname:
-                return UNKNOWN  # a diffusers pipeline is not an nn.Module: its call returns images
-            return Value(Kind.MODULE, None, Origin(node, "loaded"))
-        if qualname in api.NON_TENSOR_FUNCTIONS:
-            self._escape(args, state)
-            return UNKNOWN
-        if qualname.startswith(("torch.nn.functional.", "torch.linalg.", "torch.fft.", "torch.special.")) or (
-            qualname.startswith("torch.") and qualname.count(".") == 1
-        ):
-            return self._tensor_function(node, qualname, args)
-        self._escape(args, state)
-        return UNKNOWN
 
     def _builtin(self, name: str, args: tuple[tuple[cst.Arg, Value], ...]) -> Value:
         if name == "enumerate" and args:
@@ -1554,505 +903,9 @@ class FlowAnalyzer:
             return self.element_of(args[0][1])
         return UNKNOWN
 
-    def _factory(self, node: cst.Call, qualname: str, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> Value:
-        device_arg = keyword_arg(node, "device")
-        origin = Origin(node, f"created by `{_spelled(node)}`")
-        self.factory_calls[id(node)] = (qualname, self.current_function.node)
-        positional = [(arg, value) for arg, value in args if arg.keyword is None and not arg.star]
-        if qualname in ("torch.tensor", "torch.as_tensor") and positional and positional[0][1].kind == Kind.TENSOR and device_arg is None:
-            source = positional[0][1]
-            return Value(Kind.TENSOR, source.device, source.origin, scalar=source.scalar)
-        if device_arg is not None:
-            device = self.device_of(device_arg.value, self.eval(device_arg.value, state))
-            origin = Origin(node, f"created on {device.describe() if device else 'a device'} by `{_spelled(node)}`")
-        elif any(arg.star == "**" for arg, _ in args):
-            device = None  # `torch.zeros(n, **factory_kwargs)`: the device may be among them (timm's `**dd`)
-        else:
-            default = self._default_device(state)
-            device = CPU if default is None else default.device
-        return Value(Kind.TENSOR, device, origin, scalar=_factory_scalar(qualname, positional, node))
-
-    def _torch_device(self, node: cst.Call, args: tuple[tuple[cst.Arg, Value], ...]) -> Value:
-        if not args:
-            return Value(Kind.DEVICE)
-        first_node, first = args[0][0].value, args[0][1]
-        device = self.device_of(first_node, first)
-        if device is not None and device.is_accel and len(args) > 1 and isinstance(args[1][1].literal, int):
-            device = Device("accel", device.label, args[1][1].literal)
-        return Value(Kind.DEVICE, device, Origin(node, "chosen"))
-
-    def _data_loader(self, node: cst.Call, args: tuple[tuple[cst.Arg, Value], ...]) -> Value:
-        dataset = UNKNOWN
-        for arg, value in args:
-            if arg.keyword is None and not arg.star or arg.keyword is not None and arg.keyword.value == "dataset":
-                dataset = value
-                break
-        device: Optional[Device] = CPU
-        if dataset.kind == Kind.DATASET:
-            device = dataset.device
-        elif dataset.kind == Kind.TENSOR or dataset.kind == Kind.UNKNOWN and dataset.info is not None:
-            device = None
-        if keyword_arg(node, "collate_fn") is not None or any(arg.star for arg, _ in args):
-            device = None
-        pin = keyword_arg(node, "pin_memory")
-        pinned = pin is not None and not (isinstance(pin.value, cst.Name) and pin.value.value == "False")
-        return Value(Kind.LOADER, device, Origin(node, "loader"), info=LoaderInfo(node, pinned))
-
-    def _nn_class(self, node: cst.Call, qualname: str, leaf: str, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> Value:
-        origin = Origin(node, f"created by `{_spelled(node)}`")
-        device_arg = keyword_arg(node, "device")
-        explicit = self.device_of(device_arg.value, self.eval(device_arg.value, state)) if device_arg is not None else None
-        if leaf.endswith("Loss"):
-            weight = UNKNOWN
-            for name in ("weight", "pos_weight"):
-                weight_arg = keyword_arg(node, name)
-                if weight_arg is not None:
-                    weight = next((value for arg, value in args if arg is weight_arg), UNKNOWN)
-                    break
-            info = None
-            device = None
-            if weight.kind == Kind.TENSOR:
-                device = weight.device
-                info = CriterionInfo(node, weight)
-                self.facts.criteria.append(info)
-            return Value(Kind.CRITERION, device, weight.origin if device is not None else origin, info=info)
-        if qualname in api.MODULE_CONTAINERS:
-            device = None
-            for _, value in args:
-                candidates = [value] if value.kind == Kind.MODULE else list(value.info) if value.kind == Kind.CONTAINER and isinstance(value.info, tuple) else []
-                for candidate in candidates:
-                    if candidate.kind == Kind.MODULE and candidate.device is not None:
-                        device = candidate.device if device is None or device == candidate.device else None
-            return Value(Kind.MODULE, device, origin)
-        if qualname in api.PARAMETERISED_LAYERS:
-            if device_arg is not None:
-                return Value(Kind.MODULE, explicit, origin)
-            default = self._default_device(state)
-            return Value(Kind.MODULE, CPU if default is None else default.device, origin)
-        return Value(Kind.MODULE, explicit, origin)
-
-    def _tensor_function(self, node: cst.Call, qualname: str, args: tuple[tuple[cst.Arg, Value], ...]) -> Value:
-        tensors = [value for _, value in args if value.kind in (Kind.TENSOR, Kind.BATCH)]
-        for _, value in args:
-            if value.kind == Kind.CONTAINER and isinstance(value.info, tuple):
-                tensors.extend(item for item in value.info if item.kind == Kind.TENSOR)
-        if not tensors:
-            return Value(Kind.TENSOR) if qualname.startswith("torch.nn.functional.") else UNKNOWN
-        result = tensors[0]
-        for other in tensors[1:]:
-            result = _propagate(result, other)
-        leaf = qualname.rsplit(".", 1)[-1]
-        positional = positional_args(node)
-        scalar: Optional[bool] = None
-        if qualname in api.FUNCTIONAL_LOSSES:
-            reduction = keyword_arg(node, "reduction")
-            scalar = True if reduction is None else None
-        elif leaf in api.FULL_REDUCTIONS and len(positional) == 1 and len(node.args) == 1:
-            scalar = True
-        elif result.scalar is False and qualname in api.MIXING_FUNCTIONS:
-            scalar = False
-        return Value(Kind.TENSOR, result.device, result.origin, scalar=scalar)
-
-    def _instantiate(self, node: cst.Call, info: ClassInfo, args: tuple[tuple[cst.Arg, Value], ...]) -> Value:
-        origin = Origin(node, f"created by `{_spelled(node)}`")
-        if info.is_module:
-            device = None
-            if not info.framework_placed and self._owns_parameters(info) and not self._places_itself(info):
-                device = CPU
-            return Value(Kind.MODULE, device, origin, info=info)
-        if info.is_dataset:
-            device = None if self._places_data(info) else CPU
-            return Value(Kind.DATASET, device, Origin(node, "dataset", from_data=True), info=info)
-        return Value(Kind.UNKNOWN, info=info)
-
-    def _owns_parameters(self, info: ClassInfo) -> bool:
-        if info.owns_parameters is None:
-            info.owns_parameters = False
-            init = info.methods.get("__init__")
-            if init is None:
-                info.owns_parameters = any(self._owns_parameters(base) for base in info.bases)
-            else:
-                finder = _ParameterFinder(self, info)
-                init.body.visit(finder)
-                info.owns_parameters = finder.found or any(self._owns_parameters(base) for base in info.bases)
-        return info.owns_parameters
-
-    def _places_itself(self, info: ClassInfo) -> bool:
-        if info.places_itself is None:
-            init = info.methods.get("__init__")
-            text = self.source_of(init) if init is not None else ""
-            info.places_itself = bool(_PLACEMENT_TEXT.search(text)) or any(self._places_itself(base) for base in info.bases)
-        return info.places_itself
-
-    def _places_data(self, info: ClassInfo) -> bool:
-        text = "".join(self.source_of(method) for name, method in info.methods.items() if name in ("__getitem__", "__iter__", "__init__"))
-        return bool(_PLACEMENT_TEXT.search(text)) or any(self._places_data(base) for base in info.bases)
-
-    # ------------------------------------------------------------------ methods
-
-    def _apply_method(self, node: cst.Call, receiver: Value, method: str, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> Value:
-        kind = receiver.kind
-        if method in api.MOVE_METHODS:
-            return self._move(node, receiver, method, args, state)
-        if isinstance(receiver.info, ClassInfo) and method not in _BUILT_IN_MODULE_METHODS:
-            own = self._call_own_method(node, receiver, method, args, state)
-            if own is not None:
-                return own
-        if kind == Kind.TENSOR or kind == Kind.BATCH:
-            if method in api.HOST_RESULT_METHODS:
-                return Value(Kind.NDARRAY) if method == "numpy" else UNKNOWN
-            if kind == Kind.BATCH and method in ("items", "values", "keys", "get", "pop"):
-                element = Value(Kind.TENSOR, receiver.device, receiver.origin, scalar=receiver.scalar)
-                if method == "items":
-                    return Value(Kind.CONTAINER, info=Homogeneous(Value(Kind.CONTAINER, info=(Value(Kind.STR), element))))
-                if method == "values":
-                    return Value(Kind.CONTAINER, info=Homogeneous(element))
-                return element if method in ("get", "pop") else UNKNOWN
-            if kind == Kind.TENSOR and method == "type_as" and args:
-                other = args[0][1]  # converts to the other tensor's dtype and device
-                return Value(Kind.TENSOR, other.device, other.origin, scalar=receiver.scalar) if other.kind == Kind.TENSOR else UNKNOWN
-            if kind == Kind.TENSOR and method in api.SAME_DEVICE_METHODS:
-                scalar: Optional[bool] = None
-                if method in api.FULL_REDUCTIONS and not node.args:
-                    scalar = True
-                elif method.startswith("new_"):
-                    scalar = False
-                elif receiver.scalar is False and method not in _RANK_REDUCING_METHODS:
-                    scalar = False
-                return Value(Kind.TENSOR, receiver.device, receiver.origin, scalar=scalar)
-            return UNKNOWN
-        if kind in (Kind.MODULE, Kind.CRITERION):
-            if method in _SAME_MODULE_METHODS:
-                return receiver
-            if method in _MODULE_PARAMETER_METHODS:
-                return Value(Kind.PARAMETERS, info=receiver)
-            if method == "forward":
-                return self._call_module(receiver, args)
-            if method == "register_buffer" and len(args) >= 2 and isinstance(args[0][0].value, cst.SimpleString):
-                name = args[0][1].literal
-                if isinstance(name, str) and isinstance(node.func, cst.Attribute):
-                    owner = dotted_name(node.func.value)
-                    if owner is not None:
-                        state[f"{owner}.{name}"] = Value(Kind.TENSOR, None, args[1][1].origin, info="buffer")
-            return UNKNOWN
-        if kind == Kind.CONTAINER and isinstance(receiver.info, Homogeneous):
-            if method == "items" or method == "values":
-                return receiver if method == "values" else Value(Kind.CONTAINER, info=Homogeneous(Value(Kind.CONTAINER, info=(Value(Kind.STR), receiver.info.element))))
-            if method in ("get", "pop"):
-                return receiver.info.element
-        if kind in (Kind.UNKNOWN, Kind.DEVICE, Kind.STR, Kind.NUMBER, Kind.NDARRAY):
-            self._escape(args, state)
-        return UNKNOWN
-
-    def _move(self, node: cst.Call, receiver: Value, method: str, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> Value:
-        target = self._move_target(node, receiver, method, args, state)
-        kind = receiver.kind
-        if target is _UNCHANGED:
-            return receiver if kind in (Kind.TENSOR, Kind.BATCH, Kind.MODULE, Kind.CRITERION) else UNKNOWN
-        device: Optional[Device] = target  # type: ignore[assignment]
-        if device is not None and device.may_be_accelerator:
-            self.facts.accelerator_moves.append(node)
-        how = "moved to the CPU" if device is not None and device.is_cpu else f"moved to {device.describe()}" if device is not None else "moved"
-        origin = Origin(node, how)
-        if kind in (Kind.MODULE, Kind.CRITERION):
-            if isinstance(receiver.info, CriterionInfo):
-                receiver.info.moved = True
-            moved = Value(kind, device, origin, info=receiver.info)
-            key = dotted_name(node.func.value) if isinstance(node.func, cst.Attribute) else None
-            if key is not None:
-                state[key] = moved
-            return moved
-        if kind == Kind.TENSOR:
-            scalar = receiver.scalar
-            return Value(Kind.TENSOR, device, origin, scalar=scalar, info=None)
-        if kind == Kind.BATCH:
-            return Value(Kind.BATCH, device, origin, scalar=receiver.scalar)
-        if kind == Kind.CONTAINER or kind == Kind.LOADER or kind == Kind.DATASET:
-            return UNKNOWN
-        return Value(Kind.UNKNOWN, device, origin)
-
-    def _move_target(self, node: cst.Call, receiver: Value, method: str, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> object:
-        if method == "cpu":
-            return CPU
-        if method == "pin_memory":
-            return _UNCHANGED
-        if method in ("cuda", "xpu", "mps"):
-            if not args:
-                return Device("accel", f"{method}")
-            arg, value = args[0]
-            if isinstance(value.literal, int):
-                return Device("accel", f"{method}:{value.literal}", value.literal)
-            device = self.device_of(arg.value, value)
-            if device is not None:
-                return device
-            return Device("accel", self._label(arg.value))
-        # .to(...)
-        device_arg = keyword_arg(node, "device")
-        if device_arg is not None:
-            value = next(value for arg, value in args if arg is device_arg)
-            return self.device_of(device_arg.value, value)
-        positional = [(arg, value) for arg, value in args if arg.keyword is None and not arg.star]
-        if not positional:
-            if any(arg.star for arg, _ in args):
-                return None
-            return _UNCHANGED  # .to(dtype=...), .to(memory_format=...)
-        arg, value = positional[0]
-        if value.kind == Kind.TENSOR:
-            return value.device
-        if value.kind == Kind.REF and value.qualname and value.qualname.rsplit(".", 1)[-1] in _DTYPE_NAMES:
-            return _UNCHANGED
-        if value.kind == Kind.UNKNOWN and looks_like_dtype_name(arg.value):
-            return _UNCHANGED
-        return self.device_of(arg.value, value)
-
-    def device_of(self, node: cst.BaseExpression, value: Value) -> Optional[Device]:
-        """The device an expression denotes, labelled as the source spells it; None if unknown."""
-        if value.kind == Kind.DEVICE:
-            device = value.device
-            if device is not None and device.is_accel and isinstance(node, (cst.Name, cst.Attribute)):
-                return Device("accel", self._label(node), device.index)
-            return device
-        if value.kind == Kind.STR and isinstance(value.literal, str):
-            return device_from_string(value.literal, self._label(node))
-        if value.kind == Kind.NUMBER and isinstance(value.literal, int) and not isinstance(value.literal, bool):
-            return Device("accel", f"cuda:{value.literal}", value.literal)
-        if value.kind == Kind.NUMBER and value.literal is None and not _is_none(node):
-            return Device("accel", self._label(node))  # an int device is an accelerator ordinal
-        if value.kind == Kind.TENSOR:
-            return value.device
-        if value.kind == Kind.UNKNOWN and value.info is None and not _is_none(node):
-            # the code uses it as a device (`x.to(device)`, `device=args.device`): whatever the
-            # caller or configuration chose, which can be the accelerator
-            return follows(self._label(node))
-        return None
-
-    def _device_of_value(self, node: cst.BaseExpression, value: Value) -> Optional[Device]:
-        if value.kind in (Kind.STR, Kind.DEVICE):
-            return self.device_of(node, value)
-        return None
-
     def _label(self, node: cst.BaseExpression) -> str:
         name = dotted_name(node)
         if name is not None:
             return name
         text = self.source_of(node)
         return text if len(text) <= 40 else text[:37] + "..."
-
-
-def _moves_or_hands_on(name: str) -> "re.Pattern[str]":
-    escaped = re.escape(name)
-    return re.compile(
-        rf"\b{escaped}\s*\.\s*(to|cuda|cpu|xpu|mps|_apply|apply|to_empty)\s*\("  # moved
-        rf"|[(,]\s*{escaped}\s*[,)]"  # handed to another call
-        rf"|(?<![.\w]){escaped}\s*=[^=]"  # rebound
-    )
-
-
-_PENDING_LOOKAHEAD = 200
-#: methods of nn.Module that optimizers, pipelines, datasets and tensors do not have
-_MODULE_ONLY_METHODS = frozenset(
-    "eval train parameters named_parameters modules named_modules children named_children buffers".split()
-)
-#: inside an nn.Module's method, inputs are tensors (numpy arrays there are rare): these
-#: members, shared with numpy, say so too
-_MODULE_INPUT_MEMBERS = r"(shape\b|dtype\b|reshape\s*\(|view\s*\(|transpose\s*\(|flatten\s*\(|(size|dim|unsqueeze|permute|expand|contiguous|detach|numel|masked_fill_?|new_\w+|softmax|type_as)\s*\()"
-#: members of torch tensors that numpy arrays, Python numbers and nn.Modules lack
-_TENSOR_ONLY_MEMBERS = (
-    r"(size|dim|unsqueeze|permute|expand|expand_as|view_as|new_zeros|new_ones|new_empty|new_full|"
-    r"new_tensor|contiguous|masked_fill_?|index_select|scatter_?|scatter_add_?|gather|detach|numel|"
-    r"is_cuda|get_device|type_as|narrow|repeat_interleave|masked_select|bmm|softmax|log_softmax|"
-    r"long|int|bool)\s*\("
-)
-_UNCHANGED = object()
-_NONE = Value(Kind.NUMBER, literal=None)
-#: methods of nn.Module the analysis models itself, even where a class of the file defines them
-_BUILT_IN_MODULE_METHODS = _SAME_MODULE_METHODS | _MODULE_PARAMETER_METHODS | {"forward", "register_buffer", "__init__"}
-IN_PROCESS_BUFFER = "in-process buffer"
-#: ``info`` of what a module call returns: a tensor, or a tuple of outputs not all of which are tensors
-MODEL_OUTPUT = "model output"
-#: ``info`` of an object of unknown kind taken for a module because a bare ``x.to(d)`` moved it
-INFERRED_MODULE = "inferred module"
-_PLACEMENT_TEXT = re.compile(r"\.to\(|\.cuda\(|device")
-
-
-class _ParameterFinder(cst.CSTVisitor):
-    """Does an ``__init__`` build layers with parameters, or parameters themselves?"""
-
-    def __init__(self, analyzer: FlowAnalyzer, info: ClassInfo) -> None:
-        self.analyzer = analyzer
-        self.info = info
-        self.found = False
-
-    def visit_Call(self, node: cst.Call) -> Optional[bool]:
-        if self.found:
-            return False
-        name = dotted_name(node.func)
-        if name is None:
-            return None
-        head, _, rest = name.partition(".")
-        value = self.analyzer.module_state.get(head)
-        if value is None:
-            return None
-        if value.kind == Kind.REF:
-            qualname = f"{value.qualname}.{rest}" if rest else value.qualname
-            if qualname in api.PARAMETERISED_LAYERS or is_model_factory(qualname):
-                self.found = True
-        elif value.kind == Kind.CLASS and not rest and value.info is not self.info and value.info.is_module:
-            if self.analyzer._owns_parameters(value.info):
-                self.found = True
-        if name.endswith("register_buffer"):
-            self.found = True
-        return None
-
-
-def is_model_factory(qualname: str) -> bool:
-    """``timm.create_model(...)``, ``torchvision.models.resnet18(...)``: a model with weights."""
-    if qualname in api.MODEL_FACTORIES:
-        return True
-    if qualname.startswith(api.TORCHVISION_MODELS):
-        leaf = qualname[len(api.TORCHVISION_MODELS):]
-        return "." not in leaf and leaf[:1].islower() and not leaf.startswith(("get_", "list_", "_"))
-    return False
-
-
-def _find_method(info: ClassInfo, name: str) -> Optional[tuple[cst.FunctionDef, ClassInfo]]:
-    """The method ``name`` of a class of this file, looked up through its bases in this file."""
-    method = info.methods.get(name)
-    if method is not None:
-        return method, info
-    for base in info.bases:
-        found = _find_method(base, name)
-        if found is not None:
-            return found
-    return None
-
-
-def _inherits_from(info: ClassInfo, ancestor: ClassInfo) -> bool:
-    return any(base is ancestor or _inherits_from(base, ancestor) for base in info.bases)
-
-
-def has_decorator(node: cst.FunctionDef, name: str) -> bool:
-    return any(dotted_name(decorator.decorator) == name for decorator in node.decorators)
-
-
-def _is_static(node: cst.FunctionDef) -> bool:
-    """A static or class method: its first parameter is not the instance."""
-    return has_decorator(node, "staticmethod") or has_decorator(node, "classmethod")
-
-
-def _as_seen_from_method(value: Value, owner_is_module: bool) -> Value:
-    """``self.*`` as another method sees it. In an ``nn.Module``, registered submodules,
-    parameters and buffers are wherever the model went: they follow the model. Elsewhere a
-    module attribute placed by ``__init__`` on an accelerator (or on a symbolic device) stays
-    there; one left on the CPU may be moved by any method, so its device is unknown."""
-    if value.kind in (Kind.MODULE, Kind.CRITERION):
-        if owner_is_module:
-            return Value(value.kind, MODEL_DEVICE, value.origin, info=value.info)
-        keep = value.device is not None and value.device.may_be_accelerator
-        return Value(value.kind, value.device if keep else None, value.origin, info=value.info)
-    if value.kind == Kind.TENSOR and value.info in ("parameter", "buffer"):
-        return Value(Kind.TENSOR, MODEL_DEVICE if owner_is_module else None, value.origin, scalar=value.scalar, info=value.info)
-    return value
-
-
-def _propagate(left: Value, right: Value) -> Value:
-    """The device of a result computed from two tensors (assuming the operation ran)."""
-    if left.device is not None and right.device is not None and not left.device.conflicts_with(right.device):
-        return Value(Kind.TENSOR, left.device, left.origin, scalar=False if left.scalar is False or right.scalar is False else None)
-    if left.scalar is False and left.device is not None:
-        return Value(Kind.TENSOR, left.device, left.origin, scalar=False)
-    if right.scalar is False and right.device is not None:
-        return Value(Kind.TENSOR, right.device, right.origin, scalar=False)
-    return Value(Kind.TENSOR, scalar=False if left.scalar is False or right.scalar is False else None)
-
-
-def _factory_scalar(qualname: str, positional: list[tuple[cst.Arg, Value]], node: cst.Call) -> Optional[bool]:
-    if qualname in ("torch.tensor", "torch.as_tensor"):
-        if not positional:
-            return None
-        value = positional[0][1]
-        if value.kind == Kind.NUMBER:
-            return True
-        if value.kind == Kind.CONTAINER:
-            return False
-        return None
-    if qualname in api.DATA_FACTORIES:
-        return False if positional else None
-    for arg, value in positional:
-        if value.kind == Kind.CONTAINER and isinstance(value.info, tuple) and not value.info:
-            return True
-    if positional or keyword_arg(node, "size") is not None:
-        return False
-    return None
-
-
-def _has_arguments(function: cst.FunctionDef, is_method: bool) -> bool:
-    """Does the function take arguments from its caller (beyond a method's ``self``/``cls``)?"""
-    params = function.params
-    positional = [*params.posonly_params, *params.params]
-    if is_method and not has_decorator(function, "staticmethod"):
-        positional = positional[1:]
-    return bool(positional or params.kwonly_params or isinstance(params.star_arg, cst.Param) or params.star_kwarg)
-
-
-def _is_none(node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.Name) and node.value == "None"
-
-
-def _spelled(node: cst.Call) -> str:
-    return dotted_name(node.func) or "call"
-
-
-def _replace(state: State, new: State) -> None:
-    state.clear()
-    state.update(new)
-
-
-def join_states(first: State, second: State) -> State:
-    if first is second:
-        return dict(first)
-    result = dict(first)
-    for key, value in second.items():
-        existing = result.get(key)
-        if existing is None:
-            result[key] = value
-        elif existing is not value:
-            result[key] = join(existing, value)
-    return result
-
-
-def _keep_first_iteration(entry: State, joined: State) -> State:
-    """At a loop head, a host tensor made before the loop by a call without ``device=`` (a
-    factory, ``.cpu()``) is what the first iteration sees, whatever later iterations rebind it
-    to: keep it, so a hidden state made on the CPU and fed to the model is seen on the first step."""
-    for key, value in entry.items():
-        if (
-            value.kind == Kind.TENSOR
-            and value.device is not None
-            and value.device.is_cpu
-            and value.origin is not None
-            and isinstance(value.origin.node, cst.Call)
-            and keyword_arg(value.origin.node, "device") is None
-            and joined.get(key) is not value
-        ):
-            joined[key] = value
-    return joined
-
-
-def _none_checked_name(test: cst.BaseExpression) -> Optional[tuple[str, bool]]:
-    """``x is None`` -> ("x", True): the body runs when x is None; ``x is not None`` -> ("x", False)."""
-    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1 or not isinstance(test.left, cst.Name):
-        return None
-    target = test.comparisons[0]
-    if not (isinstance(target.comparator, cst.Name) and target.comparator.value == "None"):
-        return None
-    if isinstance(target.operator, cst.Is):
-        return test.left.value, True
-    if isinstance(target.operator, cst.IsNot):
-        return test.left.value, False
-    return None
-
-
-def _widen(before: State, after: State) -> State:
-    """Give up on names that still change after the last fixpoint pass."""
-    return {key: value if before.get(key) == value else UNKNOWN for key, value in after.items()}

@@ -244,6 +244,20 @@ TORCH_DEVICE = "torch.device"
 #: optimizers live under these packages
 OPTIMIZER_PREFIX = "torch.optim."
 
+#: constructors of a random number generator (``torch.Generator(device="cuda")``)
+GENERATOR_CONSTRUCTORS = frozenset({"torch.Generator", "torch._C.Generator"})
+
+#: torch functions that draw random numbers with ``generator=`` on the device they create on
+RANDOM_FACTORIES = frozenset(
+    f"torch.{name}" for name in "rand randn randint randperm normal bernoulli multinomial poisson".split()
+)
+#: ``*_like`` random factories: they draw on their argument's device (or ``device=``)
+RANDOM_LIKE_FACTORIES = frozenset(f"torch.{name}" for name in "rand_like randn_like randint_like".split())
+#: tensor methods that fill the receiver with random numbers drawn with ``generator=``
+RANDOM_FILL_METHODS = frozenset(
+    "normal_ uniform_ bernoulli_ random_ exponential_ geometric_ cauchy_ log_normal_ bernoulli multinomial".split()
+)
+
 #: constructors of a new (side) stream
 STREAM_CONSTRUCTORS = frozenset({"torch.cuda.Stream", "torch.cuda.streams.Stream"})
 #: ``with torch.cuda.stream(s):`` makes ``s`` the current stream inside the block

@@ -20,6 +20,8 @@ class Kind(enum.Enum):
     #: one item drawn from a loader or dataset: a tensor or a (nested) collection of tensors
     BATCH = "batch"
     DEVICE = "device"
+    #: a ``torch.Generator``: its ``device`` is where it can draw random numbers
+    GENERATOR = "generator"
     #: a tuple/list/dict whose element values are known (``items``)
     CONTAINER = "container"
     #: a reference to something imported or a dotted path under it (``qualname``)
@@ -167,6 +169,27 @@ class Origin:
     from_data: bool = False
 
 
+class Role(enum.Enum):
+    """What a value is beyond its kind, where the analysis and the rules need to tell
+    (``Value.role``). Like ``info``, a role does not take part in comparisons, and a join keeps
+    it only where both sides have the same one."""
+
+    #: a tensor made by ``nn.Parameter(...)``
+    PARAMETER = "parameter"
+    #: a tensor registered by ``register_buffer``
+    BUFFER = "buffer"
+    #: a module wrapped by ``DataParallel`` or the like
+    PARALLEL_WRAPPER = "parallel wrapper"
+    #: what a module call returns: a tensor, or a tuple of outputs not all of which are tensors
+    MODEL_OUTPUT = "model output"
+    #: an object of unknown kind taken for a module because a bare ``x.to(d)`` moved it
+    INFERRED_MODULE = "inferred module"
+    #: an empty ``io.BytesIO()``: whatever is loaded from it was saved by this very process
+    IN_PROCESS_BUFFER = "in-process buffer"
+    #: the value of ``torch.cuda.Stream()``: a new stream, not the current one
+    NEW_STREAM = "new stream"
+
+
 @dataclass(frozen=True)
 class Value:
     kind: Kind
@@ -178,6 +201,8 @@ class Value:
     #: kind-specific payload: ClassInfo, LoaderInfo, a tuple of item Values, a literal ...
     info: Any = field(default=None, compare=False)
     literal: Any = None
+    #: what the value is beyond its kind (a parameter, a model's output ...); see Role
+    role: Optional[Role] = field(default=None, compare=False)
 
     def with_device(self, device: Optional[Device], origin: Optional[Origin]) -> "Value":
         return replace(self, device=device, origin=origin if device is not None else self.origin)
@@ -186,20 +211,26 @@ class Value:
     def is_tensor_like(self) -> bool:
         return self.kind in (Kind.TENSOR, Kind.BATCH)
 
+    @property
+    def is_bare(self) -> bool:
+        """Nothing is known of the value beyond its kind and placement: no ``info`` payload and
+        no ``role`` (for a value of unknown kind: an object the analysis cannot tell apart)."""
+        return self.info is None and self.role is None
+
 
 UNKNOWN = Value(Kind.UNKNOWN)
 
 
 def join(first: Value, second: Value) -> Value:
     """Least upper bound at a control-flow merge: facts that disagree become unknown."""
-    if first is second or first == second and first.info is second.info:
+    if first is second or first == second and first.info is second.info and first.role is second.role:
         return first
     if first.kind != second.kind:
         return UNKNOWN
     if first.kind in (Kind.STR, Kind.NUMBER):
         return Value(first.kind)
     if first.kind in (Kind.REF, Kind.CLASS, Kind.FUNCTION) and (
-        first.qualname != second.qualname or first.info is not second.info
+        first.qualname != second.qualname or first.info is not second.info or first.role is not second.role
     ):
         return UNKNOWN
     device = _join_placements(first, second)
@@ -210,7 +241,9 @@ def join(first: Value, second: Value) -> Value:
     info = first.info if first.info is second.info else None
     if first.kind == Kind.CONTAINER and info is None:
         info = _join_items(first.info, second.info)
-    return Value(first.kind, device, origin, first.qualname if first.qualname == second.qualname else None, scalar, info)
+    role = first.role if first.role is second.role else None
+    qualname = first.qualname if first.qualname == second.qualname else None
+    return Value(first.kind, device, origin, qualname, scalar, info, role=role)
 
 
 def _join_placements(first: Value, second: Value) -> Optional[Device]:

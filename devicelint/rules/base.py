@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING, ClassVar, Optional, Sequence
 from devicelint.findings import Severity
 
 if TYPE_CHECKING:
-    from devicelint.analysis.flow import BinaryEvent, CallEvent
+    from devicelint.analysis.events import BinaryEvent, CallEvent
     from devicelint.analysis.values import Value
-    from devicelint.engine import RuleContext
+    from devicelint.rule_api import RuleContext
     import libcst as cst
 
 #: an embedded example marks each line it expects flagged with this comment
@@ -68,6 +68,9 @@ class Rule:
         pass
 
     def on_assign(self, statement: "cst.CSTNode", target: "cst.BaseExpression", value_node: "cst.BaseExpression", value: "Value") -> None:  # pragma: no cover
+        pass
+
+    def on_index(self, node: "cst.Subscript", base: "Value", index_node: "cst.BaseExpression", index: "Value") -> None:  # pragma: no cover
         pass
 
     def finish(self) -> None:  # pragma: no cover - interface

@@ -5,8 +5,8 @@ import re
 import libcst as cst
 
 from devicelint.analysis.names import dotted_name
-from devicelint.analysis.values import Kind, Value
-from devicelint.engine import FixSpec, NodeEdit
+from devicelint.analysis.values import Kind, Role, Value
+from devicelint.rule_api import FixSpec, NodeEdit
 from devicelint.findings import Severity
 from devicelint.rules.base import Example, Rule
 
@@ -90,7 +90,7 @@ class UnregisteredTensorAttr(Rule):
         context = self.ctx.current_function
         if context.node is None or context.node.name.value != "__init__" or context.class_info is None or not context.class_info.is_module:
             return
-        if value.kind != Kind.TENSOR or value.info in ("parameter", "buffer") or value.scalar is True:
+        if value.kind != Kind.TENSOR or value.role in (Role.PARAMETER, Role.BUFFER) or value.scalar is True:
             return
         if value.device is None or not value.device.is_cpu or value.origin is None or not value.origin.how.startswith("created"):
             return
@@ -123,8 +123,7 @@ class UnregisteredTensorAttr(Rule):
 
     def _maybe_scalar_data(self, node: cst.CSTNode) -> bool:
         """``torch.tensor(x)`` / ``torch.as_tensor(x)`` of one value that is not a list or tuple literal."""
-        made = self.ctx.analyzer.factory_calls.get(id(node))
-        if made is None or made[0] not in ("torch.tensor", "torch.as_tensor") or not isinstance(node, cst.Call):
+        if self.ctx.analyzer.factory_name(node) not in ("torch.tensor", "torch.as_tensor") or not isinstance(node, cst.Call):
             return False
         positional = [arg for arg in node.args if arg.keyword is None and not arg.star]
         return len(positional) == 1 and not isinstance(positional[0].value, (cst.List, cst.Tuple, cst.ListComp))

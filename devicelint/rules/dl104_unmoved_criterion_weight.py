@@ -1,9 +1,9 @@
 from __future__ import annotations
 
-from devicelint.analysis.flow import CriterionInfo
+from devicelint.analysis.facts import CriterionInfo
 from devicelint.analysis.names import keyword_arg
 from devicelint.analysis.values import Kind
-from devicelint.engine import FixSpec, NodeEdit
+from devicelint.rule_api import FixSpec, NodeEdit
 from devicelint.findings import Severity
 from devicelint.rules.base import Example, Rule
 

@@ -4,10 +4,11 @@ import re
 
 import libcst as cst
 
-from devicelint.analysis.flow import CallEvent, Homogeneous
+from devicelint.analysis.events import CallEvent
+from devicelint.analysis.facts import Homogeneous
 from devicelint.analysis.names import dotted_name
 from devicelint.analysis.values import Kind, Value
-from devicelint.engine import FixSpec, NodeEdit
+from devicelint.rule_api import FixSpec, NodeEdit
 from devicelint.findings import Severity
 from devicelint.rules.base import Example, Rule
 

@@ -4,8 +4,8 @@ import re
 
 import libcst as cst
 
-from devicelint.analysis.flow import CallEvent
-from devicelint.analysis.values import Kind
+from devicelint.analysis.events import CallEvent
+from devicelint.analysis.values import Kind, Role
 from devicelint.findings import Severity
 from devicelint.rules.base import Example, Rule
 
@@ -98,7 +98,7 @@ class ModuleCreatedInForward(Rule):
 
     def on_call(self, event: CallEvent) -> None:
         result = event.result
-        if event.method is not None or result.kind != Kind.MODULE or result.device is None or result.info == "parallel-wrapper":
+        if event.method is not None or result.kind != Kind.MODULE or result.device is None or result.role is Role.PARALLEL_WRAPPER:
             return
         context = self.ctx.current_function
         if context.node is None or context.class_info is None or not context.class_info.is_module:

@@ -3,8 +3,8 @@ from __future__ import annotations
 import libcst as cst
 
 from devicelint.analysis import torch_api as api
-from devicelint.analysis.flow import BinaryEvent, CallEvent
-from devicelint.analysis.values import Kind, Value, conflicting
+from devicelint.analysis.events import BinaryEvent, CallEvent
+from devicelint.analysis.values import Kind, Role, Value, conflicting
 from devicelint.findings import Severity
 from devicelint.rules._messages import where
 from devicelint.rules.base import Example, Rule
@@ -106,7 +106,7 @@ class MixedDeviceOp(Rule):
             assert isinstance(event.node.func, cst.Attribute)
             operands = [(event.node.func.value, event.receiver), *self._tensor_operands(event)]
             self._check_all(event.node, operands)
-        elif event.callee.kind == Kind.MODULE and event.callee.device is not None and event.callee.info != "parallel-wrapper":
+        elif event.callee.kind == Kind.MODULE and event.callee.device is not None and event.callee.role is not Role.PARALLEL_WRAPPER:
             self._check_module_call(event)
 
     def _check_module_call(self, event: CallEvent) -> None:

@@ -5,9 +5,9 @@ from typing import Optional
 import libcst as cst
 
 from devicelint.analysis import torch_api as api
-from devicelint.analysis.flow import BinaryEvent, CallEvent
-from devicelint.analysis.values import Kind, Value
-from devicelint.engine import FixSpec, NodeEdit
+from devicelint.analysis.events import BinaryEvent, CallEvent
+from devicelint.analysis.values import Kind, Role, Value
+from devicelint.rule_api import FixSpec, NodeEdit
 from devicelint.findings import Severity
 from devicelint.rules._messages import where
 from devicelint.rules.base import Example, Rule
@@ -131,14 +131,15 @@ class FactoryWithoutDevice(Rule):
             module = event.callee
             if module.device is None or not module.device.may_be_accelerator:
                 return
-            if module.info == "parallel-wrapper":
+            if module.role is Role.PARALLEL_WRAPPER:
                 return  # DataParallel / DDP scatter their inputs to the devices themselves
             for _, value in event.args:
-                # a submodule's weights meet even a 0-dim input (linear, embedding, conv)
-                factory = self._cpu_factory(value, allow_unknown_rank=True)
-                if factory is not None:
-                    self._report(factory, function, event.node, other=(event.node.func, module))
-                    return
+                # a submodule's weights meet even a 0-dim input (linear, embedding, conv); a
+                # recurrent layer takes its initial states as a tuple: `self.lstm(x, (h0, c0))`
+                for item in _tensors_in(value):
+                    factory = self._cpu_factory(item, allow_unknown_rank=True)
+                    if factory is not None:
+                        self._report(factory, function, event.node, other=(event.node.func, module))
             return
         operands = _positional_operands(event)
         if event.qualname in api.MIXING_FUNCTIONS:
@@ -244,6 +245,13 @@ def _positional_operands(event: CallEvent) -> list[tuple[cst.BaseExpression, Val
         else:
             operands.append((arg.value, value))
     return operands
+
+
+def _tensors_in(value: Value) -> list[Value]:
+    """The value itself, or the elements of a tuple/list of known elements (one level deep)."""
+    if value.kind == Kind.CONTAINER and isinstance(value.info, tuple):
+        return list(value.info)
+    return [value]
 
 
 def _empty_placeholder(call: cst.Call) -> bool:

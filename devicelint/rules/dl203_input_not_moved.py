@@ -1,7 +1,7 @@
 from __future__ import annotations
 
-from devicelint.analysis.flow import INFERRED_MODULE, CallEvent
-from devicelint.analysis.values import Kind
+from devicelint.analysis.events import CallEvent
+from devicelint.analysis.values import Kind, Role
 from devicelint.findings import Severity
 from devicelint.rules._messages import where
 from devicelint.rules.base import Example, Rule
@@ -67,9 +67,9 @@ class InputNotMoved(Rule):
         # a module, or an object of unknown class that was moved and is called like one
         if module.kind not in (Kind.MODULE, Kind.UNKNOWN) or module.device is None or not module.device.may_be_accelerator:
             return
-        if module.kind == Kind.UNKNOWN and module.info is not None:
+        if module.kind == Kind.UNKNOWN and not module.is_bare:
             return
-        if module.info in ("parallel-wrapper", INFERRED_MODULE):
+        if module.role in (Role.PARALLEL_WRAPPER, Role.INFERRED_MODULE):
             # wrappers scatter their inputs; an object of unknown class that only moved in place
             # may be a pipeline, which takes prompts
             return

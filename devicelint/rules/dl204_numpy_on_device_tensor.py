@@ -2,16 +2,16 @@ from __future__ import annotations
 
 import libcst as cst
 
-from devicelint.analysis.flow import CallEvent
+from devicelint.analysis.events import CallEvent
 from devicelint.analysis.values import Kind, Value
-from devicelint.engine import FixSpec, NodeEdit
+from devicelint.rule_api import FixSpec, NodeEdit
 from devicelint.findings import Severity
 from devicelint.rules.base import Example, Rule
 
 
 def _on_accelerator(value: Value, called_numpy: bool = False) -> bool:
     # `.numpy()` itself says the receiver is a tensor, also one the analysis could not type
-    if value.kind == Kind.TENSOR or called_numpy and value.kind == Kind.UNKNOWN and value.info is None:
+    if value.kind == Kind.TENSOR or called_numpy and value.kind == Kind.UNKNOWN and value.is_bare:
         # a free function's tensor argument may be on the host: its caller decides
         return value.device is not None and value.device.may_be_accelerator and not value.device.argument
     if value.kind == Kind.CONTAINER and isinstance(value.info, tuple) and value.info:
@@ -23,7 +23,8 @@ class NumpyOnDeviceTensor(Rule):
     """
     ## What it does
     Flags `.numpy()` on a tensor known to live on a GPU, and numpy functions (`np.array`,
-    `np.asarray`, `np.sum`, `np.concatenate`, ...) applied to such tensors or to lists of them.
+    `np.asarray`, `np.sum`, `np.concatenate`, ...) and matplotlib calls (`plt.plot`,
+    `plt.scatter(..., c=labels)`, `plt.imshow`) applied to such tensors or to lists of them.
 
     ## Why is this bad?
     numpy reads host memory: `TypeError: can't convert cuda:0 device type tensor to numpy. Use
@@ -58,6 +59,12 @@ class NumpyOnDeviceTensor(Rule):
             "import torch\nx = torch.randn(3, device='cuda')\ny = x.cpu().numpy()  # expect: DL204\n",
         ),
         Example(
+            "import torch\nfrom matplotlib import pyplot as plt\nlabels = torch.zeros(3, device='cuda')\n"
+            "plt.scatter([0, 1, 2], [1, 2, 3], c=labels)  # expect: DL204\n",
+            "import torch\nfrom matplotlib import pyplot as plt\nlabels = torch.zeros(3, device='cuda')\n"
+            "plt.scatter([0, 1, 2], [1, 2, 3], c=labels.cpu())  # expect: DL204\n",
+        ),
+        Example(
             "import numpy as np\nimport torch\nx = torch.ones(3, device='cuda')\nm = np.mean(x)  # expect: DL204\n",
             "import numpy as np\nimport torch\nx = torch.ones(3, device='cuda')\nm = np.mean(x.cpu())  # expect: DL204\n",
         ),
@@ -74,10 +81,14 @@ class NumpyOnDeviceTensor(Rule):
                 fix=FixSpec("Insert `.cpu()`", (NodeEdit(func.value, "after", ".cpu()"),)),
             )
             return
-        if event.qualname is None or not event.qualname.startswith("numpy."):
+        if event.qualname is None:
+            return
+        # matplotlib turns every data argument into an array (`c=labels` too)
+        plotting = event.qualname.startswith("matplotlib.")
+        if not plotting and not event.qualname.startswith("numpy."):
             return
         for arg, value in event.args:
-            if arg.keyword is None and _on_accelerator(value):
+            if (arg.keyword is None or plotting) and _on_accelerator(value):
                 fix = None
                 if value.kind == Kind.TENSOR and isinstance(arg.value, (cst.Name, cst.Attribute)):
                     fix = FixSpec("Insert `.cpu()`", (NodeEdit(arg.value, "after", ".cpu()"),))

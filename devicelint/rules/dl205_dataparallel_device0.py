@@ -5,7 +5,7 @@ from typing import Optional
 
 import libcst as cst
 
-from devicelint.analysis.flow import CallEvent
+from devicelint.analysis.events import CallEvent
 from devicelint.analysis.names import dotted_name, keyword_arg, positional_args
 from devicelint.analysis.values import Kind, Value
 from devicelint.findings import Severity
@@ -18,10 +18,17 @@ _DATA_PARALLEL = frozenset({"torch.nn.DataParallel", "torch.nn.parallel.DataPara
 class _Wrapper:
     call: cst.Call
     inner: Value
-    first_device: int
+    #: device_ids[0] when known (0 when device_ids is not given)
+    first_device: Optional[int]
     inner_name: Optional[str]
+    #: the function (id) it was built in: names are matched there only
+    scope: int = 0
     names: set[str] = field(default_factory=set)
     moved: bool = False
+    #: the move that put the parameters on a known accelerator index, and that index
+    moved_to: Optional[tuple[cst.Call, int]] = None
+    #: the wrapper ran a forward while its model was still where it was built
+    forward_before_move: bool = False
     #: handed to other code (returned, passed to a function), which may move it
     escaped: bool = False
 
@@ -77,6 +84,18 @@ class DataParallelDevice0(Rule):
             "import torch\nfrom torch import nn\nnet = nn.Linear(4, 4).to('cuda:1')\n"
             "model = nn.DataParallel(net)  # noqa: DL405  # expect: DL205\n"
         ),
+        # moved after wrapping, to a GPU that is not device_ids[0] (google-research/big_transfer)
+        Example(
+            "import torch\nmodel = torch.nn.DataParallel(build())  # noqa: DL405  # expect: DL205\n"
+            "model = model.to(torch.device('cuda:1'))\n"
+        ),
+        # a forward before the model is placed; handing it on afterwards does not help
+        Example(
+            "import torch\nfrom torch import nn\ndef train(net, loader, devices):\n"
+            "    net = nn.DataParallel(net, device_ids=devices)  # noqa: DL405  # expect: DL205\n"
+            "    for x in loader:\n        out = net(x)\n    evaluate(net)\n"
+            "train(nn.Linear(4, 4), loader, [0, 1])\n"
+        ),
     )
 
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
@@ -87,19 +106,30 @@ class DataParallelDevice0(Rule):
         if event.qualname in _DATA_PARALLEL:
             self._wrapper_built(event)
             return
+        here = [wrapper for wrapper in self._wrappers.values() if wrapper.scope == self._scope()]
         if event.method in ("to", "cuda") and isinstance(event.node.func, cst.Attribute):
             receiver = event.node.func.value
             spelled = dotted_name(receiver)
-            for wrapper in self._wrappers.values():
+            for wrapper in here:
                 # moving the wrapper, or the model it wraps, puts the parameters in place
                 if receiver is wrapper.call or (spelled is not None and (spelled in wrapper.names or spelled == wrapper.inner_name)):
                     wrapper.moved = True
+                    target = event.result.device
+                    if target is not None and target.is_accel and target.index is not None:
+                        wrapper.moved_to = (event.node, target.index)
             return
+        called = dotted_name(event.node.func)
+        for wrapper in here:
+            if called is not None and called in wrapper.names and not wrapper.moved and not wrapper.escaped:
+                wrapper.forward_before_move = True
         for arg, _ in event.args:
             spelled = dotted_name(arg.value)
-            for wrapper in self._wrappers.values():
+            for wrapper in here:
                 if arg.value is wrapper.call or (spelled is not None and spelled in wrapper.names):
                     wrapper.escaped = True
+
+    def _scope(self) -> int:
+        return id(self.ctx.current_function.node)
 
     def on_assign(self, statement: cst.CSTNode, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value) -> None:
         wrapper = self._wrappers.get(id(value_node))
@@ -114,34 +144,43 @@ class DataParallelDevice0(Rule):
         if module_node is None:
             return
         inner = next((value for arg, value in event.args if arg.value is module_node), None)
-        if inner is None or inner.kind != Kind.MODULE or inner.device is None:
+        if inner is None:
             return
         first = _first_device_id(event.node, positional)
-        if first is None:
-            return
-        self._wrappers[id(event.node)] = _Wrapper(event.node, inner, first, dotted_name(module_node))
+        self._wrappers[id(event.node)] = _Wrapper(event.node, inner, first, dotted_name(module_node), self._scope())
 
     def finish(self) -> None:
         returned = _ReturnedNames()
         if self._wrappers:
             self.ctx.module.visit(returned)
         for wrapper in self._wrappers.values():
-            if not wrapper.names or wrapper.escaped or wrapper.names & returned.names:
-                continue  # not kept here, or handed to code that may move it
-            device = wrapper.inner.device
-            assert device is not None
-            if device.is_cpu and not wrapper.moved:
+            first = "device_ids[0]" if wrapper.first_device is None else f"cuda:{wrapper.first_device} (device_ids[0])"
+            if wrapper.moved_to is not None and wrapper.first_device is not None and wrapper.moved_to[1] != wrapper.first_device:
                 self.ctx.report(
                     wrapper.call,
-                    f"the wrapped model is on the CPU and is never moved, but DataParallel needs its "
-                    f"parameters on cuda:{wrapper.first_device} (device_ids[0]) before the first forward; "
-                    f"move it there first",
+                    f"the model is moved to cuda:{wrapper.moved_to[1]} (line {self.ctx.line(wrapper.moved_to[0])}), "
+                    f"but DataParallel needs its parameters on {first}; pass `device_ids` starting with "
+                    f"{wrapper.moved_to[1]}, or move it to cuda:{wrapper.first_device}",
+                    related=((wrapper.moved_to[0], "moved here"),),
                 )
-            elif device.is_accel and device.index is not None and device.index != wrapper.first_device:
+                continue
+            device = wrapper.inner.device if wrapper.inner.kind == Kind.MODULE else None
+            if device is None:
+                continue
+            unplaced = wrapper.forward_before_move or (
+                wrapper.names and not wrapper.escaped and not wrapper.moved and not wrapper.names & returned.names
+            )
+            if device.is_cpu and unplaced:
+                self.ctx.report(
+                    wrapper.call,
+                    f"the wrapped model is on the CPU and is not moved before the first forward, but "
+                    f"DataParallel needs its parameters on {first}; move it there first",
+                )
+            elif device.is_accel and device.index is not None and wrapper.first_device is not None and device.index != wrapper.first_device:
                 self.ctx.report(
                     wrapper.call,
                     f"the wrapped model was moved to cuda:{device.index}, but DataParallel needs it on "
-                    f"cuda:{wrapper.first_device} (device_ids[0])",
+                    f"{first}",
                 )
 
 

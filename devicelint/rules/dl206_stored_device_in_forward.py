@@ -5,7 +5,8 @@ from typing import Optional
 import libcst as cst
 
 from devicelint.analysis import torch_api as api
-from devicelint.analysis.flow import CallEvent, ClassInfo
+from devicelint.analysis.events import CallEvent
+from devicelint.analysis.facts import ClassInfo
 from devicelint.analysis.names import dotted_name, keyword_arg, positional_args
 from devicelint.analysis.values import Kind
 from devicelint.findings import Severity

@@ -4,10 +4,10 @@ from typing import Optional
 
 import libcst as cst
 
-from devicelint.analysis.flow import IN_PROCESS_BUFFER, CallEvent
+from devicelint.analysis.events import CallEvent
 from devicelint.analysis.names import keyword_arg, positional_args
-from devicelint.analysis.values import Kind, Value
-from devicelint.engine import FixSpec, NodeEdit
+from devicelint.analysis.values import Kind, Role, Value
+from devicelint.rule_api import FixSpec, NodeEdit
 from devicelint.findings import Severity
 from devicelint.rules.base import Example, Rule
 
@@ -110,7 +110,7 @@ class LoadWithoutMapLocation(Rule):
             return
         if any(arg.star for arg in node.args) or not node.args:
             return
-        if event.args[0][1].info == IN_PROCESS_BUFFER:
+        if event.args[0][1].role is Role.IN_PROCESS_BUFFER:
             return  # saved and loaded by the same process: map_location would change the result
         location = '"cpu"'
         device = self.ctx.analyzer.lookup("device", event.state)

@@ -4,7 +4,7 @@ import re
 
 import libcst as cst
 
-from devicelint.analysis.flow import CallEvent
+from devicelint.analysis.events import CallEvent
 from devicelint.analysis.names import keyword_arg, positional_args
 from devicelint.findings import Severity
 from devicelint.rules.base import Example, Rule

@@ -4,7 +4,7 @@ from typing import Optional
 
 import libcst as cst
 
-from devicelint.analysis.flow import CallEvent
+from devicelint.analysis.events import CallEvent
 from devicelint.analysis.names import dotted_name
 from devicelint.analysis.values import Kind, Value
 from devicelint.findings import Severity

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from devicelint.analysis import torch_api as api
-from devicelint.analysis.flow import CallEvent
+from devicelint.analysis.events import CallEvent
 from devicelint.analysis.names import dotted_name, keyword_arg
 from devicelint.analysis.values import Kind, Value
 from devicelint.findings import Severity

@@ -4,9 +4,9 @@ import re
 
 import libcst as cst
 
-from devicelint.analysis.flow import CallEvent
+from devicelint.analysis.events import CallEvent
 from devicelint.analysis.values import Kind
-from devicelint.engine import FixSpec, NodeEdit
+from devicelint.rule_api import FixSpec, NodeEdit
 from devicelint.findings import Severity
 from devicelint.rules.base import Example, Rule
 

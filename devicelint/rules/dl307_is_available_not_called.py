@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from devicelint.analysis.values import Kind, Value
-from devicelint.engine import FixSpec, NodeEdit
+from devicelint.rule_api import FixSpec, NodeEdit
 from devicelint.findings import Severity
 from devicelint.rules.base import Example, Rule
 

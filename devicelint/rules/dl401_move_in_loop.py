@@ -3,7 +3,8 @@ from __future__ import annotations
 import libcst as cst
 
 from devicelint.analysis import torch_api as api
-from devicelint.analysis.flow import CallEvent, LoopInfo
+from devicelint.analysis.events import CallEvent
+from devicelint.analysis.facts import LoopInfo
 from devicelint.analysis.names import NamesRead, dotted_name
 from devicelint.analysis.values import Kind, Value
 from devicelint.findings import Severity

@@ -3,10 +3,10 @@ from __future__ import annotations
 import libcst as cst
 
 from devicelint.analysis import torch_api as api
-from devicelint.analysis.flow import CallEvent
+from devicelint.analysis.events import CallEvent
 from devicelint.analysis.names import keyword_arg, positional_args
 from devicelint.analysis.values import Kind
-from devicelint.engine import FixSpec, NodeEdit
+from devicelint.rule_api import FixSpec, NodeEdit
 from devicelint.findings import Severity
 from devicelint.rules.base import Example, Rule
 

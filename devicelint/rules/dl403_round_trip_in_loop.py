@@ -5,7 +5,7 @@ from typing import Optional
 import libcst as cst
 
 from devicelint.analysis import torch_api as api
-from devicelint.analysis.flow import CallEvent
+from devicelint.analysis.events import CallEvent
 from devicelint.analysis.names import dotted_name, keyword_arg, positional_args
 from devicelint.findings import Severity
 from devicelint.rules.base import Example, Rule

@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from devicelint.analysis import torch_api as api
-from devicelint.analysis.flow import CallEvent
+from devicelint.analysis.events import CallEvent
 from devicelint.analysis.names import keyword_arg
 from devicelint.analysis.values import Kind
 from devicelint.findings import Severity

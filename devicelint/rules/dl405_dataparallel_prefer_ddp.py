@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from devicelint.analysis.flow import CallEvent
+from devicelint.analysis.events import CallEvent
 from devicelint.findings import Severity
 from devicelint.rules.base import Example, Rule
 

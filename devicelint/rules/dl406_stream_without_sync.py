@@ -6,7 +6,7 @@ from typing import Optional
 import libcst as cst
 
 from devicelint.analysis import torch_api as api
-from devicelint.analysis.flow import BinaryEvent, CallEvent
+from devicelint.analysis.events import BinaryEvent, CallEvent
 from devicelint.analysis.names import NamesRead, dotted_name
 from devicelint.analysis.values import Kind, Value
 from devicelint.findings import Severity

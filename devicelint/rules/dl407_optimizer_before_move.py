@@ -1,8 +1,12 @@
 from __future__ import annotations
 
+import re
+from typing import Optional
+
 import libcst as cst
 
-from devicelint.analysis.flow import CallEvent
+from devicelint.analysis.events import CallEvent
+from devicelint.analysis.helpers import argument_parameters
 from devicelint.analysis.names import dotted_name
 from devicelint.analysis.values import Kind, Value
 from devicelint.findings import Severity
@@ -12,8 +16,9 @@ from devicelint.rules.base import Example, Rule
 class OptimizerBeforeMove(Rule):
     """
     ## What it does
-    Flags `model.cuda()` / `model.to(...)` that comes after an optimizer was built from
-    `model.parameters()` in the same function (or at module level).
+    Flags an optimizer built from `model.parameters()` when `model.cuda()` / `model.to(...)`
+    comes after it in the same function (or at module level). The finding sits on the
+    optimizer, the line to change; the move is its related location.
 
     ## Why is this bad?
     PyTorch's `Module.cuda` documentation: "This also makes associated parameters and buffers
@@ -46,14 +51,22 @@ class OptimizerBeforeMove(Rule):
         "import torch\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
         "net = torch.nn.Linear(2, 2).to(device)\nopt = torch.optim.Adam(net.parameters())\n"
         "net.eval().cpu()\nnet.to(device).train()\n",
+        # the helper moves the model before the optimizer is built
+        "import torch\ndef place(model):\n    return model.cuda()\n"
+        "model = torch.nn.Linear(2, 2)\nplace(model)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n",
         # the name is rebound to another model before the move
         "import torch\nmodel = torch.nn.Linear(2, 2)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
         "model = torch.nn.Linear(4, 4)\nmodel.cuda()\n",
     )
     invalid = (
         Example(
-            "import torch\nmodel = torch.nn.Linear(2, 2)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
-            "model.cuda()  # expect: DL407\n"
+            "import torch\ndef train(model, optimizer):\n    model = model.cuda()\n    optimizer.step()\n"
+            "model = torch.nn.Linear(2, 2)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)  # expect: DL407\n"
+            "train(model, opt)\n"
+        ),
+        Example(
+            "import torch\nmodel = torch.nn.Linear(2, 2)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)  # expect: DL407\n"
+            "model.cuda()\n"
         ),
     )
 
@@ -80,6 +93,9 @@ class OptimizerBeforeMove(Rule):
                 if owner is not None and not already_placed:
                     self._optimized[(scope, owner)] = event.node
             return
+        if event.callee.kind == Kind.FUNCTION and isinstance(event.callee.info, cst.FunctionDef):
+            self._handed_to_mover(scope, event, event.callee.info)
+            return
         if event.method not in ("cuda", "to") or event.receiver is None or event.receiver.kind != Kind.MODULE:
             return
         if event.result.device is None or not event.result.device.may_be_accelerator:
@@ -87,10 +103,36 @@ class OptimizerBeforeMove(Rule):
         func = event.node.func
         assert isinstance(func, cst.Attribute)
         owner = dotted_name(func.value)
-        optimizer = self._optimized.get((scope, owner or ""))
+        optimizer = self._optimized.pop((scope, owner or ""), None)
         if optimizer is not None:
+            # the line to change is the optimizer's: report there, and point at the move
             self.ctx.report(
-                event.node,
-                f"`{owner}` is moved after an optimizer was built from its parameters (line "
-                f"{self.ctx.line(optimizer)}); move the model first, then build the optimizer",
+                optimizer,
+                f"this optimizer is built from `{owner}.parameters()` before `{owner}` is moved "
+                f"(line {self.ctx.line(event.node)}); move the model first, then build the optimizer",
+                related=((event.node, f"`{owner}` is moved here"),),
             )
+
+    def _handed_to_mover(self, scope: int, event: CallEvent, function: cst.FunctionDef) -> None:
+        """``train(model, loader, optimizer)`` where ``train`` moves ``model`` (``model.cuda()``)
+        after the optimizer was built here: the same bug, with the move one call away."""
+        names = argument_parameters(function, event.args, skip_first=False)
+        body: Optional[str] = None
+        for (arg, value), parameter in zip(event.args, names):
+            owner = dotted_name(arg.value)
+            if parameter is None or owner is None or value.kind != Kind.MODULE:
+                continue
+            optimizer = self._optimized.get((scope, owner))
+            if optimizer is None:
+                continue
+            if body is None:
+                body = self.ctx.module.code_for_node(function.body)
+            if re.search(rf"\b{re.escape(parameter)}\s*\.\s*(cuda|to)\s*\(", body):
+                del self._optimized[(scope, owner)]
+                self.ctx.report(
+                    optimizer,
+                    f"this optimizer is built from `{owner}.parameters()` before `{function.name.value}()` "
+                    f"moves `{owner}` (called at line {self.ctx.line(event.node)}); move the model first, "
+                    "then build the optimizer",
+                    related=((event.node, f"`{function.name.value}()` moves `{owner}`"),),
+                )

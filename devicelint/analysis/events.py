@@ -1,0 +1,61 @@
+"""What the analysis tells the rules as it runs: the events of an EventSink.
+
+The interpreter (devicelint.analysis.flow) emits them on its reporting passes only - calls,
+binary operations, expression statements, subscript and plain assignments, conditions, tensor
+indexing - each with the abstract Values it computed; rules subscribe to them and never walk the
+tree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Protocol
+
+import libcst as cst
+
+from devicelint.analysis.state import State
+from devicelint.analysis.values import Value
+
+
+@dataclass(frozen=True)
+class CallEvent:
+    node: cst.Call
+    #: the callee's qualified name when it resolves to an import (``torch.zeros``)
+    qualname: Optional[str]
+    callee: Value
+    #: for ``obj.method(...)`` calls on a non-import object
+    method: Optional[str]
+    receiver: Optional[Value]
+    args: tuple[tuple[cst.Arg, Value], ...]
+    result: Value
+    state: State
+    #: the call is a whole expression statement: its result is thrown away
+    discarded: bool = False
+
+
+@dataclass(frozen=True)
+class BinaryEvent:
+    node: cst.CSTNode
+    left_node: cst.BaseExpression
+    left: Value
+    right_node: cst.BaseExpression
+    right: Value
+
+
+class EventSink(Protocol):
+    def on_call(self, event: CallEvent) -> None: ...
+
+    def on_binary(self, event: BinaryEvent) -> None: ...
+
+    def on_expression_statement(self, node: cst.Expr, value: Value) -> None: ...
+
+    def on_subscript_assign(self, target: cst.Subscript, value_node: cst.BaseExpression, value: Value) -> None: ...
+
+    def on_condition(self, node: cst.BaseExpression, value: Value) -> None: ...
+
+    def on_assign(self, statement: cst.CSTNode, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value) -> None: ...
+
+    def on_index(self, node: cst.Subscript, base: Value, index_node: cst.BaseExpression, index: Value) -> None:
+        """``base[index]`` (read, or the target of an assignment) where both are tensor-like;
+        ``node.value`` is the indexed expression. Once per tensor index of the subscript."""
+        ...

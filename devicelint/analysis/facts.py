@@ -1,0 +1,163 @@
+"""Facts the analysis gathers about one file, kept in the Values and handed to the rules.
+
+Payloads of ``Value.info`` (ClassInfo, CriterionInfo, LoaderInfo, Homogeneous, StreamContext),
+where the interpreter is (FunctionContext, LoopInfo) and whole-file facts (FileFacts).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+import libcst as cst
+
+from devicelint.analysis.names import dotted_name
+from devicelint.analysis.values import Value
+
+
+@dataclass(eq=False)
+class ClassInfo:
+    name: str
+    node: cst.ClassDef
+    is_module: bool
+    #: a framework (Lightning, transformers) places this model itself: its device is unknown
+    framework_placed: bool
+    is_dataset: bool
+    bases: tuple["ClassInfo", ...]
+    methods: dict[str, cst.FunctionDef]
+    #: ``self.*`` values at the end of ``__init__``
+    attributes: dict[str, Value] = field(default_factory=dict)
+    owns_parameters: Optional[bool] = None
+    #: ``__init__`` has been analysed, so ``attributes`` is final
+    init_analysed: bool = False
+    #: ``self.*`` names written by methods other than ``__init__`` (computed once)
+    written_elsewhere: Optional[frozenset[str]] = None
+    places_itself: Optional[bool] = None
+
+
+@dataclass(eq=False)
+class CriterionInfo:
+    """Identity shared by a criterion Value across its moves, for DL104."""
+
+    node: cst.Call
+    weight: Value
+    moved: bool = False
+    escaped: bool = False
+    registered: bool = False
+
+
+@dataclass(eq=False)
+class LoaderInfo:
+    node: cst.Call
+    pin_memory: bool
+
+
+@dataclass(frozen=True)
+class Homogeneous:
+    """Container payload: every element has this value (comprehensions, list(...), iterators)."""
+
+    element: Value
+
+
+@dataclass(frozen=True)
+class StreamContext:
+    """What ``torch.cuda.stream(s)`` returns: entering it makes ``s`` the current stream."""
+
+    #: how the source spells the stream (``s``, ``self.copy_stream``): its identity in messages
+    label: str
+    #: ``s`` is known to be a stream this program created (``torch.cuda.Stream()``)
+    side_stream: bool
+
+
+@dataclass(eq=False)
+class FunctionContext:
+    node: Optional[cst.FunctionDef]
+    class_info: Optional[ClassInfo]
+
+    @property
+    def name(self) -> str:
+        return self.node.name.value if self.node is not None else "<module>"
+
+
+@dataclass(eq=False)
+class LoopInfo:
+    node: cst.CSTNode
+    _assigned: Optional[frozenset[str]] = None
+
+    @property
+    def assigned(self) -> frozenset[str]:
+        """Names and dotted names written (or mutated in place) anywhere in the loop."""
+        if self._assigned is None:
+            collector = _AssignedNames()
+            self.node.visit(collector)
+            self._assigned = frozenset(collector.names)
+        return self._assigned
+
+
+class _AssignedNames(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def _add_target(self, target: cst.BaseExpression) -> None:
+        if isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._add_target(element.value)
+            return
+        if isinstance(target, cst.StarredElement):
+            self._add_target(target.value)
+            return
+        if isinstance(target, cst.Subscript):
+            self._add_target(target.value)
+            return
+        name = dotted_name(target)
+        if name is not None:
+            self.names.add(name)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._add_target(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._add_target(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._add_target(node.target)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._add_target(node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._add_target(node.target)
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self._add_target(node.target)
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        if node.asname is not None:
+            self._add_target(node.asname.name)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        # x.add_(1), x.copy_(y), x.data = ...: in-place mutation changes what a move copies
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value.endswith("_") and not func.attr.value.endswith("__"):
+            self._add_target(func.value)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+
+@dataclass
+class FileFacts:
+    """Whole-file facts that some rules weigh at the end."""
+
+    #: calls that move something to an accelerator, in analysis order
+    accelerator_moves: list[cst.Call] = field(default_factory=list)
+    criteria: list[CriterionInfo] = field(default_factory=list)
+    #: the program picks its device when it runs (`torch.cuda.is_available()`, a device count,
+    #: `torch.device(args.device)`): it is meant for machines with and without that GPU
+    chooses_device_at_run_time: bool = False

@@ -1,0 +1,518 @@
+"""The file's own functions and classes, seen from the code that uses them.
+
+* the order functions are analysed in (callers before callees) and the state each one starts
+  from: its callers' arguments, its annotations, the parameters its body uses as tensors, and
+  for a method the ``self.*`` attributes ``__init__`` left;
+* summaries of calls of helpers and methods of the file: the body run silently on the caller's
+  arguments (see devicelint.analysis.helpers), and what the callee may do to a module handed
+  to it;
+* what instantiating a class of the file gives: a model that owns parameters starts on the CPU.
+
+``Summaries`` is a mixin of devicelint.analysis.flow.FlowAnalyzer: it uses the interpreter's
+``eval``/``exec_block``/``qualname_of``/``_running`` and the state FlowAnalyzer.__init__ sets up.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+import libcst as cst
+
+from devicelint.analysis import helpers
+from devicelint.analysis import torch_api as api
+from devicelint.analysis.facts import ClassInfo, CriterionInfo
+from devicelint.analysis.names import dotted_name
+from devicelint.analysis.state import DEFAULT_DEVICE_KEY, State
+from devicelint.analysis.torch_semantics import (
+    MODULE_ANNOTATIONS,
+    MODULE_INPUT_MEMBERS,
+    TENSOR_ANNOTATIONS,
+    TENSOR_ONLY_MEMBERS,
+    is_model_factory,
+    spelled,
+)
+from devicelint.analysis.values import CPU, MODEL_DEVICE, UNKNOWN, Kind, Origin, Role, Value, follows, join
+
+#: how far down the queue a function that waits for its callers is looked for
+_PENDING_LOOKAHEAD = 200
+#: text that says a class places its tensors itself
+_PLACEMENT_TEXT = re.compile(r"\.to\(|\.cuda\(|device")
+
+
+class Summaries:
+    """Functions and classes of the file: their analysis order, starting states and call
+    summaries (mixed into FlowAnalyzer)."""
+
+    # ------------------------------------------------------------------ analysis order and starting states
+
+    def _next_pending(self) -> int:
+        """Callers before callees: a free function with parameters waits until something calls
+        it (or nothing else is left), so that its analysis starts from its callers' arguments -
+        the model and the loader handed to ``evaluate(model, loader, device)``."""
+        for index, (function, class_info, enclosing) in enumerate(self._pending[:_PENDING_LOOKAHEAD]):
+            if enclosing is not None or function in self._call_sites:
+                return index
+            if class_info is not None and function.name.value == "__init__":
+                return index  # the other methods see the attributes it sets
+            if not _has_arguments(function, class_info is not None):
+                return index
+        return 0
+
+    def _bound_by_callers(self, function: cst.FunctionDef) -> dict[str, Value]:
+        """Each parameter's join over the calls the file makes of the function; a parameter
+        some call leaves to its default, or a call that does not bind, gives nothing."""
+        sites = self._call_sites.get(function)
+        if not sites or any(site is None for site in sites):
+            return {}
+        bound: dict[str, Value] = {}
+        first, *others = sites
+        assert first is not None
+        for name, value in first.items():
+            for other in others:
+                assert other is not None
+                if name not in other:
+                    break
+                value = join(value, other[name])
+            else:
+                if value.kind != Kind.UNKNOWN:
+                    bound[name] = value
+        return bound
+
+    def is_tensor_parameter(self, param: cst.Param) -> bool:
+        """Is the parameter annotated ``torch.Tensor`` (or ``nn.Parameter``)?"""
+        if param.annotation is None or param.star in ("*", "**"):
+            return False
+        return self.qualname_of(param.annotation.annotation, self.module_state) in TENSOR_ANNOTATIONS
+
+    def _parameter_value(self, param: cst.Param) -> Value:
+        """A parameter annotated ``torch.Tensor`` is a tensor on a device nobody knows here; one
+        annotated ``nn.Module`` (or a module class of the file) is a module the caller placed."""
+        if param.annotation is None or param.star in ("*", "**"):
+            return UNKNOWN
+        if self.is_tensor_parameter(param):
+            return Value(Kind.TENSOR)
+        annotation = param.annotation.annotation
+        qualname = self.qualname_of(annotation, self.module_state)
+        if qualname in MODULE_ANNOTATIONS:
+            return Value(Kind.MODULE)
+        if qualname in api.DATALOADER_NAMES:
+            # batches of a DataLoader are collated on the host
+            return Value(Kind.LOADER, CPU, Origin(param, "loader"))
+        if isinstance(annotation, cst.Name):
+            known = self.module_state.get(annotation.value)
+            if known is not None and known.kind == Kind.CLASS and known.info.is_module:
+                return Value(Kind.MODULE, info=known.info)
+        return UNKNOWN
+
+    def _parameter_state(
+        self,
+        function: cst.FunctionDef,
+        self_param: Optional[cst.Param],
+        self_value: Value,
+        attributes_of: Optional[ClassInfo],
+        bound: dict[str, Value],
+        use_defaults: bool,
+    ) -> State:
+        """The state a function's body starts from: ``self`` (with the ``self.*`` attributes of
+        ``attributes_of``), the ``bound`` argument values, then defaults (when ``use_defaults``)
+        or what the annotations say."""
+        params = function.params
+        state: State = {}
+        for param in [*params.posonly_params, *params.params, *params.kwonly_params]:
+            name = param.name.value
+            if param is self_param:
+                state[name] = self_value
+                if attributes_of is not None:
+                    for attribute, value in self._attributes_seen_by_methods(attributes_of).items():
+                        state[f"{name}.{attribute}"] = _as_seen_from_method(value, attributes_of.is_module)
+            elif name in bound:
+                state[name] = bound[name]
+            elif use_defaults and param.default is not None:
+                state[name] = self.eval(param.default, self.module_state)
+            else:
+                value = self._parameter_value(param)
+                in_module = self_value.kind == Kind.MODULE and self_value.device is MODEL_DEVICE
+                if value.kind == Kind.UNKNOWN and name in self._tensor_like_parameters(function, in_module):
+                    value = Value(Kind.TENSOR)
+                if value.kind == Kind.TENSOR and value.device is None:
+                    if in_module:
+                        value = Value(Kind.TENSOR, MODEL_DEVICE)  # a module's tensor inputs follow the model
+                    elif self_param is None:
+                        # a free function's tensor argument is where its caller put it
+                        value = Value(Kind.TENSOR, follows(name, argument=True), info=value.info)
+                state[name] = value
+        for param in (params.star_arg, params.star_kwarg):
+            if isinstance(param, cst.Param):
+                state[param.name.value] = UNKNOWN
+        return state
+
+    def _analyse_function(self, node: cst.FunctionDef, class_info: Optional[ClassInfo], enclosing: Optional[State]) -> None:
+        params = node.params
+        for param in [*params.posonly_params, *params.params, *params.kwonly_params, params.star_arg, params.star_kwarg]:
+            if isinstance(param, cst.Param) and param.default is not None:
+                self.eval(param.default, self.module_state)
+        positional = [*params.posonly_params, *params.params]
+        is_method = class_info is not None and not _is_static(node)
+        self_param = positional[0] if is_method and positional else None
+        self_value = UNKNOWN
+        attributes_of = None
+        if self_param is not None and class_info is not None:
+            if class_info.is_module:
+                self_value = Value(Kind.MODULE, MODEL_DEVICE, info=class_info)
+            else:
+                self_value = Value(Kind.UNKNOWN, info=class_info)
+            attributes_of = class_info if node.name.value != "__init__" else None
+        bound = self._bound_by_callers(node) if enclosing is None else {}
+        state = self._parameter_state(node, self_param, self_value, attributes_of, bound, use_defaults=False)
+        with self._running(node, class_info, enclosing):
+            self.exec_block(helpers.body_statements(node), state)
+        self.function_states[node] = state
+        if class_info is not None and node.name.value == "__init__" and self_param is not None:
+            prefix = self_param.name.value + "."
+            for key, value in state.items():
+                if key.startswith(prefix) and "." not in key[len(prefix):]:
+                    class_info.attributes[key[len(prefix):]] = value
+            class_info.init_analysed = True
+
+    def _tensor_like_parameters(self, function: cst.FunctionDef, in_module: bool = False) -> frozenset[str]:
+        """Unannotated parameters the body uses as torch tensors: ``x.size(1)``, ``x.unsqueeze(0)``,
+        ``x.detach()`` (methods numpy arrays and modules do not have)."""
+        found = self._tensor_parameters.get(function)
+        if found is None:
+            members = MODULE_INPUT_MEMBERS if in_module else TENSOR_ONLY_MEMBERS
+            params = function.params
+            names = [p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params] if p.annotation is None]
+            names = [name for name in names if name not in ("self", "cls")]
+            found = frozenset()
+            if names:
+                pattern = re.compile(rf"\b({'|'.join(map(re.escape, names))})\s*\.\s*{members}")
+                found = frozenset(match.group(1) for match in pattern.finditer(self._body_text(function)))
+            self._tensor_parameters[function] = found
+        return found
+
+    def _body_text(self, function: cst.FunctionDef) -> str:
+        text = self._body_texts.get(function)
+        if text is None:
+            text = self._body_texts[function] = self.source_of(function.body)
+        return text
+
+    def _written_elsewhere(self, class_info: ClassInfo) -> frozenset[str]:
+        """Attributes that methods other than ``__init__`` assign: they may hold anything."""
+        if class_info.written_elsewhere is None:
+            written: set[str] = set()
+            for name, method in class_info.methods.items():
+                if name == "__init__":
+                    continue
+                assigned = helpers.assigned_names(helpers.body_statements(method))
+                written.update(name[5:] for name in assigned if name.startswith("self."))
+            class_info.written_elsewhere = frozenset(written)
+        return class_info.written_elsewhere
+
+    def _attributes_seen_by_methods(self, class_info: ClassInfo) -> dict[str, Value]:
+        """``self.*`` as any method but ``__init__`` sees it: what the ``__init__`` of the class
+        and of its bases in this file left, less what other methods of the class or of its
+        bases assign."""
+        merged: dict[str, Value] = {}
+        for base in reversed(class_info.bases):
+            merged.update(self._attributes_seen_by_methods(base))
+        merged.update(class_info.attributes)
+        for attribute in self._written_elsewhere(class_info):
+            if attribute in merged:
+                merged[attribute] = UNKNOWN
+        return merged
+
+    def _attributes_ready(self, class_info: ClassInfo) -> bool:
+        if "__init__" in class_info.methods and not class_info.init_analysed:
+            return False
+        return all(self._attributes_ready(base) for base in class_info.bases)
+
+    # ------------------------------------------------------------------ calls of helpers and methods of the file
+
+    def _call_own_method(
+        self, node: cst.Call, receiver: Value, method: str, args: tuple[tuple[cst.Arg, Value], ...], state: State
+    ) -> Optional[Value]:
+        """``self._embed(x)``, ``helper.pad(x)``, ``Tools.pad(x)``: a method defined in this file.
+        None when the method is not found here (the caller then treats the call as before)."""
+        info = receiver.info
+        assert isinstance(info, ClassInfo)
+        found = _find_method(info, method)
+        if found is None:
+            return None
+        function, owner = found
+        if receiver.kind != Kind.CLASS and self._overridden_below(info, method):
+            result = UNKNOWN  # a subclass here overrides it: which body runs depends on the object
+        elif has_decorator(function, "staticmethod"):
+            result = self._summarise(function, None, None, False, args, state)
+        elif has_decorator(function, "classmethod"):
+            result = self._summarise(function, owner, Value(Kind.CLASS, info=info), True, args, state)
+        elif receiver.kind == Kind.CLASS:
+            result = UNKNOWN  # Class.method(obj, ...): an unbound call
+        else:
+            result = self._summarise(function, owner, receiver, True, args, state)
+            receiver_key = dotted_name(node.func.value) if isinstance(node.func, cst.Attribute) else None
+            if receiver_key is not None:
+                self._forget_what_it_writes(function, receiver_key, state)
+        if receiver.kind not in (Kind.MODULE, Kind.CRITERION):
+            self._escape_into(function, args, state, skip_first=not has_decorator(function, "staticmethod"))
+        return result
+
+    def _overridden_below(self, info: ClassInfo, method: str) -> bool:
+        for other in self._classes:
+            if other is not info and method in other.methods and _inherits_from(other, info):
+                return True
+        return False
+
+    def _forget_what_it_writes(self, function: cst.FunctionDef, receiver_key: str, state: State) -> None:
+        written = self._facts_of(function)[2]
+        if not written:
+            return
+        positional = [*function.params.posonly_params, *function.params.params]
+        if not positional:
+            return
+        prefix = positional[0].name.value + "."
+        for name in written:
+            if name.startswith(prefix):
+                key = f"{receiver_key}.{name[len(prefix):]}"
+                if key in state:
+                    state[key] = UNKNOWN
+
+    def _facts_of(self, function: cst.FunctionDef) -> tuple[bool, bool, frozenset[str]]:
+        """(can be summarised, may fall off its end, dotted names it assigns)."""
+        facts = self._helper_facts.get(function)
+        if facts is None:
+            summarisable = function.asynchronous is None and helpers.decorators_are_transparent(
+                function, lambda e: self.qualname_of(e, self.module_state)
+            )
+            statements = helpers.body_statements(function)
+            facts = (summarisable, helpers.may_fall_off_end(statements), helpers.assigned_names(statements))
+            self._helper_facts[function] = facts
+        return facts
+
+    def _summarise(
+        self,
+        function: cst.FunctionDef,
+        class_info: Optional[ClassInfo],
+        self_value: Optional[Value],
+        bind_self: bool,
+        args: tuple[tuple[cst.Arg, Value], ...],
+        state: State,
+    ) -> Value:
+        """What a call of a function of this file returns, given the caller's arguments: its body
+        run silently on them (see devicelint.analysis.helpers)."""
+        if self.emitting:
+            site = helpers.bind_arguments(function, args, bind_self)
+            self._call_sites.setdefault(function, []).append(site[1] if site is not None else None)
+        if self._inline_depth >= helpers.MAX_DEPTH or function in self._inlining:
+            return UNKNOWN
+        summarisable, falls_off, _ = self._facts_of(function)
+        if not summarisable or falls_off:
+            return UNKNOWN
+        binding = helpers.bind_arguments(function, args, bind_self)
+        if binding is None:
+            return UNKNOWN
+        self_param, bound = binding
+        default = self._default_device(state)
+        ready = class_info is None or self._attributes_ready(class_info)
+        key = (
+            function,
+            id(class_info),
+            self_value,
+            id(self_value.info) if self_value is not None else 0,
+            tuple((name, value, id(value.info), value.role) for name, value in sorted(bound.items(), key=lambda item: item[0])),
+            default,
+        )
+        if ready:
+            known = self._summaries.get(key)
+            if known is not None:
+                return known
+        if self._summaries_left <= 0:
+            return UNKNOWN
+        self._summaries_left -= 1
+
+        was_emitting = self.emitting
+        self.emitting = False
+        self._inline_depth += 1
+        self._inlining.add(function)
+        self._returns.append([])
+        self._yielded.append(False)
+        enclosing = state if function in self._nested_functions else None
+        try:
+            with self._running(function, class_info, enclosing):
+                with_attributes = class_info if self_value is not None and self_value.kind != Kind.CLASS else None
+                local = self._parameter_state(function, self_param, self_value or UNKNOWN, with_attributes, bound, use_defaults=True)
+                if default is not None:
+                    local[DEFAULT_DEVICE_KEY] = default
+                self.exec_block(helpers.body_statements(function), local)
+        finally:
+            returns = self._returns.pop()
+            yielded = self._yielded.pop()
+            self._inlining.discard(function)
+            self._inline_depth -= 1
+            self.emitting = was_emitting
+        result = UNKNOWN
+        if returns and not yielded:  # a generator function returns a generator
+            result = returns[0]
+            for other in returns[1:]:
+                result = join(result, other)
+            result = helpers.attributed_to(result, function, self.factory_home)
+        if ready:
+            self._summaries[key] = result
+        return result
+
+    def _escape_into(self, function: cst.FunctionDef, args: tuple[tuple[cst.Arg, Value], ...], state: State, skip_first: bool) -> None:
+        """A module handed to a function of this file keeps its device unless the function
+        may move it (``model.to(...)``, ``model.cuda()``) or hands it on to other code."""
+        if not any(value.kind in (Kind.MODULE, Kind.CRITERION) for _, value in args):
+            return  # nothing that could escape: spare the scan of the callee's text
+        moving = self._may_move(function)
+        names = helpers.argument_parameters(function, args, skip_first)
+        self._escape(tuple(pair for pair, name in zip(args, names) if name is None or name in moving), state)
+
+    def _may_move(self, function: cst.FunctionDef) -> frozenset[str]:
+        """Parameters the function's body may move or hand on: ``p.to(`` / ``p.cuda(`` and the
+        like, ``p`` rebound, or ``p`` passed bare to another call."""
+        moving = self._moving_parameters.get(function)
+        if moving is None:
+            params = function.params
+            names = [p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]]
+            text = self._body_text(function)
+            moving = frozenset(name for name in names if _moves_or_hands_on(name).search(text))
+            self._moving_parameters[function] = moving
+        return moving
+
+    def _escape(self, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> None:
+        """A module handed to code we cannot see may be moved there: forget its device."""
+        for arg, value in args:
+            if value.kind in (Kind.MODULE, Kind.CRITERION):
+                if isinstance(value.info, CriterionInfo):
+                    value.info.escaped = True
+                key = dotted_name(arg.value)
+                if key is not None and value.device is not None:
+                    state[key] = Value(value.kind, None, value.origin, info=value.info, role=value.role)
+
+    # ------------------------------------------------------------------ classes of the file
+
+    def _instantiate(self, node: cst.Call, info: ClassInfo, args: tuple[tuple[cst.Arg, Value], ...]) -> Value:
+        origin = Origin(node, f"created by `{spelled(node)}`")
+        if info.is_module:
+            device = None
+            if not info.framework_placed and self._owns_parameters(info) and not self._places_itself(info):
+                device = CPU
+            return Value(Kind.MODULE, device, origin, info=info)
+        if info.is_dataset:
+            device = None if self._places_data(info) else CPU
+            return Value(Kind.DATASET, device, Origin(node, "dataset", from_data=True), info=info)
+        return Value(Kind.UNKNOWN, info=info)
+
+    def _owns_parameters(self, info: ClassInfo) -> bool:
+        if info.owns_parameters is None:
+            info.owns_parameters = False
+            init = info.methods.get("__init__")
+            if init is None:
+                info.owns_parameters = any(self._owns_parameters(base) for base in info.bases)
+            else:
+                finder = _ParameterFinder(self, info)
+                init.body.visit(finder)
+                info.owns_parameters = finder.found or any(self._owns_parameters(base) for base in info.bases)
+        return info.owns_parameters
+
+    def _places_itself(self, info: ClassInfo) -> bool:
+        if info.places_itself is None:
+            init = info.methods.get("__init__")
+            text = self.source_of(init) if init is not None else ""
+            info.places_itself = bool(_PLACEMENT_TEXT.search(text)) or any(self._places_itself(base) for base in info.bases)
+        return info.places_itself
+
+    def _places_data(self, info: ClassInfo) -> bool:
+        text = "".join(self.source_of(method) for name, method in info.methods.items() if name in ("__getitem__", "__iter__", "__init__"))
+        return bool(_PLACEMENT_TEXT.search(text)) or any(self._places_data(base) for base in info.bases)
+
+
+def _moves_or_hands_on(name: str) -> "re.Pattern[str]":
+    escaped = re.escape(name)
+    return re.compile(
+        rf"\b{escaped}\s*\.\s*(to|cuda|cpu|xpu|mps|_apply|apply|to_empty)\s*\("  # moved
+        rf"|[(,]\s*{escaped}\s*[,)]"  # handed to another call
+        rf"|(?<![.\w]){escaped}\s*=[^=]"  # rebound
+    )
+
+
+class _ParameterFinder(cst.CSTVisitor):
+    """Does an ``__init__`` build layers with parameters, or parameters themselves?"""
+
+    def __init__(self, analyzer: Summaries, info: ClassInfo) -> None:
+        self.analyzer = analyzer
+        self.info = info
+        self.found = False
+
+    def visit_Call(self, node: cst.Call) -> Optional[bool]:
+        if self.found:
+            return False
+        name = dotted_name(node.func)
+        if name is None:
+            return None
+        head, _, rest = name.partition(".")
+        value = self.analyzer.module_state.get(head)
+        if value is None:
+            return None
+        if value.kind == Kind.REF:
+            qualname = f"{value.qualname}.{rest}" if rest else value.qualname
+            if qualname in api.PARAMETERISED_LAYERS or is_model_factory(qualname):
+                self.found = True
+        elif value.kind == Kind.CLASS and not rest and value.info is not self.info and value.info.is_module:
+            if self.analyzer._owns_parameters(value.info):
+                self.found = True
+        if name.endswith("register_buffer"):
+            self.found = True
+        return None
+
+
+def _find_method(info: ClassInfo, name: str) -> Optional[tuple[cst.FunctionDef, ClassInfo]]:
+    """The method ``name`` of a class of this file, looked up through its bases in this file."""
+    method = info.methods.get(name)
+    if method is not None:
+        return method, info
+    for base in info.bases:
+        found = _find_method(base, name)
+        if found is not None:
+            return found
+    return None
+
+
+def _inherits_from(info: ClassInfo, ancestor: ClassInfo) -> bool:
+    return any(base is ancestor or _inherits_from(base, ancestor) for base in info.bases)
+
+
+def has_decorator(node: cst.FunctionDef, name: str) -> bool:
+    """Is the function decorated ``@name`` (``staticmethod``, ``classmethod``)?"""
+    return any(dotted_name(decorator.decorator) == name for decorator in node.decorators)
+
+
+def _is_static(node: cst.FunctionDef) -> bool:
+    """A static or class method: its first parameter is not the instance."""
+    return has_decorator(node, "staticmethod") or has_decorator(node, "classmethod")
+
+
+def _as_seen_from_method(value: Value, owner_is_module: bool) -> Value:
+    """``self.*`` as another method sees it. In an ``nn.Module``, registered submodules,
+    parameters and buffers are wherever the model went: they follow the model. Elsewhere a
+    module attribute placed by ``__init__`` on an accelerator (or on a symbolic device) stays
+    there; one left on the CPU may be moved by any method, so its device is unknown."""
+    if value.kind in (Kind.MODULE, Kind.CRITERION):
+        if owner_is_module:
+            return Value(value.kind, MODEL_DEVICE, value.origin, info=value.info, role=value.role)
+        keep = value.device is not None and value.device.may_be_accelerator
+        return Value(value.kind, value.device if keep else None, value.origin, info=value.info, role=value.role)
+    if value.kind == Kind.TENSOR and value.role in (Role.PARAMETER, Role.BUFFER):
+        return Value(Kind.TENSOR, MODEL_DEVICE if owner_is_module else None, value.origin, scalar=value.scalar, info=value.info, role=value.role)
+    return value
+
+
+def _has_arguments(function: cst.FunctionDef, is_method: bool) -> bool:
+    """Does the function take arguments from its caller (beyond a method's ``self``/``cls``)?"""
+    params = function.params
+    positional = [*params.posonly_params, *params.params]
+    if is_method and not has_decorator(function, "staticmethod"):
+        positional = positional[1:]
+    return bool(positional or params.kwonly_params or isinstance(params.star_arg, cst.Param) or params.star_kwarg)

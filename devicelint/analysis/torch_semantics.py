@@ -1,0 +1,512 @@
+"""What library code does to values: the semantics of torch (and of the few Python builtins the
+interpreter follows) for the device-flow analysis.
+
+Factories and the devices they allocate on, ``torch.device``, loaders and datasets, ``nn``
+classes (criteria, containers, layers with parameters), tensor functions and methods, module
+methods, and moves (``.to``/``.cuda``/``.cpu``): each answers which Value a call gives. Tables of
+torch names live in devicelint.analysis.torch_api; this module is the logic over them.
+
+``TorchSemantics`` is a mixin of devicelint.analysis.flow.FlowAnalyzer: its methods use the
+interpreter's ``eval``/``lookup``/``element_of``/``_label``, its ``_escape`` and
+``_call_own_method`` (devicelint.analysis.summaries), and its ``facts``, ``factory_calls`` and
+``current_function``.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from devicelint.analysis import torch_api as api
+from devicelint.analysis.facts import ClassInfo, CriterionInfo, Homogeneous, LoaderInfo, StreamContext
+from devicelint.analysis.names import dotted_name, keyword_arg, looks_like_dtype_name, positional_args
+from devicelint.analysis.state import DEFAULT_DEVICE_KEY, State
+from devicelint.analysis.values import (
+    CPU,
+    UNKNOWN,
+    Device,
+    Kind,
+    Origin,
+    Role,
+    Value,
+    device_from_string,
+    follows,
+)
+
+#: Python builtins the interpreter follows: a name that no import or assignment binds
+BUILTIN_REFS = frozenset(
+    "enumerate zip range list tuple sorted reversed iter next len print isinstance map filter dict set".split()
+)
+
+_DTYPE_NAMES = frozenset(
+    "float float16 float32 float64 half double bfloat16 int int8 int16 int32 int64 long uint8 "
+    "bool complex64 complex128 cfloat".split()
+)
+_SAME_MODULE_METHODS = frozenset(
+    "half float double bfloat16 train eval requires_grad_ share_memory zero_grad".split()
+)
+_MODULE_PARAMETER_METHODS = frozenset({"parameters", "named_parameters", "buffers", "named_buffers"})
+#: methods that can turn a tensor with dimensions into a 0-dim one
+_RANK_REDUCING_METHODS = api.FULL_REDUCTIONS | frozenset(
+    "squeeze select argmax argmin dot item view reshape flatten unbind split chunk topk sort".split()
+)
+#: methods of nn.Module that optimizers, pipelines, datasets and tensors do not have
+MODULE_ONLY_METHODS = frozenset(
+    "eval train parameters named_parameters modules named_modules children named_children buffers".split()
+)
+#: methods of nn.Module the analysis models itself, even where a class of the file defines them
+_BUILT_IN_MODULE_METHODS = _SAME_MODULE_METHODS | _MODULE_PARAMETER_METHODS | {"forward", "register_buffer", "__init__"}
+#: annotations that make a parameter a tensor
+TENSOR_ANNOTATIONS = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter"})
+#: annotations that make a parameter a module
+MODULE_ANNOTATIONS = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
+#: inside an nn.Module's method, inputs are tensors (numpy arrays there are rare): these
+#: members, shared with numpy, say so too
+MODULE_INPUT_MEMBERS = r"(shape\b|dtype\b|reshape\s*\(|view\s*\(|transpose\s*\(|flatten\s*\(|(size|dim|unsqueeze|permute|expand|contiguous|detach|numel|masked_fill_?|new_\w+|softmax|type_as)\s*\()"
+#: members of torch tensors that numpy arrays, Python numbers and nn.Modules lack
+TENSOR_ONLY_MEMBERS = (
+    r"(size|dim|unsqueeze|permute|expand|expand_as|view_as|new_zeros|new_ones|new_empty|new_full|"
+    r"new_tensor|contiguous|masked_fill_?|index_select|scatter_?|scatter_add_?|gather|detach|numel|"
+    r"is_cuda|get_device|type_as|narrow|repeat_interleave|masked_select|bmm|softmax|log_softmax|"
+    r"long|int|bool)\s*\("
+)
+#: the target of a move that leaves the device as it is (``.to(torch.float16)``, ``.pin_memory()``)
+_UNCHANGED = object()
+
+
+class TorchSemantics:
+    """Which Value a call of library code gives (mixed into FlowAnalyzer)."""
+
+    # ------------------------------------------------------------------ factories and what they made
+
+    def device_less_factory(self, value: Value) -> Optional[tuple[cst.Call, str, Optional[cst.FunctionDef]]]:
+        """The torch factory call without ``device=`` that made this host tensor: the call, its
+        qualified name and the function it ran in (None at module level). None for any other
+        value, also for a factory that got its device from a default-device scope."""
+        if value.kind != Kind.TENSOR or value.device is None or not value.device.is_cpu:
+            return None
+        origin = value.origin
+        if origin is None or not isinstance(origin.node, cst.Call):
+            return None
+        made = self.factory_calls.get(id(origin.node))
+        if made is None or keyword_arg(origin.node, "device") is not None:
+            return None
+        return origin.node, made[0], made[1]
+
+    def _default_device(self, state: State) -> Optional[Value]:
+        """The default device factories use here (``torch.set_default_device``, ``with torch.device``)."""
+        default = self.lookup(DEFAULT_DEVICE_KEY, state)
+        return default if default.kind == Kind.DEVICE else None
+
+    def factory_name(self, call: cst.CSTNode) -> Optional[str]:
+        """The qualified name of the torch factory a call was evaluated as (``torch.tensor``);
+        None for a call that is not a factory or that the analysis never evaluated."""
+        made = self.factory_calls.get(id(call))
+        return made[0] if made is not None else None
+
+    def factory_home(self, call: cst.CSTNode) -> Optional[cst.FunctionDef]:
+        """The function a torch factory call was evaluated in (None at module level or for a
+        call that is not a factory)."""
+        made = self.factory_calls.get(id(call))
+        return made[1] if made is not None else None
+
+    # ------------------------------------------------------------------ module calls and calls of qualified names
+
+    def _call_module(self, callee: Value, args: tuple[tuple[cst.Arg, Value], ...]) -> Value:
+        if callee.role is Role.INFERRED_MODULE:
+            return Value(Kind.UNKNOWN, callee.device, callee.origin)  # not known to be a tensor
+        device = callee.device
+        origin = callee.origin
+        if device is None:
+            for _, value in args:
+                if value.kind in (Kind.TENSOR, Kind.BATCH) and value.device is not None:
+                    device, origin = value.device, value.origin
+                    break
+        return Value(Kind.TENSOR, device, origin, scalar=True if callee.kind == Kind.CRITERION else None, role=Role.MODEL_OUTPUT)
+
+    def _apply_qualified(self, node: cst.Call, qualname: str, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> Value:
+        if qualname in api.FACTORIES:
+            return self._factory(node, qualname, args, state)
+        if qualname in api.CPU_PRODUCERS:
+            return Value(Kind.TENSOR, CPU, Origin(node, f"created from numpy by `{spelled(node)}`", from_data=True), scalar=None)
+        if qualname in api.DEVICE_PROBES:
+            self.facts.chooses_device_at_run_time = True
+        if qualname == api.TORCH_DEVICE:
+            if args and args[0][1].kind not in (Kind.STR, Kind.NUMBER):
+                self.facts.chooses_device_at_run_time = True
+            return self._torch_device(node, args)
+        if qualname in api.GENERATOR_CONSTRUCTORS:
+            return self._generator(node, args, state)
+        if qualname == "torch.manual_seed":
+            # it returns the default generator, which draws on the CPU
+            return Value(Kind.GENERATOR, CPU, Origin(node, f"returned by `{spelled(node)}`"))
+        if qualname in api.STREAM_CONSTRUCTORS:
+            return Value(Kind.UNKNOWN, role=Role.NEW_STREAM)
+        if qualname in api.STREAM_CONTEXTS and args:
+            stream_node, stream = args[0][0].value, args[0][1]
+            return Value(Kind.UNKNOWN, info=StreamContext(self._label(stream_node), stream.role is Role.NEW_STREAM))
+        if qualname == "torch.set_default_device":
+            if args:
+                state[DEFAULT_DEVICE_KEY] = Value(Kind.DEVICE, self.device_of(args[0][0].value, args[0][1]))
+            return UNKNOWN
+        if qualname.startswith("torch.") and qualname.endswith("_like") and args:
+            first = args[0][1]
+            device_arg = keyword_arg(node, "device")
+            if device_arg is not None:
+                return Value(Kind.TENSOR, self.device_of(device_arg.value, self.eval(device_arg.value, state)), Origin(node, "created"))
+            return Value(Kind.TENSOR, first.device, first.origin, scalar=first.scalar)
+        if qualname == "torch.nn.Parameter" or qualname == "torch.nn.parameter.Parameter":
+            data = args[0][1] if args else UNKNOWN
+            return Value(Kind.TENSOR, data.device, data.origin, scalar=data.scalar, role=Role.PARAMETER)
+        if qualname in api.PARALLEL_WRAPPERS or (qualname.startswith("torch.") and qualname.endswith("DataParallel")):
+            wrapped = args[0][1] if args else UNKNOWN
+            return Value(Kind.MODULE, wrapped.device, wrapped.origin, role=Role.PARALLEL_WRAPPER)
+        if qualname in api.DATALOADER_NAMES:
+            return self._data_loader(node, args)
+        if qualname in api.TENSOR_DATASET_NAMES:
+            device: Optional[Device] = CPU
+            for _, value in args:
+                device = value.device if value.kind == Kind.TENSOR and device is not None and (device == value.device or device is CPU and value.device is CPU) else None
+            return Value(Kind.DATASET, device, Origin(node, "dataset", from_data=True))
+        if qualname.startswith("torchvision.datasets."):
+            return Value(Kind.DATASET, CPU, Origin(node, "dataset", from_data=True))
+        if qualname.startswith(api.OPTIMIZER_PREFIX) and qualname.rsplit(".", 1)[-1][:1].isupper() and "lr_scheduler" not in qualname:
+            return Value(Kind.OPTIMIZER, origin=Origin(node, "created"), info=args[0][1] if args else None)
+        if qualname == "torch.compile" or qualname == "torch.jit.script" or qualname in api.VARIABLE_WRAPPERS:
+            return args[0][1] if args else UNKNOWN
+        if qualname in api.PASS_THROUGH_ITERABLES:
+            return args[0][1] if args else UNKNOWN
+        if qualname in BUILTIN_REFS:
+            return self._builtin(qualname, args)
+        if qualname == "io.BytesIO" and not args:
+            # an empty buffer: whatever is loaded from it was saved by this very process
+            return Value(Kind.UNKNOWN, role=Role.IN_PROCESS_BUFFER)
+        if qualname.startswith("torch.nn.") and not qualname.startswith(("torch.nn.functional.", "torch.nn.init.", "torch.nn.utils.")):
+            leaf = qualname.rsplit(".", 1)[-1]
+            if leaf[:1].isupper():
+                return self._nn_class(node, qualname, leaf, args, state)
+        if is_model_factory(qualname):
+            return Value(Kind.MODULE, CPU, Origin(node, f"created by `{spelled(node)}`"))
+        if qualname.endswith(".from_pretrained"):
+            if qualname.startswith("diffusers.") and "Pipeline" in qualname:
+                return UNKNOWN  # a diffusers pipeline is not an nn.Module: its call returns images
+            return Value(Kind.MODULE, None, Origin(node, "loaded"))
+        if qualname in api.NON_TENSOR_FUNCTIONS:
+            self._escape(args, state)
+            return UNKNOWN
+        if qualname.startswith(("torch.nn.functional.", "torch.linalg.", "torch.fft.", "torch.special.")) or (
+            qualname.startswith("torch.") and qualname.count(".") == 1
+        ):
+            return self._tensor_function(node, qualname, args)
+        self._escape(args, state)
+        return UNKNOWN
+
+    def _factory(self, node: cst.Call, qualname: str, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> Value:
+        device_arg = keyword_arg(node, "device")
+        origin = Origin(node, f"created by `{spelled(node)}`")
+        self.factory_calls[id(node)] = (qualname, self.current_function.node)
+        positional = [(arg, value) for arg, value in args if arg.keyword is None and not arg.star]
+        if qualname in ("torch.tensor", "torch.as_tensor") and positional and positional[0][1].kind == Kind.TENSOR and device_arg is None:
+            source = positional[0][1]
+            return Value(Kind.TENSOR, source.device, source.origin, scalar=source.scalar)
+        if device_arg is not None:
+            device = self.device_of(device_arg.value, self.eval(device_arg.value, state))
+            origin = Origin(node, f"created on {device.describe() if device else 'a device'} by `{spelled(node)}`")
+        elif any(arg.star == "**" for arg, _ in args):
+            device = None  # `torch.zeros(n, **factory_kwargs)`: the device may be among them (timm's `**dd`)
+        else:
+            default = self._default_device(state)
+            device = CPU if default is None else default.device
+        return Value(Kind.TENSOR, device, origin, scalar=_factory_scalar(qualname, positional, node))
+
+    def _torch_device(self, node: cst.Call, args: tuple[tuple[cst.Arg, Value], ...]) -> Value:
+        if not args:
+            return Value(Kind.DEVICE)
+        first_node, first = args[0][0].value, args[0][1]
+        device = self.device_of(first_node, first)
+        if device is not None and device.is_accel and len(args) > 1 and isinstance(args[1][1].literal, int):
+            device = Device("accel", device.label, args[1][1].literal)
+        return Value(Kind.DEVICE, device, Origin(node, "chosen"))
+
+    def _generator(self, node: cst.Call, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> Value:
+        """``torch.Generator()`` draws on the CPU; ``torch.Generator("cuda")`` / ``device=d`` on that device."""
+        device_arg = keyword_arg(node, "device")
+        if device_arg is None:
+            positional = [arg for arg, _ in args if arg.keyword is None and not arg.star]
+            device_arg = positional[0] if positional else None
+        if device_arg is None:
+            device: Optional[Device] = None if any(arg.star for arg, _ in args) else CPU
+        else:
+            device = self.device_of(device_arg.value, self.eval(device_arg.value, state))
+        return Value(Kind.GENERATOR, device, Origin(node, f"created by `{spelled(node)}`"))
+
+    def _data_loader(self, node: cst.Call, args: tuple[tuple[cst.Arg, Value], ...]) -> Value:
+        dataset = UNKNOWN
+        for arg, value in args:
+            if arg.keyword is None and not arg.star or arg.keyword is not None and arg.keyword.value == "dataset":
+                dataset = value
+                break
+        device: Optional[Device] = CPU
+        if dataset.kind == Kind.DATASET:
+            device = dataset.device
+        elif dataset.kind == Kind.TENSOR or dataset.kind == Kind.UNKNOWN and not dataset.is_bare:
+            device = None
+        if keyword_arg(node, "collate_fn") is not None or any(arg.star for arg, _ in args):
+            device = None
+        pin = keyword_arg(node, "pin_memory")
+        pinned = pin is not None and not (isinstance(pin.value, cst.Name) and pin.value.value == "False")
+        return Value(Kind.LOADER, device, Origin(node, "loader"), info=LoaderInfo(node, pinned))
+
+    def _nn_class(self, node: cst.Call, qualname: str, leaf: str, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> Value:
+        origin = Origin(node, f"created by `{spelled(node)}`")
+        device_arg = keyword_arg(node, "device")
+        explicit = self.device_of(device_arg.value, self.eval(device_arg.value, state)) if device_arg is not None else None
+        if leaf.endswith("Loss"):
+            weight = UNKNOWN
+            for name in ("weight", "pos_weight"):
+                weight_arg = keyword_arg(node, name)
+                if weight_arg is not None:
+                    weight = next((value for arg, value in args if arg is weight_arg), UNKNOWN)
+                    break
+            info = None
+            device = None
+            if weight.kind == Kind.TENSOR:
+                device = weight.device
+                info = CriterionInfo(node, weight)
+                self.facts.criteria.append(info)
+            return Value(Kind.CRITERION, device, weight.origin if device is not None else origin, info=info)
+        if qualname in api.MODULE_CONTAINERS:
+            device = None
+            for _, value in args:
+                candidates = [value] if value.kind == Kind.MODULE else list(value.info) if value.kind == Kind.CONTAINER and isinstance(value.info, tuple) else []
+                for candidate in candidates:
+                    if candidate.kind == Kind.MODULE and candidate.device is not None:
+                        device = candidate.device if device is None or device == candidate.device else None
+            return Value(Kind.MODULE, device, origin)
+        if qualname in api.PARAMETERISED_LAYERS:
+            if device_arg is not None:
+                return Value(Kind.MODULE, explicit, origin)
+            default = self._default_device(state)
+            return Value(Kind.MODULE, CPU if default is None else default.device, origin)
+        return Value(Kind.MODULE, explicit, origin)
+
+    def _tensor_function(self, node: cst.Call, qualname: str, args: tuple[tuple[cst.Arg, Value], ...]) -> Value:
+        tensors = [value for _, value in args if value.kind in (Kind.TENSOR, Kind.BATCH)]
+        for _, value in args:
+            if value.kind == Kind.CONTAINER and isinstance(value.info, tuple):
+                tensors.extend(item for item in value.info if item.kind == Kind.TENSOR)
+        if not tensors:
+            return Value(Kind.TENSOR) if qualname.startswith("torch.nn.functional.") else UNKNOWN
+        result = tensors[0]
+        for other in tensors[1:]:
+            result = propagate(result, other)
+        leaf = qualname.rsplit(".", 1)[-1]
+        positional = positional_args(node)
+        scalar: Optional[bool] = None
+        if qualname in api.FUNCTIONAL_LOSSES:
+            reduction = keyword_arg(node, "reduction")
+            scalar = True if reduction is None else None
+        elif leaf in api.FULL_REDUCTIONS and len(positional) == 1 and len(node.args) == 1:
+            scalar = True
+        elif result.scalar is False and qualname in api.MIXING_FUNCTIONS:
+            scalar = False
+        return Value(Kind.TENSOR, result.device, result.origin, scalar=scalar)
+
+    # ------------------------------------------------------------------ methods of tensors, modules and containers
+
+    def _apply_method(self, node: cst.Call, receiver: Value, method: str, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> Value:
+        kind = receiver.kind
+        if method in api.MOVE_METHODS:
+            return self._move(node, receiver, method, args, state)
+        if isinstance(receiver.info, ClassInfo) and method not in _BUILT_IN_MODULE_METHODS:
+            own = self._call_own_method(node, receiver, method, args, state)
+            if own is not None:
+                return own
+        if kind == Kind.TENSOR or kind == Kind.BATCH:
+            if method in api.HOST_RESULT_METHODS:
+                return Value(Kind.NDARRAY) if method == "numpy" else UNKNOWN
+            if kind == Kind.BATCH and method in ("items", "values", "keys", "get", "pop"):
+                element = Value(Kind.TENSOR, receiver.device, receiver.origin, scalar=receiver.scalar)
+                if method == "items":
+                    return Value(Kind.CONTAINER, info=Homogeneous(Value(Kind.CONTAINER, info=(Value(Kind.STR), element))))
+                if method == "values":
+                    return Value(Kind.CONTAINER, info=Homogeneous(element))
+                return element if method in ("get", "pop") else UNKNOWN
+            if kind == Kind.TENSOR and method == "type_as" and args:
+                other = args[0][1]  # converts to the other tensor's dtype and device
+                return Value(Kind.TENSOR, other.device, other.origin, scalar=receiver.scalar) if other.kind == Kind.TENSOR else UNKNOWN
+            if kind == Kind.TENSOR and method in api.SAME_DEVICE_METHODS:
+                scalar: Optional[bool] = None
+                if method in api.FULL_REDUCTIONS and not node.args:
+                    scalar = True
+                elif method.startswith("new_"):
+                    scalar = False
+                elif receiver.scalar is False and method not in _RANK_REDUCING_METHODS:
+                    scalar = False
+                return Value(Kind.TENSOR, receiver.device, receiver.origin, scalar=scalar)
+            return UNKNOWN
+        if kind == Kind.GENERATOR:
+            # `torch.Generator("cpu").manual_seed(0)` returns the generator itself
+            return receiver if method == "manual_seed" else UNKNOWN
+        if kind in (Kind.MODULE, Kind.CRITERION):
+            if method in _SAME_MODULE_METHODS:
+                return receiver
+            if method in _MODULE_PARAMETER_METHODS:
+                return Value(Kind.PARAMETERS, info=receiver)
+            if method == "forward":
+                return self._call_module(receiver, args)
+            if method == "register_buffer" and len(args) >= 2 and isinstance(args[0][0].value, cst.SimpleString):
+                name = args[0][1].literal
+                if isinstance(name, str) and isinstance(node.func, cst.Attribute):
+                    owner = dotted_name(node.func.value)
+                    if owner is not None:
+                        state[f"{owner}.{name}"] = Value(Kind.TENSOR, None, args[1][1].origin, role=Role.BUFFER)
+            return UNKNOWN
+        if kind == Kind.CONTAINER and isinstance(receiver.info, Homogeneous):
+            if method == "items" or method == "values":
+                return receiver if method == "values" else Value(Kind.CONTAINER, info=Homogeneous(Value(Kind.CONTAINER, info=(Value(Kind.STR), receiver.info.element))))
+            if method in ("get", "pop"):
+                return receiver.info.element
+        if kind in (Kind.UNKNOWN, Kind.DEVICE, Kind.STR, Kind.NUMBER, Kind.NDARRAY):
+            self._escape(args, state)
+        return UNKNOWN
+
+    # ------------------------------------------------------------------ moves and devices
+
+    def _move(self, node: cst.Call, receiver: Value, method: str, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> Value:
+        target = self._move_target(node, receiver, method, args, state)
+        kind = receiver.kind
+        if target is _UNCHANGED:
+            return receiver if kind in (Kind.TENSOR, Kind.BATCH, Kind.MODULE, Kind.CRITERION) else UNKNOWN
+        device: Optional[Device] = target  # type: ignore[assignment]
+        if device is not None and device.may_be_accelerator:
+            self.facts.accelerator_moves.append(node)
+        how = "moved to the CPU" if device is not None and device.is_cpu else f"moved to {device.describe()}" if device is not None else "moved"
+        origin = Origin(node, how)
+        if kind in (Kind.MODULE, Kind.CRITERION):
+            if isinstance(receiver.info, CriterionInfo):
+                receiver.info.moved = True
+            moved = Value(kind, device, origin, info=receiver.info, role=receiver.role)
+            key = dotted_name(node.func.value) if isinstance(node.func, cst.Attribute) else None
+            if key is not None:
+                state[key] = moved
+            return moved
+        if kind == Kind.TENSOR:
+            scalar = receiver.scalar
+            return Value(Kind.TENSOR, device, origin, scalar=scalar, info=None)
+        if kind == Kind.BATCH:
+            return Value(Kind.BATCH, device, origin, scalar=receiver.scalar)
+        if kind == Kind.CONTAINER or kind == Kind.LOADER or kind == Kind.DATASET:
+            return UNKNOWN
+        return Value(Kind.UNKNOWN, device, origin)
+
+    def _move_target(self, node: cst.Call, receiver: Value, method: str, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> object:
+        if method == "cpu":
+            return CPU
+        if method == "pin_memory":
+            return _UNCHANGED
+        if method in ("cuda", "xpu", "mps"):
+            if not args:
+                return Device("accel", f"{method}")
+            arg, value = args[0]
+            if isinstance(value.literal, int):
+                return Device("accel", f"{method}:{value.literal}", value.literal)
+            device = self.device_of(arg.value, value)
+            if device is not None:
+                return device
+            return Device("accel", self._label(arg.value))
+        # .to(...)
+        device_arg = keyword_arg(node, "device")
+        if device_arg is not None:
+            value = next(value for arg, value in args if arg is device_arg)
+            return self.device_of(device_arg.value, value)
+        positional = [(arg, value) for arg, value in args if arg.keyword is None and not arg.star]
+        if not positional:
+            if any(arg.star for arg, _ in args):
+                return None
+            return _UNCHANGED  # .to(dtype=...), .to(memory_format=...)
+        arg, value = positional[0]
+        if value.kind == Kind.TENSOR:
+            return value.device
+        if value.kind == Kind.REF and value.qualname and value.qualname.rsplit(".", 1)[-1] in _DTYPE_NAMES:
+            return _UNCHANGED
+        if value.kind == Kind.UNKNOWN and looks_like_dtype_name(arg.value):
+            return _UNCHANGED
+        return self.device_of(arg.value, value)
+
+    def device_of(self, node: cst.BaseExpression, value: Value) -> Optional[Device]:
+        """The device an expression denotes, labelled as the source spells it; None if unknown."""
+        if value.kind == Kind.DEVICE:
+            device = value.device
+            if device is not None and device.is_accel and isinstance(node, (cst.Name, cst.Attribute)):
+                return Device("accel", self._label(node), device.index)
+            return device
+        if value.kind == Kind.STR and isinstance(value.literal, str):
+            return device_from_string(value.literal, self._label(node))
+        if value.kind == Kind.NUMBER and isinstance(value.literal, int) and not isinstance(value.literal, bool):
+            return Device("accel", f"cuda:{value.literal}", value.literal)
+        if value.kind == Kind.NUMBER and value.literal is None and not _is_none(node):
+            return Device("accel", self._label(node))  # an int device is an accelerator ordinal
+        if value.kind == Kind.TENSOR:
+            return value.device
+        if value.kind == Kind.UNKNOWN and value.is_bare and not _is_none(node):
+            # the code uses it as a device (`x.to(device)`, `device=args.device`): whatever the
+            # caller or configuration chose, which can be the accelerator
+            return follows(self._label(node))
+        return None
+
+    def _device_of_value(self, node: cst.BaseExpression, value: Value) -> Optional[Device]:
+        if value.kind in (Kind.STR, Kind.DEVICE):
+            return self.device_of(node, value)
+        return None
+
+
+def is_model_factory(qualname: str) -> bool:
+    """``timm.create_model(...)``, ``torchvision.models.resnet18(...)``: a model with weights."""
+    if qualname in api.MODEL_FACTORIES:
+        return True
+    if qualname.startswith(api.TORCHVISION_MODELS):
+        leaf = qualname[len(api.TORCHVISION_MODELS):]
+        return "." not in leaf and leaf[:1].islower() and not leaf.startswith(("get_", "list_", "_"))
+    return False
+
+
+def propagate(left: Value, right: Value) -> Value:
+    """The device of a result computed from two tensors (assuming the operation ran)."""
+    if left.device is not None and right.device is not None and not left.device.conflicts_with(right.device):
+        return Value(Kind.TENSOR, left.device, left.origin, scalar=False if left.scalar is False or right.scalar is False else None)
+    if left.scalar is False and left.device is not None:
+        return Value(Kind.TENSOR, left.device, left.origin, scalar=False)
+    if right.scalar is False and right.device is not None:
+        return Value(Kind.TENSOR, right.device, right.origin, scalar=False)
+    return Value(Kind.TENSOR, scalar=False if left.scalar is False or right.scalar is False else None)
+
+
+def _factory_scalar(qualname: str, positional: list[tuple[cst.Arg, Value]], node: cst.Call) -> Optional[bool]:
+    if qualname in ("torch.tensor", "torch.as_tensor"):
+        if not positional:
+            return None
+        value = positional[0][1]
+        if value.kind == Kind.NUMBER:
+            return True
+        if value.kind == Kind.CONTAINER:
+            return False
+        return None
+    if qualname in api.DATA_FACTORIES:
+        return False if positional else None
+    for arg, value in positional:
+        if value.kind == Kind.CONTAINER and isinstance(value.info, tuple) and not value.info:
+            return True
+    if positional or keyword_arg(node, "size") is not None:
+        return False
+    return None
+
+
+def _is_none(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
+
+
+def spelled(node: cst.Call) -> str:
+    """How the source names the callee (``torch.zeros``), for messages."""
+    return dotted_name(node.func) or "call"
