@@ -203,7 +203,7 @@ def _lint_in_pieces(text: str, path: str, rules: Sequence[type[Rule]], verbose: 
                 module = cst.parse_module(piece.text)
             except Exception:  # noqa: BLE001 - a piece that does not parse: let the fallback place the error
                 break
-            piece_findings, state = _lint_module(module, piece.text, path, rules, verbose, suppress, imports, probes)
+            piece_findings, state = _lint_module(module, piece.text, path, rules, verbose, suppress, imports, probes, text)
             findings.extend(shift(finding, piece.line_shift) for finding in piece_findings)
             imports = {name: value for name, value in state.items() if value.kind == Kind.REF}
             # nothing of this piece's tree may outlive it, or two trees share the peak
@@ -216,6 +216,14 @@ def _lint_in_pieces(text: str, path: str, rules: Sequence[type[Rule]], verbose: 
 
 
 _DEVICE_PROBE_TEXT = re.compile(r"\b(is_available|device_count)\s*\(")
+
+
+_ACCELERATOR_TEXT = re.compile(r"cuda|device|accelerator|\b(gpus?|mps|xpu|npu|hpu|tpu)\b|\.to\(")
+
+
+def mentions_accelerator(text: str) -> bool:
+    """Does the program's text name an accelerator or a device anywhere?"""
+    return _ACCELERATOR_TEXT.search(text) is not None
 
 
 def _probes_devices(text: str) -> bool:
@@ -250,7 +258,7 @@ def _lint_at_definitions(text: str, path: str, rules: Sequence[type[Rule]], verb
             except Exception as error:  # noqa: BLE001
                 findings.append(_file_level(syntax_rule, path, f"cannot be parsed: {type(error).__name__}: {error}", first_line + 1))
             break
-        piece_findings, state = _lint_module(module, text[start:end], path, rules, verbose, suppress, imports, _probes_devices(text))
+        piece_findings, state = _lint_module(module, text[start:end], path, rules, verbose, suppress, imports, _probes_devices(text), text)
         findings.extend(shift(finding, first_line) for finding in piece_findings)
         imports = {name: value for name, value in state.items() if value.kind == Kind.REF}
         start = end
@@ -269,6 +277,7 @@ def _lint_module(
     suppress: bool,
     imports: dict[str, Value],
     probes_devices: bool = False,
+    whole_text: Optional[str] = None,
 ) -> tuple[list[Finding], dict[str, Value]]:
     registry = rules_by_code()
     ctx = RuleContext(module, path, text)
@@ -279,6 +288,7 @@ def _lint_module(
     analyzer.module_state.update(imports)
     # a file linted in pieces: another piece may be the one that asks which device it has
     analyzer.facts.chooses_device_at_run_time = probes_devices
+    analyzer.facts.mentions_accelerator = mentions_accelerator(whole_text if whole_text is not None else text)
     findings: list[Finding] = []
     internal_rule = registry["DL002"]
     try:

@@ -161,3 +161,9 @@ class FileFacts:
     #: the program picks its device when it runs (`torch.cuda.is_available()`, a device count,
     #: `torch.device(args.device)`): it is meant for machines with and without that GPU
     chooses_device_at_run_time: bool = False
+    #: the file's text names an accelerator or a device at all (``cuda``, ``device``, ``.to(``,
+    #: ``accelerator=``): False for a program that can only ever run on the CPU
+    mentions_accelerator: bool = True
+    #: module level or a free function builds a module class of this file: the file is a
+    #: program that runs its own model, not (only) a library of model classes
+    program_builds_own_model: bool = False

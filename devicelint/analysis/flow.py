@@ -48,7 +48,7 @@ from devicelint.analysis.state import (
     widen,
 )
 from devicelint.analysis.summaries import Summaries
-from devicelint.analysis.torch_semantics import BUILTIN_REFS, MODULE_ONLY_METHODS, TorchSemantics, propagate
+from devicelint.analysis.torch_semantics import BUILTIN_REFS, MODULE_ONLY_METHODS, TENSOR_ANNOTATIONS, TorchSemantics, propagate
 from devicelint.analysis.values import UNKNOWN, Kind, Origin, Role, Value, follows, join
 
 _MAX_FIXPOINT_PASSES = 3
@@ -89,6 +89,8 @@ class FlowAnalyzer(Summaries, TorchSemantics):
         #: per free function: the arguments of each call a reporting pass made of it (None for
         #: a call whose arguments do not bind); its own analysis starts from their join
         self._call_sites: dict[cst.FunctionDef, list[Optional[dict[str, Value]]]] = {}
+        self._called: Optional[frozenset[str]] = None
+        self._tensor_attributes: dict[cst.FunctionDef, frozenset[str]] = {}
         #: per function: its body's text, for the two parameter scans below (regenerating it
         #: is not free, so it is done once)
         self._body_texts: dict[cst.FunctionDef, str] = {}
@@ -299,6 +301,17 @@ class FlowAnalyzer(Summaries, TorchSemantics):
             self._exec_if(orelse, else_state)
         elif isinstance(orelse, cst.Else):
             self.exec_block(orelse.body.body, else_state)
+        narrowed = self._tensor_check(node.test, state)
+        if narrowed is not None:
+            # `if isinstance(mask, torch.Tensor): ... else: torch.tensor(mask)`: each branch
+            # knows whether the name holds a tensor
+            name, is_tensor_branch = narrowed
+            for branch, holds_tensor in ((body_state, is_tensor_branch), (else_state, not is_tensor_branch)):
+                current = state.get(name, UNKNOWN)
+                if holds_tensor and not current.is_tensor_like and current.kind == Kind.UNKNOWN:
+                    self._narrow_in(branch, name, current, Value(Kind.TENSOR, current.device, current.origin))
+                elif not holds_tensor and current.kind == Kind.TENSOR:
+                    self._narrow_in(branch, name, current, UNKNOWN)
         merged = join_states(body_state, else_state)
         defaulted = none_checked_name(node.test)
         if defaulted is not None:
@@ -309,6 +322,24 @@ class FlowAnalyzer(Summaries, TorchSemantics):
             if made is not None and made.kind == Kind.TENSOR and merged.get(name, UNKNOWN).kind == Kind.UNKNOWN:
                 merged[name] = made
         replace_state(state, merged)
+
+    @staticmethod
+    def _narrow_in(branch: State, name: str, before: Value, narrowed: Value) -> None:
+        """Narrow ``name`` in a branch unless the branch already rebound it."""
+        if branch.get(name, UNKNOWN) is before:
+            branch[name] = narrowed
+
+    def _tensor_check(self, test: cst.BaseExpression, state: State) -> Optional[tuple[str, bool]]:
+        """``isinstance(x, torch.Tensor)`` -> ("x", True); ``not isinstance(...)`` -> ("x", False)."""
+        positive = True
+        while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            test, positive = test.expression, not positive
+        if not (isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "isinstance" and len(test.args) == 2):
+            return None
+        subject, kind = test.args[0].value, test.args[1].value
+        if not isinstance(subject, cst.Name) or self.qualname_of(kind, state) not in TENSOR_ANNOTATIONS:
+            return None
+        return subject.value, positive
 
     def _exec_match(self, node: cst.CSTNode, state: State) -> None:
         self.eval(node.subject, state)  # type: ignore[attr-defined]
@@ -844,6 +875,8 @@ class FlowAnalyzer(Summaries, TorchSemantics):
             callee = self.eval(func, state)
         args = tuple((arg, self.eval(arg.value, state)) for arg in node.args)
         qualname = callee.qualname if callee.kind == Kind.REF else None
+        if qualname in api.MIXING_FUNCTIONS:
+            args = self._tensor_operands(args, state)
         if method is not None and receiver is not None and receiver.kind == Kind.UNKNOWN and receiver.is_bare and method in MODULE_ONLY_METHODS:
             # `model.eval()`: only an nn.Module has these, so the object of unknown class is one
             key = dotted_name(func.value) if isinstance(func, cst.Attribute) else None
@@ -873,6 +906,36 @@ class FlowAnalyzer(Summaries, TorchSemantics):
             discarded = node is self._statement_call
             self.sink.on_call(CallEvent(node, qualname, callee, method, receiver, args, result, state, discarded))
         return result
+
+    def _tensor_operands(self, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> tuple[tuple[cst.Arg, Value], ...]:
+        """``torch.cat([x, h])``: every operand of a mixing function is a tensor, so a parameter
+        of unknown kind used there is one - on the model's device in a module's method, where
+        the caller put it in a free function. The state learns it from here on."""
+        changed = False
+        result = []
+        for arg, value in args:
+            if arg.keyword is None and isinstance(arg.value, (cst.List, cst.Tuple)) and value.kind == Kind.CONTAINER and isinstance(value.info, tuple):
+                items = []
+                for element, item in zip(arg.value.elements, value.info):
+                    narrowed = self._as_tensor_parameter(element.value, item, state)
+                    changed = changed or narrowed is not item
+                    items.append(narrowed)
+                value = Value(Kind.CONTAINER, value.device, value.origin, info=tuple(items))
+            elif arg.keyword is None:
+                narrowed = self._as_tensor_parameter(arg.value, value, state)
+                changed = changed or narrowed is not value
+                value = narrowed
+            result.append((arg, value))
+        return tuple(result) if changed else args
+
+    def _as_tensor_parameter(self, node: cst.BaseExpression, value: Value, state: State) -> Value:
+        if not isinstance(node, cst.Name) or value.kind != Kind.UNKNOWN or not value.is_bare or value.device is not None:
+            return value
+        narrowed = self.tensor_parameter_value(node.value)
+        if narrowed is None:
+            return value
+        state[node.value] = narrowed
+        return narrowed
 
     def _stored_module(self, func: cst.BaseExpression, state: State) -> Optional[Value]:
         """The module or criterion a dotted callee such as ``self.encoder`` holds, if known."""

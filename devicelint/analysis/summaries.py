@@ -36,6 +36,8 @@ from devicelint.analysis.values import CPU, MODEL_DEVICE, UNKNOWN, Kind, Origin,
 
 #: how far down the queue a function that waits for its callers is looked for
 _PENDING_LOOKAHEAD = 200
+#: ``name(`` or ``.name(``, not ``def name(``
+_CALLED_NAME = re.compile(r"(?<!def )(?<!class )(?<![\w])([A-Za-z_]\w*)\s*\(")
 #: text that says a class places its tensors itself
 _PLACEMENT_TEXT = re.compile(r"\.to\(|\.cuda\(|device")
 
@@ -57,7 +59,37 @@ class Summaries:
                 return index  # the other methods see the attributes it sets
             if not _has_arguments(function, class_info is not None):
                 return index
+        # everything left waits for callers: start with one nothing in the file calls by name
+        # (``forward``, an entry point), so that the helpers it calls see its arguments
+        called = self.called_names()
+        for index, (function, _, _) in enumerate(self._pending[:_PENDING_LOOKAHEAD]):
+            if function.name.value not in called:
+                return index
         return 0
+
+    def called_names(self) -> frozenset[str]:
+        """Names the file calls, as ``name(`` or ``.name(`` (computed once)."""
+        if self._called is None:
+            self._called = frozenset(_CALLED_NAME.findall(self.source_of(self.module)))
+        return self._called
+
+    def tensor_parameter_value(self, name: str) -> Optional[Value]:
+        """What a parameter of the function being analysed is once its use shows it is a
+        tensor: in a module's method (not ``__init__``) it follows the model, in a free function
+        it is where the caller put it; None where ``name`` is not such a parameter."""
+        context = self.function_stack[-1] if self.function_stack else None
+        function = context.node if context is not None else None
+        if function is None:
+            return None
+        params = function.params
+        if name not in {p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]}:
+            return None
+        info = context.class_info
+        if info is None:
+            return Value(Kind.TENSOR, follows(name, argument=True))
+        if info.is_module and function.name.value != "__init__" and not _is_static(function):
+            return Value(Kind.TENSOR, MODEL_DEVICE)
+        return Value(Kind.TENSOR)
 
     def _bound_by_callers(self, function: cst.FunctionDef) -> dict[str, Value]:
         """Each parameter's join over the calls the file makes of the function; a parameter
@@ -132,7 +164,9 @@ class Summaries:
                 state[name] = self.eval(param.default, self.module_state)
             else:
                 value = self._parameter_value(param)
-                in_module = self_value.kind == Kind.MODULE and self_value.device is MODEL_DEVICE
+                # a module's constructor takes configuration: its tensors are wherever the caller
+                # built them, not on the model's device
+                in_module = self_value.kind == Kind.MODULE and self_value.device is MODEL_DEVICE and function.name.value != "__init__"
                 if value.kind == Kind.UNKNOWN and name in self._tensor_like_parameters(function, in_module):
                     value = Value(Kind.TENSOR)
                 if value.kind == Kind.TENSOR and value.device is None:
@@ -145,6 +179,17 @@ class Summaries:
         for param in (params.star_arg, params.star_kwarg):
             if isinstance(param, cst.Param):
                 state[param.name.value] = UNKNOWN
+        if not bound:
+            in_module = self_value.kind == Kind.MODULE and self_value.device is MODEL_DEVICE and function.name.value != "__init__"
+            for dotted in self._tensor_like_attributes(function, in_module):
+                root = dotted.split(".", 1)[0]
+                if state.get(root, UNKNOWN).kind != Kind.UNKNOWN or dotted in state or (self_param is not None and root == self_param.name.value):
+                    continue
+                # `state.masses.unsqueeze(-1)`: a tensor the argument object carries
+                if in_module:
+                    state[dotted] = Value(Kind.TENSOR, MODEL_DEVICE)
+                else:
+                    state[dotted] = Value(Kind.TENSOR, follows(dotted, argument=True))
         return state
 
     def _analyse_function(self, node: cst.FunctionDef, class_info: Optional[ClassInfo], enclosing: Optional[State]) -> None:
@@ -189,6 +234,22 @@ class Summaries:
                 pattern = re.compile(rf"\b({'|'.join(map(re.escape, names))})\s*\.\s*{members}")
                 found = frozenset(match.group(1) for match in pattern.finditer(self._body_text(function)))
             self._tensor_parameters[function] = found
+        return found
+
+    def _tensor_like_attributes(self, function: cst.FunctionDef, in_module: bool) -> frozenset[str]:
+        """Attributes of unannotated parameters that the body uses as tensors
+        (``state.masses.unsqueeze(-1)`` -> ``state.masses``)."""
+        found = self._tensor_attributes.get(function)
+        if found is None:
+            params = function.params
+            names = [p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params] if p.annotation is None]
+            names = [name for name in names if name not in ("self", "cls")]
+            found = frozenset()
+            if names:
+                members = MODULE_INPUT_MEMBERS if in_module else TENSOR_ONLY_MEMBERS
+                pattern = re.compile(rf"\b((?:{'|'.join(map(re.escape, names))})(?:\.\w+)+?)\s*\.\s*{members}")
+                found = frozenset(match.group(1) for match in pattern.finditer(self._body_text(function)))
+            self._tensor_attributes[function] = found
         return found
 
     def _body_text(self, function: cst.FunctionDef) -> str:
@@ -256,6 +317,10 @@ class Summaries:
         if receiver.kind not in (Kind.MODULE, Kind.CRITERION):
             self._escape_into(function, args, state, skip_first=not has_decorator(function, "staticmethod"))
         return result
+
+    def subclasses_of(self, info: ClassInfo) -> list[ClassInfo]:
+        """The classes of this file that inherit from ``info``, directly or not."""
+        return [other for other in self._classes if other is not info and _inherits_from(other, info)]
 
     def _overridden_below(self, info: ClassInfo, method: str) -> bool:
         for other in self._classes:
@@ -396,6 +461,8 @@ class Summaries:
     def _instantiate(self, node: cst.Call, info: ClassInfo, args: tuple[tuple[cst.Arg, Value], ...]) -> Value:
         origin = Origin(node, f"created by `{spelled(node)}`")
         if info.is_module:
+            if not self.function_stack or self.function_stack[-1].class_info is None:
+                self.facts.program_builds_own_model = True  # not (only) as a submodule of another
             device = None
             if not info.framework_placed and self._owns_parameters(info) and not self._places_itself(info):
                 device = CPU

@@ -69,7 +69,8 @@ TENSOR_ONLY_MEMBERS = (
     r"(size|dim|unsqueeze|permute|expand|expand_as|view_as|new_zeros|new_ones|new_empty|new_full|"
     r"new_tensor|contiguous|masked_fill_?|index_select|scatter_?|scatter_add_?|gather|detach|numel|"
     r"is_cuda|get_device|type_as|narrow|repeat_interleave|masked_select|bmm|softmax|log_softmax|"
-    r"long|int|bool)\s*\("
+    r"long|int|bool|add_|sub_|mul_|div_|copy_|clamp_|fill_|zero_|index_add_|index_copy_|index_fill_|"
+    r"masked_scatter_)\s*\("
 )
 #: the target of a move that leaves the device as it is (``.to(torch.float16)``, ``.pin_memory()``)
 _UNCHANGED = object()
@@ -480,6 +481,11 @@ def propagate(left: Value, right: Value) -> Value:
         return Value(Kind.TENSOR, left.device, left.origin, scalar=False)
     if right.scalar is False and right.device is not None:
         return Value(Kind.TENSOR, right.device, right.origin, scalar=False)
+    # one side can be the accelerator and the other is unknown: had the other been a tensor
+    # elsewhere (other than a CPU scalar) the operation would have failed, so the result is there
+    for known, other in ((left, right), (right, left)):
+        if known.device is not None and known.device.may_be_accelerator and other.device is None:
+            return Value(Kind.TENSOR, known.device, known.origin, scalar=False if left.scalar is False or right.scalar is False else None)
     return Value(Kind.TENSOR, scalar=False if left.scalar is False or right.scalar is False else None)
 
 

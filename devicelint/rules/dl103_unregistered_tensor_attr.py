@@ -86,6 +86,10 @@ class UnregisteredTensorAttr(Rule):
         ),
     )
 
+    def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(ctx)
+        self._candidates: list[tuple[object, str, cst.CSTNode, cst.BaseExpression, Value, str]] = []
+
     def on_assign(self, statement: cst.CSTNode, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value) -> None:
         context = self.ctx.current_function
         if context.node is None or context.node.name.value != "__init__" or context.class_info is None or not context.class_info.is_module:
@@ -107,6 +111,18 @@ class UnregisteredTensorAttr(Rule):
         attribute = name[5:]
         if not self._read_elsewhere(context.class_info, attribute):
             return
+        # reported once `__init__` is done: it may still wrap the tensor in a Parameter
+        self._candidates.append((context.class_info, attribute, statement, value_node, value, name))
+
+    def finish(self) -> None:
+        for class_info, attribute, statement, value_node, value, name in self._candidates:
+            final = class_info.attributes.get(attribute)
+            if final is not None and final.role in (Role.PARAMETER, Role.BUFFER):
+                continue  # `self.mask = nn.Parameter(self.mask, requires_grad=False)` further down
+            self._report(attribute, statement, value_node, value, name)
+
+    def _report(self, attribute: str, statement: cst.CSTNode, value_node: cst.BaseExpression, value: Value, name: str) -> None:
+        assert value.origin is not None
         fix = None
         if isinstance(statement, cst.Assign) and len(statement.targets) == 1:
             expression = self.ctx.module.code_for_node(value_node)
@@ -144,10 +160,16 @@ class UnregisteredTensorAttr(Rule):
         return self.ctx.analyzer.qualname_of(node.func.value.func, {}) in ("torch.nn.Parameter", "torch.nn.parameter.Parameter")
 
     def _read_elsewhere(self, class_info, attribute: str) -> bool:  # type: ignore[no-untyped-def]
-        """Does another method read ``self.<attribute>`` other than to move it at once
-        (``self.table.to(x.device)``, ``self.table.detach().type_as(x)``)?"""
+        """Does another method of the class, or of a subclass in this file, read
+        ``self.<attribute>`` other than to move it at once (``self.table.to(x.device)``,
+        ``self.table.detach().type_as(x)``)?"""
         pattern = re.compile(rf"\bself\.{re.escape(attribute)}\b")
-        for method_name, method in class_info.methods.items():
+        methods = [
+            (method_name, method)
+            for owner in (class_info, *self.ctx.analyzer.subclasses_of(class_info))
+            for method_name, method in owner.methods.items()
+        ]
+        for method_name, method in methods:
             if method_name == "__init__":
                 continue
             text = self.ctx.module.code_for_node(method)

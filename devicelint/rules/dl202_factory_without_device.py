@@ -27,8 +27,10 @@ class FactoryWithoutDevice(Rule):
     A factory in a helper of the same file is flagged when the helper returns its tensor to
     where it meets such a tensor; the message names the helper and the line where they meet.
     0-dim tensors (`torch.tensor(0.5)`), factories given `device=`, `*_like` and `x.new_*`
-    factories, results used only for shapes or on the host, and code under
-    `torch.set_default_device` / `with torch.device(...)` are left alone.
+    factories, results used only for shapes or on the host, code under
+    `torch.set_default_device` / `with torch.device(...)`, and a module class that a file
+    which never names a device (no `cuda`, `device`, `.to(`) builds and runs itself on the
+    CPU are left alone.
 
     ## Why is this bad?
     The factory makes a CPU tensor; the model's tensors are on the GPU once the model is
@@ -61,6 +63,10 @@ class FactoryWithoutDevice(Rule):
     summary = "A tensor made without `device=` meets the model's tensors or a tensor argument."
     fix_safety = "unsafe"
     valid = (
+        # a CPU-only program that builds and runs its own model
+        "import torch\nfrom torch import nn\nclass Seq(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.cell = nn.LSTMCell(1, 8)\n    def forward(self, x):\n        h = torch.zeros(x.size(0), 8)\n"
+        "        c = torch.zeros(x.size(0), 8)\n        return self.cell(x, (h, c))\nseq = Seq()\nseq(torch.ones(2, 1))\n",
         "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
         "        self.proj = nn.Linear(4, 4)\n    def forward(self, x):\n        h = self.proj(x)\n"
         "        return h + torch.arange(4, device=h.device)\n",
@@ -114,6 +120,7 @@ class FactoryWithoutDevice(Rule):
         super().__init__(ctx)
         self._module_calls: set[int] = set()
         self._reported: set[int] = set()
+        self._pending: list[tuple[cst.Call, str, Optional[FixSpec]]] = []
 
     # ------------------------------------------------------------------ events
 
@@ -202,13 +209,28 @@ class FactoryWithoutDevice(Rule):
             place = f"it meets {other_text} at line {self.ctx.line(meeting)}"
         else:
             place = f"`{home.name.value}()` returns it to `{method.name.value}`, where it meets {other_text} at line {self.ctx.line(meeting)}"
-        self.ctx.report(
+        # decided at the end of the file: only then is it known whether the file is a CPU-only
+        # program that runs its own model
+        self._pending.append((
             factory,
             f"`{spelled}` without `device=` makes a CPU tensor, and {place}; "
             f"on a GPU this fails with mixed devices: pass `device=`"
             + (f" (e.g. `device={source}.device`)" if source else ""),
-            fix=self._fix(factory, source),
-        )
+            self._fix(factory, source),
+        ))
+
+    def finish(self) -> None:
+        if self._cpu_only_program():
+            return
+        for factory, message, fix in self._pending:
+            self.ctx.report(factory, message, fix=fix)
+
+    def _cpu_only_program(self) -> bool:
+        """Nothing in the file names a device, and the file builds its own model and runs it:
+        a program for the CPU, where a CPU tensor is the right one (pytorch/examples'
+        time_sequence_prediction). A file of model classes alone is a library: still flagged."""
+        facts = self.ctx.analyzer.facts
+        return not facts.mentions_accelerator and facts.program_builds_own_model
 
     def _device_source(self, factory: cst.Call, function: cst.FunctionDef) -> Optional[str]:
         """The parameter of the factory's function whose device to use: the one whose size the
