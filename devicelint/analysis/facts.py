@@ -1,6 +1,7 @@
 """Facts the analysis gathers about one file, kept in the Values and handed to the rules.
 
-Payloads of ``Value.info`` (ClassInfo, CriterionInfo, LoaderInfo, Homogeneous, StreamContext),
+Payloads of ``Value.info`` (ClassInfo, CriterionInfo, LoaderInfo, StreamContext; Homogeneous
+lives with the values it joins),
 where the interpreter is (FunctionContext, LoopInfo) and whole-file facts (FileFacts).
 """
 
@@ -12,7 +13,7 @@ from typing import Optional
 import libcst as cst
 
 from devicelint.analysis.names import dotted_name
-from devicelint.analysis.values import Value
+from devicelint.analysis.values import Homogeneous, Kind, Value, join
 
 
 @dataclass(eq=False)
@@ -52,11 +53,26 @@ class LoaderInfo:
     pin_memory: bool
 
 
-@dataclass(frozen=True)
-class Homogeneous:
-    """Container payload: every element has this value (comprehensions, list(...), iterators)."""
+def homogeneous_element(container: Value) -> Optional[Value]:
+    """What every element of a list is, where known: the join of its known items, or the
+    element of a Homogeneous payload; None for an empty or unknown list."""
+    info = container.info
+    if isinstance(info, Homogeneous):
+        return info.element
+    if isinstance(info, tuple) and info:
+        element = info[0]
+        for item in info[1:]:
+            element = join(element, item)
+        return element
+    return None
 
-    element: Value
+
+def appended(container: Value, element: Value) -> Value:
+    """The list after ``append(element)``: its elements are what they were, or ``element``."""
+    known = homogeneous_element(container)
+    if known is None and not (isinstance(container.info, tuple) and not container.info):
+        return Value(Kind.CONTAINER)  # elements of unknown kind were there before
+    return Value(Kind.CONTAINER, container.device, container.origin, info=Homogeneous(element if known is None else join(known, element)))
 
 
 @dataclass(frozen=True)

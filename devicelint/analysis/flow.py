@@ -33,9 +33,9 @@ from devicelint.analysis.facts import (
     CriterionInfo,
     FileFacts,
     FunctionContext,
-    Homogeneous,
     LoopInfo,
     StreamContext,
+    homogeneous_element,
 )
 from devicelint.analysis.names import dotted_name
 from devicelint.analysis.state import (
@@ -49,7 +49,7 @@ from devicelint.analysis.state import (
 )
 from devicelint.analysis.summaries import Summaries
 from devicelint.analysis.torch_semantics import BUILTIN_REFS, MODULE_ONLY_METHODS, TENSOR_ANNOTATIONS, TorchSemantics, propagate
-from devicelint.analysis.values import UNKNOWN, Kind, Origin, Role, Value, follows, join
+from devicelint.analysis.values import Homogeneous, Kind, Origin, Role, UNKNOWN, Value, follows, join
 
 _MAX_FIXPOINT_PASSES = 3
 _NONE = Value(Kind.NUMBER, literal=None)
@@ -688,6 +688,13 @@ class FlowAnalyzer(Summaries, TorchSemantics):
         if not (left_tensor or right_tensor):
             if left.kind == Kind.NUMBER and right.kind == Kind.NUMBER:
                 return Value(Kind.NUMBER)
+            if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply):
+                # `[torch.zeros(1)] * n`: n references to the same elements
+                for sequence, count in ((left, right), (right, left)):
+                    if sequence.kind == Kind.CONTAINER and count.kind in (Kind.NUMBER, Kind.UNKNOWN) and sequence.info is not None:
+                        element = homogeneous_element(sequence)
+                        if element is not None:
+                            return Value(Kind.CONTAINER, info=Homogeneous(element))
             return UNKNOWN
         if self.emitting:
             # one tensor side is enough: DL202 needs `model_output * cpu_tensor` where the
@@ -702,6 +709,10 @@ class FlowAnalyzer(Summaries, TorchSemantics):
         if tensor.scalar is False and tensor.device is not None:
             # if the operation runs at all, its result lives where the non-0-dim operand does
             return Value(Kind.TENSOR, tensor.device, tensor.origin, scalar=False)
+        if tensor.device is not None and tensor.device.may_be_accelerator:
+            # `q @ k.T / math.sqrt(d)`: the other side is a number or a CPU scalar, or the
+            # operation fails; either way the result is where the tensor is
+            return Value(Kind.TENSOR, tensor.device, tensor.origin)
         return Value(Kind.TENSOR)
 
     def _eval_unary(self, node: cst.UnaryOperation, state: State) -> Value:

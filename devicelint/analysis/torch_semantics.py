@@ -19,11 +19,12 @@ from typing import Optional
 import libcst as cst
 
 from devicelint.analysis import torch_api as api
-from devicelint.analysis.facts import ClassInfo, CriterionInfo, Homogeneous, LoaderInfo, StreamContext
+from devicelint.analysis.facts import ClassInfo, CriterionInfo, LoaderInfo, StreamContext, appended
 from devicelint.analysis.names import dotted_name, keyword_arg, looks_like_dtype_name, positional_args
 from devicelint.analysis.state import DEFAULT_DEVICE_KEY, State
 from devicelint.analysis.values import (
     CPU,
+    Homogeneous,
     UNKNOWN,
     Device,
     Kind,
@@ -297,6 +298,8 @@ class TorchSemantics:
         for _, value in args:
             if value.kind == Kind.CONTAINER and isinstance(value.info, tuple):
                 tensors.extend(item for item in value.info if item.kind == Kind.TENSOR)
+            elif value.kind == Kind.CONTAINER and isinstance(value.info, Homogeneous) and value.info.element.kind == Kind.TENSOR:
+                tensors.append(value.info.element)  # torch.cat(outputs) of a list built by append
         if not tensors:
             return Value(Kind.TENSOR) if qualname.startswith("torch.nn.functional.") else UNKNOWN
         result = tensors[0]
@@ -363,6 +366,12 @@ class TorchSemantics:
                     owner = dotted_name(node.func.value)
                     if owner is not None:
                         state[f"{owner}.{name}"] = Value(Kind.TENSOR, None, args[1][1].origin, role=Role.BUFFER)
+            return UNKNOWN
+        if kind == Kind.CONTAINER and method in ("append", "extend") and len(args) == 1 and isinstance(node.func, cst.Attribute):
+            key = dotted_name(node.func.value)
+            if key is not None:
+                element = args[0][1] if method == "append" else self.element_of(args[0][1])
+                state[key] = appended(receiver, element)
             return UNKNOWN
         if kind == Kind.CONTAINER and isinstance(receiver.info, Homogeneous):
             if method == "items" or method == "values":

@@ -273,9 +273,25 @@ def _join_placements(first: Value, second: Value) -> Optional[Device]:
     return device
 
 
+@dataclass(frozen=True)
+class Homogeneous:
+    """Container payload: every element has this value (comprehensions, list(...), iterators,
+    lists built by ``append``)."""
+
+    element: Value
+
+
 def _join_items(first: Any, second: Any) -> Any:
     if isinstance(first, tuple) and isinstance(second, tuple) and len(first) == len(second):
         return tuple(join(a, b) for a, b in zip(first, second))
+    if isinstance(first, Homogeneous) and isinstance(second, Homogeneous):
+        return Homogeneous(join(first.element, second.element))
+    # a list still empty on one path and filled by `append` on the other (a loop that ran):
+    # its elements are the appended ones
+    if first == () and isinstance(second, Homogeneous):
+        return second
+    if second == () and isinstance(first, Homogeneous):
+        return first
     return None
 
 

@@ -5,7 +5,7 @@ import re
 import libcst as cst
 
 from devicelint.analysis.names import dotted_name
-from devicelint.analysis.values import Kind, Role, Value
+from devicelint.analysis.values import MODEL_DEVICE, Kind, Role, Value
 from devicelint.rule_api import FixSpec, NodeEdit
 from devicelint.findings import Severity
 from devicelint.rules.base import Example, Rule
@@ -21,16 +21,20 @@ _MOVED_AT_ONCE = re.compile(r"(\.\w+\([^()]*\))*\.(to|cuda|type_as)\(")
 class UnregisteredTensorAttr(Rule):
     """
     ## What it does
-    In an `nn.Module` subclass's `__init__`, flags `self.x = <tensor built by torch>` (a factory,
-    `torch.tensor`, `torch.from_numpy`, and what is computed from them) that is neither an
-    `nn.Parameter` nor a registered buffer, when another method of the class reads `self.x`.
+    In an `nn.Module` subclass's `__init__` (or a method `__init__` calls), flags
+    `self.x = <tensor built by torch>` (a factory, `torch.tensor`, `torch.from_numpy`, and what is
+    computed from them), or a tensor put on a device of its own (`device=x.device`, `.cuda()`),
+    that is neither an `nn.Parameter` nor a registered buffer at the end of `__init__`, when
+    another method of the class (or of a subclass) reads `self.x`.
     0-dim tensors, attributes no other method reads, and attributes that every read moves at
     once (`self.table.to(x.device)`, `self.table.type_as(x)`) are left alone.
 
     ## Why is this bad?
     `model.to(device)` and `model.cuda()` move parameters and buffers only. The plain tensor
-    attribute stays on the CPU, and `forward` mixes devices on a GPU: `RuntimeError: Expected
-    all tensors to be on the same device`.
+    attribute stays where it was made - the CPU, or the device it was put on - and `forward`
+    mixes devices once the model is elsewhere: `RuntimeError: Expected all tensors to be on the
+    same device`. A tensor meant to be trained (`requires_grad=True`) is also missing from
+    `model.parameters()`, so the optimizer never updates it: make it an `nn.Parameter`.
 
     ## Example
     ```python
@@ -58,6 +62,11 @@ class UnregisteredTensorAttr(Rule):
     summary = "A plain tensor attribute of an nn.Module is not moved by `model.to(device)`."
     fix_safety = "safe"
     valid = (
+        # made a Parameter before __init__ ends
+        "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self, mask):\n        super().__init__()\n"
+        "        self.mask = torch.tensor(mask, dtype=torch.float)\n"
+        "        self.mask = nn.Parameter(self.mask, requires_grad=False)\n"
+        "    def forward(self, x):\n        return x * self.mask\n",
         # every read moves it where the input is (transformers' VideoMAE): a copy, not a crash
         "import torch\nfrom torch import nn\ndef table(n):\n    return torch.ones(1, n, 4)\nclass M(nn.Module):\n"
         "    def __init__(self):\n        super().__init__()\n        self.pos = table(8)\n    def forward(self, x):\n"
@@ -76,6 +85,21 @@ class UnregisteredTensorAttr(Rule):
         "        self.stride = fn(self.stride)\n        return self\n    def forward(self, x):\n        return x * self.stride\n",
     )
     invalid = (
+        # put on the example input's device by a helper of __init__ (xLSTM): stays there
+        Example(
+            "import torch\nfrom torch import nn\nclass Cell(nn.Module):\n    def __init__(self, x_example):\n"
+            "        super().__init__()\n        self.proj = nn.Linear(4, 4)\n        self.init_states(x_example)\n"
+            "    def init_states(self, x_example):\n"
+            "        self.c = torch.zeros(1, 4, device=x_example.device)  # expect: DL103\n"
+            "    def forward(self, x):\n        return self.proj(x) + self.c\n"
+        ),
+        # trained weights kept as a plain tensor on the GPU: never moved, never optimized
+        Example(
+            "import torch\nfrom torch import nn\nclass Search(nn.Module):\n    def __init__(self, k):\n"
+            "        super().__init__()\n"
+            "        self.alphas = (1e-3 * torch.randn(k, 8).cuda()).requires_grad_(True)  # expect: DL103\n"
+            "    def forward(self, x):\n        return x @ self.alphas.softmax(-1)\n"
+        ),
         Example(
             "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
             "        self.mask = torch.tril(torch.ones(8, 8))  # expect: DL103\n"
@@ -92,11 +116,18 @@ class UnregisteredTensorAttr(Rule):
 
     def on_assign(self, statement: cst.CSTNode, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value) -> None:
         context = self.ctx.current_function
-        if context.node is None or context.node.name.value != "__init__" or context.class_info is None or not context.class_info.is_module:
+        if context.node is None or context.class_info is None or not context.class_info.is_module:
+            return
+        if not self._builds_the_module(context.class_info, context.node):
             return
         if value.kind != Kind.TENSOR or value.role in (Role.PARAMETER, Role.BUFFER) or value.scalar is True:
             return
-        if value.device is None or not value.device.is_cpu or value.origin is None or not value.origin.how.startswith("created"):
+        if value.device is None or value.origin is None:
+            return
+        # on the CPU, or put on a device of its own: `device=x_example.device`, `.cuda()`; the
+        # model's own device (a submodule's output) is no better: it is where the model was then
+        placed_apart = value.device.is_accel or (value.device.is_symbolic and value.device is not MODEL_DEVICE and not value.device.argument)
+        if not (value.device.is_cpu and value.origin.how.startswith("created")) and not placed_apart:
             return
         if self._converted_parameter(value_node):
             return  # nn.Parameter(...).half(): DL102 says what went wrong
@@ -114,6 +145,14 @@ class UnregisteredTensorAttr(Rule):
         # reported once `__init__` is done: it may still wrap the tensor in a Parameter
         self._candidates.append((context.class_info, attribute, statement, value_node, value, name))
 
+    def _builds_the_module(self, class_info, function: cst.FunctionDef) -> bool:  # type: ignore[no-untyped-def]
+        """``__init__``, or a method ``__init__`` calls (``self.init_states(x)``)."""
+        name = function.name.value
+        if name == "__init__":
+            return True
+        init = class_info.methods.get("__init__")
+        return init is not None and re.search(rf"\bself\.{re.escape(name)}\s*\(", self.ctx.module.code_for_node(init)) is not None
+
     def finish(self) -> None:
         for class_info, attribute, statement, value_node, value, name in self._candidates:
             final = class_info.attributes.get(attribute)
@@ -130,10 +169,21 @@ class UnregisteredTensorAttr(Rule):
                 "Register it as a non-persistent buffer",
                 (NodeEdit(statement, "replace", f'self.register_buffer("{attribute}", {expression}, persistent=False)'),),
             )
+        assert value.device is not None
+        wants_gradient = "requires_grad=True" in self.ctx.module.code_for_node(value_node)
+        if wants_gradient:
+            fix = None  # a trained tensor: it should be an nn.Parameter, not a buffer
+            advice = "make it an `nn.Parameter` (then the optimizer sees it too)"
+        else:
+            advice = "register it as a buffer"
+        if value.device.is_cpu:
+            where = f"({value.origin.how} on the CPU at line {self.ctx.line(value.origin.node)})"
+        else:
+            where = f"(placed on {value.device.describe()} at line {self.ctx.line(value.origin.node)})"
         self.ctx.report(
             statement,
-            f"`{name}` is a plain tensor attribute ({value.origin.how} on the CPU at line {self.ctx.line(value.origin.node)}): "
-            "`model.to(device)` will not move it and `forward` will mix devices; register it as a buffer",
+            f"`{name}` is a plain tensor attribute {where}: `model.to(device)` will not move it with the "
+            f"model and `forward` will mix devices; {advice}",
             fix=fix,
         )
 

@@ -5,7 +5,7 @@ import re
 import libcst as cst
 
 from devicelint.analysis.events import CallEvent
-from devicelint.analysis.facts import Homogeneous
+from devicelint.analysis.values import Homogeneous
 from devicelint.analysis.names import dotted_name
 from devicelint.analysis.values import Kind, Value
 from devicelint.rule_api import FixSpec, NodeEdit
