@@ -293,8 +293,10 @@ class FlowAnalyzer(Summaries, TorchSemantics):
 
     def _exec_if(self, node: cst.If, state: State) -> None:
         self.eval_condition(node.test, state)
+        impossible = self._impossible_branch(node.test, state)
         body_state = dict(state)
-        self.exec_block(node.body.body, body_state)
+        if impossible is not True:
+            self.exec_block(node.body.body, body_state)
         else_state = dict(state)
         orelse = node.orelse
         if isinstance(orelse, cst.If):
@@ -312,7 +314,12 @@ class FlowAnalyzer(Summaries, TorchSemantics):
                     self._narrow_in(branch, name, current, Value(Kind.TENSOR, current.device, current.origin))
                 elif not holds_tensor and current.kind == Kind.TENSOR:
                     self._narrow_in(branch, name, current, UNKNOWN)
-        merged = join_states(body_state, else_state)
+        if impossible is True:
+            merged = else_state  # `isinstance(x, torch.Tensor)` of a list: the body never runs
+        elif impossible is False:
+            merged = body_state
+        else:
+            merged = join_states(body_state, else_state)
         defaulted = none_checked_name(node.test)
         if defaulted is not None:
             # `if hidden is None: hidden = torch.zeros(...)`: the caller left the argument out,
@@ -322,6 +329,21 @@ class FlowAnalyzer(Summaries, TorchSemantics):
             if made is not None and made.kind == Kind.TENSOR and merged.get(name, UNKNOWN).kind == Kind.UNKNOWN:
                 merged[name] = made
         replace_state(state, merged)
+
+    def _impossible_branch(self, test: cst.BaseExpression, state: State) -> Optional[bool]:
+        """True when the body of ``if isinstance(x, torch.Tensor):`` cannot run (``x`` is known
+        to be a list, a number or a string), False when the else branch cannot (``x`` is known
+        to be a tensor and the test is negated); None otherwise."""
+        checked = self._tensor_check(test, state)
+        if checked is None:
+            return None
+        name, is_tensor_branch = checked
+        current = state.get(name, UNKNOWN)
+        if current.kind in (Kind.CONTAINER, Kind.NUMBER, Kind.STR):
+            return True if is_tensor_branch else False
+        if current.kind == Kind.TENSOR and not is_tensor_branch:
+            return True
+        return None
 
     @staticmethod
     def _narrow_in(branch: State, name: str, before: Value, narrowed: Value) -> None:

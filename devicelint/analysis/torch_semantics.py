@@ -73,6 +73,8 @@ TENSOR_ONLY_MEMBERS = (
     r"long|int|bool|add_|sub_|mul_|div_|copy_|clamp_|fill_|zero_|index_add_|index_copy_|index_fill_|"
     r"masked_scatter_)\s*\("
 )
+#: tensor methods whose result has at least one dimension whatever the receiver's (given arguments)
+_AT_LEAST_ONE_DIMENSION = frozenset({"unsqueeze", "view", "reshape", "repeat", "expand", "unfold", "tile"})
 #: the target of a move that leaves the device as it is (``.to(torch.float16)``, ``.pin_memory()``)
 _UNCHANGED = object()
 
@@ -200,9 +202,19 @@ class TorchSemantics:
         if qualname.startswith(("torch.nn.functional.", "torch.linalg.", "torch.fft.", "torch.special.")) or (
             qualname.startswith("torch.") and qualname.count(".") == 1
         ):
-            return self._tensor_function(node, qualname, args)
+            return self._tensor_function(node, qualname, self._first_operand_is_tensor(qualname, args, state))
         self._escape(args, state)
         return UNKNOWN
+
+    def _first_operand_is_tensor(self, qualname: str, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> tuple[tuple[cst.Arg, Value], ...]:
+        """``F.one_hot(labels)``, ``torch.exp(x)``: a torch function computing from a tensor
+        takes it first, so a parameter of unknown kind given there is a tensor (see
+        ``_tensor_operands`` for the functions that mix all their operands)."""
+        if qualname in api.MIXING_FUNCTIONS or not args or args[0][0].keyword is not None or args[0][0].star:
+            return args
+        arg, value = args[0]
+        narrowed = self._as_tensor_parameter(arg.value, value, state)
+        return args if narrowed is value else ((arg, narrowed), *args[1:])
 
     def _factory(self, node: cst.Call, qualname: str, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> Value:
         device_arg = keyword_arg(node, "device")
@@ -344,7 +356,7 @@ class TorchSemantics:
                 scalar: Optional[bool] = None
                 if method in api.FULL_REDUCTIONS and not node.args:
                     scalar = True
-                elif method.startswith("new_"):
+                elif method.startswith("new_") or method in _AT_LEAST_ONE_DIMENSION and node.args:
                     scalar = False
                 elif receiver.scalar is False and method not in _RANK_REDUCING_METHODS:
                     scalar = False
