@@ -25,7 +25,9 @@ class UnregisteredTensorAttr(Rule):
     `self.x = <tensor built by torch>` (a factory, `torch.tensor`, `torch.from_numpy`, and what is
     computed from them), or a tensor put on a device of its own (`device=x.device`, `.cuda()`),
     that is neither an `nn.Parameter` nor a registered buffer at the end of `__init__`, when
-    another method of the class (or of a subclass) reads `self.x`.
+    another method of the class (or of a subclass) reads `self.x`. Also flags `self.x = None` in
+    `__init__` when another method caches a tensor there (`if self.mask is None: self.mask =
+    ...`) without registering it as a buffer or checking its device before reuse.
     0-dim tensors, attributes no other method reads, and attributes that every read moves at
     once (`self.table.to(x.device)`, `self.table.type_as(x)`) are left alone.
 
@@ -62,6 +64,12 @@ class UnregisteredTensorAttr(Rule):
     summary = "A plain tensor attribute of an nn.Module is not moved by `model.to(device)`."
     fix_safety = "safe"
     valid = (
+        # the cache is rebuilt when the input's device changes
+        "import torch\nfrom torch import nn\nclass Attn(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.proj = nn.Linear(4, 4)\n        self.mask = None\n"
+        "    def forward(self, x):\n        if self.mask is None or self.mask.device != x.device:\n"
+        "            self.mask = torch.ones(4, 4, device=x.device).tril()\n"
+        "        return self.proj(x) @ self.mask\n",
         # made a Parameter before __init__ ends
         "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self, mask):\n        super().__init__()\n"
         "        self.mask = torch.tensor(mask, dtype=torch.float)\n"
@@ -85,6 +93,14 @@ class UnregisteredTensorAttr(Rule):
         "        self.stride = fn(self.stride)\n        return self\n    def forward(self, x):\n        return x * self.stride\n",
     )
     invalid = (
+        # a mask cached lazily by forward (darts' TFT): made on the first input's device, kept there
+        Example(
+            "import torch\nfrom torch import nn\nclass Attn(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.proj = nn.Linear(4, 4)\n        self.mask = None  # expect: DL103\n"
+            "    def forward(self, x):\n        if self.mask is None:\n"
+            "            self.mask = torch.ones(4, 4, device=x.device).tril()\n"
+            "        return self.proj(x) @ self.mask\n"
+        ),
         # put on the example input's device by a helper of __init__ (xLSTM): stays there
         Example(
             "import torch\nfrom torch import nn\nclass Cell(nn.Module):\n    def __init__(self, x_example):\n"
@@ -113,13 +129,22 @@ class UnregisteredTensorAttr(Rule):
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)
         self._candidates: list[tuple[object, str, cst.CSTNode, cst.BaseExpression, Value, str]] = []
+        #: (class, attribute) -> (class, its `self.x = None` in __init__)
+        self._starts_empty: dict[tuple[int, str], tuple[object, cst.CSTNode]] = {}
+        #: (class, attribute) -> (the method that caches a tensor there, the assignment target)
+        self._cached: dict[tuple[int, str], tuple[cst.FunctionDef, cst.BaseExpression]] = {}
 
     def on_assign(self, statement: cst.CSTNode, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value) -> None:
         context = self.ctx.current_function
         if context.node is None or context.class_info is None or not context.class_info.is_module:
             return
         if not self._builds_the_module(context.class_info, context.node):
+            self._maybe_cached(context.class_info, context.node, target, value)
             return
+        if isinstance(value_node, cst.Name) and value_node.value == "None" and isinstance(target, cst.Attribute):
+            name = dotted_name(target)
+            if name is not None and name.startswith("self.") and name.count(".") == 1:
+                self._starts_empty.setdefault((id(context.class_info), name[5:]), (context.class_info, statement))
         if value.kind != Kind.TENSOR or value.role in (Role.PARAMETER, Role.BUFFER) or value.scalar is True:
             return
         if value.device is None or value.origin is None:
@@ -153,12 +178,47 @@ class UnregisteredTensorAttr(Rule):
         init = class_info.methods.get("__init__")
         return init is not None and re.search(rf"\bself\.{re.escape(name)}\s*\(", self.ctx.module.code_for_node(init)) is not None
 
+    def _maybe_cached(self, class_info, function: cst.FunctionDef, target: cst.BaseExpression, value: Value) -> None:  # type: ignore[no-untyped-def]
+        """``self.mask = make_mask(x.device)`` in ``forward``: remember the first tensor a
+        method caches in an attribute."""
+        name = dotted_name(target) if isinstance(target, cst.Attribute) else None
+        if name is None or not name.startswith("self.") or name.count(".") != 1:
+            return
+        if value.kind != Kind.TENSOR or value.role in (Role.PARAMETER, Role.BUFFER) or value.device is None:
+            return
+        self._cached.setdefault((id(class_info), name[5:]), (function, target))
+
     def finish(self) -> None:
         for class_info, attribute, statement, value_node, value, name in self._candidates:
             final = class_info.attributes.get(attribute)
             if final is not None and final.role in (Role.PARAMETER, Role.BUFFER):
                 continue  # `self.mask = nn.Parameter(self.mask, requires_grad=False)` further down
             self._report(attribute, statement, value_node, value, name)
+        for key, (class_info, statement) in self._starts_empty.items():
+            cached = self._cached.get(key)
+            attribute = key[1]
+            if cached is None or self._registered_or_device_checked(class_info, attribute):
+                continue
+            if not self._read_elsewhere(class_info, attribute):
+                continue
+            method, target = cached
+            self.ctx.report(
+                statement,
+                f"`self.{attribute}` starts as None and `{method.name.value}()` caches a tensor in it (line "
+                f"{self.ctx.line(target)}): a plain attribute, so `model.to(device)` will not move the cached "
+                f"tensor and later calls mix devices; register it as a non-persistent buffer, or rebuild it "
+                f"when `x.device` changes",
+                related=((target, "cached here"),),
+            )
+
+    def _registered_or_device_checked(self, class_info, attribute: str) -> bool:  # type: ignore[no-untyped-def]
+        """The class registers the cache as a buffer, or checks its device before reuse."""
+        text = self.ctx.module.code_for_node(class_info.node)
+        escaped = re.escape(attribute)
+        return (
+            re.search(rf"register_buffer\(\s*[\"']{escaped}[\"']", text) is not None
+            or re.search(rf"\bself\.{escaped}\.device\b", text) is not None
+        )
 
     def _report(self, attribute: str, statement: cst.CSTNode, value_node: cst.BaseExpression, value: Value, name: str) -> None:
         assert value.origin is not None
