@@ -33,6 +33,9 @@ class _Recorder:
     def on_index(self, node, base, index_node, index) -> None:
         pass
 
+    def on_return(self, node, value) -> None:
+        pass
+
 
 def analyse(code: str) -> FlowAnalyzer:
     module = cst.parse_module(code)

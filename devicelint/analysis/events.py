@@ -59,3 +59,7 @@ class EventSink(Protocol):
         """``base[index]`` (read, or the target of an assignment) where both are tensor-like;
         ``node.value`` is the indexed expression. Once per tensor index of the subscript."""
         ...
+
+    def on_return(self, node: cst.Return, value: Value) -> None:
+        """``return value`` in the function being analysed (not in a summarised helper)."""
+        ...

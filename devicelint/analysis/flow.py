@@ -254,6 +254,8 @@ class FlowAnalyzer(Summaries, TorchSemantics):
         value = self.eval(node.value, state) if node.value is not None else _NONE
         if self._returns:
             self._returns[-1].append(value)
+        if self.emitting and node.value is not None:
+            self.sink.on_return(node, value)
 
     def _exec_assert(self, node: cst.Assert, state: State) -> None:
         self.eval_condition(node.test, state)

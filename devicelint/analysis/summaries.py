@@ -472,6 +472,10 @@ class Summaries:
             return Value(Kind.DATASET, device, Origin(node, "dataset", from_data=True), info=info)
         return Value(Kind.UNKNOWN, info=info)
 
+    def owns_parameters(self, info: ClassInfo) -> bool:
+        """Does the module class (or a base in this file) create parameters or submodules?"""
+        return self._owns_parameters(info)
+
     def _owns_parameters(self, info: ClassInfo) -> bool:
         if info.owns_parameters is None:
             info.owns_parameters = False

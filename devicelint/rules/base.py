@@ -73,6 +73,9 @@ class Rule:
     def on_index(self, node: "cst.Subscript", base: "Value", index_node: "cst.BaseExpression", index: "Value") -> None:  # pragma: no cover
         pass
 
+    def on_return(self, node: "cst.Return", value: "Value") -> None:  # pragma: no cover
+        """``return value`` in the function being analysed."""
+
     def finish(self) -> None:  # pragma: no cover - interface
         pass
 

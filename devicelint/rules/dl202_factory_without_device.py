@@ -26,6 +26,8 @@ class FactoryWithoutDevice(Rule):
     `x.size(1)`) - the function then fails for every caller whose tensor is on a GPU.
     A factory in a helper of the same file is flagged when the helper returns its tensor to
     where it meets such a tensor; the message names the helper and the line where they meet.
+    A module's `forward` that returns such a tensor (alone or in a tuple) is flagged too: its
+    callers take the output to be on the model's device.
     0-dim tensors (`torch.tensor(0.5)`), factories given `device=`, `*_like` and `x.new_*`
     factories, results used only for shapes or on the host, code under
     `torch.set_default_device` / `with torch.device(...)`, and a module class that a file
@@ -96,6 +98,14 @@ class FactoryWithoutDevice(Rule):
         "        return torch.arange(4) + offset\n",
     )
     invalid = (
+        # forward fills a CPU buffer and returns it (DA-RNN's encoder)
+        Example(
+            "import torch\nfrom torch import nn\nclass Encoder(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.cell = nn.LSTMCell(4, 8)\n    def forward(self, x):\n"
+            "        states = torch.zeros(x.size(0), x.size(1), 8)  # expect: DL202\n"
+            "        for t in range(x.size(1)):\n            states[:, t] = self.cell(x[:, t])[0]\n"
+            "        return states\n"
+        ),
         Example(
             "import torch\nfrom torch import nn\nclass Encoder(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
             "        self.embed = nn.Embedding(100, 8)\n        self.pos = nn.Embedding(16, 8)\n    def forward(self, x):\n"
@@ -154,6 +164,20 @@ class FactoryWithoutDevice(Rule):
         elif event.method in api.BINARY_TENSOR_METHODS and isinstance(event.node.func, cst.Attribute) and event.receiver is not None:
             self._check_operands([(event.node.func.value, event.receiver), *operands], function, event.node)
 
+    def on_return(self, node: cst.Return, value: Value) -> None:
+        """``return outputs, hidden`` from a module's ``forward``: callers take what a model
+        returns to be on the model's device and combine it with their own GPU tensors."""
+        function = self._function()
+        context = self.ctx.current_function
+        if function is None or function.name.value != "forward" or context.class_info is None or not context.class_info.is_module:
+            return
+        if not self.ctx.analyzer.owns_parameters(context.class_info):
+            return  # a module without weights of its own may well be a CPU-side helper
+        for item in _tensors_in(value):
+            factory = self._cpu_factory(item)
+            if factory is not None:
+                self._report(factory, function, node, returned=True)
+
     def on_binary(self, event: BinaryEvent) -> None:
         function = self._function()
         if function is not None:
@@ -195,6 +219,7 @@ class FactoryWithoutDevice(Rule):
         method: cst.FunctionDef,
         meeting: cst.CSTNode,
         other: Optional[tuple[cst.CSTNode, Value]] = None,
+        returned: bool = False,
     ) -> None:
         factory, home = found
         if id(factory) in self._reported:
@@ -205,7 +230,13 @@ class FactoryWithoutDevice(Rule):
         other_text = "the model's tensors"
         if other is not None and other[1].device is not None:
             other_text = f"`{_short(self.ctx.source_of(other[0]))}`, {where(other[1], self.ctx)}"
-        if home is method:
+        if returned:
+            via = "" if home is method else f"`{home.name.value}()` makes it for `forward`, and "
+            place = (
+                f"{via}`forward` returns it at line {self.ctx.line(meeting)}: a GPU model's callers get a CPU "
+                "tensor next to their GPU ones"
+            )
+        elif home is method:
             place = f"it meets {other_text} at line {self.ctx.line(meeting)}"
         else:
             place = f"`{home.name.value}()` returns it to `{method.name.value}`, where it meets {other_text} at line {self.ctx.line(meeting)}"
