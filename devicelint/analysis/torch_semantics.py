@@ -73,6 +73,12 @@ TENSOR_ONLY_MEMBERS = (
     r"long|int|bool|add_|sub_|mul_|div_|copy_|clamp_|fill_|zero_|index_add_|index_copy_|index_fill_|"
     r"masked_scatter_)\s*\("
 )
+#: methods only torch tensors have (not numpy arrays, modules or numbers) that return a tensor
+_TENSOR_ONLY_METHODS = frozenset(
+    "unsqueeze permute contiguous detach masked_fill masked_fill_ index_select gather type_as narrow "
+    "repeat_interleave masked_select softmax log_softmax new_zeros new_ones new_empty new_full new_tensor "
+    "expand_as view_as".split()
+)
 #: tensor methods whose result has at least one dimension whatever the receiver's (given arguments)
 _AT_LEAST_ONE_DIMENSION = frozenset({"unsqueeze", "view", "reshape", "repeat", "expand", "unfold", "tile"})
 #: the target of a move that leaves the device as it is (``.to(torch.float16)``, ``.pin_memory()``)
@@ -390,6 +396,9 @@ class TorchSemantics:
                 return receiver if method == "values" else Value(Kind.CONTAINER, info=Homogeneous(Value(Kind.CONTAINER, info=(Value(Kind.STR), receiver.info.element))))
             if method in ("get", "pop"):
                 return receiver.info.element
+        if kind == Kind.UNKNOWN and receiver.is_bare and method in _TENSOR_ONLY_METHODS:
+            # `tfms(img).unsqueeze(0)`: only a torch tensor has this method, and it returns one
+            return Value(Kind.TENSOR, receiver.device, receiver.origin)
         if kind in (Kind.UNKNOWN, Kind.DEVICE, Kind.STR, Kind.NUMBER, Kind.NDARRAY):
             self._escape(args, state)
         return UNKNOWN
