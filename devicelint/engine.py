@@ -26,7 +26,7 @@ from devicelint.rules import Rule, rules_by_code
 from devicelint.suppressions import parse_suppressions, skips_file
 
 _LINE_TOKEN = re.compile("\x00L(\\d+)\x00")
-_HOOKS = ("on_call", "on_binary", "on_expression_statement", "on_subscript_assign", "on_condition", "on_assign", "on_index", "on_return")
+_HOOKS = ("on_call", "on_binary", "on_expression_statement", "on_subscript_assign", "on_condition", "on_assign", "on_index", "on_return", "on_ndarray_store")
 
 
 class _Dispatcher:
@@ -81,6 +81,9 @@ class _Dispatcher:
 
     def on_return(self, node: cst.Return, value: Value) -> None:
         self._dispatch("on_return", node, value)
+
+    def on_ndarray_store(self, target: cst.Subscript, value_node: cst.BaseExpression, value: Value) -> None:
+        self._dispatch("on_ndarray_store", target, value_node, value)
 
     def finish(self) -> None:
         for rule in list(self.rules):

@@ -36,6 +36,9 @@ class _Recorder:
     def on_return(self, node, value) -> None:
         pass
 
+    def on_ndarray_store(self, target, value_node, value) -> None:
+        pass
+
 
 def analyse(code: str) -> FlowAnalyzer:
     module = cst.parse_module(code)

@@ -63,3 +63,7 @@ class EventSink(Protocol):
     def on_return(self, node: cst.Return, value: Value) -> None:
         """``return value`` in the function being analysed (not in a summarised helper)."""
         ...
+
+    def on_ndarray_store(self, target: cst.Subscript, value_node: cst.BaseExpression, value: Value) -> None:
+        """``array[i] = value`` where ``array`` is a numpy array."""
+        ...

@@ -586,6 +586,8 @@ class FlowAnalyzer(Summaries, TorchSemantics):
                         self.sink.on_index(target, base, element.slice.value, index)
             if self.emitting and value_node is not None:
                 self.sink.on_subscript_assign(target, value_node, value)
+                if base.kind == Kind.NDARRAY:
+                    self.sink.on_ndarray_store(target, value_node, value)
             key = dotted_name(target.value)
             if key is not None and key in state and state[key].kind in (Kind.BATCH, Kind.CONTAINER):
                 # batch["x"] = batch["x"].to(d): the collection is no longer all-CPU

@@ -267,3 +267,12 @@ STREAM_SYNC_METHODS = frozenset({"wait_stream", "wait_event", "wait", "synchroni
 STREAM_SYNC_FUNCTIONS = frozenset({"torch.cuda.synchronize", "torch.accelerator.synchronize"})
 #: functions that return the current (or the default) stream
 CURRENT_STREAM_FUNCTIONS = frozenset({"torch.cuda.current_stream", "torch.cuda.default_stream"})
+
+#: numpy functions that return a new array
+NUMPY_ARRAY_CONSTRUCTORS = frozenset(
+    f"numpy.{name}"
+    for name in (
+        "zeros ones empty full zeros_like ones_like empty_like full_like array asarray arange linspace "
+        "eye identity concatenate stack vstack hstack"
+    ).split()
+)

@@ -202,6 +202,8 @@ class TorchSemantics:
             if qualname.startswith("diffusers.") and "Pipeline" in qualname:
                 return UNKNOWN  # a diffusers pipeline is not an nn.Module: its call returns images
             return Value(Kind.MODULE, None, Origin(node, "loaded"))
+        if qualname in api.NUMPY_ARRAY_CONSTRUCTORS:
+            return Value(Kind.NDARRAY, origin=Origin(node, f"created by `{spelled(node)}`"))
         if qualname in api.NON_TENSOR_FUNCTIONS:
             self._escape(args, state)
             return UNKNOWN

@@ -76,6 +76,9 @@ class Rule:
     def on_return(self, node: "cst.Return", value: "Value") -> None:  # pragma: no cover
         """``return value`` in the function being analysed."""
 
+    def on_ndarray_store(self, target: "cst.Subscript", value_node: "cst.BaseExpression", value: "Value") -> None:  # pragma: no cover
+        """``array[i] = value`` where ``array`` is a numpy array."""
+
     def finish(self) -> None:  # pragma: no cover - interface
         pass
 

@@ -24,7 +24,8 @@ class NumpyOnDeviceTensor(Rule):
     ## What it does
     Flags `.numpy()` on a tensor known to live on a GPU, and numpy functions (`np.array`,
     `np.asarray`, `np.sum`, `np.concatenate`, ...) and matplotlib calls (`plt.plot`,
-    `plt.scatter(..., c=labels)`, `plt.imshow`) applied to such tensors or to lists of them.
+    `plt.scatter(..., c=labels)`, `plt.imshow`) applied to such tensors or to lists of them,
+    and such a tensor stored into an element of a numpy array (`losses[i] = loss.data`).
 
     ## Why is this bad?
     numpy reads host memory: `TypeError: can't convert cuda:0 device type tensor to numpy. Use
@@ -55,6 +56,12 @@ class NumpyOnDeviceTensor(Rule):
     )
     invalid = (
         Example(
+            "import numpy as np\nimport torch\nlosses = np.zeros((100, 1))\nloss = torch.ones(1, device='cuda').mean()\n"
+            "losses[3] = loss.data  # expect: DL204\n",
+            "import numpy as np\nimport torch\nlosses = np.zeros((100, 1))\nloss = torch.ones(1, device='cuda').mean()\n"
+            "losses[3] = loss.data.cpu()  # expect: DL204\n",
+        ),
+        Example(
             "import torch\nx = torch.randn(3, device='cuda')\ny = x.numpy()  # expect: DL204\n",
             "import torch\nx = torch.randn(3, device='cuda')\ny = x.cpu().numpy()  # expect: DL204\n",
         ),
@@ -69,6 +76,20 @@ class NumpyOnDeviceTensor(Rule):
             "import numpy as np\nimport torch\nx = torch.ones(3, device='cuda')\nm = np.mean(x.cpu())  # expect: DL204\n",
         ),
     )
+
+    def on_ndarray_store(self, target: cst.Subscript, value_node: cst.BaseExpression, value: Value) -> None:
+        """``losses[i] = loss.data``: numpy converts the stored tensor with ``__array__``."""
+        if not _on_accelerator(value):
+            return
+        fix = None
+        if value.kind == Kind.TENSOR and isinstance(value_node, (cst.Name, cst.Attribute)):
+            fix = FixSpec("Insert `.cpu()`", (NodeEdit(value_node, "after", ".cpu()"),))
+        self.ctx.report(
+            target,
+            f"`{self.ctx.source_of(value_node)}` lives on {value.device.describe()}: storing it into a numpy array "
+            "raises \"can't convert cuda:0 device type tensor to numpy\"; store `.item()` or move it with `.cpu()` first",
+            fix=fix,
+        )
 
     def on_call(self, event: CallEvent) -> None:
         if event.method == "numpy" and event.receiver is not None and _on_accelerator(event.receiver, called_numpy=True):
