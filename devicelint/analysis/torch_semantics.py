@@ -485,9 +485,27 @@ class TorchSemantics:
             return value.device
         if value.kind == Kind.UNKNOWN and value.is_bare and not _is_none(node):
             # the code uses it as a device (`x.to(device)`, `device=args.device`): whatever the
-            # caller or configuration chose, which can be the accelerator
-            return follows(self._label(node))
+            # caller or configuration chose, which can be the accelerator; in a function outside
+            # a model, a parameter's device (`device=image.device`) is the caller's choice
+            return follows(self._label(node), argument=self._names_a_plain_argument(node))
         return None
+
+    def _names_a_plain_argument(self, node: cst.BaseExpression) -> bool:
+        """``image.device`` / ``image`` where ``image`` is a parameter of the function being
+        analysed and that function is not a method of a module."""
+        root = node
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        if not isinstance(root, cst.Name) or root is node and not isinstance(node, cst.Name):
+            return False
+        if not isinstance(node, cst.Attribute) or node.attr.value != "device":
+            return False
+        context = self.current_function
+        function = context.node
+        if function is None or context.class_info is not None and context.class_info.is_module:
+            return False
+        params = function.params
+        return root.value in {p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]}
 
     def _device_of_value(self, node: cst.BaseExpression, value: Value) -> Optional[Device]:
         if value.kind in (Kind.STR, Kind.DEVICE):

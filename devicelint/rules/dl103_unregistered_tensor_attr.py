@@ -167,6 +167,8 @@ class UnregisteredTensorAttr(Rule):
         attribute = name[5:]
         if not self._read_elsewhere(context.class_info, attribute):
             return
+        if self._registered_buffer(context.class_info, attribute):
+            return  # assigning a tensor to a registered buffer's name updates the buffer
         # reported once `__init__` is done: it may still wrap the tensor in a Parameter
         self._candidates.append((context.class_info, attribute, statement, value_node, value, name))
 
@@ -214,11 +216,12 @@ class UnregisteredTensorAttr(Rule):
     def _registered_or_device_checked(self, class_info, attribute: str) -> bool:  # type: ignore[no-untyped-def]
         """The class registers the cache as a buffer, or checks its device before reuse."""
         text = self.ctx.module.code_for_node(class_info.node)
-        escaped = re.escape(attribute)
-        return (
-            re.search(rf"register_buffer\(\s*[\"']{escaped}[\"']", text) is not None
-            or re.search(rf"\bself\.{escaped}\.device\b", text) is not None
-        )
+        return self._registered_buffer(class_info, attribute) or re.search(rf"\bself\.{re.escape(attribute)}\.device\b", text) is not None
+
+    def _registered_buffer(self, class_info, attribute: str) -> bool:  # type: ignore[no-untyped-def]
+        """Does the class register ``attribute`` as a buffer (``register_buffer("name", ...)``)?"""
+        text = self.ctx.module.code_for_node(class_info.node)
+        return re.search(rf"register_buffer\(\s*[\"']{re.escape(attribute)}[\"']", text) is not None
 
     def _report(self, attribute: str, statement: cst.CSTNode, value_node: cst.BaseExpression, value: Value, name: str) -> None:
         assert value.origin is not None
