@@ -28,8 +28,8 @@ class UnregisteredTensorAttr(Rule):
     another method of the class (or of a subclass) reads `self.x`. Also flags `self.x = None` in
     `__init__` when another method caches a tensor there (`if self.mask is None: self.mask =
     ...`) without registering it as a buffer or checking its device before reuse.
-    0-dim tensors, attributes no other method reads, and attributes that every read moves at
-    once (`self.table.to(x.device)`, `self.table.type_as(x)`) are left alone.
+    0-dim tensors, attributes no other method reads, and attributes that the class moves itself
+    where it reads them (`self.table.to(x.device)`, `self.table.type_as(x)`) are left alone.
 
     ## Why is this bad?
     `model.to(device)` and `model.cuda()` move parameters and buffers only. The plain tensor
@@ -282,14 +282,19 @@ class UnregisteredTensorAttr(Rule):
             for owner in (class_info, *self.ctx.analyzer.subclasses_of(class_info))
             for method_name, method in owner.methods.items()
         ]
+        unmoved = False
         for method_name, method in methods:
             if method_name == "__init__":
                 continue
             text = self.ctx.module.code_for_node(method)
             for match in pattern.finditer(text):
                 rest = text[match.end():]
-                if _ASSIGNED.match(rest) or _MOVED_AT_ONCE.match(rest):
+                if _ASSIGNED.match(rest):
                     continue
-                return True
-        return False
+                if _MOVED_AT_ONCE.match(rest):
+                    # the class places the attribute itself where it needs it (diffusers' RoPE
+                    # tables: `self.pos_freqs.to(device)`); its other reads are its own business
+                    return False
+                unmoved = True
+        return unmoved
 
