@@ -23,7 +23,8 @@ class LoadWithoutMapLocation(Rule):
     Left alone: loading back an empty `io.BytesIO()` that the same code saved into; a path
     the same function (or script body) wrote earlier with `torch.save` - the same run, on the
     same devices (a save *after* the load is a resume, and is flagged); a path the file writes
-    only host tensors to.
+    only host tensors to; a non-literal path in a pytest test that takes a fresh temporary
+    directory (`tmp_path`, `tmpdir`): what it loads, it wrote there itself.
 
     ## Why is this bad?
     Without `map_location`, `torch.load` restores every tensor onto the device it was saved
@@ -53,6 +54,10 @@ class LoadWithoutMapLocation(Rule):
     summary = "`torch.load` without `map_location` restores tensors onto the device they were saved from."
     fix_safety = "safe"
     valid = (
+        # a pytest test loads what it saved in its own fresh temporary directory
+        "import torch\nimport os\ndevice = 'cuda' if torch.cuda.is_available() else 'cpu'\n"
+        "def test_resume(tmp_path, trainer):\n    path = os.path.join(tmp_path, 'last.ckpt')\n"
+        "    trainer.save_checkpoint(path)\n    state = torch.load(path)\n",
         "import torch\nstate = torch.load('ckpt.pt', map_location='cpu')\n",
         # the program never asks which device it has: it runs where its checkpoints were made
         "import torch\nstate = torch.load('ckpt.pt')\n",
@@ -122,6 +127,9 @@ class LoadWithoutMapLocation(Rule):
             # the same run has just written it (a test's round trip, a conversion script's temp
             # file): same machine, same devices. A save *after* the load is a resume: not this.
             return
+        if function is not None and _is_test_with_temporary_directory(function) and not isinstance(node.args[0].value, cst.SimpleString):
+            # a pytest test given a fresh temporary directory loads what it wrote there itself
+            return
         self._loads.append((node, path, function, location))
 
     def _record_save(self, event: CallEvent) -> None:
@@ -149,6 +157,18 @@ class LoadWithoutMapLocation(Rule):
                 f"it fails on a machine without that GPU; pass `map_location={location}`",
                 fix=fix,
             )
+
+
+#: pytest fixtures that hand a test a fresh, empty directory of its own
+_TEMPORARY_DIRECTORY_FIXTURES = frozenset({"tmp_path", "tmpdir", "tmp_path_factory", "tmpdir_factory"})
+
+
+def _is_test_with_temporary_directory(function: cst.FunctionDef) -> bool:
+    """``def test_resume(tmp_path): ...``: a pytest test whose files live in its own temp dir."""
+    if not function.name.value.startswith("test"):
+        return False
+    params = function.params
+    return any(param.name.value in _TEMPORARY_DIRECTORY_FIXTURES for param in [*params.posonly_params, *params.params, *params.kwonly_params])
 
 
 def _on_host(value: Value) -> bool:
