@@ -557,3 +557,20 @@ def test_a_function_is_analysed_with_what_its_callers_hand_it():
     assert evaluate["model"].kind == Kind.MODULE and place(evaluate["model"]) == "accel"
     assert evaluate["loader"].kind == Kind.LOADER
     assert place(evaluate["logits"]) == "accel"
+
+
+def test_generators_carry_the_device_they_draw_on():
+    analyzer = analyse(
+        "import torch\n"
+        "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+        "seeded = torch.manual_seed(0)\n"
+        "plain = torch.Generator().manual_seed(1)\n"
+        "on_gpu = torch.Generator('cuda')\n"
+        "chosen = torch.Generator(device=device)\n"
+        "nothing = torch.cuda.manual_seed(0)\n"
+    )
+    state = analyzer.module_state
+    for name in ("seeded", "plain", "on_gpu", "chosen"):
+        assert state[name].kind == Kind.GENERATOR, name
+    assert [place(state[name]) for name in ("seeded", "plain", "on_gpu", "chosen")] == ["cpu", "cpu", "accel", "accel"]
+    assert state["nothing"].kind != Kind.GENERATOR  # torch.cuda.manual_seed returns None

@@ -56,8 +56,9 @@ class EventSink(Protocol):
     def on_assign(self, statement: cst.CSTNode, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value) -> None: ...
 
     def on_index(self, node: cst.Subscript, base: Value, index_node: cst.BaseExpression, index: Value) -> None:
-        """``base[index]`` (read, or the target of an assignment) where both are tensor-like;
-        ``node.value`` is the indexed expression. Once per tensor index of the subscript."""
+        """``base[index]`` read, where both are tensor-like; ``node.value`` is the indexed
+        expression. Once per tensor index of the subscript. Not for assignment targets
+        (``base[index] = v``): PyTorch moves their indices to ``base``'s device itself."""
         ...
 
     def on_return(self, node: cst.Return, value: Value) -> None:

@@ -581,9 +581,7 @@ class FlowAnalyzer(Summaries, TorchSemantics):
             base = self.eval(target.value, state)
             for element in target.slice:
                 if isinstance(element.slice, cst.Index):
-                    index = self.eval(element.slice.value, state)
-                    if self.emitting and base.is_tensor_like and index.is_tensor_like:
-                        self.sink.on_index(target, base, element.slice.value, index)
+                    self.eval(element.slice.value, state)
             if self.emitting and value_node is not None:
                 self.sink.on_subscript_assign(target, value_node, value)
                 if base.kind == Kind.NDARRAY:

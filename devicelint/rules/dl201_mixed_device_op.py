@@ -45,6 +45,8 @@ class MixedDeviceOp(Rule):
     name = "mixed-device-op"
     severity = Severity.ERROR
     summary = "An operation whose tensor operands are known to live on different devices."
+    #: an index op whose index sits on another device than the tensor it indexes: DL207 says so
+    yields_to = ("DL207",)
     valid = (
         "import torch\ndevice = torch.device('cuda')\nx = torch.randn(3, 4, device=device)\ny = x * torch.tensor(2.0)\n",
         "import torch\nx = torch.randn(3, 4, device='cuda')\ny = x + torch.zeros_like(x)\n",

@@ -1,0 +1,156 @@
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from devicelint.analysis import torch_api as api
+from devicelint.analysis.events import CallEvent
+from devicelint.analysis.values import Device, Kind, Value
+from devicelint.findings import Severity
+from devicelint.rules._messages import where
+from devicelint.rules.base import Example, Rule
+
+
+class GeneratorDeviceMismatch(Rule):
+    """
+    ## What it does
+    Flags a `torch.Generator` handed as `generator=` to a call that draws random numbers on
+    another device: a random factory (`torch.rand`, `torch.randn`, `torch.randint`,
+    `torch.randperm`, `torch.normal`, `torch.bernoulli`, `torch.multinomial`, `torch.poisson`,
+    `torch.randn_like` ...), which draws where it creates its tensor (`device=`, else the CPU),
+    or an in-place filler (`normal_`, `uniform_`, `bernoulli_`, `random_`, `exponential_`,
+    `geometric_`, `cauchy_`, `log_normal_`, `torch.nn.init.*_`), which draws on its tensor's
+    device. `torch.Generator()` and `torch.manual_seed(n)` (which returns the default CPU
+    generator) draw on the CPU; `torch.Generator("cuda")` / `torch.Generator(device=d)` on that
+    device. Reported where one side is on the host and the other can be an accelerator (PyTorch
+    checks the device type only: a `cuda:0` generator may draw on `cuda:1`). There is no fix:
+    either the generator or the draw has to move, and which one decides the random stream.
+
+    Verified on torch 2.13: `torch.manual_seed(0)` returns a CPU `torch.Generator`,
+    `torch.cuda.manual_seed(0)` returns None, `Generator.manual_seed` returns the generator.
+    Fake and meta tensors do not model the generator check (`torch.randn(3, device="cuda",
+    generator=cpu_gen)` passes under `FakeTensorMode`); the check is ATen's `check_generator`
+    ("Expected a 'cuda' device type for generator but found 'cpu'", in libtorch), which every
+    CUDA and CPU random kernel runs, in both directions. `randperm` on CUDA draws its sort keys
+    with `random_(generator)` on the output's device, so it needs a CUDA generator too (its old
+    small-n CPU detour, which took a CPU generator, is gone from current PyTorch).
+
+    ## Why is this bad?
+    On a GPU machine the draw raises `RuntimeError: Expected a 'cuda' device type for
+    generator but found 'cpu'` (or the reverse). Seeding for reproducibility with
+    `torch.manual_seed(0)` and sampling latents on the GPU is the classic way to hit it.
+
+    ## Example
+    ```python
+    generator = torch.manual_seed(0)
+    latents = torch.randn(shape, generator=generator, device="cuda")
+    ```
+
+    ## Use instead
+    ```python
+    generator = torch.Generator(device="cuda").manual_seed(0)
+    latents = torch.randn(shape, generator=generator, device="cuda")
+    ```
+    """
+
+    code = "DL208"
+    name = "generator-device-mismatch"
+    severity = Severity.ERROR
+    summary = "A random generator used to draw on another device than its own."
+    valid = (
+        "import torch\ng = torch.Generator(device='cuda').manual_seed(0)\nx = torch.randn(4, generator=g, device='cuda')\n",
+        "import torch\ng = torch.manual_seed(0)\nperm = torch.randperm(10, generator=g)\n",
+        # drawn on the host, then moved
+        "import torch\ng = torch.Generator().manual_seed(0)\nx = torch.randn(4, generator=g).to('cuda')\n",
+        # device unknown on one side
+        "import torch\ndef sample(shape, generator, device):\n    return torch.randn(shape, generator=generator, device=device)\n",
+    )
+    invalid = (
+        Example(
+            "import torch\ngenerator = torch.manual_seed(0)\n"
+            "latents = torch.randn((1, 4, 64, 64), generator=generator, device='cuda')  # expect: DL208\n"
+        ),
+        Example(
+            "import torch\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+            "g = torch.Generator(device=device)\ng.manual_seed(1)\nmask = torch.rand(8, generator=g)  # expect: DL208\n"
+        ),
+        Example(
+            "import torch\nweights = torch.empty(16, 16, device='cuda')\ng = torch.Generator().manual_seed(0)\n"
+            "weights.normal_(0.0, 0.02, generator=g)  # expect: DL208\n"
+        ),
+    )
+
+    def on_call(self, event: CallEvent) -> None:
+        generator = _keyword(event, "generator")
+        if generator is None:
+            return
+        generator_node, generator_value = generator
+        if generator_value.kind != Kind.GENERATOR or generator_value.device is None:
+            return
+        drawn = self._drawn_on(event)
+        if drawn is None:
+            return
+        target_node, target = drawn
+        if target.device is None or not _incompatible(generator_value.device, target.device):
+            return
+        if target.device.argument:
+            return  # a free function's tensor argument: its callers decide where it lives
+        what = f"`{self.ctx.source_of(event.node.func)}`"
+        if target_node is None:
+            place = f"{what} creates its tensor on {target.device.describe()}"
+        else:
+            place = f"{what} fills `{self.ctx.source_of(target_node)}`, which is {where(target, self.ctx)}"
+        want, got = _type(target.device), _type(generator_value.device)
+        self.ctx.report(
+            event.node,
+            f"the generator `{self.ctx.source_of(generator_node)}` draws {where(generator_value, self.ctx)}, but "
+            f"{place}: PyTorch raises \"Expected a '{want}' device type for generator but found '{got}'\"; "
+            "make the generator on the device it draws for (`torch.Generator(device=...)`), or draw on the "
+            "generator's device and move the result",
+        )
+
+    def _drawn_on(self, event: CallEvent) -> Optional[tuple[Optional[cst.BaseExpression], Value]]:
+        """Where the call draws: the tensor it fills (node and value) or, for a factory, its
+        result (node None)."""
+        if event.method in api.RANDOM_FILL_METHODS and event.receiver is not None and isinstance(event.node.func, cst.Attribute):
+            if event.receiver.kind != Kind.TENSOR:
+                return None
+            return event.node.func.value, event.receiver
+        qualname = event.qualname
+        if qualname is None:
+            return None
+        if qualname.startswith("torch.nn.init.") and event.args:
+            arg, value = event.args[0]
+            return (arg.value, value) if value.kind == Kind.TENSOR and arg.keyword is None else None
+        if qualname in ("torch.normal", "torch.bernoulli", "torch.multinomial", "torch.poisson") and _keyword(event, "device") is None:
+            # drawn on the device of the tensors they take (torch.normal also takes sizes)
+            for arg, value in event.args:
+                if arg.keyword is None and value.is_tensor_like:
+                    return None, value
+            return (None, event.result) if qualname == "torch.normal" else None
+        if qualname in api.RANDOM_FACTORIES or qualname in api.RANDOM_LIKE_FACTORIES:
+            return None, event.result
+        return None
+
+
+def _keyword(event: CallEvent, name: str) -> Optional[tuple[cst.BaseExpression, Value]]:
+    for arg, value in event.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg.value, value
+    return None
+
+
+def _incompatible(generator: Device, target: Device) -> bool:
+    """One side on the host and the other possibly an accelerator. PyTorch checks the device
+    type only: a `cuda:0` generator may draw on `cuda:1`."""
+    return generator.is_cpu and target.may_be_accelerator or target.is_cpu and generator.may_be_accelerator
+
+
+def _type(device: Device) -> str:
+    if device.is_cpu:
+        return "cpu"
+    if device.kind == "meta":
+        return "meta"
+    label = device.label.strip("\"'")
+    return label.split(":")[0] if label.split(":")[0] in ("cuda", "xpu", "mps", "hpu", "npu") else "cuda"
