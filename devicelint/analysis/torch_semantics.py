@@ -203,6 +203,9 @@ class TorchSemantics:
                 return UNKNOWN  # a diffusers pipeline is not an nn.Module: its call returns images
             return Value(Kind.MODULE, None, Origin(node, "loaded"))
         if qualname in api.NUMPY_ARRAY_CONSTRUCTORS:
+            dtype = keyword_arg(node, "dtype")
+            if dtype is not None and isinstance(dtype.value, cst.Name) and dtype.value.value == "object":
+                return UNKNOWN  # an array of object references stores tensors as they are
             return Value(Kind.NDARRAY, origin=Origin(node, f"created by `{spelled(node)}`"))
         if qualname in api.NON_TENSOR_FUNCTIONS:
             self._escape(args, state)

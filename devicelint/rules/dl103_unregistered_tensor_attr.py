@@ -188,6 +188,8 @@ class UnregisteredTensorAttr(Rule):
             return
         if value.kind != Kind.TENSOR or value.role in (Role.PARAMETER, Role.BUFFER) or value.device is None:
             return
+        if value.origin is None or not (value.origin.how.startswith("moved") or self.ctx.analyzer.factory_name(value.origin.node) is not None):
+            return  # activations kept between calls (a streaming conv's previous frames): state, not a table
         self._cached.setdefault((id(class_info), name[5:]), (function, target))
 
     def finish(self) -> None:
