@@ -318,6 +318,10 @@ class Summaries:
             self._escape_into(function, args, state, skip_first=not has_decorator(function, "staticmethod"))
         return result
 
+    def file_classes(self) -> list[ClassInfo]:
+        """The classes defined in the file (as far as the analysis has seen them)."""
+        return list(self._classes)
+
     def subclasses_of(self, info: ClassInfo) -> list[ClassInfo]:
         """The classes of this file that inherit from ``info``, directly or not."""
         return [other for other in self._classes if other is not info and _inherits_from(other, info)]

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import re
+
 from typing import Optional
 
 import libcst as cst
@@ -21,7 +23,10 @@ class StoredDeviceInForward(Rule):
     attribute stored in `__init__` - from an argument or a config - and the method has an input
     to take the device from. A `device` property derived from the parameters, as many libraries
     define it, is not a stored attribute and is left alone, as is an attribute that another
-    method updates.
+    method updates, and a module whose `__init__` (or that of a module class of the file it
+    builds) places weights itself (`nn.Linear(...).to(device)`, `self.to(self.device)`): for a
+    model-parallel shard or a model that moves itself at construction, the stored device is
+    where its weights are.
 
     ## Why is this bad?
     The stored device is where the module was meant to run when it was built, not where its
@@ -52,6 +57,10 @@ class StoredDeviceInForward(Rule):
     severity = Severity.WARNING
     summary = "`forward` creates or moves tensors with a device stored in `__init__` instead of the input's device."
     valid = (
+        # a pipeline shard placed at construction moves its input onto its own device
+        "import torch\nfrom torch import nn\nclass Shard(nn.Module):\n    def __init__(self, device):\n        super().__init__()\n"
+        "        self.device = device\n        self.seq = nn.Linear(4, 4).to(self.device)\n"
+        "    def forward(self, x_rref):\n        x = x_rref.to_here().to(self.device)\n        return self.seq(x).cpu()\n",
         # device taken from the input
         "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self, device):\n        super().__init__()\n"
         "        self.device = device\n    def forward(self, x):\n        return torch.ones(3, device=x.device)\n",
@@ -103,6 +112,8 @@ class StoredDeviceInForward(Rule):
         stored = _stored_at(class_info, attribute)
         if stored is None or _updated_elsewhere(class_info, attribute):
             return
+        if self._placed_at_construction(class_info):
+            return  # a model-parallel shard: its weights are where its stored device says
         spelled = self.ctx.source_of(device_node)
         self.ctx.report(
             device_node,
@@ -110,6 +121,23 @@ class StoredDeviceInForward(Rule):
             f"uses that one device, and after `model.to(...)` it is stale; take the device from the "
             f"input (`{inputs[0]}.device`)",
         )
+
+    def _placed_at_construction(self, class_info: ClassInfo) -> bool:
+        """Does ``__init__`` (or the ``__init__`` of a class of this file it builds) move
+        modules or itself (``nn.Linear(...).to(device)``, ``self.to(self.device)``)? Then the
+        stored device is where the weights are by construction (RPC shards, detectron2 models)."""
+        init = class_info.methods.get("__init__")
+        if init is None:
+            return False
+        text = self.ctx.module.code_for_node(init)
+        if _MOVES_SOMETHING.search(text):
+            return True
+        for other in self.ctx.analyzer.file_classes():
+            if other is not class_info and other.is_module and re.search(rf"\b{re.escape(other.name)}\s*\(", text):
+                other_init = other.methods.get("__init__")
+                if other_init is not None and _MOVES_SOMETHING.search(self.ctx.module.code_for_node(other_init)):
+                    return True
+        return False
 
     def _device_argument(self, event: CallEvent) -> Optional[cst.BaseExpression]:
         if event.qualname is not None and event.qualname in api.FACTORIES:
@@ -122,6 +150,10 @@ class StoredDeviceInForward(Rule):
             positional = positional_args(event.node)
             return positional[0].value if positional else None
         return None
+
+
+#: a move in a constructor: `.to(` or `.cuda(`
+_MOVES_SOMETHING = re.compile(r"\.(to|cuda)\(")
 
 
 def _tensor_inputs(function: cst.FunctionDef) -> list[str]:
