@@ -1,6 +1,11 @@
 from __future__ import annotations
 
+from pathlib import PurePath
+
+import libcst as cst
+
 from devicelint.analysis.events import CallEvent
+from devicelint.analysis.values import Value
 from devicelint.findings import Severity
 from devicelint.rules.base import Example, Rule
 
@@ -10,7 +15,9 @@ _DATA_PARALLEL = frozenset({"torch.nn.DataParallel", "torch.nn.parallel.DataPara
 class DataParallelPreferDdp(Rule):
     """
     ## What it does
-    Points at every `nn.DataParallel(...)`.
+    Points at `nn.DataParallel(...)` in a program. Left alone: test modules (`tests/`,
+    `test_*.py`: a test of DataParallel support uses it on purpose) and a function that returns
+    the wrapper it builds (a library offering DataParallel as its caller's choice).
 
     ## Why is this bad?
     DataParallel is single-process and multi-threaded: the GIL, re-replicating the model on
@@ -35,14 +42,43 @@ class DataParallelPreferDdp(Rule):
     name = "dataparallel-prefer-ddp"
     severity = Severity.INFO
     summary = "`nn.DataParallel` is slower than DistributedDataParallel, which PyTorch recommends."
-    valid = ("import torch\nm = torch.nn.parallel.DistributedDataParallel(net)\n",)
+    valid = (
+        "import torch\nm = torch.nn.parallel.DistributedDataParallel(net)\n",
+        # a library returning DataParallel as one strategy its user picks
+        "import torch\nclass DPStrategy:\n    def setup_module(self, module):\n        return torch.nn.DataParallel(module)\n",
+    )
     invalid = (Example("import torch\nfrom torch import nn\nm = nn.DataParallel(net)  # expect: DL405\n"),)
+
+    def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(ctx)
+        self._in_tests = _is_test_file(ctx.path)
+        self._built: list[cst.Call] = []
+        self._returned: set[int] = set()
+
+    def on_return(self, node: cst.Return, value: Value) -> None:
+        # `return DataParallel(module, ...)`: a library offering DataParallel as its caller's
+        # choice (Lightning's DataParallelStrategy), not a program choosing it
+        if isinstance(node.value, cst.Call):
+            self._returned.add(id(node.value))
 
     def on_call(self, event: CallEvent) -> None:
         if event.qualname in _DATA_PARALLEL:
+            self._built.append(event.node)
+
+    def finish(self) -> None:
+        if self._in_tests:
+            return  # a test of DataParallel support uses it on purpose
+        for node in self._built:
+            if id(node) in self._returned:
+                continue
             self.ctx.report(
-                event.node,
+                node,
                 "`DataParallel` is single-process and multi-threaded; PyTorch recommends "
                 "`DistributedDataParallel` (launched with `torchrun`), even on one machine",
             )
 
+
+def _is_test_file(path: str) -> bool:
+    """``tests/...``, ``test_*.py``, ``*_test.py``: pytest's conventions for test modules."""
+    pure = PurePath(path)
+    return pure.name.startswith("test_") or pure.name.endswith("_test.py") or any(part in ("tests", "test") for part in pure.parts[:-1])
