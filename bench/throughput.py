@@ -109,7 +109,7 @@ def row(name: str, seconds: float, files: int, lines: int, baseline: float, paus
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tree", type=Path, default=None)
+    parser.add_argument("--tree", type=Path, default=None, help="directory of Python sources (default: the installed torch package)")
     parser.add_argument("--torchfix", default=None, help="path of a torchfix executable (own virtualenv)")
     parser.add_argument("--sample", type=int, default=120, help="files in the side-by-side sample")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
@@ -118,6 +118,8 @@ def main() -> None:
 
     tree = options.tree or torch_tree()
     files = discover([str(tree)]).files
+    if not files:
+        sys.exit(f"no Python files under {tree}: pass --tree a directory of Python sources")
     print(f"tree: {tree} ({len(files)} Python files), {os.cpu_count()} CPUs, Python {sys.version.split()[0]}, libcst {metadata.version('libcst')}")
 
     step = max(1, len(files) // options.sample)

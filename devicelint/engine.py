@@ -289,7 +289,7 @@ def _lint_module(
     ctx = RuleContext(module, path, text)
     instances = [rule(ctx) for rule in rules if rule.code not in ("DL001", "DL002")]
     dispatcher = _Dispatcher(instances, ctx)
-    analyzer = FlowAnalyzer(module, dispatcher, lambda node: module.code_for_node(node))
+    analyzer = FlowAnalyzer(module, dispatcher, lambda node: module.code_for_node(node), text)
     ctx.analyzer = analyzer
     analyzer.module_state.update(imports)
     # a file linted in pieces: another piece may be the one that asks which device it has

@@ -60,8 +60,10 @@ class FlowAnalyzer(Summaries, TorchSemantics):
     (``eval``) and name lookup (``lookup``, ``qualname_of``) over one module, emitting events to
     ``sink`` on its reporting passes."""
 
-    def __init__(self, module: cst.Module, sink: EventSink, source_of: Callable[[cst.CSTNode], str]) -> None:
+    def __init__(self, module: cst.Module, sink: EventSink, source_of: Callable[[cst.CSTNode], str], text: Optional[str] = None) -> None:
         self.module = module
+        #: the file's text when the caller has it (generating it from the tree is costly)
+        self.text = text
         self.sink = sink
         self.source_of = source_of
         self.emitting = True

@@ -70,7 +70,8 @@ class Summaries:
     def called_names(self) -> frozenset[str]:
         """Names the file calls, as ``name(`` or ``.name(`` (computed once)."""
         if self._called is None:
-            self._called = frozenset(_CALLED_NAME.findall(self.source_of(self.module)))
+            text = self.text if self.text is not None else self.source_of(self.module)
+            self._called = frozenset(_CALLED_NAME.findall(text))
         return self._called
 
     def tensor_parameter_value(self, name: str) -> Optional[Value]:
@@ -251,6 +252,10 @@ class Summaries:
                 found = frozenset(match.group(1) for match in pattern.finditer(self._body_text(function)))
             self._tensor_attributes[function] = found
         return found
+
+    def body_text(self, function: cst.FunctionDef) -> str:
+        """The source of a function's body, generated once per file."""
+        return self._body_text(function)
 
     def _body_text(self, function: cst.FunctionDef) -> str:
         text = self._body_texts.get(function)

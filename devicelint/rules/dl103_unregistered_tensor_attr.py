@@ -129,6 +129,7 @@ class UnregisteredTensorAttr(Rule):
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)
         self._candidates: list[tuple[object, str, cst.CSTNode, cst.BaseExpression, Value, str]] = []
+        self._texts: dict[int, str] = {}
         #: (class, attribute) -> (class, its `self.x = None` in __init__)
         self._starts_empty: dict[tuple[int, str], tuple[object, cst.CSTNode]] = {}
         #: (class, attribute) -> (the method that caches a tensor there, the assignment target)
@@ -138,10 +139,15 @@ class UnregisteredTensorAttr(Rule):
         context = self.ctx.current_function
         if context.node is None or context.class_info is None or not context.class_info.is_module:
             return
+        if not isinstance(target, cst.Attribute):
+            return  # only `self.x = ...` matters here
+        empty = isinstance(value_node, cst.Name) and value_node.value == "None"
+        if not empty and (value.kind != Kind.TENSOR or value.device is None):
+            return  # decided before the (costlier) question of which method builds the module
         if not self._builds_the_module(context.class_info, context.node):
             self._maybe_cached(context.class_info, context.node, target, value)
             return
-        if isinstance(value_node, cst.Name) and value_node.value == "None" and isinstance(target, cst.Attribute):
+        if empty:
             name = dotted_name(target)
             if name is not None and name.startswith("self.") and name.count(".") == 1:
                 self._starts_empty.setdefault((id(context.class_info), name[5:]), (context.class_info, statement))
@@ -172,13 +178,25 @@ class UnregisteredTensorAttr(Rule):
         # reported once `__init__` is done: it may still wrap the tensor in a Parameter
         self._candidates.append((context.class_info, attribute, statement, value_node, value, name))
 
+    def _text(self, node: cst.CSTNode) -> str:
+        """The source of a class or method, generated once per file (a method's body comes
+        from the analysis, which has it already)."""
+        text = self._texts.get(id(node))
+        if text is None:
+            if isinstance(node, cst.FunctionDef):
+                text = self.ctx.analyzer.body_text(node)
+            else:
+                text = self.ctx.module.code_for_node(node)
+            self._texts[id(node)] = text
+        return text
+
     def _builds_the_module(self, class_info, function: cst.FunctionDef) -> bool:  # type: ignore[no-untyped-def]
         """``__init__``, or a method ``__init__`` calls (``self.init_states(x)``)."""
         name = function.name.value
         if name == "__init__":
             return True
         init = class_info.methods.get("__init__")
-        return init is not None and re.search(rf"\bself\.{re.escape(name)}\s*\(", self.ctx.module.code_for_node(init)) is not None
+        return init is not None and re.search(rf"\bself\.{re.escape(name)}\s*\(", self._text(init)) is not None
 
     def _maybe_cached(self, class_info, function: cst.FunctionDef, target: cst.BaseExpression, value: Value) -> None:  # type: ignore[no-untyped-def]
         """``self.mask = make_mask(x.device)`` in ``forward``: remember the first tensor a
@@ -217,12 +235,12 @@ class UnregisteredTensorAttr(Rule):
 
     def _registered_or_device_checked(self, class_info, attribute: str) -> bool:  # type: ignore[no-untyped-def]
         """The class registers the cache as a buffer, or checks its device before reuse."""
-        text = self.ctx.module.code_for_node(class_info.node)
+        text = self._text(class_info.node)
         return self._registered_buffer(class_info, attribute) or re.search(rf"\bself\.{re.escape(attribute)}\.device\b", text) is not None
 
     def _registered_buffer(self, class_info, attribute: str) -> bool:  # type: ignore[no-untyped-def]
         """Does the class register ``attribute`` as a buffer (``register_buffer("name", ...)``)?"""
-        text = self.ctx.module.code_for_node(class_info.node)
+        text = self._text(class_info.node)
         return re.search(rf"register_buffer\(\s*[\"']{re.escape(attribute)}[\"']", text) is not None
 
     def _report(self, attribute: str, statement: cst.CSTNode, value_node: cst.BaseExpression, value: Value, name: str) -> None:
@@ -265,7 +283,7 @@ class UnregisteredTensorAttr(Rule):
         pattern = re.compile(rf"\.{re.escape(attribute.rsplit('.', 1)[-1])}\b")  # `self.stride`, `m.stride`
         for method in ("_apply", "to", "cuda"):
             override = class_info.methods.get(method)
-            if override is not None and pattern.search(self.ctx.module.code_for_node(override)):
+            if override is not None and pattern.search(self._text(override)):
                 return True
         return any(self._moved_by_own_override(base, attribute) for base in class_info.bases)
 
@@ -288,7 +306,7 @@ class UnregisteredTensorAttr(Rule):
         for method_name, method in methods:
             if method_name == "__init__":
                 continue
-            text = self.ctx.module.code_for_node(method)
+            text = self._text(method)
             for match in pattern.finditer(text):
                 rest = text[match.end():]
                 if _ASSIGNED.match(rest):

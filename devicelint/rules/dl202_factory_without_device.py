@@ -171,11 +171,10 @@ class FactoryWithoutDevice(Rule):
         context = self.ctx.current_function
         if function is None or function.name.value != "forward" or context.class_info is None or not context.class_info.is_module:
             return
-        if not self.ctx.analyzer.owns_parameters(context.class_info):
-            return  # a module without weights of its own may well be a CPU-side helper
-        for item in _tensors_in(value):
-            factory = self._cpu_factory(item)
-            if factory is not None:
+        factories = [factory for factory in map(self._cpu_factory, _tensors_in(value)) if factory is not None]
+        # a module without weights of its own may well be a CPU-side helper
+        if factories and self.ctx.analyzer.owns_parameters(context.class_info):
+            for factory in factories:
                 self._report(factory, function, node, returned=True)
 
     def on_binary(self, event: BinaryEvent) -> None:
