@@ -11,7 +11,7 @@ import io
 import re
 import tokenize
 import traceback
-from typing import Iterator, Optional, Sequence, Union
+from typing import Iterator, NamedTuple, Optional, Sequence, Union
 
 import libcst as cst
 
@@ -200,7 +200,7 @@ def _lint_in_pieces(text: str, path: str, rules: Sequence[type[Rule]], verbose: 
     """A big file, piece by piece (see devicelint.chunking): each piece is parsed once, linted,
     and dropped before the next, so memory follows the piece, not the file."""
     pieces = plan_pieces(text)
-    probes = _probes_devices(text)
+    whole = _WholeFile.of(text)
     if pieces is not None:
         findings: list[Finding] = []
         imports: dict[str, Value] = {}
@@ -209,7 +209,7 @@ def _lint_in_pieces(text: str, path: str, rules: Sequence[type[Rule]], verbose: 
                 module = cst.parse_module(piece.text)
             except Exception:  # noqa: BLE001 - a piece that does not parse: let the fallback place the error
                 break
-            piece_findings, state = _lint_module(module, piece.text, path, rules, verbose, suppress, imports, probes, text)
+            piece_findings, state = _lint_module(module, piece.text, path, rules, verbose, suppress, imports, whole)
             findings.extend(shift(finding, piece.line_shift) for finding in piece_findings)
             imports = {name: value for name, value in state.items() if value.kind == Kind.REF}
             # nothing of this piece's tree may outlive it, or two trees share the peak
@@ -222,19 +222,24 @@ def _lint_in_pieces(text: str, path: str, rules: Sequence[type[Rule]], verbose: 
 
 
 _DEVICE_PROBE_TEXT = re.compile(r"\b(is_available|device_count)\s*\(")
-
-
 _ACCELERATOR_TEXT = re.compile(r"cuda|device|accelerator|\b(gpus?|mps|xpu|npu|hpu|tpu)\b|\.to\(")
 
 
-def mentions_accelerator(text: str) -> bool:
+def _mentions_accelerator(text: str) -> bool:
     """Does the program's text name an accelerator or a device anywhere?"""
     return _ACCELERATOR_TEXT.search(text) is not None
 
 
-def _probes_devices(text: str) -> bool:
-    """Does a big file (linted in pieces) ask which devices the machine has, anywhere?"""
-    return _DEVICE_PROBE_TEXT.search(text) is not None
+class _WholeFile(NamedTuple):
+    """What a big file linted in pieces says anywhere, read once from its whole text: another
+    piece may be the one that asks which device it has, or names one."""
+
+    probes_devices: bool
+    mentions_accelerator: bool
+
+    @classmethod
+    def of(cls, text: str) -> "_WholeFile":
+        return cls(_DEVICE_PROBE_TEXT.search(text) is not None, _mentions_accelerator(text))
 
 
 def _lint_at_definitions(text: str, path: str, rules: Sequence[type[Rule]], verbose: bool, suppress: bool) -> list[Finding]:
@@ -243,6 +248,7 @@ def _lint_at_definitions(text: str, path: str, rules: Sequence[type[Rule]], verb
     syntax_rule = rules_by_code()["DL001"]
     findings: list[Finding] = []
     imports: dict[str, Value] = {}
+    whole = _WholeFile.of(text)
     start = 0
     while start < len(text):
         module = None
@@ -264,7 +270,7 @@ def _lint_at_definitions(text: str, path: str, rules: Sequence[type[Rule]], verb
             except Exception as error:  # noqa: BLE001
                 findings.append(_file_level(syntax_rule, path, f"cannot be parsed: {type(error).__name__}: {error}", first_line + 1))
             break
-        piece_findings, state = _lint_module(module, text[start:end], path, rules, verbose, suppress, imports, _probes_devices(text), text)
+        piece_findings, state = _lint_module(module, text[start:end], path, rules, verbose, suppress, imports, whole)
         findings.extend(shift(finding, first_line) for finding in piece_findings)
         imports = {name: value for name, value in state.items() if value.kind == Kind.REF}
         start = end
@@ -282,8 +288,7 @@ def _lint_module(
     verbose: bool,
     suppress: bool,
     imports: dict[str, Value],
-    probes_devices: bool = False,
-    whole_text: Optional[str] = None,
+    whole: Optional[_WholeFile] = None,
 ) -> tuple[list[Finding], dict[str, Value]]:
     registry = rules_by_code()
     ctx = RuleContext(module, path, text)
@@ -292,9 +297,11 @@ def _lint_module(
     analyzer = FlowAnalyzer(module, dispatcher, lambda node: module.code_for_node(node), text)
     ctx.analyzer = analyzer
     analyzer.module_state.update(imports)
-    # a file linted in pieces: another piece may be the one that asks which device it has
-    analyzer.facts.chooses_device_at_run_time = probes_devices
-    analyzer.facts.mentions_accelerator = mentions_accelerator(whole_text if whole_text is not None else text)
+    if whole is not None:  # a piece of a big file: what the whole file says
+        analyzer.facts.chooses_device_at_run_time = whole.probes_devices
+        analyzer.facts.mentions_accelerator = whole.mentions_accelerator
+    else:
+        analyzer.facts.mentions_accelerator = _mentions_accelerator(text)
     findings: list[Finding] = []
     internal_rule = registry["DL002"]
     try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from devicelint.analysis.flow import FlowAnalyzer
-from devicelint.analysis.values import Kind
+from devicelint.analysis.values import Kind, Role
 
 
 class _Recorder:
@@ -574,3 +574,41 @@ def test_generators_carry_the_device_they_draw_on():
         assert state[name].kind == Kind.GENERATOR, name
     assert [place(state[name]) for name in ("seeded", "plain", "on_gpu", "chosen")] == ["cpu", "cpu", "accel", "accel"]
     assert state["nothing"].kind != Kind.GENERATOR  # torch.cuda.manual_seed returns None
+
+
+def test_a_tensor_assigned_to_a_registered_buffer_name_updates_the_buffer():
+    code = '''
+import torch
+from torch import nn
+
+class Rope(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("freqs", torch.zeros(4), persistent=False)
+        self.reset()
+
+    def reset(self):
+        self.freqs = torch.ones(4)
+        self.other = torch.ones(4)
+'''
+    state = function_state(analyse(code), "reset")
+    assert state["self.freqs"].role is Role.BUFFER
+    assert state["self.other"].role is None
+
+
+def test_isinstance_tensor_narrows_each_branch_before_it_runs():
+    code = '''
+import torch
+
+def prepare(mask, extra):
+    mask.unsqueeze(0)
+    if isinstance(mask, torch.Tensor):
+        kept = mask
+    else:
+        converted = torch.tensor(mask)
+    if isinstance(extra, torch.Tensor):
+        seen = extra
+'''
+    state = function_state(analyse(code), "prepare")
+    assert place(state["converted"]) == "cpu"  # not a tensor there: torch.tensor copies host data
+    assert state["seen"].kind == Kind.TENSOR

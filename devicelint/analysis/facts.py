@@ -13,7 +13,7 @@ from typing import Optional
 import libcst as cst
 
 from devicelint.analysis.names import dotted_name
-from devicelint.analysis.values import Homogeneous, Kind, Value, join
+from devicelint.analysis.values import Value
 
 
 @dataclass(eq=False)
@@ -34,6 +34,13 @@ class ClassInfo:
     #: ``self.*`` names written by methods other than ``__init__`` (computed once)
     written_elsewhere: Optional[frozenset[str]] = None
     places_itself: Optional[bool] = None
+    #: names the class registers with ``self.register_buffer(name, ...)``
+    buffers: set[str] = field(default_factory=set)
+
+    def registers_buffer(self, name: str) -> bool:
+        """Is ``name`` a buffer of this class or of a base in the file? Assigning a tensor to
+        it updates the buffer (``nn.Module.__setattr__``)."""
+        return name in self.buffers or any(base.registers_buffer(name) for base in self.bases)
 
 
 @dataclass(eq=False)
@@ -51,28 +58,6 @@ class CriterionInfo:
 class LoaderInfo:
     node: cst.Call
     pin_memory: bool
-
-
-def homogeneous_element(container: Value) -> Optional[Value]:
-    """What every element of a list is, where known: the join of its known items, or the
-    element of a Homogeneous payload; None for an empty or unknown list."""
-    info = container.info
-    if isinstance(info, Homogeneous):
-        return info.element
-    if isinstance(info, tuple) and info:
-        element = info[0]
-        for item in info[1:]:
-            element = join(element, item)
-        return element
-    return None
-
-
-def appended(container: Value, element: Value) -> Value:
-    """The list after ``append(element)``: its elements are what they were, or ``element``."""
-    known = homogeneous_element(container)
-    if known is None and not (isinstance(container.info, tuple) and not container.info):
-        return Value(Kind.CONTAINER)  # elements of unknown kind were there before
-    return Value(Kind.CONTAINER, container.device, container.origin, info=Homogeneous(element if known is None else join(known, element)))
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ file devicelint.analysis.facts.
 from __future__ import annotations
 
 import contextlib
+from dataclasses import replace
 from typing import Callable, Iterable, Iterator, Optional
 
 import libcst as cst
@@ -35,7 +36,6 @@ from devicelint.analysis.facts import (
     FunctionContext,
     LoopInfo,
     StreamContext,
-    homogeneous_element,
 )
 from devicelint.analysis.names import dotted_name
 from devicelint.analysis.state import (
@@ -49,7 +49,7 @@ from devicelint.analysis.state import (
 )
 from devicelint.analysis.summaries import Summaries
 from devicelint.analysis.torch_semantics import BUILTIN_REFS, MODULE_ONLY_METHODS, TENSOR_ANNOTATIONS, TorchSemantics, propagate
-from devicelint.analysis.values import Homogeneous, Kind, Origin, Role, UNKNOWN, Value, follows, join
+from devicelint.analysis.values import Homogeneous, Kind, Origin, Role, UNKNOWN, Value, follows, homogeneous_element, join
 
 _MAX_FIXPOINT_PASSES = 3
 _NONE = Value(Kind.NUMBER, literal=None)
@@ -92,12 +92,11 @@ class FlowAnalyzer(Summaries, TorchSemantics):
         #: a call whose arguments do not bind); its own analysis starts from their join
         self._call_sites: dict[cst.FunctionDef, list[Optional[dict[str, Value]]]] = {}
         self._called: Optional[frozenset[str]] = None
-        self._tensor_attributes: dict[cst.FunctionDef, frozenset[str]] = {}
         #: per function: its body's text, for the two parameter scans below (regenerating it
         #: is not free, so it is done once)
         self._body_texts: dict[cst.FunctionDef, str] = {}
         #: per function: the unannotated parameters its body uses as tensors
-        self._tensor_parameters: dict[cst.FunctionDef, frozenset[str]] = {}
+        self._tensor_uses_found: dict[cst.FunctionDef, tuple[frozenset[str], frozenset[str]]] = {}
         #: per function: the parameters its body may move or hand on (see _may_move)
         self._moving_parameters: dict[cst.FunctionDef, frozenset[str]] = {}
         #: per helper being summarised: did it reach a ``yield``
@@ -234,13 +233,24 @@ class FlowAnalyzer(Summaries, TorchSemantics):
     def _exec_assign(self, node: cst.Assign, state: State) -> None:
         value = self.eval(node.value, state)
         for target in node.targets:
+            stored = self._stored(target.target, value, state)
             if self.emitting:
-                self.sink.on_assign(node, target.target, node.value, value)
-            self.assign(target.target, value, state, node.value)
+                self.sink.on_assign(node, target.target, node.value, stored)
+            self.assign(target.target, stored, state, node.value)
+
+    def _stored(self, target: cst.BaseExpression, value: Value, state: State) -> Value:
+        """What an assignment stores: a tensor assigned to a buffer's name (``self.freqs =
+        make_freqs()`` after ``register_buffer("freqs", ...)``) updates the buffer."""
+        if value.kind != Kind.TENSOR or value.role is not None or not isinstance(target, cst.Attribute):
+            return value
+        owner = self.eval(target.value, state) if isinstance(target.value, cst.Name) else UNKNOWN
+        if isinstance(owner.info, ClassInfo) and owner.info.registers_buffer(target.attr.value):
+            return replace(value, role=Role.BUFFER)
+        return value
 
     def _exec_ann_assign(self, node: cst.AnnAssign, state: State) -> None:
         if node.value is not None:
-            value = self.eval(node.value, state)
+            value = self._stored(node.target, self.eval(node.value, state), state)
             if self.emitting:
                 self.sink.on_assign(node, node.target, node.value, value)
             self.assign(node.target, value, state, node.value)
@@ -297,29 +307,33 @@ class FlowAnalyzer(Summaries, TorchSemantics):
 
     def _exec_if(self, node: cst.If, state: State) -> None:
         self.eval_condition(node.test, state)
-        impossible = self._impossible_branch(node.test, state)
         body_state = dict(state)
+        else_state = dict(state)
+        checked = self._tensor_check(node.test, state)
+        impossible = None
+        if checked is not None:
+            # `if isinstance(mask, torch.Tensor): ... else: torch.tensor(mask)`: each branch
+            # knows whether the name holds a tensor, and one that cannot run is skipped
+            name, is_tensor_branch = checked
+            current = state.get(name, UNKNOWN)
+            if current.kind in (Kind.CONTAINER, Kind.NUMBER, Kind.STR):
+                impossible = is_tensor_branch  # a known list, number or string is no tensor
+            elif current.kind == Kind.TENSOR and not is_tensor_branch:
+                impossible = True
+            for branch, holds_tensor in ((body_state, is_tensor_branch), (else_state, not is_tensor_branch)):
+                if holds_tensor and current.kind == Kind.UNKNOWN:
+                    branch[name] = Value(Kind.TENSOR, current.device, current.origin)
+                elif not holds_tensor and current.kind == Kind.TENSOR:
+                    branch[name] = UNKNOWN
         if impossible is not True:
             self.exec_block(node.body.body, body_state)
-        else_state = dict(state)
         orelse = node.orelse
         if isinstance(orelse, cst.If):
             self._exec_if(orelse, else_state)
         elif isinstance(orelse, cst.Else):
             self.exec_block(orelse.body.body, else_state)
-        narrowed = self._tensor_check(node.test, state)
-        if narrowed is not None:
-            # `if isinstance(mask, torch.Tensor): ... else: torch.tensor(mask)`: each branch
-            # knows whether the name holds a tensor
-            name, is_tensor_branch = narrowed
-            for branch, holds_tensor in ((body_state, is_tensor_branch), (else_state, not is_tensor_branch)):
-                current = state.get(name, UNKNOWN)
-                if holds_tensor and not current.is_tensor_like and current.kind == Kind.UNKNOWN:
-                    self._narrow_in(branch, name, current, Value(Kind.TENSOR, current.device, current.origin))
-                elif not holds_tensor and current.kind == Kind.TENSOR:
-                    self._narrow_in(branch, name, current, UNKNOWN)
         if impossible is True:
-            merged = else_state  # `isinstance(x, torch.Tensor)` of a list: the body never runs
+            merged = else_state
         elif impossible is False:
             merged = body_state
         else:
@@ -333,27 +347,6 @@ class FlowAnalyzer(Summaries, TorchSemantics):
             if made is not None and made.kind == Kind.TENSOR and merged.get(name, UNKNOWN).kind == Kind.UNKNOWN:
                 merged[name] = made
         replace_state(state, merged)
-
-    def _impossible_branch(self, test: cst.BaseExpression, state: State) -> Optional[bool]:
-        """True when the body of ``if isinstance(x, torch.Tensor):`` cannot run (``x`` is known
-        to be a list, a number or a string), False when the else branch cannot (``x`` is known
-        to be a tensor and the test is negated); None otherwise."""
-        checked = self._tensor_check(test, state)
-        if checked is None:
-            return None
-        name, is_tensor_branch = checked
-        current = state.get(name, UNKNOWN)
-        if current.kind in (Kind.CONTAINER, Kind.NUMBER, Kind.STR):
-            return True if is_tensor_branch else False
-        if current.kind == Kind.TENSOR and not is_tensor_branch:
-            return True
-        return None
-
-    @staticmethod
-    def _narrow_in(branch: State, name: str, before: Value, narrowed: Value) -> None:
-        """Narrow ``name`` in a branch unless the branch already rebound it."""
-        if branch.get(name, UNKNOWN) is before:
-            branch[name] = narrowed
 
     def _tensor_check(self, test: cst.BaseExpression, state: State) -> Optional[tuple[str, bool]]:
         """``isinstance(x, torch.Tensor)`` -> ("x", True); ``not isinstance(...)`` -> ("x", False)."""
@@ -943,36 +936,6 @@ class FlowAnalyzer(Summaries, TorchSemantics):
             discarded = node is self._statement_call
             self.sink.on_call(CallEvent(node, qualname, callee, method, receiver, args, result, state, discarded))
         return result
-
-    def _tensor_operands(self, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> tuple[tuple[cst.Arg, Value], ...]:
-        """``torch.cat([x, h])``: every operand of a mixing function is a tensor, so a parameter
-        of unknown kind used there is one - on the model's device in a module's method, where
-        the caller put it in a free function. The state learns it from here on."""
-        changed = False
-        result = []
-        for arg, value in args:
-            if arg.keyword is None and isinstance(arg.value, (cst.List, cst.Tuple)) and value.kind == Kind.CONTAINER and isinstance(value.info, tuple):
-                items = []
-                for element, item in zip(arg.value.elements, value.info):
-                    narrowed = self._as_tensor_parameter(element.value, item, state)
-                    changed = changed or narrowed is not item
-                    items.append(narrowed)
-                value = Value(Kind.CONTAINER, value.device, value.origin, info=tuple(items))
-            elif arg.keyword is None:
-                narrowed = self._as_tensor_parameter(arg.value, value, state)
-                changed = changed or narrowed is not value
-                value = narrowed
-            result.append((arg, value))
-        return tuple(result) if changed else args
-
-    def _as_tensor_parameter(self, node: cst.BaseExpression, value: Value, state: State) -> Value:
-        if not isinstance(node, cst.Name) or value.kind != Kind.UNKNOWN or not value.is_bare or value.device is not None:
-            return value
-        narrowed = self.tensor_parameter_value(node.value)
-        if narrowed is None:
-            return value
-        state[node.value] = narrowed
-        return narrowed
 
     def _stored_module(self, func: cst.BaseExpression, state: State) -> Optional[Value]:
         """The module or criterion a dotted callee such as ``self.encoder`` holds, if known."""

@@ -32,7 +32,7 @@ from devicelint.analysis.torch_semantics import (
     is_model_factory,
     spelled,
 )
-from devicelint.analysis.values import CPU, MODEL_DEVICE, UNKNOWN, Kind, Origin, Role, Value, follows, join
+from devicelint.analysis.values import CPU, MODEL_DEVICE, UNKNOWN, Device, Kind, Origin, Role, Value, follows, join
 
 #: how far down the queue a function that waits for its callers is looked for
 _PENDING_LOOKAHEAD = 200
@@ -86,11 +86,8 @@ class Summaries:
         if name not in {p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]}:
             return None
         info = context.class_info
-        if info is None:
-            return Value(Kind.TENSOR, follows(name, argument=True))
-        if info.is_module and function.name.value != "__init__" and not _is_static(function):
-            return Value(Kind.TENSOR, MODEL_DEVICE)
-        return Value(Kind.TENSOR)
+        in_module = info is not None and info.is_module and function.name.value != "__init__" and not _is_static(function)
+        return Value(Kind.TENSOR, _input_device(name, in_module, placed_by_caller=info is None))
 
     def _bound_by_callers(self, function: cst.FunctionDef) -> dict[str, Value]:
         """Each parameter's join over the calls the file makes of the function; a parameter
@@ -152,6 +149,9 @@ class Summaries:
         or what the annotations say."""
         params = function.params
         state: State = {}
+        # a module's constructor takes configuration: its tensors are wherever the caller built
+        # them, not on the model's device
+        in_module = self_value.kind == Kind.MODULE and self_value.device is MODEL_DEVICE and function.name.value != "__init__"
         for param in [*params.posonly_params, *params.params, *params.kwonly_params]:
             name = param.name.value
             if param is self_param:
@@ -165,32 +165,21 @@ class Summaries:
                 state[name] = self.eval(param.default, self.module_state)
             else:
                 value = self._parameter_value(param)
-                # a module's constructor takes configuration: its tensors are wherever the caller
-                # built them, not on the model's device
-                in_module = self_value.kind == Kind.MODULE and self_value.device is MODEL_DEVICE and function.name.value != "__init__"
-                if value.kind == Kind.UNKNOWN and name in self._tensor_like_parameters(function, in_module):
+                if value.kind == Kind.UNKNOWN and name in self._tensor_uses(function, in_module)[0]:
                     value = Value(Kind.TENSOR)
                 if value.kind == Kind.TENSOR and value.device is None:
-                    if in_module:
-                        value = Value(Kind.TENSOR, MODEL_DEVICE)  # a module's tensor inputs follow the model
-                    elif self_param is None:
-                        # a free function's tensor argument is where its caller put it
-                        value = Value(Kind.TENSOR, follows(name, argument=True), info=value.info)
+                    value = Value(Kind.TENSOR, _input_device(name, in_module, placed_by_caller=self_param is None), info=value.info)
                 state[name] = value
         for param in (params.star_arg, params.star_kwarg):
             if isinstance(param, cst.Param):
                 state[param.name.value] = UNKNOWN
         if not bound:
-            in_module = self_value.kind == Kind.MODULE and self_value.device is MODEL_DEVICE and function.name.value != "__init__"
-            for dotted in self._tensor_like_attributes(function, in_module):
+            for dotted in self._tensor_uses(function, in_module)[1]:
                 root = dotted.split(".", 1)[0]
                 if state.get(root, UNKNOWN).kind != Kind.UNKNOWN or dotted in state or (self_param is not None and root == self_param.name.value):
                     continue
                 # `state.masses.unsqueeze(-1)`: a tensor the argument object carries
-                if in_module:
-                    state[dotted] = Value(Kind.TENSOR, MODEL_DEVICE)
-                else:
-                    state[dotted] = Value(Kind.TENSOR, follows(dotted, argument=True))
+                state[dotted] = Value(Kind.TENSOR, _input_device(dotted, in_module, placed_by_caller=True))
         return state
 
     def _analyse_function(self, node: cst.FunctionDef, class_info: Optional[ClassInfo], enclosing: Optional[State]) -> None:
@@ -221,36 +210,23 @@ class Summaries:
                     class_info.attributes[key[len(prefix):]] = value
             class_info.init_analysed = True
 
-    def _tensor_like_parameters(self, function: cst.FunctionDef, in_module: bool = False) -> frozenset[str]:
-        """Unannotated parameters the body uses as torch tensors: ``x.size(1)``, ``x.unsqueeze(0)``,
-        ``x.detach()`` (methods numpy arrays and modules do not have)."""
-        found = self._tensor_parameters.get(function)
-        if found is None:
-            members = MODULE_INPUT_MEMBERS if in_module else TENSOR_ONLY_MEMBERS
-            params = function.params
-            names = [p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params] if p.annotation is None]
-            names = [name for name in names if name not in ("self", "cls")]
-            found = frozenset()
-            if names:
-                pattern = re.compile(rf"\b({'|'.join(map(re.escape, names))})\s*\.\s*{members}")
-                found = frozenset(match.group(1) for match in pattern.finditer(self._body_text(function)))
-            self._tensor_parameters[function] = found
-        return found
-
-    def _tensor_like_attributes(self, function: cst.FunctionDef, in_module: bool) -> frozenset[str]:
-        """Attributes of unannotated parameters that the body uses as tensors
-        (``state.masses.unsqueeze(-1)`` -> ``state.masses``)."""
-        found = self._tensor_attributes.get(function)
+    def _tensor_uses(self, function: cst.FunctionDef, in_module: bool = False) -> tuple[frozenset[str], frozenset[str]]:
+        """Unannotated parameters the body uses as torch tensors (``x.size(1)``,
+        ``x.unsqueeze(0)``, ``x.detach()``: methods numpy arrays and modules do not have), and
+        attributes of them used so (``state.masses.unsqueeze(-1)`` -> ``state.masses``); one
+        scan of the body's text."""
+        found = self._tensor_uses_found.get(function)
         if found is None:
             params = function.params
             names = [p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params] if p.annotation is None]
             names = [name for name in names if name not in ("self", "cls")]
-            found = frozenset()
+            used: set[str] = set()
             if names:
                 members = MODULE_INPUT_MEMBERS if in_module else TENSOR_ONLY_MEMBERS
-                pattern = re.compile(rf"\b((?:{'|'.join(map(re.escape, names))})(?:\.\w+)+?)\s*\.\s*{members}")
-                found = frozenset(match.group(1) for match in pattern.finditer(self._body_text(function)))
-            self._tensor_attributes[function] = found
+                pattern = re.compile(rf"\b((?:{'|'.join(map(re.escape, names))})(?:\.\w+)*?)\s*\.\s*{members}")
+                used = {match.group(1) for match in pattern.finditer(self._body_text(function))}
+            found = (frozenset(name for name in used if "." not in name), frozenset(name for name in used if "." in name))
+            self._tensor_uses_found[function] = found
         return found
 
     def body_text(self, function: cst.FunctionDef) -> str:
@@ -507,6 +483,17 @@ class Summaries:
     def _places_data(self, info: ClassInfo) -> bool:
         text = "".join(self.source_of(method) for name, method in info.methods.items() if name in ("__getitem__", "__iter__", "__init__"))
         return bool(_PLACEMENT_TEXT.search(text)) or any(self._places_data(base) for base in info.bases)
+
+
+def _input_device(name: str, in_module: bool, placed_by_caller: bool) -> Optional[Device]:
+    """Where a tensor handed to a function lives: in a module's method (not ``__init__``) on the
+    model's device; in a free function (``placed_by_caller``) where its caller put it; else
+    unknown."""
+    if in_module:
+        return MODEL_DEVICE
+    if placed_by_caller:
+        return follows(name, argument=True)
+    return None
 
 
 def _moves_or_hands_on(name: str) -> "re.Pattern[str]":

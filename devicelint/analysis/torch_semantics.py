@@ -19,7 +19,7 @@ from typing import Optional
 import libcst as cst
 
 from devicelint.analysis import torch_api as api
-from devicelint.analysis.facts import ClassInfo, CriterionInfo, LoaderInfo, StreamContext, appended
+from devicelint.analysis.facts import ClassInfo, CriterionInfo, LoaderInfo, StreamContext
 from devicelint.analysis.names import dotted_name, keyword_arg, looks_like_dtype_name, positional_args
 from devicelint.analysis.state import DEFAULT_DEVICE_KEY, State
 from devicelint.analysis.values import (
@@ -31,6 +31,7 @@ from devicelint.analysis.values import (
     Origin,
     Role,
     Value,
+    appended,
     device_from_string,
     follows,
 )
@@ -217,6 +218,36 @@ class TorchSemantics:
         self._escape(args, state)
         return UNKNOWN
 
+    def _tensor_operands(self, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> tuple[tuple[cst.Arg, Value], ...]:
+        """``torch.cat([x, h])``: every operand of a mixing function is a tensor, so a parameter
+        of unknown kind used there is one - on the model's device in a module's method, where
+        the caller put it in a free function. The state learns it from here on."""
+        changed = False
+        result = []
+        for arg, value in args:
+            if arg.keyword is None and isinstance(arg.value, (cst.List, cst.Tuple)) and value.kind == Kind.CONTAINER and isinstance(value.info, tuple):
+                items = []
+                for element, item in zip(arg.value.elements, value.info):
+                    narrowed = self._as_tensor_parameter(element.value, item, state)
+                    changed = changed or narrowed is not item
+                    items.append(narrowed)
+                value = Value(Kind.CONTAINER, value.device, value.origin, info=tuple(items))
+            elif arg.keyword is None:
+                narrowed = self._as_tensor_parameter(arg.value, value, state)
+                changed = changed or narrowed is not value
+                value = narrowed
+            result.append((arg, value))
+        return tuple(result) if changed else args
+
+    def _as_tensor_parameter(self, node: cst.BaseExpression, value: Value, state: State) -> Value:
+        if not isinstance(node, cst.Name) or value.kind != Kind.UNKNOWN or not value.is_bare or value.device is not None:
+            return value
+        narrowed = self.tensor_parameter_value(node.value)
+        if narrowed is None:
+            return value
+        state[node.value] = narrowed
+        return narrowed
+
     def _first_operand_is_tensor(self, qualname: str, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> tuple[tuple[cst.Arg, Value], ...]:
         """``F.one_hot(labels)``, ``torch.exp(x)``: a torch function computing from a tensor
         takes it first, so a parameter of unknown kind given there is a tensor (see
@@ -385,6 +416,8 @@ class TorchSemantics:
                 return self._call_module(receiver, args)
             if method == "register_buffer" and len(args) >= 2 and isinstance(args[0][0].value, cst.SimpleString):
                 name = args[0][1].literal
+                if isinstance(name, str) and isinstance(receiver.info, ClassInfo):
+                    receiver.info.buffers.add(name)
                 if isinstance(name, str) and isinstance(node.func, cst.Attribute):
                     owner = dotted_name(node.func.value)
                     if owner is not None:

@@ -281,6 +281,28 @@ class Homogeneous:
     element: Value
 
 
+def homogeneous_element(container: Value) -> Optional[Value]:
+    """What every element of a list is, where known: the join of its known items, or the
+    element of a Homogeneous payload; None for an empty or unknown list."""
+    info = container.info
+    if isinstance(info, Homogeneous):
+        return info.element
+    if isinstance(info, tuple) and info:
+        element = info[0]
+        for item in info[1:]:
+            element = join(element, item)
+        return element
+    return None
+
+
+def appended(container: Value, element: Value) -> Value:
+    """The list after ``append(element)``: its elements are what they were, or ``element``."""
+    known = homogeneous_element(container)
+    if known is None and not (isinstance(container.info, tuple) and not container.info):
+        return Value(Kind.CONTAINER)  # elements of unknown kind were there before
+    return Value(Kind.CONTAINER, container.device, container.origin, info=Homogeneous(element if known is None else join(known, element)))
+
+
 def _join_items(first: Any, second: Any) -> Any:
     if isinstance(first, tuple) and isinstance(second, tuple) and len(first) == len(second):
         return tuple(join(a, b) for a, b in zip(first, second))

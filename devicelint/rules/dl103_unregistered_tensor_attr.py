@@ -164,17 +164,14 @@ class UnregisteredTensorAttr(Rule):
             return  # nn.Parameter(...).half(): DL102 says what went wrong
         if value.scalar is not False and value_node is value.origin.node and self._maybe_scalar_data(value_node):
             return  # torch.tensor(cfg.WEIGHT): most likely a 0-dim scalar, which mixes with any device
-        name = dotted_name(target) if isinstance(target, cst.Attribute) else None
+        name = dotted_name(target)
         if name is not None and self._moved_by_own_override(context.class_info, name):
             return  # the class's own `_apply`/`to`/`cuda` moves it (yolov5's Detect)
-        name = dotted_name(target) if isinstance(target, cst.Attribute) else None
         if name is None or not name.startswith("self.") or name.count(".") != 1:
             return
         attribute = name[5:]
         if not self._read_elsewhere(context.class_info, attribute):
             return
-        if self._registered_buffer(context.class_info, attribute):
-            return  # assigning a tensor to a registered buffer's name updates the buffer
         # reported once `__init__` is done: it may still wrap the tensor in a Parameter
         self._candidates.append((context.class_info, attribute, statement, value_node, value, name))
 
@@ -219,7 +216,8 @@ class UnregisteredTensorAttr(Rule):
         for key, (class_info, statement) in self._starts_empty.items():
             cached = self._cached.get(key)
             attribute = key[1]
-            if cached is None or self._registered_or_device_checked(class_info, attribute):
+            # a registered buffer's cache is stored as the buffer (the analysis says so): not here
+            if cached is None or self._device_checked(class_info, attribute):
                 continue
             if not self._read_elsewhere(class_info, attribute):
                 continue
@@ -233,15 +231,9 @@ class UnregisteredTensorAttr(Rule):
                 related=((target, "cached here"),),
             )
 
-    def _registered_or_device_checked(self, class_info, attribute: str) -> bool:  # type: ignore[no-untyped-def]
-        """The class registers the cache as a buffer, or checks its device before reuse."""
-        text = self._text(class_info.node)
-        return self._registered_buffer(class_info, attribute) or re.search(rf"\bself\.{re.escape(attribute)}\.device\b", text) is not None
-
-    def _registered_buffer(self, class_info, attribute: str) -> bool:  # type: ignore[no-untyped-def]
-        """Does the class register ``attribute`` as a buffer (``register_buffer("name", ...)``)?"""
-        text = self._text(class_info.node)
-        return re.search(rf"register_buffer\(\s*[\"']{re.escape(attribute)}[\"']", text) is not None
+    def _device_checked(self, class_info, attribute: str) -> bool:  # type: ignore[no-untyped-def]
+        """Does the class check the cache's device before reusing it (``self.mask.device``)?"""
+        return re.search(rf"\bself\.{re.escape(attribute)}\.device\b", self._text(class_info.node)) is not None
 
     def _report(self, attribute: str, statement: cst.CSTNode, value_node: cst.BaseExpression, value: Value, name: str) -> None:
         assert value.origin is not None

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Optional
+
 import libcst as cst
 
 from devicelint.analysis.events import CallEvent
@@ -17,6 +19,13 @@ def _on_accelerator(value: Value, called_numpy: bool = False) -> bool:
     if value.kind == Kind.CONTAINER and isinstance(value.info, tuple) and value.info:
         return any(_on_accelerator(item) for item in value.info)
     return False
+
+
+def _cpu_after(node: cst.BaseExpression, value: Value) -> Optional[FixSpec]:
+    """``.cpu()`` after a plain name or attribute holding a tensor (not after a list of them)."""
+    if value.kind == Kind.TENSOR and isinstance(node, (cst.Name, cst.Attribute)):
+        return FixSpec("Insert `.cpu()`", (NodeEdit(node, "after", ".cpu()"),))
+    return None
 
 
 class NumpyOnDeviceTensor(Rule):
@@ -81,9 +90,7 @@ class NumpyOnDeviceTensor(Rule):
         """``losses[i] = loss.data``: numpy converts the stored tensor with ``__array__``."""
         if not _on_accelerator(value):
             return
-        fix = None
-        if value.kind == Kind.TENSOR and isinstance(value_node, (cst.Name, cst.Attribute)):
-            fix = FixSpec("Insert `.cpu()`", (NodeEdit(value_node, "after", ".cpu()"),))
+        fix = _cpu_after(value_node, value)
         self.ctx.report(
             target,
             f"`{self.ctx.source_of(value_node)}` lives on {value.device.describe()}: storing it into a numpy array "
@@ -110,9 +117,7 @@ class NumpyOnDeviceTensor(Rule):
             return
         for arg, value in event.args:
             if (arg.keyword is None or plotting) and _on_accelerator(value):
-                fix = None
-                if value.kind == Kind.TENSOR and isinstance(arg.value, (cst.Name, cst.Attribute)):
-                    fix = FixSpec("Insert `.cpu()`", (NodeEdit(arg.value, "after", ".cpu()"),))
+                fix = _cpu_after(arg.value, value)
                 self.ctx.report(
                     event.node,
                     f"`{self.ctx.source_of(arg.value)}` holds GPU tensors: numpy cannot read them "

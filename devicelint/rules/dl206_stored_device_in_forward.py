@@ -129,13 +129,13 @@ class StoredDeviceInForward(Rule):
         init = class_info.methods.get("__init__")
         if init is None:
             return False
-        text = self.ctx.module.code_for_node(init)
+        text = self.ctx.analyzer.body_text(init)
         if _MOVES_SOMETHING.search(text):
             return True
         for other in self.ctx.analyzer.file_classes():
             if other is not class_info and other.is_module and re.search(rf"\b{re.escape(other.name)}\s*\(", text):
                 other_init = other.methods.get("__init__")
-                if other_init is not None and _MOVES_SOMETHING.search(self.ctx.module.code_for_node(other_init)):
+                if other_init is not None and _MOVES_SOMETHING.search(self.ctx.analyzer.body_text(other_init)):
                     return True
         return False
 

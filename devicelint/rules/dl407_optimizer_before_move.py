@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import re
-from typing import Optional
 
 import libcst as cst
 
@@ -117,7 +116,6 @@ class OptimizerBeforeMove(Rule):
         """``train(model, loader, optimizer)`` where ``train`` moves ``model`` (``model.cuda()``)
         after the optimizer was built here: the same bug, with the move one call away."""
         names = argument_parameters(function, event.args, skip_first=False)
-        body: Optional[str] = None
         for (arg, value), parameter in zip(event.args, names):
             owner = dotted_name(arg.value)
             if parameter is None or owner is None or value.kind != Kind.MODULE:
@@ -125,9 +123,8 @@ class OptimizerBeforeMove(Rule):
             optimizer = self._optimized.get((scope, owner))
             if optimizer is None:
                 continue
-            if body is None:
-                body = self.ctx.module.code_for_node(function.body)
-            if re.search(rf"\b{re.escape(parameter)}\s*\.\s*(cuda|to)\s*\(", body):
+            # moved to an accelerator there (not `.cpu()`, not merely handed on)
+            if re.search(rf"\b{re.escape(parameter)}\s*\.\s*(cuda|to)\s*\(", self.ctx.analyzer.body_text(function)):
                 del self._optimized[(scope, owner)]
                 self.ctx.report(
                     optimizer,
