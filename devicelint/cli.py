@@ -119,7 +119,9 @@ def check(
             sys.exit(EXIT_FINDINGS if changed else EXIT_CLEAN)
     findings.sort(key=Finding.sort_key)
     output = statistics(findings, fmt) if show_statistics else render(findings, fmt)
-    if fmt != "text" or findings or not show_statistics:
+    # "All checks passed." would be false when a named path was not there to check
+    nothing_checked_is_wrong = fmt == "text" and not findings and bool(discovered.missing)
+    if (fmt != "text" or findings or not show_statistics) and not nothing_checked_is_wrong:
         click.echo(output, nl=False)
     if discovered.missing:
         sys.exit(EXIT_USAGE)

@@ -196,6 +196,13 @@ def test_missing_path_exits_two_and_lints_the_rest(project):
     assert "Traceback" not in result.output
 
 
+def test_a_missing_path_alone_does_not_claim_all_checks_passed(tmp_path):
+    result = run(["missing.py"], tmp_path)
+    assert result.exit_code == 2
+    assert "missing.py: no such file or directory" in result.stderr
+    assert "All checks passed" not in result.output
+
+
 def test_directory_without_python_files(tmp_path, write):
     write("docs/readme.md", "# nothing\n")
     result = run(["docs"], tmp_path)
