@@ -13,7 +13,7 @@ from typing import Optional
 import libcst as cst
 
 from devicelint.analysis.names import dotted_name
-from devicelint.analysis.values import Value
+from devicelint.analysis.values import Role, Value
 
 
 @dataclass(eq=False)
@@ -58,6 +58,9 @@ class CriterionInfo:
 class LoaderInfo:
     node: cst.Call
     pin_memory: bool
+    #: Role.SEQUENCE_BATCH / MAPPING_BATCH where default collation is known to make each batch
+    #: a list / dict (the dataset's items are tuples / dicts), else None
+    batch_role: Optional[Role] = None
 
 
 @dataclass(frozen=True)

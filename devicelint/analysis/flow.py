@@ -34,6 +34,7 @@ from devicelint.analysis.facts import (
     CriterionInfo,
     FileFacts,
     FunctionContext,
+    LoaderInfo,
     LoopInfo,
     StreamContext,
 )
@@ -681,7 +682,7 @@ class FlowAnalyzer(Summaries, TorchSemantics):
         if base.kind == Kind.BATCH:
             return Value(Kind.TENSOR, base.device, base.origin, scalar=base.scalar)
         if base.kind == Kind.DATASET:
-            return Value(Kind.BATCH, base.device, base.origin)
+            return Value(Kind.BATCH, base.device, base.origin, role=base.role)
         if base.kind == Kind.MODULE:
             return Value(Kind.MODULE, base.device, base.origin)
         if base.kind == Kind.CONTAINER:
@@ -865,9 +866,10 @@ class FlowAnalyzer(Summaries, TorchSemantics):
     def element_of(self, iterable: Value) -> Value:
         kind = iterable.kind
         if kind == Kind.LOADER:
-            return Value(Kind.BATCH, iterable.device, Origin(iterable.origin.node, "batch", from_data=True) if iterable.origin else None, scalar=False)
+            batch_role = iterable.info.batch_role if isinstance(iterable.info, LoaderInfo) else None
+            return Value(Kind.BATCH, iterable.device, Origin(iterable.origin.node, "batch", from_data=True) if iterable.origin else None, scalar=False, role=batch_role)
         if kind == Kind.DATASET:
-            return Value(Kind.BATCH, iterable.device, iterable.origin)
+            return Value(Kind.BATCH, iterable.device, iterable.origin, role=iterable.role)
         if kind == Kind.BATCH:
             return Value(Kind.TENSOR, iterable.device, iterable.origin, scalar=iterable.scalar)
         if kind == Kind.TENSOR:

@@ -454,7 +454,7 @@ class Summaries:
             return Value(Kind.MODULE, device, origin, info=info)
         if info.is_dataset:
             device = None if self._places_data(info) else CPU
-            return Value(Kind.DATASET, device, Origin(node, "dataset", from_data=True), info=info)
+            return Value(Kind.DATASET, device, Origin(node, "dataset", from_data=True), info=info, role=_item_role(info))
         return Value(Kind.UNKNOWN, info=info)
 
     def owns_parameters(self, info: ClassInfo) -> bool:
@@ -483,6 +483,44 @@ class Summaries:
     def _places_data(self, info: ClassInfo) -> bool:
         text = "".join(self.source_of(method) for name, method in info.methods.items() if name in ("__getitem__", "__iter__", "__init__"))
         return bool(_PLACEMENT_TEXT.search(text)) or any(self._places_data(base) for base in info.bases)
+
+
+def _item_role(info: ClassInfo) -> Optional[Role]:
+    """What a dataset class's items are, where every ``return`` of its own ``__getitem__`` says
+    so: tuple or list displays (Role.SEQUENCE_BATCH) or dict displays (Role.MAPPING_BATCH)."""
+    method = info.methods.get("__getitem__")
+    if method is None:
+        return None
+    finder = _ReturnFinder()
+    method.body.visit(finder)
+    if not finder.values or any(value is None for value in finder.values):
+        return None
+    kinds = {type(value) for value in finder.values}
+    if kinds <= {cst.Tuple, cst.List}:
+        return Role.SEQUENCE_BATCH
+    if kinds == {cst.Dict}:
+        return Role.MAPPING_BATCH
+    return None
+
+
+class _ReturnFinder(cst.CSTVisitor):
+    """The returned expressions of one function body (None for a bare ``return``), not those of
+    functions, lambdas or classes nested in it."""
+
+    def __init__(self) -> None:
+        self.values: list[Optional[cst.BaseExpression]] = []
+
+    def visit_Return(self, node: cst.Return) -> None:
+        self.values.append(node.value)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
 
 
 def _input_device(name: str, in_module: bool, placed_by_caller: bool) -> Optional[Device]:

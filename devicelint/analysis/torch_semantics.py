@@ -179,9 +179,12 @@ class TorchSemantics:
             device: Optional[Device] = CPU
             for _, value in args:
                 device = value.device if value.kind == Kind.TENSOR and device is not None and (device == value.device or device is CPU and value.device is CPU) else None
-            return Value(Kind.DATASET, device, Origin(node, "dataset", from_data=True))
+            # its items are tuples (one element per tensor), so default collation makes lists
+            return Value(Kind.DATASET, device, Origin(node, "dataset", from_data=True), role=Role.SEQUENCE_BATCH)
         if qualname.startswith("torchvision.datasets."):
-            return Value(Kind.DATASET, CPU, Origin(node, "dataset", from_data=True))
+            # torchvision's datasets yield `(sample, target)` tuples
+            tuples = qualname.rsplit(".", 1)[-1][:1].isupper()
+            return Value(Kind.DATASET, CPU, Origin(node, "dataset", from_data=True), role=Role.SEQUENCE_BATCH if tuples else None)
         if qualname.startswith(api.OPTIMIZER_PREFIX) and qualname.rsplit(".", 1)[-1][:1].isupper() and "lr_scheduler" not in qualname:
             return Value(Kind.OPTIMIZER, origin=Origin(node, "created"), info=args[0][1] if args else None)
         if qualname == "torch.compile" or qualname == "torch.jit.script" or qualname in api.VARIABLE_WRAPPERS:
@@ -312,7 +315,10 @@ class TorchSemantics:
             device = None
         pin = keyword_arg(node, "pin_memory")
         pinned = pin is not None and not (isinstance(pin.value, cst.Name) and pin.value.value == "False")
-        return Value(Kind.LOADER, device, Origin(node, "loader"), info=LoaderInfo(node, pinned))
+        batch_role = None
+        if dataset.kind == Kind.DATASET and keyword_arg(node, "collate_fn") is None and not any(arg.star for arg, _ in args):
+            batch_role = dataset.role  # default collation keeps the item's shape: tuples -> lists, dicts -> dicts
+        return Value(Kind.LOADER, device, Origin(node, "loader"), info=LoaderInfo(node, pinned, batch_role))
 
     def _nn_class(self, node: cst.Call, qualname: str, leaf: str, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> Value:
         origin = Origin(node, f"created by `{spelled(node)}`")

@@ -188,6 +188,11 @@ class Role(enum.Enum):
     IN_PROCESS_BUFFER = "in-process buffer"
     #: the value of ``torch.cuda.Stream()``: a new stream, not the current one
     NEW_STREAM = "new stream"
+    #: a batch (or dataset item) that is a list or tuple of tensors, not one tensor: default
+    #: collation turns tuple items into a list; on a dataset, its items are tuples or lists
+    SEQUENCE_BATCH = "sequence batch"
+    #: a batch (or dataset item) that is a dict of tensors; on a dataset, its items are dicts
+    MAPPING_BATCH = "mapping batch"
 
 
 @dataclass(frozen=True)

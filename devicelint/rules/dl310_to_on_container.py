@@ -1,0 +1,151 @@
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from devicelint.analysis.events import CallEvent
+from devicelint.analysis.names import dotted_name
+from devicelint.analysis.values import Kind, Role, Value
+from devicelint.findings import Severity
+from devicelint.rules.base import Example, Rule
+
+#: the moves a tensor (or module) has and a Python list, tuple or dict lacks
+_MOVES = frozenset({"to", "cuda", "cpu", "xpu", "mps", "pin_memory"})
+
+
+class ToOnContainer(Rule):
+    """
+    ## What it does
+    Flags `.to(...)`, `.cuda()`, `.cpu()` (and `.pin_memory()`, `.xpu()`, `.mps()`) called on a
+    value the analysis knows is a Python list, tuple, dict or set rather than a tensor:
+
+    * a display or comprehension (`[x, y]`, `{"ids": ids}`), `list(...)` / `tuple(...)`, a list
+      built by `append`, the rest of a starred unpacking;
+    * a DataLoader batch that default collation made a list or dict: the loader has no
+      `collate_fn` and its dataset is a `TensorDataset` (its items are tuples), a torchvision
+      dataset (`(image, target)` tuples) or a `Dataset` class of the file whose `__getitem__`
+      returns a tuple, list or dict display on every path. Default collation turns a tuple
+      item into a *list* of batched tensors and a dict item into a dict; a `TensorDataset`
+      batch is a list even for one tensor.
+
+    A value of unknown kind (a parameter, a batch from a loader whose dataset returns a tensor
+    or is not known) is left alone, and so is a name the function checks with `isinstance`,
+    `hasattr` or `type(...)` - such helpers route containers elsewhere. There is no fix: the
+    move belongs on each element, and which elements are tensors is the program's to say.
+
+    ## Why is this bad?
+    Python's containers have no `to`/`cuda` method: the call raises
+    `AttributeError: 'list' object has no attribute 'to'` at the first batch.
+
+    ## Example
+    ```python
+    loader = DataLoader(TensorDataset(features, labels), batch_size=32)
+    for batch in loader:
+        batch = batch.to(device)
+    ```
+
+    ## Use instead
+    ```python
+    for features, labels in loader:
+        features, labels = features.to(device), labels.to(device)
+    ```
+    """
+
+    code = "DL310"
+    name = "to-on-container"
+    severity = Severity.ERROR
+    summary = "`.to()` / `.cuda()` called on a list, tuple or dict (such as a collated batch): AttributeError."
+    valid = (
+        "import torch\nfrom torch.utils.data import DataLoader, TensorDataset\n"
+        "loader = DataLoader(TensorDataset(torch.randn(8, 3), torch.randn(8)), batch_size=4)\n"
+        "for x, y in loader:\n    x, y = x.to('cuda'), y.to('cuda')\n",
+        "import torch\nfrom torch.utils.data import DataLoader, TensorDataset\n"
+        "loader = DataLoader(TensorDataset(torch.randn(8, 3)), batch_size=4)\n"
+        "for batch in loader:\n    batch = [t.to('cuda') for t in batch]\n",
+        # the dataset yields one tensor: the batch is a tensor
+        "import torch\nfrom torch.utils.data import DataLoader, Dataset\n"
+        "class Frames(Dataset):\n    def __getitem__(self, i):\n        return torch.zeros(3)\n    def __len__(self):\n        return 4\n"
+        "for batch in DataLoader(Frames(), batch_size=2):\n    batch = batch.to('cuda')\n",
+        # a collate_fn decides what a batch is
+        "import torch\nfrom torch.utils.data import DataLoader, TensorDataset\n"
+        "def stack(items):\n    return torch.stack([x for x, in items])\n"
+        "for batch in DataLoader(TensorDataset(torch.randn(8, 3)), batch_size=4, collate_fn=stack):\n    batch = batch.to('cuda')\n",
+        # the helper checks what it was given
+        "import torch\ndef to_device(data, device):\n    if isinstance(data, (list, tuple)):\n"
+        "        return [to_device(d, device) for d in data]\n    return data.to(device)\n"
+        "moved = to_device([torch.zeros(2), torch.ones(2)], 'cuda')\n",
+        "def move(batch, device):\n    return batch.to(device)\n",
+    )
+    invalid = (
+        Example(
+            "import torch\nfrom torch.utils.data import DataLoader, TensorDataset\n"
+            "loader = DataLoader(TensorDataset(torch.randn(8, 3), torch.randn(8)), batch_size=4)\n"
+            "for batch in loader:\n    batch = batch.to('cuda')  # expect: DL310\n"
+        ),
+        Example(
+            "import torch\nimages = [torch.zeros(3, 8, 8) for _ in range(4)]\nimages = images.cuda()  # expect: DL310\n"
+        ),
+        Example(
+            "import torch\nfrom torch.utils.data import DataLoader, Dataset\n"
+            "class Pairs(Dataset):\n    def __getitem__(self, i):\n        return {'x': torch.zeros(3), 'y': i}\n"
+            "    def __len__(self):\n        return 4\n"
+            "for step, batch in enumerate(DataLoader(Pairs(), batch_size=2)):\n    batch = batch.to('cuda')  # expect: DL310\n"
+        ),
+    )
+
+    def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(ctx)
+        #: per function node (None: module level): the names its type checks mention
+        self._checked: dict[int, frozenset[str]] = {}
+
+    def on_call(self, event: CallEvent) -> None:
+        if event.method not in _MOVES or event.receiver is None or not isinstance(event.node.func, cst.Attribute):
+            return
+        what = _container_kind(event.receiver)
+        if what is None:
+            return
+        receiver_node = event.node.func.value
+        name = dotted_name(receiver_node)
+        if name is not None and name.split(".")[0] in self._type_checked_names():
+            return
+        shown = self.ctx.source_of(receiver_node)
+        python_type = _python_type(receiver_node, event.receiver)
+        error = f"AttributeError: '{python_type}' object has no attribute '{event.method}'" if python_type else "AttributeError"
+        self.ctx.report(
+            event.node,
+            f"`{shown}` is {what}, not a tensor: `.{event.method}()` raises {error}; move each tensor in it instead",
+        )
+
+    def _type_checked_names(self) -> frozenset[str]:
+        """Names the current function tests with isinstance / hasattr / type(...)."""
+        node = self.ctx.current_function.node
+        key = id(node)
+        if key not in self._checked:
+            text = self.ctx.module.code_for_node(node) if node is not None else ""
+            self._checked[key] = frozenset(_TYPE_CHECK.findall(text))
+        return self._checked[key]
+
+
+_TYPE_CHECK = re.compile(r"\b(?:isinstance|hasattr|type)\(\s*([A-Za-z_]\w*)")
+
+
+def _container_kind(value: Value) -> str | None:
+    if value.kind == Kind.CONTAINER:
+        return "a Python container (list, tuple, dict or set)"
+    if value.kind == Kind.BATCH and value.role is Role.SEQUENCE_BATCH:
+        return "a batch that default collation made a list (the dataset yields tuples)"
+    if value.kind == Kind.BATCH and value.role is Role.MAPPING_BATCH:
+        return "a batch that default collation made a dict (the dataset yields dicts)"
+    return None
+
+
+def _python_type(node: cst.BaseExpression, value: Value) -> str | None:
+    """The container's Python type where the code or the collation says which."""
+    if value.role is Role.MAPPING_BATCH or isinstance(node, (cst.Dict, cst.DictComp)):
+        return "dict"
+    if value.role is Role.SEQUENCE_BATCH or isinstance(node, (cst.List, cst.ListComp)):
+        return "list"
+    if isinstance(node, cst.Tuple):
+        return "tuple"
+    return None

@@ -1,0 +1,205 @@
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from devicelint.analysis.events import CallEvent
+from devicelint.analysis.values import Kind, Value
+from devicelint.findings import Severity
+from devicelint.rule_api import FixSpec, NodeEdit
+from devicelint.rules.base import Example, Rule
+
+#: legacy CUDA tensor type names: `.type()` with one of them picks the device *type* only
+_CUDA_TYPE_PREFIXES = ("torch.cuda.",)
+
+
+class TypeStringCast(Rule):
+    """
+    ## What it does
+    Flags `t.type(x.type())` - casting a tensor to the legacy type string of another tensor to
+    make it follow that tensor - and, inside an `nn.Module`'s methods other than `__init__`,
+    `t.type("torch.cuda.FloatTensor")` / `t.type(torch.cuda.FloatTensor)`. Either side of
+    `t.type(x.type())` must be known to be a tensor; a `t` computed from `x` itself or made on
+    its device (`F.interpolate(x).type(x.type())`, `torch.zeros(n, device=x.device).type(...)`),
+    with no move on the way, is already there: the cast changes the dtype only and is left alone.
+
+    A type string names the dtype and the device *type* (`torch.cuda.FloatTensor`), never the
+    device index. PyTorch's `Tensor.type` (`THPVariable_type` in
+    `torch/csrc/autograd/python_variable_methods.cpp`, read for torch 2.x) keeps the tensor's
+    own device when its type already matches and otherwise builds a device from the type
+    alone (`at::Device(device_type)`, no index), which CUDA resolves to the *current* device.
+    So `t.type(x.type())` with `x` on `cuda:1` leaves a `cuda:0` tensor on `cuda:0` and moves
+    a CPU tensor to the current GPU (usually `cuda:0`), not to `x`'s. (Fake tensors cannot
+    check this on a CPU build: a `.type()` to a CUDA type initialises CUDA first; the reverse,
+    `.type("torch.FloatTensor")` on a fake `cuda:1` tensor, gives a CPU float tensor, and
+    `.to(x)` on a fake `cuda:0` float64 tensor gives `x`'s `cuda:1` and float32.)
+
+    ## Why is this bad?
+    On a machine with more than one GPU (a model on `cuda:1`, a process that never called
+    `torch.cuda.set_device`) the cast lands on another GPU than the tensor it was meant to
+    follow, and the next operation raises "Expected all tensors to be on the same device,
+    but found at least two devices, cuda:1 and cuda:0". A literal CUDA type string in a
+    module also breaks the model on the CPU.
+
+    ## Example
+    ```python
+    mask = mask.type(scores.type())
+    ```
+
+    ## Use instead
+    ```python
+    mask = mask.to(scores)          # dtype and device of `scores`
+    mask = mask.to(scores.device)   # device only
+    ```
+
+    The fix, `t.type(x.type())` -> `t.to(x)`, is unsafe (applied with `--unsafe-fixes`): `.to(x)`
+    takes `x`'s dtype and its full device, so the result differs from before exactly where `x`
+    is not on the current device - the bug - which changes where multi-GPU code computes; review
+    it there. The literal form has no fix: which tensor to follow is the program's to say.
+    """
+
+    code = "DL313"
+    name = "type-string-cast"
+    severity = Severity.WARNING
+    summary = "`.type(x.type())` / `.type('torch.cuda.FloatTensor')` picks the current GPU, not `x`'s; use `.to(x)`."
+    fix_safety = "unsafe"
+    valid = (
+        "import torch\nx = torch.randn(3, device='cuda:1')\ny = torch.zeros(3).to(x)\n",
+        "import torch\nx = torch.randn(3)\nname = x.type()\n",
+        "import torch\nx = torch.randn(3)\ny = x.type(torch.float16)\n",
+        # unknown objects: `.type()` is not known to be a tensor's
+        "def convert(a, b):\n    return a.type(b.type())\n",
+        # a CUDA type string outside a module's methods: DL302/DL306 territory, not this rule's
+        "import torch\nx = torch.randn(3).type(torch.cuda.FloatTensor)\n",
+        # computed from the followed tensor, or made on its device: the cast changes the dtype only
+        "import torch\nimport torch.nn.functional as F\nx = torch.randn(1, 3, 8, 8, device='cuda:1').half()\n"
+        "y = F.interpolate(x.float(), scale_factor=2.0).type(x.type())\n"
+        "z = torch.zeros(4, device=x.device).type(x.type())\n",
+    )
+    invalid = (
+        Example(
+            "import torch\nscores = torch.randn(4, device='cuda:1')\nmask = torch.ones(4)\n"
+            "mask = mask.type(scores.type())  # expect: DL313\n",
+            "import torch\nscores = torch.randn(4, device='cuda:1')\nmask = torch.ones(4)\n"
+            "mask = mask.to(scores)  # expect: DL313\n",
+        ),
+        Example(
+            "import torch\nfrom torch import nn\nclass Net(nn.Module):\n    def forward(self, x):\n"
+            "        noise = torch.randn(x.shape).type(torch.cuda.FloatTensor)  # expect: DL313\n        return x + noise\n"
+        ),
+    )
+
+    def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(ctx)
+        #: `x.type()` calls (no argument) whose receiver is a tensor, by node id
+        self._tensor_type_queries: set[int] = set()
+
+    def on_call(self, event: CallEvent) -> None:
+        if event.method != "type" or event.receiver is None or not isinstance(event.node.func, cst.Attribute):
+            return
+        if not event.node.args:
+            if event.receiver.is_tensor_like:
+                self._tensor_type_queries.add(id(event.node))
+            return
+        target = _type_argument(event)
+        if target is None:
+            return
+        target_node, target_value = target
+        if _is_type_query(target_node):
+            self._check_follow(event, target_node)
+        elif _names_cuda_type(target_node, target_value) and event.receiver.is_tensor_like and self._in_module_method():
+            self.ctx.report(
+                event.node,
+                f"`.type({self.ctx.source_of(target_node)})` names the device type, not the device: the tensor "
+                "lands on the current GPU (or stays on its own), not on the model's device, and the module breaks "
+                "on the CPU; use `.to(device=x.device, dtype=...)` with an input `x`",
+            )
+
+    def _check_follow(self, event: CallEvent, query: cst.Call) -> None:
+        assert isinstance(query.func, cst.Attribute)
+        followed = query.func.value
+        if not (event.receiver is not None and event.receiver.is_tensor_like or id(query) in self._tensor_type_queries):
+            return
+        receiver_node = event.node.func.value  # type: ignore[union-attr]
+        if self._derived_from(receiver_node, followed):
+            return
+        fix = None
+        if len(event.node.args) == 1:
+            module = self.ctx.module
+            text = f"{module.code_for_node(receiver_node)}.to({module.code_for_node(followed)})"
+            fix = FixSpec(f"Use `.to({self.ctx.source_of(followed)})`", (NodeEdit(event.node, "replace", text),), safe=False)
+        shown = self.ctx.source_of(followed)
+        self.ctx.report(
+            event.node,
+            f"`.type({shown}.type())` copies `{shown}`'s dtype and device type but not its device index: the result "
+            f"stays on its own GPU or goes to the current one, not necessarily `{shown}`'s; use `.to({shown})`",
+            fix=fix,
+        )
+
+    def _derived_from(self, receiver: cst.BaseExpression, followed: cst.BaseExpression) -> bool:
+        """Is the receiver computed from the followed tensor (`F.interpolate(x).type(x.type())`,
+        `torch.zeros(n, device=x.device).type(x.type())`) with no move on the way? Then it is
+        already on that tensor's device and the cast changes the dtype only."""
+        module = self.ctx.module
+        wanted = module.code_for_node(followed)
+        collector = _Mentions()
+        receiver.visit(collector)
+        if collector.moves:
+            return False
+        return any(module.code_for_node(node) == wanted for node in collector.references)
+
+    def _in_module_method(self) -> bool:
+        context = self.ctx.current_function
+        return (
+            context.node is not None
+            and context.class_info is not None
+            and context.class_info.is_module
+            and context.node.name.value != "__init__"
+        )
+
+
+def _type_argument(event: CallEvent) -> Optional[tuple[cst.BaseExpression, Value]]:
+    for arg, value in event.args:
+        if arg.star:
+            return None
+        if arg.keyword is None or arg.keyword.value == "dtype":
+            return arg.value, value
+    return None
+
+
+def _is_type_query(node: cst.BaseExpression) -> bool:
+    """``x.type()``: the legacy type string of ``x``."""
+    return (
+        isinstance(node, cst.Call)
+        and not node.args
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value == "type"
+    )
+
+
+def _names_cuda_type(node: cst.BaseExpression, value: Value) -> bool:
+    if value.kind == Kind.STR and isinstance(value.literal, str):
+        return value.literal.startswith(_CUDA_TYPE_PREFIXES)
+    if value.kind == Kind.REF and value.qualname is not None:
+        return value.qualname.startswith(_CUDA_TYPE_PREFIXES) and value.qualname.endswith("Tensor")
+    return False
+
+
+class _Mentions(cst.CSTVisitor):
+    """The names, attributes and subscripts an expression mentions, and whether it moves a value."""
+
+    def __init__(self) -> None:
+        self.references: list[cst.BaseExpression] = []
+        self.moves = False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.references.append(node)
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self.references.append(node)
+        if node.attr.value in ("to", "cuda", "cpu", "xpu", "mps"):
+            self.moves = True
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        self.references.append(node)
