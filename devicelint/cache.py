@@ -43,8 +43,10 @@ class ResultCache:
         self._salt = hashlib.sha256(settings.encode()).digest()
         self._ready = False
 
-    def key(self, data: bytes) -> str:
-        return hashlib.sha256(self._salt + data).hexdigest()
+    def key(self, data: bytes, *, notebook: bool = False) -> str:
+        """The entry for a file's bytes; a notebook's differ from the same bytes read as Python."""
+        kind = b"notebook\x00" if notebook else b""
+        return hashlib.sha256(self._salt + kind + data).hexdigest()
 
     def _entry(self, key: str) -> Path:
         return self.directory / key[:2] / f"{key}.json"

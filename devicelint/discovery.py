@@ -1,9 +1,9 @@
-"""Which files to lint: recurse directories, skip the usual non-source folders and whatever
-.gitignore files say, apply --exclude; a file named explicitly is always linted."""
+"""Which files to lint, and with which settings: recurse directories, skip what .gitignore
+files and the governing configuration's exclusions say (each directory is judged by the
+configuration nearest to it); a path named explicitly is linted unless --force-exclude."""
 
 from __future__ import annotations
 
-import fnmatch
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -11,49 +11,34 @@ from typing import Iterable, Optional
 
 import pathspec
 
-SKIPPED_DIRECTORIES = frozenset(
-    {
-        ".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "build", "dist", "node_modules",
-        "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".devicelint_cache", ".eggs",
-    }
-)
-SUFFIXES = (".py", ".pyi")
+from devicelint.config import ConfigResolver, Overrides, Settings, relative_to
+
+SUFFIXES = (".py", ".pyi", ".ipynb")
 
 
 @dataclass
 class Discovery:
     files: list[Path] = field(default_factory=list)
+    #: the settings each file is linted with (``settings[i]`` for ``files[i]``)
+    settings: list[Settings] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
     #: directories given on the command line that held no Python file
     empty: list[str] = field(default_factory=list)
 
+    def add(self, path: Path, settings: Settings) -> None:
+        self.files.append(path)
+        self.settings.append(settings)
+
+    def groups(self) -> list[tuple[Settings, list[Path]]]:
+        """The files grouped by the settings they are linted with, in the order first met."""
+        grouped: dict[int, tuple[Settings, list[Path]]] = {}
+        for path, settings in zip(self.files, self.settings):
+            grouped.setdefault(id(settings), (settings, []))[1].append(path)
+        return list(grouped.values())
+
 
 def _is_virtualenv(directory: str) -> bool:
     return os.path.isfile(os.path.join(directory, "pyvenv.cfg"))
-
-
-def _relative(path: str, base: str) -> Optional[str]:
-    """``path`` relative to ``base`` (both absolute, normalised), posix-style; None if outside."""
-    if path == base:
-        return ""
-    prefix = base if base.endswith(os.sep) else base + os.sep
-    if not path.startswith(prefix):
-        return None
-    return path[len(prefix):].replace(os.sep, "/")
-
-
-def _excluded(name: str, path: str, patterns: list[str], root: str) -> bool:
-    if not patterns:
-        return False
-    relative = _relative(path, root)
-    if relative is None:
-        relative = path.replace(os.sep, "/")
-    for pattern in patterns:
-        if fnmatch.fnmatch(name, pattern) or fnmatch.fnmatch(relative, pattern) or fnmatch.fnmatch(
-            relative, pattern.rstrip("/") + "/*"
-        ):
-            return True
-    return False
 
 
 def _gitignore(directory: str) -> Optional[pathspec.PathSpec]:
@@ -67,7 +52,7 @@ def _gitignore(directory: str) -> Optional[pathspec.PathSpec]:
 
 def _ignored(path: str, is_dir: bool, specs: list[tuple[str, pathspec.PathSpec]]) -> bool:
     for base, spec in specs:
-        relative = _relative(path, base)
+        relative = relative_to(path, base)
         if relative is None or relative == "":
             continue
         if spec.match_file(relative + ("/" if is_dir else "")):
@@ -86,37 +71,42 @@ def _git_root(directory: str) -> Optional[str]:
         candidate = parent
 
 
-def discover(paths: Iterable[str], exclude: Iterable[str] = (), root: Optional[Path] = None) -> Discovery:
+def discover(paths: Iterable[str], resolver: Optional[ConfigResolver] = None) -> Discovery:
+    """``resolver`` says which settings govern each path; by default, the configuration files
+    found from the paths themselves, with no command-line options."""
+    if resolver is None:
+        resolver = ConfigResolver(Overrides(base=Path.cwd()))
     result = Discovery()
-    patterns = list(exclude)
-    root_text = os.path.abspath(root or Path.cwd())
     seen: set[str] = set()
     for raw in paths:
         path = Path(raw)
         if not os.path.lexists(path):
             result.missing.append(raw)
             continue
+        settings = resolver.for_path(raw)
+        if settings.force_exclude and settings.excludes_named(raw):
+            continue
         if path.is_dir():
             before = len(result.files)
-            _walk(raw, patterns, root_text, result.files, seen)
+            _walk(raw, resolver, result, seen)
             if len(result.files) == before:
                 result.empty.append(raw)
         else:
             key = os.path.realpath(path)
             if key not in seen:
                 seen.add(key)
-                result.files.append(path)
+                result.add(path, settings)
     return result
 
 
-def _walk(top: str, patterns: list[str], root: str, out: list[Path], seen: set[str]) -> None:
+def _walk(top: str, resolver: ConfigResolver, out: Discovery, seen: set[str]) -> None:
     absolute_top = os.path.realpath(top)
     specs: list[tuple[str, pathspec.PathSpec]] = []
     git_root = _git_root(absolute_top)
     if git_root is not None and git_root != absolute_top:
         # .gitignore files between the repository root and ``top`` apply too ...
         chain = [git_root]
-        relative = _relative(os.path.dirname(absolute_top), git_root) or ""
+        relative = relative_to(os.path.dirname(absolute_top), git_root) or ""
         for part in [p for p in relative.split("/") if p]:
             chain.append(os.path.join(chain[-1], part))
         for directory in chain:
@@ -130,15 +120,14 @@ def _walk(top: str, patterns: list[str], root: str, out: list[Path], seen: set[s
             ancestors.append(os.path.dirname(ancestors[-1]))
         if any(_ignored(ancestor, True, specs) for ancestor in ancestors):
             specs = []
-    _walk_directory(top.rstrip(os.sep) or os.sep, absolute_top, patterns, root, out, seen, set(), specs)
+    _walk_directory(top.rstrip(os.sep) or os.sep, absolute_top, resolver, out, seen, set(), specs)
 
 
 def _walk_directory(
     shown: str,
     absolute: str,
-    patterns: list[str],
-    root: str,
-    out: list[Path],
+    resolver: ConfigResolver,
+    out: Discovery,
     seen: set[str],
     visited: set[str],
     specs: list[tuple[str, pathspec.PathSpec]],
@@ -147,6 +136,9 @@ def _walk_directory(
     if real in visited:
         return  # a symlink loop, or a second way into the same directory
     visited.add(real)
+    # the configuration nearest to this directory judges its entries (a subdirectory with its
+    # own configuration is entered or skipped by this one's exclusions, then judged by its own)
+    settings = resolver.for_directory(absolute)
     local = _gitignore(absolute)
     if local is not None:
         specs = [*specs, (absolute, local)]
@@ -163,15 +155,15 @@ def _walk_directory(
         except OSError:
             continue
         if is_dir:
-            if name in SKIPPED_DIRECTORIES or _is_virtualenv(entry_absolute):
+            if _is_virtualenv(entry_absolute) or settings.exclusions.matches(name, entry_absolute):
                 continue
-            if _excluded(name, entry_absolute, patterns, root) or _ignored(entry_absolute, True, specs):
+            if _ignored(entry_absolute, True, specs):
                 continue
-            _walk_directory(entry_shown, entry_absolute, patterns, root, out, seen, visited, specs)
+            _walk_directory(entry_shown, entry_absolute, resolver, out, seen, visited, specs)
         elif name.endswith(SUFFIXES):
-            if _excluded(name, entry_absolute, patterns, root) or _ignored(entry_absolute, False, specs):
+            if settings.exclusions.matches(name, entry_absolute) or _ignored(entry_absolute, False, specs):
                 continue
             key = os.path.realpath(entry_absolute) if entry.is_symlink() else entry_absolute
             if key not in seen:
                 seen.add(key)
-                out.append(Path(entry_shown))
+                out.add(Path(entry_shown), settings)

@@ -4,6 +4,7 @@ rule subscribed to its events, then resolve positions and apply suppressions."""
 from __future__ import annotations
 
 import ast
+import codecs
 import contextlib
 import gc
 from importlib import metadata
@@ -11,7 +12,7 @@ import io
 import re
 import tokenize
 import traceback
-from typing import Iterator, NamedTuple, Optional, Sequence, Union
+from typing import Callable, Iterator, NamedTuple, Optional, Sequence, Union
 
 import libcst as cst
 
@@ -26,6 +27,8 @@ from devicelint.rules import Rule, rules_by_code
 from devicelint.suppressions import parse_suppressions, skips_file
 
 _LINE_TOKEN = re.compile("\x00L(\\d+)\x00")
+#: how a message names a line of the text linted: "12" in a file; "3 of cell 2" in a notebook
+LineNamer = Callable[[int], str]
 _HOOKS = ("on_call", "on_binary", "on_expression_statement", "on_subscript_assign", "on_condition", "on_assign", "on_index", "on_return", "on_ndarray_store")
 
 
@@ -95,7 +98,14 @@ class _Dispatcher:
 
 
 class DecodeError(Exception):
-    pass
+    """The bytes are not Python source. ``line`` and ``column`` (1-based, the column in
+    characters) point at the first byte that does not decode, or at the encoding declaration
+    that names an unknown encoding."""
+
+    def __init__(self, message: str, line: int = 1, column: int = 1) -> None:
+        super().__init__(message)
+        self.line = line
+        self.column = column
 
 
 def detect_encoding(data: bytes) -> str:
@@ -103,8 +113,33 @@ def detect_encoding(data: bytes) -> str:
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as error:
-        raise DecodeError(str(error)) from None
+        # tokenize reads the first two lines: a byte there that is not UTF-8 (and no
+        # declaration), or a declaration it cannot use
+        first_two_lines = b"\n".join(data.split(b"\n", 2)[:2])
+        try:
+            first_two_lines.decode("utf-8")
+        except UnicodeDecodeError as bad:
+            message = f"{error} (byte 0x{data[bad.start]:02x} is not UTF-8)"
+            raise DecodeError(message, *_byte_position(data, bad.start, "utf-8")) from None
+        raise DecodeError(str(error), _declaration_line(data)) from None
     return encoding
+
+
+def _byte_position(data: bytes, offset: int, encoding: str) -> tuple[int, int]:
+    """Line and character column of the byte at ``offset``; what precedes it on its line
+    decodes (``offset`` is the first byte that does not)."""
+    line_start = data.rfind(b"\n", 0, offset) + 1
+    before = data[line_start:offset].decode(encoding, errors="replace")
+    if line_start == 0 and before.startswith("\ufeff"):
+        before = before[1:]  # the BOM is not a column
+    return data.count(b"\n", 0, offset) + 1, len(before) + 1
+
+
+def _declaration_line(data: bytes) -> int:
+    for number, line in enumerate(data.splitlines()[:2], start=1):
+        if b"coding" in line:
+            return number
+    return 1
 
 
 def decode_source(data: bytes) -> str:
@@ -112,8 +147,13 @@ def decode_source(data: bytes) -> str:
     encoding = detect_encoding(data)
     try:
         text = data.decode(encoding)
-    except (UnicodeDecodeError, LookupError) as error:
-        raise DecodeError(f"cannot decode as {encoding}: {error}") from None
+    except UnicodeDecodeError as error:
+        # utf-8-sig counts its offsets after the BOM it strips
+        offset = error.start + (len(codecs.BOM_UTF8) if encoding == "utf-8-sig" and data.startswith(codecs.BOM_UTF8) else 0)
+        line, column = _byte_position(data, offset, encoding)
+        raise DecodeError(f"cannot decode as {encoding}: {error}", line, column) from None
+    except LookupError as error:
+        raise DecodeError(f"cannot decode as {encoding}: {error}", _declaration_line(data)) from None
     if text.startswith("\ufeff"):
         text = text[1:]
     return text
@@ -126,14 +166,16 @@ def lint_source(
     *,
     verbose: bool = False,
     suppress: bool = True,
+    name_line: LineNamer = str,
 ) -> list[Finding]:
     """All findings of ``rules`` in one file, sorted by position; inline suppressions are
-    applied unless ``suppress`` is false (flake8 applies its own ``# noqa``).
+    applied unless ``suppress`` is false (flake8 applies its own ``# noqa``). Messages that
+    point at another line ("moved there at line 3") name it with ``name_line``.
 
     Every caller lints through here (the CLI with and without ``--jobs``, the fixer, flake8),
     so this is the one place the cyclic garbage collector is paused (see ``cyclic_gc_paused``)."""
     with cyclic_gc_paused():
-        return _lint_source(source, path, rules, verbose, suppress)
+        return _lint_source(source, path, rules, verbose, suppress, name_line)
 
 
 @contextlib.contextmanager
@@ -164,14 +206,16 @@ def _collect_piece() -> None:
         gc.collect(0)
 
 
-def _lint_source(source: Union[str, bytes], path: str, rules: Sequence[type[Rule]], verbose: bool, suppress: bool) -> list[Finding]:
+def _lint_source(
+    source: Union[str, bytes], path: str, rules: Sequence[type[Rule]], verbose: bool, suppress: bool, name_line: LineNamer
+) -> list[Finding]:
     registry = rules_by_code()
     syntax_rule = registry["DL001"]
     if isinstance(source, bytes):
         try:
             text = decode_source(source)
         except DecodeError as error:
-            return [_file_level(syntax_rule, path, f"file cannot be read as Python source: {error}")]
+            return [_file_level(syntax_rule, path, f"file cannot be read as Python source: {error}", error.line, error.column)]
     else:
         text = source
     if "torch" not in text or skips_file(text):
@@ -183,7 +227,7 @@ def _lint_source(source: Union[str, bytes], path: str, rules: Sequence[type[Rule
     if too_deep is not None:
         return [_file_level(syntax_rule, path, too_deep[0], too_deep[1])]
     if len(text) > CHUNK_CHARACTERS:
-        return _lint_in_pieces(text, path, rules, verbose, suppress)
+        return _lint_in_pieces(text, path, rules, verbose, suppress, name_line)
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as error:
@@ -192,11 +236,16 @@ def _lint_source(source: Union[str, bytes], path: str, rules: Sequence[type[Rule
         return [_file_level(syntax_rule, path, "too deeply nested to parse")]
     except Exception as error:  # noqa: BLE001 - the native parser can fail in odd ways on odd input
         return [_file_level(syntax_rule, path, f"cannot be parsed: {type(error).__name__}: {error}")]
-    findings, _ = _lint_module(module, text, path, rules, verbose, suppress, {})
+    findings, _ = _lint_module(module, text, path, rules, verbose, suppress, {}, name_line)
     return findings
 
 
-def _lint_in_pieces(text: str, path: str, rules: Sequence[type[Rule]], verbose: bool, suppress: bool) -> list[Finding]:
+def _below(name_line: LineNamer, first_line: int) -> LineNamer:
+    """``name_line`` for a piece of the text that starts after its ``first_line`` lines."""
+    return lambda line: name_line(line + first_line)
+
+
+def _lint_in_pieces(text: str, path: str, rules: Sequence[type[Rule]], verbose: bool, suppress: bool, name_line: LineNamer) -> list[Finding]:
     """A big file, piece by piece (see devicelint.chunking): each piece is parsed once, linted,
     and dropped before the next, so memory follows the piece, not the file."""
     pieces = plan_pieces(text)
@@ -209,7 +258,9 @@ def _lint_in_pieces(text: str, path: str, rules: Sequence[type[Rule]], verbose: 
                 module = cst.parse_module(piece.text)
             except Exception:  # noqa: BLE001 - a piece that does not parse: let the fallback place the error
                 break
-            piece_findings, state = _lint_module(module, piece.text, path, rules, verbose, suppress, imports, whole)
+            piece_findings, state = _lint_module(
+                module, piece.text, path, rules, verbose, suppress, imports, _below(name_line, piece.line_shift), whole
+            )
             findings.extend(shift(finding, piece.line_shift) for finding in piece_findings)
             imports = {name: value for name, value in state.items() if value.kind == Kind.REF}
             # nothing of this piece's tree may outlive it, or two trees share the peak
@@ -218,7 +269,7 @@ def _lint_in_pieces(text: str, path: str, rules: Sequence[type[Rule]], verbose: 
         else:
             findings.sort(key=Finding.sort_key)
             return findings
-    return _lint_at_definitions(text, path, rules, verbose, suppress)
+    return _lint_at_definitions(text, path, rules, verbose, suppress, name_line)
 
 
 _DEVICE_PROBE_TEXT = re.compile(r"\b(is_available|device_count)\s*\(")
@@ -242,7 +293,9 @@ class _WholeFile(NamedTuple):
         return cls(_DEVICE_PROBE_TEXT.search(text) is not None, _mentions_accelerator(text))
 
 
-def _lint_at_definitions(text: str, path: str, rules: Sequence[type[Rule]], verbose: bool, suppress: bool) -> list[Finding]:
+def _lint_at_definitions(
+    text: str, path: str, rules: Sequence[type[Rule]], verbose: bool, suppress: bool, name_line: LineNamer
+) -> list[Finding]:
     """The fallback for big files the tokenizer cannot follow: cut at top-level definitions,
     keeping the first cut where the piece parses."""
     syntax_rule = rules_by_code()["DL001"]
@@ -270,7 +323,9 @@ def _lint_at_definitions(text: str, path: str, rules: Sequence[type[Rule]], verb
             except Exception as error:  # noqa: BLE001
                 findings.append(_file_level(syntax_rule, path, f"cannot be parsed: {type(error).__name__}: {error}", first_line + 1))
             break
-        piece_findings, state = _lint_module(module, text[start:end], path, rules, verbose, suppress, imports, whole)
+        piece_findings, state = _lint_module(
+            module, text[start:end], path, rules, verbose, suppress, imports, _below(name_line, first_line), whole
+        )
         findings.extend(shift(finding, first_line) for finding in piece_findings)
         imports = {name: value for name, value in state.items() if value.kind == Kind.REF}
         start = end
@@ -288,6 +343,7 @@ def _lint_module(
     verbose: bool,
     suppress: bool,
     imports: dict[str, Value],
+    name_line: LineNamer,
     whole: Optional[_WholeFile] = None,
 ) -> tuple[list[Finding], dict[str, Value]]:
     registry = rules_by_code()
@@ -313,7 +369,7 @@ def _lint_module(
     dispatcher.finish()
     for rule_class, error in dispatcher.crashes:
         findings.append(_internal(internal_rule, path, f"rule {rule_class.code} ({rule_class.name})", error, verbose))
-    findings.extend(_resolve(ctx, module, text, path))
+    findings.extend(_resolve(ctx, module, text, path, name_line))
     if suppress:
         findings = parse_suppressions(text).filter(findings)
     findings = _drop_yielding(findings, registry)
@@ -334,7 +390,7 @@ def _drop_yielding(findings: list[Finding], registry: dict[str, type[Rule]]) -> 
     return kept
 
 
-def _resolve(ctx: RuleContext, module: cst.Module, text: str, path: str) -> list[Finding]:
+def _resolve(ctx: RuleContext, module: cst.Module, text: str, path: str, name_line: LineNamer) -> list[Finding]:
     if not ctx._pending:
         return []
     positions = PositionIndex(module, text)
@@ -347,7 +403,7 @@ def _resolve(ctx: RuleContext, module: cst.Module, text: str, path: str) -> list
     positions.prepare(wanted)
 
     def render(message: str) -> str:
-        return _LINE_TOKEN.sub(lambda match: str(positions.line(ctx._line_nodes[int(match.group(1))])), message)
+        return _LINE_TOKEN.sub(lambda match: name_line(positions.line(ctx._line_nodes[int(match.group(1))])), message)
 
     findings = []
     for pending in ctx._pending:

@@ -17,7 +17,8 @@ class Severity(str, enum.Enum):
 class Edit:
     """Replace the text between two 1-based (line, column) positions with ``content``.
 
-    Columns count characters (code points), like the finding's own columns.
+    Columns count characters (code points), like the finding's own columns. In a notebook the
+    positions are within the code cell numbered ``cell``.
     """
 
     line: int
@@ -25,9 +26,11 @@ class Edit:
     end_line: int
     end_column: int
     content: str
+    cell: Optional[int] = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "cell": self.cell,
             "line": self.line,
             "column": self.column,
             "end_line": self.end_line,
@@ -57,6 +60,8 @@ class Related:
     message: str
     line: int
     column: int
+    #: in a notebook, the cell the line counts in (see ``Finding.cell``)
+    cell: Optional[int] = None
 
 
 @dataclass(frozen=True)
@@ -64,7 +69,8 @@ class RuntimeContext:
     """What the runtime guard saw: the module (dotted path from the guarded model, and class),
     the module's own parameter or buffer and its device, the input (``args[0]``, ``kwargs['mask']``)
     and its device; for an op-level finding the torch operation and, where a device-less
-    factory made the odd tensor, which factory and where."""
+    factory made the odd tensor, which factory and where, and where the guarded model was
+    called from when that is another file than the op's (a library model's op)."""
 
     module_path: str
     module_class: str
@@ -74,6 +80,7 @@ class RuntimeContext:
     argument_device: Optional[str] = None
     op: Optional[str] = None
     created_by: Optional[str] = None
+    called_from: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -91,9 +98,12 @@ class Finding:
     related: tuple[Related, ...] = field(default=())
     #: set on findings of the runtime guard (devicelint.guard / devicelint.simulate)
     runtime: Optional[RuntimeContext] = None
+    #: in a notebook (.ipynb), the 1-based number of the cell among all its cells (markdown
+    #: ones too, as Jupyter and ruff count them); ``line`` and ``column`` count within that cell
+    cell: Optional[int] = None
 
-    def sort_key(self) -> tuple[str, int, int, str]:
-        return (self.path, self.line, self.column, self.code)
+    def sort_key(self) -> tuple[str, int, int, int, str]:
+        return (self.path, self.cell or 0, self.line, self.column, self.code)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON shape: exactly these keys, documented in the README."""
@@ -103,6 +113,7 @@ class Finding:
             "severity": self.severity.value,
             "message": self.message,
             "path": self.path,
+            "cell": self.cell,
             "line": self.line,
             "column": self.column,
             "end_line": self.end_line,
@@ -120,6 +131,7 @@ def finding_from_dict(data: dict[str, Any], path: str) -> Finding:
         severity=Severity(data["severity"]),
         message=data["message"],
         path=path,
+        cell=data.get("cell"),
         line=data["line"],
         column=data["column"],
         end_line=data["end_line"],
@@ -128,8 +140,10 @@ def finding_from_dict(data: dict[str, Any], path: str) -> Finding:
         if fix is None
         else Fix(
             title=fix["title"],
-            edits=tuple(Edit(e["line"], e["column"], e["end_line"], e["end_column"], e["content"]) for e in fix["edits"]),
+            edits=tuple(
+                Edit(e["line"], e["column"], e["end_line"], e["end_column"], e["content"], e.get("cell")) for e in fix["edits"]
+            ),
             safe=fix["applicability"] == "safe",
         ),
-        related=tuple(Related(r["message"], r["line"], r["column"]) for r in data.get("related", ())),
+        related=tuple(Related(r["message"], r["line"], r["column"], r.get("cell")) for r in data.get("related", ())),
     )

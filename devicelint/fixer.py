@@ -1,19 +1,22 @@
 """Apply fixes: text edits on the decoded source, pass after pass until nothing changes, and
-an atomic write that keeps the file's encoding, BOM, line endings and mode."""
+an atomic write that keeps the file's encoding, BOM, line endings and mode. A notebook's fixes
+are applied to its cells' sources and the notebook's JSON is written back in its own layout."""
 
 from __future__ import annotations
 
+import difflib
 import os
 import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable, Optional, Sequence
 
 import libcst as cst
 
 from devicelint.engine import DecodeError, decode_source, detect_encoding, lint_source
 from devicelint.findings import Finding
+from devicelint.notebook import JsonLayout, Notebook, NotebookError, ipython_to_python, is_notebook, lint_notebook
 from devicelint.rules import Rule
 
 MAX_PASSES = 10
@@ -69,6 +72,23 @@ class FixResult:
     #: findings left in the fixed text
     remaining: list[Finding]
     encoding: str
+    #: for a notebook: (cell number, source before, source after) of each cell the fixes changed
+    changed_cells: tuple[tuple[int, str, str], ...] = ()
+
+    def unified_diff(self, path: str) -> str:
+        """The change as a unified diff: of the file, or for a notebook one per changed cell
+        (``a/train.ipynb:cell 3``), since a diff of the notebook's JSON is unreadable."""
+        if not self.changed_cells:
+            return _unified_diff(self.original, self.fixed, f"a/{path}", f"b/{path}")
+        return "".join(
+            _unified_diff(before, after, f"a/{path}:cell {number}", f"b/{path}:cell {number}")
+            for number, before, after in self.changed_cells
+        )
+
+
+def _unified_diff(before: str, after: str, from_name: str, to_name: str) -> str:
+    lines = difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True), from_name, to_name)
+    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
 
 
 def fix_source(text: str, path: str, rules: Sequence[type[Rule]], *, unsafe: bool = False) -> tuple[str, int, list[Finding]]:
@@ -92,6 +112,8 @@ def fix_source(text: str, path: str, rules: Sequence[type[Rule]], *, unsafe: boo
 
 def fix_file(path: Path, rules: Sequence[type[Rule]], *, unsafe: bool = False) -> FixResult | None:
     """None when the file cannot be read or decoded (the lint run reports that)."""
+    if is_notebook(str(path)):
+        return fix_notebook_file(path, rules, unsafe=unsafe)
     try:
         data = path.read_bytes()
         encoding = detect_encoding(data)
@@ -100,6 +122,64 @@ def fix_file(path: Path, rules: Sequence[type[Rule]], *, unsafe: bool = False) -
         return None
     fixed, applied, remaining = fix_source(original, str(path), rules, unsafe=unsafe)
     return FixResult(original, fixed, applied, remaining, encoding)
+
+
+def fix_notebook_file(path: Path, rules: Sequence[type[Rule]], *, unsafe: bool = False) -> Optional[FixResult]:
+    """Fix a notebook's code cells, pass after pass like ``fix_source``; the fixed text is the
+    notebook's JSON with only those cells' sources changed. None when it cannot be read or is
+    not a Python notebook (the lint run reports the first)."""
+    try:
+        notebook = Notebook.parse(path.read_bytes())
+    except (OSError, NotebookError):
+        return None
+    if not notebook.is_python:
+        return None
+    display = str(path)
+    original = notebook
+    original_sources = {cell.number: cell.source for cell in notebook.code_cells}
+    applied_total = 0
+    findings = lint_notebook(notebook, display, rules)
+    for _ in range(MAX_PASSES):
+        sources, applied = _fix_cells(notebook, findings, unsafe)
+        if applied == 0 or not sources:
+            break
+        notebook = notebook.with_sources(sources)
+        applied_total += applied
+        findings = lint_notebook(notebook, display, rules)
+    changed = tuple(
+        (cell.number, original_sources[cell.number], cell.source)
+        for cell in notebook.code_cells
+        if cell.source != original_sources[cell.number]
+    )
+    fixed = notebook.dumps(JsonLayout.detect(original.text, original.document)) if changed else original.text
+    return FixResult(original.text, fixed, applied_total, findings, notebook.encoding, changed)
+
+
+def _fix_cells(notebook: Notebook, findings: list[Finding], unsafe: bool) -> tuple[dict[int, str], int]:
+    """One pass over a notebook's findings: the new sources of the cells it changes, and how
+    many fixes it applied. A cell whose result would not parse keeps its source."""
+    by_cell: dict[int, list[Finding]] = {}
+    for finding in findings:
+        if finding.fix is None or not finding.fix.edits:
+            continue
+        cells = {edit.cell for edit in finding.fix.edits}
+        if len(cells) == 1 and None not in cells:
+            by_cell.setdefault(cells.pop(), []).append(finding)  # type: ignore[arg-type]
+    sources: dict[int, str] = {}
+    applied_total = 0
+    for number, cell_findings in by_cell.items():
+        source = notebook.cell(number).source
+        fixed, applied = apply_fixes(source, cell_findings, unsafe=unsafe)
+        if applied == 0 or fixed == source:
+            continue
+        python, _ = ipython_to_python(fixed)
+        try:
+            cst.parse_module(python if python is not None else "")
+        except Exception:  # noqa: BLE001 - never write what does not parse
+            continue
+        sources[number] = fixed
+        applied_total += applied
+    return sources, applied_total
 
 
 def write_atomically(path: Path, text: str, encoding: str) -> None:

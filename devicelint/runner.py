@@ -11,7 +11,8 @@ from typing import Iterable, Optional, Sequence
 from devicelint.cache import ResultCache
 from devicelint.engine import lint_source
 from devicelint.findings import Finding
-from devicelint.rules import rules_by_code
+from devicelint.notebook import is_notebook, lint_notebook_data
+from devicelint.rules import Rule, rules_by_code
 
 _CHUNK = 16
 
@@ -28,7 +29,15 @@ def lint_file(path: Path, codes: Sequence[str], verbose: bool = False) -> tuple[
         rule = registry["DL001"]
         reason = error.strerror or str(error)
         return [Finding(rule.code, rule.name, rule.severity, f"cannot read file: {reason}", display, 1, 1, 1, 1)], False
-    return lint_source(data, display, [registry[code] for code in codes], verbose=verbose), True
+    return lint_data(data, display, [registry[code] for code in codes], verbose), True
+
+
+def lint_data(data: bytes, display: str, rules: Sequence[type[Rule]], verbose: bool = False) -> list[Finding]:
+    """A file's findings from its bytes, read as a notebook when ``display`` ends in .ipynb,
+    else as Python source."""
+    if is_notebook(display):
+        return lint_notebook_data(data, display, rules, verbose=verbose)
+    return lint_source(data, display, rules, verbose=verbose)
 
 
 def _lint_chunk(paths: list[str], codes: Sequence[str], verbose: bool) -> list[FileResult]:
@@ -57,7 +66,7 @@ def lint_files(
             except OSError:
                 misses.append(path)
                 continue
-            key = cache.key(data)
+            key = cache.key(data, notebook=is_notebook(path))
             cached = cache.get(key, path)
             if cached is None:
                 keys[path] = key

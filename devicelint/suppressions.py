@@ -13,6 +13,7 @@ _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)
 _IGNORE = re.compile(r"#\s*devicelint:\s*ignore(?:\[(?P<codes>[^\]]*)\])?")
 _SKIP_FILE = re.compile(r"#\s*devicelint:\s*skip-file\b")
 _CODE = re.compile(r"[A-Z]+[0-9]+", re.IGNORECASE)
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 ALL_CODES = "*"
 
@@ -37,15 +38,19 @@ def skips_file(text: str) -> bool:
     return "devicelint" in text and _SKIP_FILE.search(text) is not None
 
 
-def parse_suppressions(text: str) -> Suppressions:
+def parse_suppressions(text: str, *, noqa: bool = True) -> Suppressions:
+    """Every suppression comment of ``text``; ``noqa=False`` reads only devicelint's own
+    (flake8, which runs the plugin, applies ``# noqa`` itself, or not: ``--disable-noqa``)."""
     suppressions = Suppressions()
-    if "noqa" not in text and "devicelint" not in text:
+    if ("noqa" not in text or not noqa) and "devicelint" not in text:
         return suppressions
-    for number, line in enumerate(text.splitlines(), start=1):
+    # Python's line breaks only: str.splitlines() also breaks at form feeds and U+2028, which
+    # would put every comment below one on the wrong line
+    for number, line in enumerate(_LINE_BREAK.split(text), start=1):
         if "#" not in line:
             continue
         codes: set[str] = set()
-        for match in _NOQA.finditer(line):
+        for match in _NOQA.finditer(line) if noqa else ():
             listed = match.group("codes")
             codes.update(_CODE.findall(listed.upper()) if listed else {ALL_CODES})
         for match in _IGNORE.finditer(line):

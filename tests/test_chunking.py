@@ -66,3 +66,18 @@ def test_findings_inside_a_split_literal_keep_their_lines_and_columns(monkeypatc
 def test_a_file_the_tokenizer_cannot_follow_falls_back_to_definition_cuts():
     assert plan_pieces("import torch\nx = (\n", size=10) is None
     assert plan_pieces("import torch\rx = 1\r", size=10) is None
+
+
+def test_lines_named_in_messages_count_in_the_whole_file_not_the_piece(monkeypatch):
+    helpers = "".join(f"def helper{i}(a):\n    return a + {i}\n\n" for i in range(200))
+    source = (
+        "import torch\nimport torch.nn as nn\n\n" + helpers
+        + "def main():\n    model = nn.Linear(2, 2)\n    for _ in range(3):\n        model.cuda()\n"
+    )
+    loop_line = source.splitlines().index("    for _ in range(3):") + 1
+    rules = [rule for rule in all_rules() if rule.code == "DL401"]
+    monkeypatch.setattr("devicelint.engine.CHUNK_CHARACTERS", 2_000)
+    monkeypatch.setattr("devicelint.chunking.CHUNK_CHARACTERS", 2_000)
+    [finding] = lint_source(source, "big.py", rules)
+    assert finding.line == loop_line + 1
+    assert f"the loop at line {loop_line};" in finding.message

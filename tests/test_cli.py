@@ -46,7 +46,7 @@ def test_text_output_and_exit_one(project):
     lines = result.stdout.splitlines()
     assert any(line.startswith("pkg/bug.py:3:1: DL101 [*] `x.cuda()`") for line in lines)
     assert any(line.startswith("pkg/load.py:2:9: DL301 [*] ") for line in lines)
-    assert lines[-1] == "Found 2 findings (2 with a fix, marked [*])."
+    assert lines[-2:] == ["Found 2 findings.", "[*] 2 fixable with the `--fix` option."]
 
 
 def test_clean_tree_exits_zero(tmp_path, write):
@@ -66,12 +66,13 @@ def test_json_output_has_exactly_the_documented_keys(project):
     result = run(["pkg", "--format", "json"], project)
     items = json.loads(result.stdout)
     assert [set(item) for item in items] == [
-        {"code", "name", "severity", "message", "path", "line", "column", "end_line", "end_column", "fix"}
+        {"code", "name", "severity", "message", "path", "cell", "line", "column", "end_line", "end_column", "fix"}
     ] * 2
     bug = next(item for item in items if item["code"] == "DL101")
     assert (bug["line"], bug["column"], bug["end_line"], bug["end_column"]) == (3, 1, 3, 9)
     assert bug["severity"] == "error" and bug["name"] == "discarded-move"
-    assert bug["fix"]["edits"] == [{"line": 3, "column": 1, "end_line": 3, "end_column": 1, "content": "x = "}]
+    assert bug["cell"] is None  # only notebook findings have a cell
+    assert bug["fix"]["edits"] == [{"cell": None, "line": 3, "column": 1, "end_line": 3, "end_column": 1, "content": "x = "}]
 
 
 def test_github_output_uses_workflow_commands_by_severity(project):
@@ -119,7 +120,8 @@ def test_statistics(project):
     assert result.stdout.splitlines() == [
         "1  DL101  [*] discarded-move",
         "1  DL301  [*] load-without-map-location",
-        "Found 2 findings (2 with a fix, marked [*]).",
+        "Found 2 findings.",
+        "[*] 2 fixable with the `--fix` option.",
     ]
     data = json.loads(run(["pkg", "--statistics", "--format", "json"], project).stdout)
     assert data == [
@@ -159,7 +161,7 @@ def test_exclude_and_skipped_directories(tmp_path, write):
     write("src/env2/pyvenv.cfg", "home = /usr\n")
     write("src/env2/e.py", BUG)
     write("src/node_modules/f.py", BUG)
-    result = run(["src", "--exclude", "generated", "--format", "json"], tmp_path)
+    result = run(["src", "--extend-exclude", "generated", "--format", "json"], tmp_path)
     assert [item["path"] for item in json.loads(result.stdout)] == ["src/a.py"]
 
 
@@ -289,6 +291,14 @@ def test_suppression_comments(tmp_path, write, line, silenced):
     write("s.py", f"import torch\nx = torch.randn(3, 3)\n{line}\n")
     result = run(["s.py", "--format", "json"], tmp_path)
     assert codes(result) == ([] if silenced else ["DL101"])
+
+
+def test_suppression_below_a_form_feed_line_stays_on_its_line(tmp_path, write):
+    # a form feed is no line break to Python: the comment must count lines as the findings do
+    write("s.py", "import torch\n\x0c\nx = torch.zeros(3)\nx.cuda()  # devicelint: ignore[DL101]\n")
+    write("t.py", "import torch\n\x0c\nx = torch.zeros(3)\nx.cuda()\n")
+    result = run([".", "--format", "json"], tmp_path)
+    assert [(item["path"], item["code"], item["line"]) for item in json.loads(result.stdout)] == [("t.py", "DL101", 4)]
 
 
 def test_skip_file(tmp_path, write):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Optional, Sequence
 
 from devicelint import __version__
 from devicelint.findings import Finding, Severity
@@ -18,8 +18,15 @@ def _uri(path: str) -> str:
     return Path(path).as_posix()
 
 
-def _region(line: int, column: int, end_line: int, end_column: int) -> dict[str, int]:
-    return {"startLine": line, "startColumn": column, "endLine": end_line, "endColumn": end_column}
+def _region(line: int, column: int, end_line: Optional[int] = None, end_column: Optional[int] = None, cell: Optional[int] = None) -> dict[str, Any]:
+    """A region; in a notebook its lines count within code cell ``cell`` (a region property:
+    SARIF has no notion of cells)."""
+    region: dict[str, Any] = {"startLine": line, "startColumn": column}
+    if end_line is not None and end_column is not None:
+        region.update(endLine=end_line, endColumn=end_column)
+    if cell is not None:
+        region["properties"] = {"cell": cell}
+    return region
 
 
 def render_sarif(findings: Sequence[Finding]) -> str:
@@ -50,7 +57,7 @@ def render_sarif(findings: Sequence[Finding]) -> str:
                 {
                     "physicalLocation": {
                         "artifactLocation": {"uri": _uri(finding.path)},
-                        "region": _region(finding.line, finding.column, finding.end_line, finding.end_column),
+                        "region": _region(finding.line, finding.column, finding.end_line, finding.end_column, finding.cell),
                     }
                 }
             ],
@@ -64,7 +71,7 @@ def render_sarif(findings: Sequence[Finding]) -> str:
                     "message": {"text": related.message},
                     "physicalLocation": {
                         "artifactLocation": {"uri": _uri(finding.path)},
-                        "region": {"startLine": related.line, "startColumn": related.column},
+                        "region": _region(related.line, related.column, cell=related.cell),
                     },
                 }
                 for position, related in enumerate(finding.related)
@@ -78,7 +85,7 @@ def render_sarif(findings: Sequence[Finding]) -> str:
                             "artifactLocation": {"uri": _uri(finding.path)},
                             "replacements": [
                                 {
-                                    "deletedRegion": _region(edit.line, edit.column, edit.end_line, edit.end_column),
+                                    "deletedRegion": _region(edit.line, edit.column, edit.end_line, edit.end_column, edit.cell),
                                     "insertedContent": {"text": edit.content},
                                 }
                                 for edit in finding.fix.edits

@@ -1,7 +1,9 @@
 from __future__ import annotations
 
-from devicelint.analysis.events import CallEvent
-from devicelint.analysis.values import Kind, Role
+import libcst as cst
+
+from devicelint.analysis.events import BinaryEvent, CallEvent
+from devicelint.analysis.values import Kind, Role, Value
 from devicelint.findings import Severity
 from devicelint.rules._messages import where
 from devicelint.rules.base import Example, Rule
@@ -14,7 +16,9 @@ class InputNotMoved(Rule):
     `DataLoader`, a dataset or numpy - that were never moved there. Inputs moved anywhere on
     the way (`x = x.to(device)`, `model(x.to(device))`), loaders with a `collate_fn`, datasets
     that place their own data, and parallel wrappers (which scatter CPU inputs themselves) are
-    left alone.
+    left alone. The message names what to move: for `model(inputs - center)` with `center`
+    already on the device, `inputs.to(...)`; where every operand is on the host, the whole
+    argument, `(inputs - inputs.mean()).to(...)`.
 
     ## Why is this bad?
     The first forward raises `RuntimeError: Expected all tensors to be on the same device` on a
@@ -62,6 +66,15 @@ class InputNotMoved(Rule):
         ),
     )
 
+    def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(ctx)
+        #: the operands of the tensor operations seen so far, by node: for a model called on
+        #: `inputs - center`, the suggestion moves the operand that is on the host
+        self._operations: dict[int, BinaryEvent] = {}
+
+    def on_binary(self, event: BinaryEvent) -> None:
+        self._operations[id(event.node)] = event
+
     def on_call(self, event: CallEvent) -> None:
         module = event.callee
         # a module, or an object of unknown class that was moved and is called like one
@@ -78,12 +91,57 @@ class InputNotMoved(Rule):
                 continue
             if value.device is None or not value.device.is_cpu or not (value.origin is not None and value.origin.from_data):
                 continue
-            shown = self.ctx.source_of(arg.value)
+            node, value = self._operand_to_move(arg.value, value)
+            shown = self.ctx.source_of(node)
+            moved = f"({shown})" if _needs_parentheses(node) else shown
             self.ctx.report(
                 event.node,
                 f"`{shown}` is a batch {where(value, self.ctx)} that was never moved, but "
                 f"`{self.ctx.source_of(event.node.func)}` was {module.origin.how if module.origin else 'moved'}"
                 + (f" at line {self.ctx.line(module.origin.node)}" if module.origin else "")
-                + f"; move the batch first (`{shown.lstrip('*')}.to(...)`)",
+                + f"; move the batch first (`{moved}.to(...)`)",
             )
             return
+
+    def _operand_to_move(self, node: cst.BaseExpression, value: Value) -> tuple[cst.BaseExpression, Value]:
+        """The part of a model's argument that is off the model's device: in `inputs - center`
+        with `center` already moved, `inputs`. An operation descends into its host operand
+        while the other operand is a number or may be on the accelerator; when both are on
+        the host, or one is not known, the whole expression is the thing to move."""
+        while True:
+            operation = self._operations.get(id(node))
+            if operation is None:
+                return node, value
+            sides = ((operation.left_node, operation.left, operation.right), (operation.right_node, operation.right, operation.left))
+            host = [(side_node, side) for side_node, side, other in sides if _on_host(side) and _stays_put(other)]
+            if len(host) != 1:
+                return node, value
+            node, value = host[0]
+
+
+def _on_host(value: Value) -> bool:
+    return value.kind in (Kind.TENSOR, Kind.BATCH) and value.device is not None and value.device.is_cpu
+
+
+def _stays_put(value: Value) -> bool:
+    """Needs no move next to the model: a number, or a tensor that may be on the accelerator."""
+    if value.kind == Kind.NUMBER:
+        return True
+    return value.kind == Kind.TENSOR and value.device is not None and value.device.may_be_accelerator
+
+
+#: expressions that `.to(...)` appended to would bind to their last operand
+_LOOSER_THAN_ATTRIBUTE = (
+    cst.BinaryOperation,
+    cst.UnaryOperation,
+    cst.BooleanOperation,
+    cst.Comparison,
+    cst.IfExp,
+    cst.Lambda,
+    cst.NamedExpr,
+    cst.Await,
+)
+
+
+def _needs_parentheses(node: cst.BaseExpression) -> bool:
+    return isinstance(node, _LOOSER_THAN_ATTRIBUTE) and not node.lpar

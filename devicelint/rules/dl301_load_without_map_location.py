@@ -9,6 +9,7 @@ from devicelint.analysis.names import keyword_arg, positional_args
 from devicelint.analysis.values import Kind, Role, Value
 from devicelint.rule_api import FixSpec, NodeEdit
 from devicelint.findings import Severity
+from devicelint.rules._arguments import with_keyword_argument
 from devicelint.rules.base import Example, Rule
 
 
@@ -44,8 +45,9 @@ class LoadWithoutMapLocation(Rule):
     state = torch.load("checkpoint.pt", map_location=device)
     ```
     The fix adds `map_location="cpu"`, or `map_location=device` when a `device` variable
-    holding a `torch.device` is in scope. Loading to the CPU and then moving the model is
-    always correct; the fix is safe.
+    holding a `torch.device` is in scope, as the last argument and in the call's own layout:
+    on a line of its own where the arguments are one per line. Loading to the CPU and then
+    moving the model is always correct; the fix is safe.
     """
 
     code = "DL301"
@@ -149,8 +151,8 @@ class LoadWithoutMapLocation(Rule):
         for node, path, function, location in self._loads:
             if any(saved == path and on_host for saved, _, on_host in self._saves):
                 continue  # the file holds host tensors only: there is nothing to map
-            last = node.args[-1]
-            fix = FixSpec(f"Add `map_location={location}`", (NodeEdit(last.value, "after", f", map_location={location}"),))
+            with_location = with_keyword_argument(node, "map_location", location).with_changes(lpar=(), rpar=())
+            fix = FixSpec(f"Add `map_location={location}`", (NodeEdit(node, "replace", self.ctx.module.code_for_node(with_location)),))
             self.ctx.report(
                 node,
                 "`torch.load` without `map_location` restores tensors onto the device they were saved from: "
