@@ -612,3 +612,27 @@ def prepare(mask, extra):
     state = function_state(analyse(code), "prepare")
     assert place(state["converted"]) == "cpu"  # not a tensor there: torch.tensor copies host data
     assert state["seen"].kind == Kind.TENSOR
+
+
+def test_a_plain_class_method_named_like_a_module_method_is_the_files_own():
+    # `train`/`to`/`eval` are nn.Module's own only on modules: a trainer's `train(dataset)`
+    # is analysed with its caller's arguments
+    code = '''
+import torch
+from torch.utils.data import TensorDataset
+
+class Trainer:
+    def train(self, dataset, epochs):
+        pass
+
+class Net(torch.nn.Module):
+    def train(self, mode=True):
+        pass
+
+Trainer().train(TensorDataset(torch.zeros(3)), 2)
+Net().train(True)
+'''
+    analyzer = analyse(code)
+    trainer_state = [s for n, s in analyzer.function_states.items() if n.name.value == "train" and "dataset" in s]
+    assert trainer_state and trainer_state[0]["dataset"].kind == Kind.DATASET
+    assert not any(n.name.value == "train" and "mode" in s and s["mode"].kind == Kind.NUMBER for n, s in analyzer.function_states.items())

@@ -383,7 +383,9 @@ class TorchSemantics:
         kind = receiver.kind
         if method in api.MOVE_METHODS:
             return self._move(node, receiver, method, args, state)
-        if isinstance(receiver.info, ClassInfo) and method not in _BUILT_IN_MODULE_METHODS:
+        # `train`, `to`, `forward` ... are nn.Module's own only on modules: a trainer class's
+        # `train(dataset)` is a method of the file like any other
+        if isinstance(receiver.info, ClassInfo) and (method not in _BUILT_IN_MODULE_METHODS or not receiver.info.is_module):
             own = self._call_own_method(node, receiver, method, args, state)
             if own is not None:
                 return own
