@@ -124,6 +124,13 @@ class FactoryWithoutDevice(Rule):
             "        self.weight = nn.Parameter(torch.ones(4))\n    def forward(self, x: torch.Tensor):\n"
             "        mask = torch.ones(4, device=x.device)  # expect: DL202\n        return torch.mul(self.weight, mask) * x\n",
         ),
+        # resampling indices drawn on the CPU, handed by keyword (gflownet's bootstrap)
+        Example(
+            "import torch\nfrom torch import nn\nclass Head(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.proj = nn.Linear(4, 4)\n    def forward(self, x):\n        h = self.proj(x)\n"
+            "        idx = torch.randint(0, h.size(0), (8,))  # expect: DL202\n"
+            "        return torch.index_select(h, 0, index=idx)\n"
+        ),
     )
 
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
@@ -208,7 +215,7 @@ class FactoryWithoutDevice(Rule):
         if made is None:
             return None
         call, qualname, home = made
-        if qualname not in api.DEVICE_KEYWORD_FACTORIES or home is None or home.name.value == "__init__" or _empty_placeholder(call):
+        if qualname not in api.DEVICE_KEYWORD_FACTORIES or home is None or home.name.value == "__init__" or _empty_placeholder(call, qualname):
             return None
         return call, home
 
@@ -286,11 +293,19 @@ class FactoryWithoutDevice(Rule):
         return FixSpec(f"Create it on `{source}.device`", (NodeEdit(last, "after", f", device={source}.device"),), safe=False)
 
 
+#: keyword arguments of mixing functions that are operands (``index_select(x, 0, index=i)``);
+#: others, such as ``ctc_loss``'s lengths, may legally stay on the host
+_OPERAND_KEYWORDS = frozenset({"input", "other", "index", "mask", "src", "tensor", "target", "weight"})
+
+
 def _positional_operands(event: CallEvent) -> list[tuple[cst.BaseExpression, Value]]:
-    """Positional arguments, with the elements of a literal list or tuple (``torch.cat([a, b])``)."""
+    """Positional arguments and operand keywords, with the elements of a literal list or tuple
+    (``torch.cat([a, b])``)."""
     operands: list[tuple[cst.BaseExpression, Value]] = []
     for arg, value in event.args:
         if arg.keyword is not None:
+            if arg.keyword.value in _OPERAND_KEYWORDS:
+                operands.append((arg.value, value))
             continue
         if isinstance(arg.value, (cst.List, cst.Tuple)) and value.kind == Kind.CONTAINER and isinstance(value.info, tuple):
             operands.extend((element.value, item) for element, item in zip(arg.value.elements, value.info))
@@ -306,11 +321,19 @@ def _tensors_in(value: Value) -> list[Value]:
     return [value]
 
 
-def _empty_placeholder(call: cst.Call) -> bool:
+#: factories whose positional arguments are not sizes: the 0 of `randint(0, n, (k,))` or
+#: `arange(0, n)` is where values start
+_VALUE_RANGE_FACTORIES = frozenset(
+    f"torch.{name}" for name in ("randint", "arange", "range", "linspace", "logspace", "tensor", "as_tensor")
+)
+
+
+def _empty_placeholder(call: cst.Call, qualname: str) -> bool:
     """``torch.empty([0])``, ``torch.zeros(0)``: a zero-element placeholder for an unused argument."""
-    for arg in call.args:
-        if arg.keyword is not None:
-            continue
+    if qualname in _VALUE_RANGE_FACTORIES:
+        return False
+    positional = [arg for arg in call.args if arg.keyword is None]
+    for arg in positional[:1] if qualname == "torch.full" else positional:  # full(size, fill_value)
         value = arg.value
         elements = [e.value for e in value.elements] if isinstance(value, (cst.List, cst.Tuple)) else [value]
         if any(isinstance(e, cst.Integer) and e.evaluated_value == 0 for e in elements):
