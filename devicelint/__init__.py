@@ -8,7 +8,12 @@ from __future__ import annotations
 from typing import Any
 
 from devicelint.findings import Finding
-from devicelint.runtime.errors import DeviceMismatchError, DeviceMismatchWarning, SimulationError
+from devicelint.runtime.errors import (
+    DeviceMismatchError,
+    DeviceMismatchWarning,
+    SimulationError,
+    SimulationIncompleteWarning,
+)
 
 __version__ = "0.1.0"
 
@@ -16,12 +21,22 @@ __all__ = [
     "DeviceMismatchError",
     "DeviceMismatchWarning",
     "Finding",
+    "Simulation",
     "SimulationError",
+    "SimulationIncompleteWarning",
+    "SimulationResult",
     "guard",
+    "keep_on_cpu",
     "simulate",
 ]
 
-_LAZY = {"guard": "devicelint.runtime.guard", "simulate": "devicelint.runtime.simulate"}
+_LAZY = {
+    "guard": "devicelint.runtime.guard",
+    "simulate": "devicelint.runtime.simulate",
+    "Simulation": "devicelint.runtime.simulate",
+    "SimulationResult": "devicelint.runtime.simulate",
+    "keep_on_cpu": "devicelint.runtime.simulate",
+}
 
 
 def __getattr__(name: str) -> Any:

@@ -280,37 +280,46 @@ def rule(code: str) -> None:
 
 @main.command()
 @click.argument("spec", metavar="MODULE:FACTORY")
-@click.option("--device", default="cuda:0", show_default=True, help="The device the fake tensors claim to be on.")
+@click.option("--device", default="cuda:0", show_default=True, help="The simulated GPU that CPU models and inputs are moved to: cuda, or cuda:0 to cuda:7.")
 @click.option("--format", "--output-format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True, help="Output format (`--output-format` is ruff's name for it).")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
 def simulate(spec: str, device: str, fmt: str, exit_zero: bool) -> None:
-    """Run one forward of a model on a simulated GPU, on this CPU-only machine.
+    """Rehearse a forward, or a whole training step, on a simulated GPU, on this CPU-only machine.
 
     FACTORY, a function importable from MODULE (the current directory is on the import path),
-    returns (model, example_inputs) or (model, example_inputs, example_kwargs). The model and
-    inputs are moved to fake DEVICE tensors and run under devicelint.guard(ops=True) in a
-    subprocess; tensors that forward creates on the CPU and mixes in are reported. Needs torch.
+    returns a devicelint.Simulation(model=..., inputs=..., kwargs=..., target=..., loss_fn=...,
+    optimizer=...) (or a dict of those fields), or (model, example_inputs) or (model,
+    example_inputs, example_kwargs). It is called in a subprocess where moves to a GPU give fake
+    tensors on it; CPU models and inputs are moved to fake DEVICE tensors, and forward (with
+    loss_fn or optimizer: loss, backward and optimizer step too) runs under
+    devicelint.guard(ops=True). Exit status: 0 clean, 1 findings, 2 when the simulation could not
+    run or stopped before its end (what stopped it is printed). Needs torch.
     """
+    import importlib.util
     import os
     import warnings
 
-    try:
-        from devicelint.runtime.errors import SimulationError
-        from devicelint.runtime.simulate import simulate_factory
-    except ImportError as error:  # torch missing
-        _fail(f"`devicelint simulate` needs torch: {error}")
+    from devicelint.runtime.errors import SimulationError
+    from devicelint.runtime.simulate import simulate_factory
+
+    if importlib.util.find_spec("torch") is None:
+        _fail("`devicelint simulate` needs torch: pip install torch")
     if os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
     try:
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # the notes are printed below instead
+            warnings.simplefilter("ignore")  # the notes and the stop are printed below instead
             result = simulate_factory(spec, device=device)
     except SimulationError as error:
         _fail(f"the simulation could not run: {error}")
     for note in result.unsupported:
         click.echo(f"devicelint: note: {note}", err=True)
     findings = sorted((_relative(finding) for finding in result), key=Finding.sort_key)
-    click.echo(render(findings, fmt), nl=False)
+    if findings or result.complete or fmt != "text":
+        # an unfinished run with no findings must not print "All checks passed."
+        click.echo(render(findings, fmt), nl=False)
+    if not result.complete:
+        _fail(f"the simulation did not finish, so it checked nothing after that point: {result.stopped}")
     sys.exit(EXIT_FINDINGS if findings and not exit_zero else EXIT_CLEAN)
 
 

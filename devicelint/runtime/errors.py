@@ -24,6 +24,12 @@ class SimulationError(RuntimeError):
     """``devicelint.simulate`` could not run the simulation itself (not a device bug)."""
 
 
+class SimulationIncompleteWarning(UserWarning):
+    """``devicelint.simulate`` returned a result with ``complete=False``: the run stopped before
+    its end, so what came after was not checked. Turn it into an error in a test suite with
+    ``-W error::devicelint.SimulationIncompleteWarning``."""
+
+
 # users meet these as devicelint.DeviceMismatchError etc.; tracebacks should say so
-for _public in (DeviceMismatchError, DeviceMismatchWarning, SimulationError):
+for _public in (DeviceMismatchError, DeviceMismatchWarning, SimulationError, SimulationIncompleteWarning):
     _public.__module__ = "devicelint"
