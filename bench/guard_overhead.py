@@ -1,11 +1,14 @@
-"""Forward-time overhead of devicelint.guard, on the CPU (a benchmark, not a test).
+"""Overhead of devicelint.guard, on the CPU (a benchmark, not a test).
 
 For a small MLP, a small CNN (batch 32) and a deep stack of small layers, it times the forward
 with no guard, under ``guard(model)``, under ``guard(model, ops=True)``, and after a guard was
 removed, interleaving the four in every round so that machine noise hits them alike, and prints
 medians and ratios to the unguarded forward, beside two floors: do-nothing hooks on the same
-modules and a do-nothing TorchFunctionMode. Targets (DESIGN.md): guard <= 1.10x on the MLP and
-the CNN, ops=True <= 2x, removed 1.00x.
+modules and a do-nothing TorchFunctionMode. Then it times a whole training step (forward, loss,
+backward, Adam step) with no guard, with only the optimizer check (``guard(optimizer=opt)``) and
+with the whole step guarded (``guard(model, criterion, optimizer=opt)``), interleaved the same
+way. Targets (DESIGN.md and issue 13): guard <= 1.10x on the MLP and the CNN, ops=True <= 2x,
+removed 1.00x; the optimizer check <= 1.05x of a training step.
 
     python bench/guard_overhead.py [--rounds 30] [--calls 50]
 """
@@ -93,6 +96,40 @@ def measure(model: nn.Module, x: torch.Tensor, rounds: int, calls: int) -> dict[
     return {setting: statistics.median(values) for setting, values in samples.items()}
 
 
+def measure_training_step(model: nn.Module, x: torch.Tensor, rounds: int, calls: int) -> dict[str, float]:
+    criterion = nn.CrossEntropyLoss()
+    target = torch.randint(0, 10, (x.shape[0],))
+    optimizer = torch.optim.Adam(model.parameters())
+
+    def training_step() -> None:
+        optimizer.zero_grad()
+        criterion(model(x), target).backward()
+        optimizer.step()
+
+    guards = {
+        "optimizer check": lambda: devicelint.guard(optimizer=optimizer),
+        "whole step": lambda: devicelint.guard(model, criterion, optimizer=optimizer),
+    }
+    samples: dict[str, list[float]] = {"none": [], "optimizer check": [], "whole step": []}
+    for _ in range(5):
+        training_step()
+    for round_number in range(rounds):
+        order = list(samples)
+        order = order[round_number % len(order) :] + order[: round_number % len(order)]
+        for setting in order:
+            if setting == "none":
+                samples[setting].append(time_calls(training_step, calls))
+            else:
+                with guards[setting]():
+                    samples[setting].append(time_calls(training_step, calls))
+    medians = {setting: statistics.median(values) for setting, values in samples.items()}
+    # the step pre-hook alone, run directly: its cost without the noise of a whole step
+    with devicelint.guard(optimizer=optimizer):
+        (check,) = optimizer._optimizer_step_pre_hooks.values()
+        medians["check alone"] = statistics.median(time_calls(lambda: check(optimizer, (), {}), 200) for _ in range(rounds))
+    return medians
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=30)
@@ -116,6 +153,24 @@ def main() -> None:
                 f"{medians['removed'] / base:>10.2f}x{medians['empty hooks'] / base:>14.2f}x"
                 f"{medians['bare mode'] / base:>12.2f}x"
             )
+    print()
+    print("training step: forward, cross-entropy, backward, Adam step; ratios to the unguarded step; the last")
+    print("column is the optimizer check's step pre-hook timed alone")
+    print(
+        f"{'model':<12}{'no guard':>12}{'optimizer':>12}{'whole step':>12}{'optimizer x':>13}{'whole step x':>14}"
+        f"{'check alone':>14}"
+    )
+    for name, build in (("MLP", mlp), ("CNN", cnn), ("deep stack", deep_stack)):
+        model, x = build()
+        if name == "deep stack":
+            model = nn.Sequential(model, nn.Linear(16, 10))  # ten classes, like the others
+        medians = measure_training_step(model.train(), x, options.rounds, max(1, options.calls // 2))
+        base = medians["none"]
+        print(
+            f"{name:<12}{base * 1e6:>10.1f}us{medians['optimizer check'] * 1e6:>10.1f}us"
+            f"{medians['whole step'] * 1e6:>10.1f}us{medians['optimizer check'] / base:>12.2f}x"
+            f"{medians['whole step'] / base:>13.2f}x{medians['check alone'] * 1e6:>12.1f}us"
+        )
 
 
 if __name__ == "__main__":

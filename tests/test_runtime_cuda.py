@@ -18,7 +18,10 @@ def test_forgotten_input_move_is_reported_before_torchs_own_error():
     with pytest.raises(devicelint.DeviceMismatchError) as raised:
         with devicelint.guard(model):
             model(torch.randn(8, 4))
-    assert str(raised.value) == "0 (Linear): input `args[0]` is on cpu, parameter `weight` is on cuda:0"
+    assert str(raised.value) == (
+        "0 (Linear): input `args[0]` is on cpu, parameter `weight` is on cuda:0; "
+        "move the input to cuda:0 before the call (`.to(device)`)"
+    )
 
 
 def test_device_less_factory_in_forward_on_cuda():
@@ -57,5 +60,6 @@ def test_two_gpus_model_parallel_and_a_misplaced_input():
         with pytest.raises(RuntimeError):
             model(torch.randn(2, 4, device="cuda:0"), forget=True)
     assert [f.message for f in g.findings] == [
-        "second (Linear): input `args[0]` is on cuda:0, parameter `weight` is on cuda:1"
+        "second (Linear): input `args[0]` is on cuda:0, parameter `weight` is on cuda:1; "
+        'move the input to cuda:1 where it enters this module (`.to("cuda:1")`), or move the module to cuda:0'
     ]

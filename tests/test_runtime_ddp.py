@@ -17,4 +17,7 @@ def test_guard_under_distributed_data_parallel_two_ranks(tmp_path):
     for rank in range(world_size):
         result = json.loads((tmp_path / f"{rank}.json").read_text())
         assert result["clean"] == []  # DDP's wrapper receives and scatters inputs: no false alarm
-        assert result["planted"] == "module.0 (Linear): input `args[0]` is on meta, parameter `weight` is on cpu"
+        assert result["planted"] == (
+            "module.0 (Linear): input `args[0]` is on meta, parameter `weight` is on cpu; "
+            "move the module to meta (`.to(device)`): it stayed on the CPU"
+        )

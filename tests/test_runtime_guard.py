@@ -60,6 +60,10 @@ def planted_model() -> Model:
     return model
 
 
+def call(model, *args, **kwargs):
+    return model(*args, **kwargs)
+
+
 def all_hooks(model: nn.Module) -> int:
     return sum(len(m._forward_pre_hooks) + len(m._forward_hooks) for m in model.modules())
 
@@ -77,7 +81,8 @@ def test_raise_names_module_path_class_parameter_and_argument():
             model(torch.randn(3, 2, 4))
     message = str(raised.value)
     assert message == (
-        "encoder.layers.3.attn (MultiheadAttention): input `args[0]` is on cpu, parameter `in_proj_weight` is on meta"
+        "encoder.layers.3.attn (MultiheadAttention): input `args[0]` is on cpu, parameter `in_proj_weight` is on meta; "
+        "move the input to meta before the call (`.to(device)`)"
     )
     assert isinstance(raised.value, RuntimeError)
     finding = raised.value.finding
@@ -97,11 +102,13 @@ def test_warn_emits_one_warning_per_distinct_mismatch_and_collect_only_records()
         with devicelint.guard(model, on_mismatch="warn") as g:
             for _ in range(3):
                 with pytest.raises(RuntimeError):  # torch's own error follows the warning
-                    model(torch.randn(2, 4))
+                    call(model, torch.randn(2, 4))
     device_warnings = [w for w in caught if issubclass(w.category, devicelint.DeviceMismatchWarning)]
     assert [str(w.message) for w in device_warnings] == [
-        "2 (Linear): input `args[0]` is on cpu, parameter `weight` is on meta"
+        "2 (Linear): input `args[0]` is on cpu, parameter `weight` is on meta; move the input to meta before the call (`.to(device)`)"
     ]
+    # the warning points at the user's line that called the model, not into devicelint or torch
+    assert [(w.filename, w.lineno) for w in device_warnings] == [(__file__, call.__code__.co_firstlineno + 1)]
     assert len(g.findings) == 1
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -138,7 +145,8 @@ def test_fake_cuda_devices_zero_and_one():
             with pytest.raises(RuntimeError):
                 model(ids)
     assert [f.message for f in g.findings] == [
-        "head (Linear): input `args[0]` is on cuda:0, parameter `weight` is on cuda:1"
+        "head (Linear): input `args[0]` is on cuda:0, parameter `weight` is on cuda:1; "
+        'move the input to cuda:1 where it enters this module (`.to("cuda:1")`), or move the module to cuda:0'
     ]
 
 
@@ -171,8 +179,11 @@ def test_ops_reports_the_users_line_and_the_device_less_factory():
     assert finding.runtime.created_by == f"torch.arange at runtime_models.py:{factory_line}"
     assert finding.message == (
         "`Tensor.add` in PositionalNet.forward mixes devices: `args[1]` is on cpu (created without device= by "
-        f"torch.arange at runtime_models.py:{factory_line}), `args[0]` is on meta"
+        f"torch.arange at runtime_models.py:{factory_line}), `args[0]` is on meta; create it with `device=` "
+        "(`torch.arange(..., device=x.device)` for a tensor `x` it meets); the model was called from "
+        f"{finding.runtime.called_from}"
     )
+    assert finding.runtime.called_from.startswith("test_runtime_guard.py:")
     assert (finding.runtime.module_path, finding.runtime.module_class) == ("", "PositionalNet")
     assert _get_current_function_mode_stack() == []
 
@@ -252,7 +263,9 @@ def test_dataparallel_replicas_keep_the_module_path_and_are_read_from_former_par
         assert g.findings == []
         with pytest.raises(RuntimeError):
             replica(torch.randn(2, 4))
-    assert [f.message for f in g.findings] == ["1 (Linear): input `args[0]` is on cpu, parameter `weight` is on meta"]
+    assert [f.message for f in g.findings] == [
+        "1 (Linear): input `args[0]` is on cpu, parameter `weight` is on meta; move the input to meta before the call (`.to(device)`)"
+    ]
 
 
 def test_dataparallel_wrapper_on_a_cpu_machine_is_not_a_false_alarm():
@@ -309,3 +322,135 @@ def test_compiled_models_run_under_the_guard_without_false_alarms():
         compiled(torch.tensor([[3, 4]]))
     assert g.findings == []
     assert all_hooks(model) == 0
+
+
+# ---------------------------------------------------------------------- several modules, advice
+
+
+def test_a_loss_whose_cpu_weight_was_never_moved_is_caught_beside_the_model():
+    model = nn.Sequential(nn.Linear(4, 3)).to("meta")
+    criterion = nn.CrossEntropyLoss(weight=torch.tensor([1.0, 2.0, 1.0]))  # a buffer, left on the CPU
+    inputs, targets = torch.randn(5, 4, device="meta"), torch.tensor([0, 1, 2, 0, 1], device="meta")
+    with pytest.raises(devicelint.DeviceMismatchError) as raised:
+        with devicelint.guard(model, criterion):
+            call(criterion, model(inputs), targets)
+    assert str(raised.value) == (
+        "[1] (CrossEntropyLoss): input `args[0]` is on meta, buffer `weight` is on cpu; move the loss to meta as you "
+        "moved the model (`criterion.to(device)`): its `weight` stayed on the CPU"
+    )
+    finding = raised.value.finding
+    assert (finding.runtime.module_path, finding.path, finding.line) == ("[1]", __file__, call.__code__.co_firstlineno + 1)
+    with pytest.raises(RuntimeError, match="not on the expected device"):  # what PyTorch says without the guard
+        criterion(model(inputs), targets)
+    assert all_hooks(model) == all_hooks(criterion) == 0
+    criterion.to("meta")
+    with devicelint.guard(model, criterion) as g:
+        criterion(model(inputs), targets)
+    assert g.findings == []
+
+
+def test_later_modules_are_named_by_their_position_and_shared_ones_are_hooked_once():
+    encoder = nn.Sequential(nn.Linear(4, 4))
+    head = nn.Sequential(nn.ReLU(), nn.Linear(4, 2).to("meta"))
+    g = devicelint.guard(encoder, head, encoder[0], on_mismatch="collect")
+    assert [path for path, _ in g.named_modules()] == ["", "0", "[1]", "[1].0", "[1].1"]
+    with g:
+        assert all_hooks(encoder) == 1  # encoder[0] given again: still one hook
+        with pytest.raises(RuntimeError):
+            head(encoder(torch.randn(2, 4)))
+    assert [f.message.split(";")[0] for f in g.findings] == ["[1].1 (Linear): input `args[0]` is on cpu, parameter `weight` is on meta"]
+
+
+class SmoothedLoss(nn.Module):
+    """A loss without tensors of its own, which makes one on the CPU."""
+
+    def forward(self, logits, targets):
+        smoothing = torch.full(logits.shape, 0.1)
+        return (logits * smoothing).sum()
+
+
+def test_ops_checks_run_inside_every_guarded_modules_forward():
+    model, loss_fn = nn.Linear(4, 3).to("meta"), SmoothedLoss()
+    with devicelint.guard(model, loss_fn, ops=True, on_mismatch="collect") as g:
+        logits = model(torch.randn(2, 4, device="meta"))
+        with pytest.raises(RuntimeError):
+            loss_fn(logits, None)
+    assert [f.runtime.op for f in g.findings] == ["Tensor.mul"]
+    assert g.findings[0].line == SmoothedLoss.forward.__code__.co_firstlineno + 2
+    assert _get_current_function_mode_stack() == []
+
+
+def test_an_optimizer_alone_or_no_module_at_all():
+    with pytest.raises(TypeError, match="needs a module to guard"):
+        devicelint.guard()
+    with pytest.raises(TypeError, match="optimizer= needs a torch.optim.Optimizer"):
+        devicelint.guard(nn.Linear(2, 2), optimizer=[nn.Linear(2, 2)])
+    with pytest.raises(TypeError, match="needs an nn.Module"):
+        devicelint.guard(nn.Linear(2, 2), torch.ones(2))
+    model = nn.Linear(2, 2)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    with devicelint.guard(optimizer=optimizer) as g:
+        assert g.model is None and g.active
+        model(torch.randn(3, 2)).sum().backward()
+        optimizer.step()
+    assert g.findings == [] and not g.active
+
+
+def test_advice_for_a_module_left_on_the_cpu():
+    model = nn.Sequential(nn.Linear(4, 4).to("meta"), nn.Linear(4, 4))  # the second part was never moved
+    with pytest.raises(devicelint.DeviceMismatchError) as raised:
+        with devicelint.guard(model):
+            model(torch.randn(2, 4, device="meta"))
+    assert str(raised.value) == (
+        "1 (Linear): input `args[0]` is on meta, parameter `weight` is on cpu; move the module to meta (`.to(device)`): "
+        "it stayed on the CPU"
+    )
+
+
+def test_advice_for_a_parameter_assigned_after_the_move():
+    model = nn.Linear(4, 4).to("meta")
+    model.bias = nn.Parameter(torch.zeros(4))  # made on the CPU after the model moved
+    with pytest.raises(devicelint.DeviceMismatchError) as raised:
+        with devicelint.guard(model):
+            model(torch.randn(2, 4, device="meta"))
+    assert str(raised.value) == (
+        "<root> (Linear): parameter `bias` is on cpu, parameter `weight` is on meta; move the whole module with "
+        "`.to(device)` after giving it new parameters or buffers (one assigned after the move stays where it was made)"
+    )
+
+
+class MaskedAttention(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.attn = nn.MultiheadAttention(4, 1)
+        self.mask = torch.zeros(2, 2, dtype=torch.bool)  # a plain attribute: .to() leaves it behind
+
+    def forward(self, x):
+        return self.attn(x, x, x, attn_mask=self.mask)[0]
+
+
+def test_advice_for_a_plain_tensor_attribute_handed_to_a_submodule():
+    model = MaskedAttention().to("meta")
+    assert model.mask.device.type == "cpu"
+    with pytest.raises(devicelint.DeviceMismatchError) as raised:
+        with devicelint.guard(model):
+            model(torch.randn(2, 1, 4, device="meta"))
+    assert str(raised.value) == (
+        "attn (MultiheadAttention): input `kwargs['attn_mask']` is on cpu, parameter `in_proj_weight` is on meta; "
+        "it is `self.mask` of MaskedAttention, a plain tensor attribute, which `.to()` does not move: "
+        'register it with `self.register_buffer("mask", ...)` in `__init__`'
+    )
+
+
+def test_op_level_warnings_point_at_the_users_line():
+    model = PositionalNet().to("meta")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with devicelint.guard(model, ops=True, on_mismatch="warn"):
+            with pytest.raises(RuntimeError):
+                model(torch.randn(2, 4, device="meta"))
+    device_warnings = [w for w in caught if issubclass(w.category, devicelint.DeviceMismatchWarning)]
+    assert len(device_warnings) == 1
+    source = open(os.path.join(HERE, "runtime_models.py")).read().splitlines()
+    assert device_warnings[0].filename == os.path.join(HERE, "runtime_models.py")
+    assert source[device_warnings[0].lineno - 1].strip() == "hidden = self.proj(x) + positions"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 TEST_MODULE = '''
 import pytest
 import torch
@@ -82,3 +84,98 @@ def test_removed_after_the_test():
     )
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     assert outcome(result) == {"passed": 3}
+
+
+FIRST_FORWARD_MODULE = '''
+import pytest
+import torch
+from torch import nn
+
+
+class Lookup(nn.Module):
+    """One forward, one bug: a plain tensor attribute (left on the CPU by .to()) indexed with
+    ids on the model's device. The meta device accepts it; a GPU would not."""
+
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(4, 4)
+        self.table = torch.randn(10, 4)
+
+    def forward(self, ids):
+        return self.proj(self.table[ids])
+
+
+@pytest.mark.device_guard(ops=True)
+def test_only_forward_has_an_op_bug():
+    model = Lookup().to("meta")
+    model(torch.tensor([1, 2], device="meta"))
+
+
+@pytest.mark.device_guard
+def test_only_forward_has_a_root_bug():
+    model = nn.Linear(4, 4, device="meta")
+    with pytest.raises(RuntimeError) as raised:
+        model(input=torch.randn(2, 4))  # a keyword argument: the root is checked with it
+    assert type(raised.value).__name__ == "DeviceMismatchError", raised.value
+
+
+@pytest.mark.device_guard(ops=True, on_mismatch="collect")
+def test_collect_fails_at_the_end_with_every_finding():
+    model = Lookup().to("meta")
+    for _ in range(2):  # the same mismatches again: each reported once
+        with pytest.raises(RuntimeError):  # torch's own error (the lookup's CPU rows meet the meta Linear)
+            model(torch.tensor([1, 2], device="meta"))
+
+
+@pytest.mark.device_guard(ops=True, on_mismatch="collect")
+def test_collect_adds_its_list_to_a_test_that_fails_anyway():
+    model = Lookup().to("meta")
+    model(torch.tensor([1, 2], device="meta"))  # torch's own error ends the test
+
+
+@pytest.mark.device_guard(ops=True, on_mismatch="warn")
+def test_warn_lets_the_test_pass():
+    model = Lookup().to("meta")
+    with pytest.warns(UserWarning, match="indexes a tensor on cpu"), pytest.raises(RuntimeError):
+        model(torch.tensor([1, 2], device="meta"))
+'''
+
+
+def test_the_first_and_only_forward_is_checked(pytester):
+    pytester.makepyfile(test_first=FIRST_FORWARD_MODULE)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    assert outcome(result) == {"passed": 2, "failed": 3}
+    output = result.stdout.str()
+    assert (
+        "E           devicelint.DeviceMismatchError: `Tensor.__getitem__` in Lookup.forward indexes a tensor on cpu "
+        "with an index on meta" in output
+    )
+    assert "test_first.py::test_collect_fails_at_the_end_with_every_finding - Fail" in output
+    assert "devicelint.guard found 3 device mismatch(es):" in output
+    # collect lists every distinct mismatch once per test, each at the user's line; a test that
+    # failed anyway gets the list as a report section
+    assert output.count("test_first.py:16: `Tensor.__getitem__` in Lookup.forward indexes") == 2
+    assert output.count("test_first.py:16: proj (Linear): input `args[0]` is on cpu") == 2
+    assert "Captured devicelint call" in output
+    assert "register it with `self.register_buffer(\"table\", ...)`" in output
+
+
+def test_unknown_or_positional_marker_arguments_are_usage_errors(pytester):
+    for marker, expected in (
+        ("device_guard(op=True)", "unknown argument op; allowed: ops, on_mismatch"),
+        ("device_guard(True)", "takes keyword arguments only (ops=..., on_mismatch=...), got True"),
+        ("device_guard(on_mismatch='ignore')", "on_mismatch must be one of 'raise', 'warn', 'collect', not 'ignore'"),
+        ("device_guard(ops='yes')", "ops must be True or False, not 'yes'"),
+    ):
+        pytester.makepyfile(test_marker=f"import pytest\n\n@pytest.mark.{marker}\ndef test_it():\n    pass\n")
+        result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+        assert result.ret == pytest.ExitCode.USAGE_ERROR, marker
+        assert f"ERROR: @pytest.mark.device_guard on test_marker.py::test_it: {expected}" in result.stderr.str()
+        assert "Traceback" not in result.stderr.str() + result.stdout.str()
+
+
+def test_the_plugins_list_of_modes_is_the_guards():
+    # kept apart so that collecting tests does not import torch; they must not drift
+    from devicelint.runtime import guard, pytest_plugin
+
+    assert pytest_plugin._MODES == guard.MODES
