@@ -104,3 +104,15 @@ class RuleContext:
     @property
     def facts(self):  # type: ignore[no-untyped-def]
         return self.analyzer.facts
+
+    @property
+    def in_module_method(self) -> bool:
+        """Is the code being analysed in a method of an ``nn.Module`` other than ``__init__``
+        (code that runs at every forward, on the model's device)?"""
+        context = self.analyzer.current_function
+        return (
+            context.node is not None
+            and context.class_info is not None
+            and context.class_info.is_module
+            and context.node.name.value != "__init__"
+        )

@@ -108,7 +108,7 @@ class TypeStringCast(Rule):
         target_node, target_value = target
         if _is_type_query(target_node):
             self._check_follow(event, target_node)
-        elif _names_cuda_type(target_node, target_value) and event.receiver.is_tensor_like and self._in_module_method():
+        elif _names_cuda_type(target_node, target_value) and event.receiver.is_tensor_like and self.ctx.in_module_method:
             self.ctx.report(
                 event.node,
                 f"`.type({self.ctx.source_of(target_node)})` names the device type, not the device: the tensor "
@@ -148,15 +148,6 @@ class TypeStringCast(Rule):
         if collector.moves:
             return False
         return any(module.code_for_node(node) == wanted for node in collector.references)
-
-    def _in_module_method(self) -> bool:
-        context = self.ctx.current_function
-        return (
-            context.node is not None
-            and context.class_info is not None
-            and context.class_info.is_module
-            and context.node.name.value != "__init__"
-        )
 
 
 def _type_argument(event: CallEvent) -> Optional[tuple[cst.BaseExpression, Value]]:

@@ -82,15 +82,7 @@ class CpuAllocThenMove(Rule):
     )
 
     def _repeats(self) -> bool:
-        if self.ctx.loop_stack:
-            return True
-        context = self.ctx.current_function
-        return (
-            context.node is not None
-            and context.class_info is not None
-            and context.class_info.is_module
-            and context.node.name.value != "__init__"
-        )
+        return bool(self.ctx.loop_stack) or self.ctx.in_module_method
 
     def on_call(self, event: CallEvent) -> None:
         if event.method not in ("cuda", "to") or event.receiver is None or event.receiver.kind != Kind.TENSOR:
