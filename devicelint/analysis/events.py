@@ -14,7 +14,7 @@ from typing import Optional, Protocol
 import libcst as cst
 
 from devicelint.analysis.state import State
-from devicelint.analysis.values import Value
+from devicelint.analysis.values import Kind, Value
 
 
 @dataclass(frozen=True)
@@ -31,6 +31,21 @@ class CallEvent:
     state: State
     #: the call is a whole expression statement: its result is thrown away
     discarded: bool = False
+
+    def operands(self, keywords: Optional[frozenset[str]] = None) -> list[tuple[cst.BaseExpression, Value]]:
+        """The tensors a mixing call (``torch.cat``, ``torch.where``, ``x.gather``) puts on one
+        device: its tensor arguments, with the tensor elements of a literal list or tuple
+        (``torch.cat([a, b])``); of its keyword arguments only those named in ``keywords``
+        (all when None)."""
+        found: list[tuple[cst.BaseExpression, Value]] = []
+        for arg, value in self.args:
+            if arg.keyword is not None and keywords is not None and arg.keyword.value not in keywords:
+                continue
+            if value.is_tensor_like:
+                found.append((arg.value, value))
+            elif value.kind == Kind.CONTAINER and isinstance(value.info, tuple) and isinstance(arg.value, (cst.List, cst.Tuple)):
+                found.extend((element.value, item) for element, item in zip(arg.value.elements, value.info) if item.is_tensor_like)
+        return found
 
 
 @dataclass(frozen=True)

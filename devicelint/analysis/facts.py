@@ -12,7 +12,7 @@ from typing import Optional
 
 import libcst as cst
 
-from devicelint.analysis.names import dotted_name
+from devicelint.analysis.names import OwnScopeVisitor, dotted_name
 from devicelint.analysis.values import Role, Value
 
 
@@ -98,7 +98,7 @@ class LoopInfo:
         return self._assigned
 
 
-class _AssignedNames(cst.CSTVisitor):
+class _AssignedNames(OwnScopeVisitor):
     def __init__(self) -> None:
         self.names: set[str] = set()
 
@@ -144,15 +144,6 @@ class _AssignedNames(cst.CSTVisitor):
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value.endswith("_") and not func.attr.value.endswith("__"):
             self._add_target(func.value)
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
 
 
 @dataclass

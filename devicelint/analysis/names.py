@@ -7,10 +7,6 @@ from typing import Optional
 
 import libcst as cst
 
-_DEVICE_LIKE_NAME = re.compile(
-    r"^(device|dev|gpu|cuda|devices?_?id|gpu_?id|local_?rank|rank|.+_device|device_.+|.+_dev)$",
-    re.IGNORECASE,
-)
 _DTYPE_LIKE_NAME = re.compile(r"^(dtype|.+_dtype|dtype_.+)$", re.IGNORECASE)
 
 
@@ -32,11 +28,6 @@ def last_identifier(node: cst.BaseExpression) -> Optional[str]:
     if isinstance(node, cst.Attribute):
         return node.attr.value
     return None
-
-
-def looks_like_device_name(node: cst.BaseExpression) -> bool:
-    identifier = last_identifier(node)
-    return identifier is not None and bool(_DEVICE_LIKE_NAME.match(identifier))
 
 
 def looks_like_dtype_name(node: cst.BaseExpression) -> bool:
@@ -74,3 +65,17 @@ class NamesRead(cst.CSTVisitor):
 
     def visit_Lambda(self, node: cst.Lambda) -> bool:
         return self.into_lambdas
+
+
+class OwnScopeVisitor(cst.CSTVisitor):
+    """A visitor of one function body that does not enter the functions, classes and lambdas
+    nested in it: what they hold runs in scopes of their own."""
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False

@@ -22,7 +22,7 @@ import libcst as cst
 from devicelint.analysis import helpers
 from devicelint.analysis import torch_api as api
 from devicelint.analysis.facts import ClassInfo, CriterionInfo
-from devicelint.analysis.names import dotted_name
+from devicelint.analysis.names import OwnScopeVisitor, dotted_name
 from devicelint.analysis.state import DEFAULT_DEVICE_KEY, State
 from devicelint.analysis.torch_semantics import (
     MODULE_ANNOTATIONS,
@@ -503,24 +503,14 @@ def _item_role(info: ClassInfo) -> Optional[Role]:
     return None
 
 
-class _ReturnFinder(cst.CSTVisitor):
-    """The returned expressions of one function body (None for a bare ``return``), not those of
-    functions, lambdas or classes nested in it."""
+class _ReturnFinder(OwnScopeVisitor):
+    """The returned expressions of one function body (None for a bare ``return``)."""
 
     def __init__(self) -> None:
         self.values: list[Optional[cst.BaseExpression]] = []
 
     def visit_Return(self, node: cst.Return) -> None:
         self.values.append(node.value)
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
 
 
 def _input_device(name: str, in_module: bool, placed_by_caller: bool) -> Optional[Device]:

@@ -96,6 +96,10 @@ NON_TENSOR_METHODS = frozenset(
     "get_device is_pinned is_shared is_floating_point is_complex equal allclose".split()
 )
 
+#: keyword arguments of mixing functions that are operands (``index_select(x, 0, index=i)``);
+#: others, such as ``ctc_loss``'s lengths, may legally stay on the host
+OPERAND_KEYWORDS = frozenset({"input", "other", "index", "mask", "src", "tensor", "target", "weight"})
+
 #: methods that move a tensor or module; on a module they move it in place
 MOVE_METHODS = frozenset({"to", "cuda", "cpu", "pin_memory", "xpu", "mps"})
 

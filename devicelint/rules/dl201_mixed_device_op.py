@@ -102,11 +102,11 @@ class MixedDeviceOp(Rule):
 
     def on_call(self, event: CallEvent) -> None:
         if event.qualname in api.MIXING_FUNCTIONS:
-            operands = self._tensor_operands(event)
+            operands = event.operands()
             self._check_all(event.node, operands)
         elif event.method in api.BINARY_TENSOR_METHODS and event.receiver is not None and event.receiver.kind == Kind.TENSOR:
             assert isinstance(event.node.func, cst.Attribute)
-            operands = [(event.node.func.value, event.receiver), *self._tensor_operands(event)]
+            operands = [(event.node.func.value, event.receiver), *event.operands()]
             self._check_all(event.node, operands)
         elif event.callee.kind == Kind.MODULE and event.callee.device is not None and event.callee.role is not Role.PARALLEL_WRAPPER:
             self._check_module_call(event)
@@ -129,17 +129,6 @@ class MixedDeviceOp(Rule):
                 f"`{self.ctx.source_of(arg.value)}` is {where(value, self.ctx)}",
             )
             return
-
-    def _tensor_operands(self, event: CallEvent) -> list[tuple[cst.BaseExpression, Value]]:
-        operands: list[tuple[cst.BaseExpression, Value]] = []
-        for arg, value in event.args:
-            if value.kind in (Kind.TENSOR, Kind.BATCH):
-                operands.append((arg.value, value))
-            elif value.kind == Kind.CONTAINER and isinstance(value.info, tuple) and isinstance(arg.value, (cst.List, cst.Tuple)):
-                for element, item in zip(arg.value.elements, value.info):
-                    if item.kind == Kind.TENSOR:
-                        operands.append((element.value, item))
-        return operands
 
     def _check_all(self, node: cst.CSTNode, operands: list[tuple[cst.BaseExpression, Value]]) -> None:
         for index, (first_node, first) in enumerate(operands):

@@ -165,7 +165,7 @@ class FactoryWithoutDevice(Rule):
                     if factory is not None:
                         self._report(factory, function, event.node, other=(event.node.func, module))
             return
-        operands = _positional_operands(event)
+        operands = event.operands(api.OPERAND_KEYWORDS)
         if event.qualname in api.MIXING_FUNCTIONS:
             self._check_operands(operands, function, event.node)
         elif event.method in api.BINARY_TENSOR_METHODS and isinstance(event.node.func, cst.Attribute) and event.receiver is not None:
@@ -291,27 +291,6 @@ class FactoryWithoutDevice(Rule):
             return None
         last = factory.args[-1]
         return FixSpec(f"Create it on `{source}.device`", (NodeEdit(last, "after", f", device={source}.device"),), safe=False)
-
-
-#: keyword arguments of mixing functions that are operands (``index_select(x, 0, index=i)``);
-#: others, such as ``ctc_loss``'s lengths, may legally stay on the host
-_OPERAND_KEYWORDS = frozenset({"input", "other", "index", "mask", "src", "tensor", "target", "weight"})
-
-
-def _positional_operands(event: CallEvent) -> list[tuple[cst.BaseExpression, Value]]:
-    """Positional arguments and operand keywords, with the elements of a literal list or tuple
-    (``torch.cat([a, b])``)."""
-    operands: list[tuple[cst.BaseExpression, Value]] = []
-    for arg, value in event.args:
-        if arg.keyword is not None:
-            if arg.keyword.value in _OPERAND_KEYWORDS:
-                operands.append((arg.value, value))
-            continue
-        if isinstance(arg.value, (cst.List, cst.Tuple)) and value.kind == Kind.CONTAINER and isinstance(value.info, tuple):
-            operands.extend((element.value, item) for element, item in zip(arg.value.elements, value.info))
-        else:
-            operands.append((arg.value, value))
-    return operands
 
 
 def _tensors_in(value: Value) -> list[Value]:
