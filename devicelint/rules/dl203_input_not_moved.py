@@ -120,7 +120,7 @@ class InputNotMoved(Rule):
 
 
 def _on_host(value: Value) -> bool:
-    return value.kind in (Kind.TENSOR, Kind.BATCH) and value.device is not None and value.device.is_cpu
+    return value.is_tensor_like and value.device is not None and value.device.is_cpu
 
 
 def _stays_put(value: Value) -> bool:

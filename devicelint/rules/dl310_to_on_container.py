@@ -96,7 +96,7 @@ class ToOnContainer(Rule):
 
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)
-        #: per function node (None: module level): the names its type checks mention
+        #: per function node: the names its type checks mention
         self._checked: dict[int, frozenset[str]] = {}
 
     def on_call(self, event: CallEvent) -> None:
@@ -120,10 +120,11 @@ class ToOnContainer(Rule):
     def _type_checked_names(self) -> frozenset[str]:
         """Names the current function tests with isinstance / hasattr / type(...)."""
         node = self.ctx.current_function.node
+        if node is None:
+            return frozenset()
         key = id(node)
         if key not in self._checked:
-            text = self.ctx.module.code_for_node(node) if node is not None else ""
-            self._checked[key] = frozenset(_TYPE_CHECK.findall(text))
+            self._checked[key] = frozenset(_TYPE_CHECK.findall(self.ctx.analyzer.body_text(node)))
         return self._checked[key]
 
 
