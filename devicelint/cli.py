@@ -15,6 +15,7 @@ from devicelint.cache import DEFAULT_DIRECTORY, ResultCache
 from devicelint.config import ConfigError, ConfigResolver, Overrides, Settings
 from devicelint.discovery import discover
 from devicelint.findings import Finding
+from devicelint.project import ProjectIndex
 from devicelint.report import FORMATS, render, statistics
 from devicelint.rules import all_rules, rules_by_code
 from devicelint.runner import default_jobs, lint_data, lint_files
@@ -71,6 +72,7 @@ def _split(values: Sequence[str]) -> list[str]:
 @click.option("--unsafe-fixes", is_flag=True, help="With --fix/--diff, also apply fixes marked unsafe (see `devicelint rule CODE`).")
 @click.option("--cache-dir", type=click.Path(file_okay=False), default=None, help=f"Where to keep per-file results (default: {DEFAULT_DIRECTORY}/ beside the configuration of each file, or in the current directory).")
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache.")
+@click.option("--single-file", is_flag=True, help="Analyse each file on its own: do not read the modules of its project that it imports (faster, finds less).")
 @click.option("--verbose", "-v", is_flag=True, help="Show tracebacks of internal errors (DL002).")
 def check(
     paths: tuple[str, ...],
@@ -92,6 +94,7 @@ def check(
     unsafe_fixes: bool,
     cache_dir: Optional[str],
     no_cache: bool,
+    single_file: bool,
     verbose: bool,
 ) -> None:
     """Lint PATHS (files or directories; default: the current directory; `-`: standard input).
@@ -129,12 +132,14 @@ def check(
         codes = [rule.code for rule in settings.rules]
         cache = None
         if not no_cache:
-            cache = ResultCache(Path(cache_dir) if cache_dir else settings.root / DEFAULT_DIRECTORY, codes, verbose)
-        found = lint_files(files, codes, jobs or default_jobs(), verbose, cache)
+            cache = ResultCache(Path(cache_dir) if cache_dir else settings.root / DEFAULT_DIRECTORY, codes, verbose, cross_file=not single_file)
+        found = lint_files(
+            files, codes, jobs or default_jobs(), verbose, cache, project_root=_common_parent(paths or (".",)), cross_file=not single_file
+        )
         findings.extend(finding for finding in found if settings.keeps(finding.code, finding.path))
     if fix or diff:
         settings_of = {str(path): settings for path, settings in zip(discovered.files, discovered.settings)}
-        findings, changed = _fix(findings, settings_of, unsafe_fixes, write=not diff)
+        findings, changed = _fix(findings, settings_of, unsafe_fixes, write=not diff, cross_file=not single_file)
         if diff:
             sys.exit(EXIT_FINDINGS if changed else EXIT_CLEAN)
     findings.sort(key=Finding.sort_key)
@@ -151,16 +156,29 @@ def check(
     sys.exit(EXIT_FINDINGS if findings and not exit_zero else EXIT_CLEAN)
 
 
-def _fix(findings: list[Finding], settings_of: dict[str, Settings], unsafe: bool, write: bool) -> tuple[list[Finding], int]:
+def _common_parent(paths: Sequence[str]) -> Optional[Path]:
+    """The folder the named paths have in common: the project root of files with no
+    pyproject.toml, setup.py or .git above them."""
+    try:
+        folders = [Path(path).resolve() if Path(path).is_dir() else Path(path).resolve().parent for path in paths]
+        return Path(os.path.commonpath(folders)) if folders else None
+    except (OSError, ValueError):
+        return None
+
+
+def _fix(
+    findings: list[Finding], settings_of: dict[str, Settings], unsafe: bool, write: bool, cross_file: bool = True
+) -> tuple[list[Finding], int]:
     """Fix every file with an applicable fix, with the rules its settings select (less its
     per-file-ignores); returns the findings left and how many files changed."""
     from devicelint.fixer import fix_file, write_atomically  # only --fix/--diff pay for it
 
+    project = ProjectIndex(_common_parent(list(settings_of))) if cross_file else None
     paths = sorted({f.path for f in findings if f.fix is not None and (f.fix.safe or unsafe)})
     applied = 0
     changed = 0
     for path in paths:
-        result = fix_file(Path(path), settings_of[path].rules_for(path), unsafe=unsafe)
+        result = fix_file(Path(path), settings_of[path].rules_for(path), unsafe=unsafe, project=project)
         if result is None or result.fixed == result.original:
             continue
         changed += 1
@@ -215,7 +233,7 @@ def _check_stdin(
     if (fix or diff) and not fixing:
         click.echo("devicelint: warning: fixes are not applied to a notebook read from standard input", err=True)
     result = _fix_source_bytes(source, name, rules, unsafe) if fixing else None
-    findings = result.remaining if result is not None else lint_data(source, name, rules, verbose)
+    findings = result.remaining if result is not None else lint_data(source, name, rules, verbose, ProjectIndex().view(name))
     changed = result is not None and result.fixed != result.original
     applied = result.applied if result is not None else 0
     noun = "fix" if applied == 1 else "fixes"
@@ -243,7 +261,7 @@ def _fix_source_bytes(source: bytes, name: str, rules: Sequence[type[Rule]], uns
         original = decode_source(source)
     except DecodeError:
         return None
-    fixed, applied, remaining = fix_source(original, name, rules, unsafe=unsafe)
+    fixed, applied, remaining = fix_source(original, name, rules, unsafe=unsafe, project=ProjectIndex())
     return FixResult(original, fixed, applied, remaining, encoding)
 
 

@@ -9,10 +9,11 @@ import contextlib
 import gc
 from importlib import metadata
 import io
+import os
 import re
 import tokenize
 import traceback
-from typing import Callable, Iterator, NamedTuple, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Callable, Iterator, NamedTuple, Optional, Sequence, Union
 
 import libcst as cst
 
@@ -25,6 +26,10 @@ from devicelint.positions import PositionIndex
 from devicelint.rule_api import NodeEdit, RuleContext
 from devicelint.rules import Rule, rules_by_code
 from devicelint.suppressions import parse_suppressions, skips_file
+
+if TYPE_CHECKING:
+    from devicelint.analysis.project_imports import ForeignModule
+    from devicelint.project import ProjectView
 
 _LINE_TOKEN = re.compile("\x00L(\\d+)\x00")
 #: how a message names a line of the text linted: "12" in a file; "3 of cell 2" in a notebook
@@ -167,15 +172,18 @@ def lint_source(
     verbose: bool = False,
     suppress: bool = True,
     name_line: LineNamer = str,
+    project: Optional[ProjectView] = None,
 ) -> list[Finding]:
     """All findings of ``rules`` in one file, sorted by position; inline suppressions are
     applied unless ``suppress`` is false (flake8 applies its own ``# noqa``). Messages that
-    point at another line ("moved there at line 3") name it with ``name_line``.
+    point at another line ("moved there at line 3") name it with ``name_line``. With
+    ``project``, the modules of the file's project that it imports are read too (see
+    devicelint.project); ``project.reads`` then lists them.
 
     Every caller lints through here (the CLI with and without ``--jobs``, the fixer, flake8),
     so this is the one place the cyclic garbage collector is paused (see ``cyclic_gc_paused``)."""
     with cyclic_gc_paused():
-        return _lint_source(source, path, rules, verbose, suppress, name_line)
+        return _lint_source(source, path, rules, verbose, suppress, name_line, project)
 
 
 @contextlib.contextmanager
@@ -207,7 +215,13 @@ def _collect_piece() -> None:
 
 
 def _lint_source(
-    source: Union[str, bytes], path: str, rules: Sequence[type[Rule]], verbose: bool, suppress: bool, name_line: LineNamer
+    source: Union[str, bytes],
+    path: str,
+    rules: Sequence[type[Rule]],
+    verbose: bool,
+    suppress: bool,
+    name_line: LineNamer,
+    project: Optional[ProjectView] = None,
 ) -> list[Finding]:
     registry = rules_by_code()
     syntax_rule = registry["DL001"]
@@ -227,16 +241,20 @@ def _lint_source(
     if too_deep is not None:
         return [_file_level(syntax_rule, path, too_deep[0], too_deep[1])]
     if len(text) > CHUNK_CHARACTERS:
-        return _lint_in_pieces(text, path, rules, verbose, suppress, name_line)
+        return _lint_in_pieces(text, path, rules, verbose, suppress, name_line, project)
     try:
-        module = cst.parse_module(text)
+        module = project.tree_for(text) if project is not None else None
+        if module is None:
+            module = cst.parse_module(text)
+            if project is not None:
+                project.keep(text, module)
     except cst.ParserSyntaxError as error:
         return [_syntax_finding(syntax_rule, path, text, error)]
     except RecursionError:
         return [_file_level(syntax_rule, path, "too deeply nested to parse")]
     except Exception as error:  # noqa: BLE001 - the native parser can fail in odd ways on odd input
         return [_file_level(syntax_rule, path, f"cannot be parsed: {type(error).__name__}: {error}")]
-    findings, _ = _lint_module(module, text, path, rules, verbose, suppress, {}, name_line)
+    findings, _ = _lint_module(module, text, path, rules, verbose, suppress, {}, name_line, project=project)
     return findings
 
 
@@ -245,7 +263,9 @@ def _below(name_line: LineNamer, first_line: int) -> LineNamer:
     return lambda line: name_line(line + first_line)
 
 
-def _lint_in_pieces(text: str, path: str, rules: Sequence[type[Rule]], verbose: bool, suppress: bool, name_line: LineNamer) -> list[Finding]:
+def _lint_in_pieces(
+    text: str, path: str, rules: Sequence[type[Rule]], verbose: bool, suppress: bool, name_line: LineNamer, project: Optional[ProjectView]
+) -> list[Finding]:
     """A big file, piece by piece (see devicelint.chunking): each piece is parsed once, linted,
     and dropped before the next, so memory follows the piece, not the file."""
     pieces = plan_pieces(text)
@@ -259,7 +279,7 @@ def _lint_in_pieces(text: str, path: str, rules: Sequence[type[Rule]], verbose: 
             except Exception:  # noqa: BLE001 - a piece that does not parse: let the fallback place the error
                 break
             piece_findings, state = _lint_module(
-                module, piece.text, path, rules, verbose, suppress, imports, _below(name_line, piece.line_shift), whole
+                module, piece.text, path, rules, verbose, suppress, imports, _below(name_line, piece.line_shift), whole, project
             )
             findings.extend(shift(finding, piece.line_shift) for finding in piece_findings)
             imports = {name: value for name, value in state.items() if value.kind == Kind.REF}
@@ -269,7 +289,7 @@ def _lint_in_pieces(text: str, path: str, rules: Sequence[type[Rule]], verbose: 
         else:
             findings.sort(key=Finding.sort_key)
             return findings
-    return _lint_at_definitions(text, path, rules, verbose, suppress, name_line)
+    return _lint_at_definitions(text, path, rules, verbose, suppress, name_line, project)
 
 
 _DEVICE_PROBE_TEXT = re.compile(r"\b(is_available|device_count)\s*\(")
@@ -294,7 +314,7 @@ class _WholeFile(NamedTuple):
 
 
 def _lint_at_definitions(
-    text: str, path: str, rules: Sequence[type[Rule]], verbose: bool, suppress: bool, name_line: LineNamer
+    text: str, path: str, rules: Sequence[type[Rule]], verbose: bool, suppress: bool, name_line: LineNamer, project: Optional[ProjectView]
 ) -> list[Finding]:
     """The fallback for big files the tokenizer cannot follow: cut at top-level definitions,
     keeping the first cut where the piece parses."""
@@ -324,7 +344,7 @@ def _lint_at_definitions(
                 findings.append(_file_level(syntax_rule, path, f"cannot be parsed: {type(error).__name__}: {error}", first_line + 1))
             break
         piece_findings, state = _lint_module(
-            module, text[start:end], path, rules, verbose, suppress, imports, _below(name_line, first_line), whole
+            module, text[start:end], path, rules, verbose, suppress, imports, _below(name_line, first_line), whole, project
         )
         findings.extend(shift(finding, first_line) for finding in piece_findings)
         imports = {name: value for name, value in state.items() if value.kind == Kind.REF}
@@ -345,12 +365,13 @@ def _lint_module(
     imports: dict[str, Value],
     name_line: LineNamer,
     whole: Optional[_WholeFile] = None,
+    project: Optional[ProjectView] = None,
 ) -> tuple[list[Finding], dict[str, Value]]:
     registry = rules_by_code()
     ctx = RuleContext(module, path, text)
     instances = [rule(ctx) for rule in rules if rule.code not in ("DL001", "DL002")]
     dispatcher = _Dispatcher(instances, ctx)
-    analyzer = FlowAnalyzer(module, dispatcher, lambda node: module.code_for_node(node), text)
+    analyzer = FlowAnalyzer(module, dispatcher, lambda node: module.code_for_node(node), text, project)
     ctx.analyzer = analyzer
     analyzer.module_state.update(imports)
     if whole is not None:  # a piece of a big file: what the whole file says
@@ -369,7 +390,7 @@ def _lint_module(
     dispatcher.finish()
     for rule_class, error in dispatcher.crashes:
         findings.append(_internal(internal_rule, path, f"rule {rule_class.code} ({rule_class.name})", error, verbose))
-    findings.extend(_resolve(ctx, module, text, path, name_line))
+    findings.extend(_resolve(ctx, module, text, path, name_line, analyzer.foreign_modules()))
     if suppress:
         findings = parse_suppressions(text).filter(findings)
     findings = _drop_yielding(findings, registry)
@@ -390,7 +411,9 @@ def _drop_yielding(findings: list[Finding], registry: dict[str, type[Rule]]) -> 
     return kept
 
 
-def _resolve(ctx: RuleContext, module: cst.Module, text: str, path: str, name_line: LineNamer) -> list[Finding]:
+def _resolve(
+    ctx: RuleContext, module: cst.Module, text: str, path: str, name_line: LineNamer, foreign: Sequence["ForeignModule"] = ()
+) -> list[Finding]:
     if not ctx._pending:
         return []
     positions = PositionIndex(module, text)
@@ -401,18 +424,32 @@ def _resolve(ctx: RuleContext, module: cst.Module, text: str, path: str, name_li
         if pending.fix is not None:
             wanted.extend(edit.node for edit in pending.fix.edits)
     positions.prepare(wanted)
+    elsewhere = _ElsewhereIndex(foreign, [node for node in wanted if not positions.knows(node)])
+
+    def line_of(node: cst.CSTNode) -> str:
+        other = elsewhere.place(node)
+        if other is not None:
+            return f"{other[1]} of {other[0]}"  # "line 12 of utils.py"
+        return name_line(positions.line(node))
 
     def render(message: str) -> str:
-        return _LINE_TOKEN.sub(lambda match: name_line(positions.line(ctx._line_nodes[int(match.group(1))])), message)
+        return _LINE_TOKEN.sub(lambda match: line_of(ctx._line_nodes[int(match.group(1))]), message)
 
     findings = []
     for pending in ctx._pending:
+        if not positions.knows(pending.node):
+            continue  # a node of another module: findings there are that file's own
         span = positions.span(pending.node)
-        related = tuple(
-            Related(render(message), positions.span(node).line, positions.span(node).column) for node, message in pending.related
-        )
+        related = []
+        for node, message in pending.related:
+            if positions.knows(node):
+                related.append(Related(render(message), positions.span(node).line, positions.span(node).column))
+                continue
+            other = elsewhere.place(node)
+            if other is not None:
+                related.append(Related(render(message), other[1], other[2], path=_shown_path(other[3])))
         fix = None
-        if pending.fix is not None:
+        if pending.fix is not None and all(positions.knows(edit.node) for edit in pending.fix.edits):
             fix = Fix(pending.fix.title, tuple(_edit(positions, edit) for edit in pending.fix.edits), pending.fix.safe)
         findings.append(
             Finding(
@@ -426,10 +463,42 @@ def _resolve(ctx: RuleContext, module: cst.Module, text: str, path: str, name_li
                 end_line=span.end_line,
                 end_column=span.end_column,
                 fix=fix,
-                related=related,
+                related=tuple(related),
             )
         )
     return findings
+
+
+def _shown_path(path: object) -> str:
+    """A path as the command line would show it: relative to the working directory when the
+    file is below it."""
+    try:
+        relative = os.path.relpath(str(path))
+    except ValueError:  # another drive (Windows)
+        return str(path)
+    return str(path) if relative.startswith("..") else relative
+
+
+class _ElsewhereIndex:
+    """Places nodes of the other modules of the project that the analysis read: (how messages
+    name the file, line, column, path)."""
+
+    def __init__(self, foreign: Sequence["ForeignModule"], nodes: list[cst.CSTNode]) -> None:
+        self._places: dict[int, tuple[str, int, int, object]] = {}
+        left = nodes
+        for module in foreign:
+            if not left:
+                break
+            index = PositionIndex(module.parsed.tree, module.parsed.text)
+            index.prepare(left)
+            found = [node for node in left if index.knows(node)]
+            for node in found:
+                span = index.span(node)
+                self._places[id(node)] = (module.display, span.line, span.column, module.parsed.path)
+            left = [node for node in left if not index.knows(node)]
+
+    def place(self, node: cst.CSTNode) -> Optional[tuple[str, int, int, object]]:
+        return self._places.get(id(node))
 
 
 def _edit(positions: PositionIndex, edit: NodeEdit) -> Edit:

@@ -62,6 +62,8 @@ class Related:
     column: int
     #: in a notebook, the cell the line counts in (see ``Finding.cell``)
     cell: Optional[int] = None
+    #: the file the note is in, when it is another module of the project than the finding's
+    path: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -145,5 +147,5 @@ def finding_from_dict(data: dict[str, Any], path: str) -> Finding:
             ),
             safe=fix["applicability"] == "safe",
         ),
-        related=tuple(Related(r["message"], r["line"], r["column"], r.get("cell")) for r in data.get("related", ())),
+        related=tuple(Related(r["message"], r["line"], r["column"], r.get("cell"), r.get("path")) for r in data.get("related", ())),
     )

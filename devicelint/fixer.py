@@ -17,6 +17,7 @@ import libcst as cst
 from devicelint.engine import DecodeError, decode_source, detect_encoding, lint_source
 from devicelint.findings import Finding
 from devicelint.notebook import JsonLayout, Notebook, NotebookError, ipython_to_python, is_notebook, lint_notebook
+from devicelint.project import ProjectIndex
 from devicelint.rules import Rule
 
 MAX_PASSES = 10
@@ -91,11 +92,14 @@ def _unified_diff(before: str, after: str, from_name: str, to_name: str) -> str:
     return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
 
 
-def fix_source(text: str, path: str, rules: Sequence[type[Rule]], *, unsafe: bool = False) -> tuple[str, int, list[Finding]]:
+def fix_source(
+    text: str, path: str, rules: Sequence[type[Rule]], *, unsafe: bool = False, project: Optional[ProjectIndex] = None
+) -> tuple[str, int, list[Finding]]:
     """Fix ``text`` over successive passes until stable; a pass whose result would not parse
-    is dropped (that fix is a devicelint bug, and the file must never be corrupted)."""
+    is dropped (that fix is a devicelint bug, and the file must never be corrupted). With
+    ``project`` each pass reads the project modules the file imports, as the lint run did."""
     applied_total = 0
-    findings = lint_source(text, path, rules)
+    findings = lint_source(text, path, rules, project=project.view(path) if project is not None else None)
     for _ in range(MAX_PASSES):
         fixed, applied = apply_fixes(text, findings, unsafe=unsafe)
         if applied == 0 or fixed == text:
@@ -106,11 +110,11 @@ def fix_source(text: str, path: str, rules: Sequence[type[Rule]], *, unsafe: boo
             break
         text = fixed
         applied_total += applied
-        findings = lint_source(text, path, rules)
+        findings = lint_source(text, path, rules, project=project.view(path) if project is not None else None)
     return text, applied_total, findings
 
 
-def fix_file(path: Path, rules: Sequence[type[Rule]], *, unsafe: bool = False) -> FixResult | None:
+def fix_file(path: Path, rules: Sequence[type[Rule]], *, unsafe: bool = False, project: Optional[ProjectIndex] = None) -> FixResult | None:
     """None when the file cannot be read or decoded (the lint run reports that)."""
     if is_notebook(str(path)):
         return fix_notebook_file(path, rules, unsafe=unsafe)
@@ -120,7 +124,7 @@ def fix_file(path: Path, rules: Sequence[type[Rule]], *, unsafe: bool = False) -
         original = decode_source(data)
     except (OSError, DecodeError):
         return None
-    fixed, applied, remaining = fix_source(original, str(path), rules, unsafe=unsafe)
+    fixed, applied, remaining = fix_source(original, str(path), rules, unsafe=unsafe, project=project)
     return FixResult(original, fixed, applied, remaining, encoding)
 
 

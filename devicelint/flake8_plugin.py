@@ -24,6 +24,7 @@ from typing import Any, Iterator, Optional, Sequence
 from devicelint import __version__
 from devicelint.config import ConfigError, ConfigResolver, Overrides
 from devicelint.engine import lint_source
+from devicelint.project import ProjectIndex
 from devicelint.rules import all_rules
 from devicelint.selection import SelectionError, validate_selectors
 from devicelint.suppressions import parse_suppressions
@@ -74,7 +75,9 @@ class DevicelintChecker:
             from flake8.exceptions import ExecutionError
 
             raise ExecutionError(f"devicelint: error: {error}") from None
-        findings = lint_source(source, self.filename, settings.rules_for(self.filename), suppress=False)
+        findings = lint_source(
+            source, self.filename, settings.rules_for(self.filename), suppress=False, project=ProjectIndex().view(self.filename)
+        )
         for finding in parse_suppressions(source, noqa=False).filter(findings):
             yield finding.line, finding.column - 1, f"{finding.code} {finding.message}", type(self)
 

@@ -19,12 +19,15 @@ import json
 import re
 from bisect import bisect_right
 from dataclasses import dataclass
-from typing import Any, Mapping, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Mapping, Optional, Sequence, Union
 
 from devicelint.engine import lint_source
 from devicelint.findings import Edit, Finding, Fix, Related
 from devicelint.rules import Rule, rules_by_code
 from devicelint.suppressions import skips_file
+
+if TYPE_CHECKING:
+    from devicelint.project import ProjectView
 
 NOTEBOOK_SUFFIX = ".ipynb"
 
@@ -402,14 +405,16 @@ def _end_of(cell: CodeCell) -> tuple[int, int]:
     return len(lines), len(lines[-1]) + 1
 
 
-def lint_notebook_data(data: bytes, path: str, rules: Sequence[type[Rule]], *, verbose: bool = False) -> list[Finding]:
+def lint_notebook_data(
+    data: bytes, path: str, rules: Sequence[type[Rule]], *, verbose: bool = False, project: Optional["ProjectView"] = None
+) -> list[Finding]:
     """The findings of a notebook file's bytes; a file that is not a readable notebook gives one
     DL001 finding saying why."""
     try:
         notebook = Notebook.parse(data)
     except NotebookError as error:
         return [unreadable_notebook(path, error)]
-    return lint_notebook(notebook, path, rules, verbose=verbose)
+    return lint_notebook(notebook, path, rules, verbose=verbose, project=project)
 
 
 def unreadable_notebook(path: str, error: NotebookError) -> Finding:
@@ -418,7 +423,9 @@ def unreadable_notebook(path: str, error: NotebookError) -> Finding:
     return Finding(rule.code, rule.name, rule.severity, message, path, error.line, error.column, error.line, error.column)
 
 
-def lint_notebook(notebook: Notebook, path: str, rules: Sequence[type[Rule]], *, verbose: bool = False) -> list[Finding]:
+def lint_notebook(
+    notebook: Notebook, path: str, rules: Sequence[type[Rule]], *, verbose: bool = False, project: Optional["ProjectView"] = None
+) -> list[Finding]:
     """Every finding of ``rules`` in the notebook's code cells, in cell coordinates. A notebook
     whose kernel is not Python has none (it is skipped without a note)."""
     if not notebook.is_python:
@@ -437,7 +444,7 @@ def lint_notebook(notebook: Notebook, path: str, rules: Sequence[type[Rule]], *,
             findings.append(error)
     if parsed:
         program = Program(parsed)
-        for finding in lint_source(program.text, path, rules, verbose=verbose, name_line=program.name_line):
+        for finding in lint_source(program.text, path, rules, verbose=verbose, name_line=program.name_line, project=project):
             findings.append(program.place(finding))
     findings.sort(key=Finding.sort_key)
     return findings

@@ -103,16 +103,19 @@ class PositionIndex:
         self._line_starts: Optional[list[int]] = None
         self._ranges: dict[int, tuple[int, int]] = {}
         self._keepalive: list[cst.CSTNode] = []
+        #: nodes looked for and not found: they belong to another module
+        self._absent: set[int] = set()
 
     def prepare(self, nodes: Iterable[cst.CSTNode]) -> None:
         """Compute spans for all of ``nodes`` in one code-generation pass."""
-        wanted = {id(node) for node in nodes if id(node) not in self._ranges}
+        wanted = {id(node) for node in nodes if id(node) not in self._ranges and id(node) not in self._absent}
         if not wanted:
             return
         self._keepalive.extend(nodes)
         state = _OffsetRecordingState(self._module, wanted)
         self._module._codegen(state)
         self._ranges.update(state.ranges)
+        self._absent.update(wanted.difference(state.ranges))
 
     def span(self, node: cst.CSTNode) -> Span:
         if id(node) not in self._ranges:
@@ -124,6 +127,13 @@ class PositionIndex:
 
     def line(self, node: cst.CSTNode) -> int:
         return self.span(node).line
+
+    def knows(self, node: cst.CSTNode) -> bool:
+        """Is ``node`` part of this module (after ``prepare``)? Nodes of other modules of the
+        project reach the rules through the values made there."""
+        if id(node) not in self._ranges and id(node) not in self._absent:
+            self.prepare([node])
+        return id(node) in self._ranges
 
     def _line_column(self, offset: int) -> tuple[int, int]:
         if self._line_starts is None:

@@ -31,6 +31,7 @@ from pygls.uris import to_fs_path
 from devicelint import __version__
 from devicelint.config import ConfigError, ConfigResolver, Overrides
 from devicelint.engine import lint_source
+from devicelint.project import ProjectIndex
 from devicelint.findings import Finding, Fix, Severity
 from devicelint.rules import Rule
 from devicelint.selection import SelectionError
@@ -144,7 +145,7 @@ def lint_document(text: str, path: Optional[str], uri: str, base: Path) -> Docum
         return DocumentLint(text, shown, problem=f"devicelint: error: {error}")
     if path is not None and settings.force_exclude and settings.excludes_named(path):
         return DocumentLint(text, shown)
-    findings = tuple(finding for finding in lint_source(text, shown, settings.rules) if settings.keeps(finding.code, shown))
+    findings = tuple(finding for finding in lint_source(text, shown, settings.rules, project=ProjectIndex().view(str(path)) if path is not None else None) if settings.keeps(finding.code, shown))
     return DocumentLint(text, shown, findings, tuple(settings.rules_for(shown)))
 
 

@@ -87,6 +87,8 @@ class FunctionContext:
 class LoopInfo:
     node: cst.CSTNode
     _assigned: Optional[frozenset[str]] = None
+    #: what a ``for`` loop iterates over (a loader, a list ...); None for ``while`` loops
+    iterable: Optional[Value] = None
 
     @property
     def assigned(self) -> frozenset[str]:

@@ -22,11 +22,11 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import replace
-from typing import Callable, Iterable, Iterator, Optional
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional
 
 import libcst as cst
 
-from devicelint.analysis import helpers
+from devicelint.analysis import helpers, ranks
 from devicelint.analysis import torch_api as api
 from devicelint.analysis.events import BinaryEvent, CallEvent, EventSink
 from devicelint.analysis.facts import (
@@ -39,6 +39,7 @@ from devicelint.analysis.facts import (
     StreamContext,
 )
 from devicelint.analysis.names import dotted_name
+from devicelint.analysis.project_imports import ProjectImports, ProjectRef
 from devicelint.analysis.state import (
     DEFAULT_DEVICE_KEY,
     State,
@@ -52,17 +53,28 @@ from devicelint.analysis.summaries import Summaries
 from devicelint.analysis.torch_semantics import BUILTIN_REFS, MODULE_ONLY_METHODS, TENSOR_ANNOTATIONS, TorchSemantics, propagate
 from devicelint.analysis.values import Homogeneous, Kind, Origin, Role, UNKNOWN, Value, follows, homogeneous_element, join
 
+if TYPE_CHECKING:
+    from devicelint.project import ProjectView
+
 _MAX_FIXPOINT_PASSES = 3
 _NONE = Value(Kind.NUMBER, literal=None)
 
 
-class FlowAnalyzer(Summaries, TorchSemantics):
+class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
     """The interpreter: statements (``exec_block``), assignment (``assign``), expressions
     (``eval``) and name lookup (``lookup``, ``qualname_of``) over one module, emitting events to
     ``sink`` on its reporting passes."""
 
-    def __init__(self, module: cst.Module, sink: EventSink, source_of: Callable[[cst.CSTNode], str], text: Optional[str] = None) -> None:
+    def __init__(
+        self,
+        module: cst.Module,
+        sink: EventSink,
+        source_of: Callable[[cst.CSTNode], str],
+        text: Optional[str] = None,
+        project: Optional["ProjectView"] = None,
+    ) -> None:
         self.module = module
+        self._init_project_imports(project)
         #: the file's text when the caller has it (generating it from the tree is costly)
         self.text = text
         self.sink = sink
@@ -180,9 +192,11 @@ class FlowAnalyzer(Summaries, TorchSemantics):
         saved_loops, self.loop_stack = self.loop_stack, []
         if enclosing is not None:
             self._enclosing.append(enclosing)
+        home = self.entering(function)  # another module's function runs in its own module
         try:
             yield
         finally:
+            self.leaving(home)
             if enclosing is not None:
                 self._enclosing.pop()
             self.loop_stack = saved_loops
@@ -283,6 +297,8 @@ class FlowAnalyzer(Summaries, TorchSemantics):
             state.pop(key, None)
 
     def _exec_import(self, node: cst.Import, state: State) -> None:
+        if self.project_import(node, state):
+            return
         for alias in node.names:
             full = dotted_name(alias.name) or ""
             if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
@@ -292,6 +308,8 @@ class FlowAnalyzer(Summaries, TorchSemantics):
                 state[top] = Value(Kind.REF, qualname=top)
 
     def _exec_import_from(self, node: cst.ImportFrom, state: State) -> None:
+        if self.project_import_from(node, state):
+            return
         if node.relative or node.module is None:
             base = None
         else:
@@ -380,7 +398,7 @@ class FlowAnalyzer(Summaries, TorchSemantics):
         def bind(loop_state: State) -> None:
             self.assign(node.target, element, loop_state, None)
 
-        self._exec_loop(node, node.body.body, bind, None, state)
+        self._exec_loop(node, node.body.body, bind, None, state, iterable)
         if node.orelse is not None:
             self.exec_block(node.orelse.body.body, state)
 
@@ -396,9 +414,10 @@ class FlowAnalyzer(Summaries, TorchSemantics):
         bind: Optional[Callable[[State], None]],
         test: Optional[cst.BaseExpression],
         state: State,
+        iterable: Optional[Value] = None,
     ) -> None:
         body = list(body)
-        loop = LoopInfo(node)
+        loop = LoopInfo(node, iterable=iterable)
         self.loop_stack.append(loop)
         was_emitting = self.emitting
         entry = dict(state)
@@ -493,6 +512,7 @@ class FlowAnalyzer(Summaries, TorchSemantics):
         for decorator in node.decorators:
             self.eval(decorator.decorator, state)
         state[node.name.value] = Value(Kind.FUNCTION, info=node)
+        self.note_definition(node)
         if not self.emitting:
             return  # a silent pass (loop fixpoint, helper summary): the reporting pass schedules it
         context = self.current_function
@@ -503,7 +523,7 @@ class FlowAnalyzer(Summaries, TorchSemantics):
             self._pending.append((node, None, dict(state)))
 
     def _exec_class_def(self, node: cst.ClassDef, state: State) -> None:
-        base_values = [self.eval(base.value, state) for base in node.bases]
+        base_values = [self.resolve_project_ref(self.eval(base.value, state)) for base in node.bases]
         base_infos = tuple(value.info for value in base_values if value.kind == Kind.CLASS)
         qualnames = [value.qualname for value in base_values if value.kind == Kind.REF and value.qualname]
         is_module = any(api.is_module_base(q) for q in qualnames) or any(info.is_module for info in base_infos)
@@ -514,6 +534,7 @@ class FlowAnalyzer(Summaries, TorchSemantics):
         for statement in body:
             if isinstance(statement, cst.FunctionDef):
                 methods[statement.name.value] = statement
+                self.note_definition(statement)
         info = ClassInfo(
             name=node.name.value,
             node=node,
@@ -661,10 +682,14 @@ class FlowAnalyzer(Summaries, TorchSemantics):
         base = self.eval(node.value, state)
         attribute = node.attr.value
         if base.kind == Kind.REF:
+            member = self.project_member(base, attribute)
+            if member is not None:
+                return member
             return Value(Kind.REF, qualname=f"{base.qualname}.{attribute}")
         if base.kind == Kind.TENSOR:
             if attribute == "device":
-                return Value(Kind.DEVICE, base.device if base.device is not None else follows(self._label(node)), base.origin)
+                symbolic = follows(self._label(node), argument=self._names_a_plain_argument(node))
+                return Value(Kind.DEVICE, base.device if base.device is not None else symbolic, base.origin)
             if attribute in ("T", "mT", "H", "mH", "data", "real", "imag", "values", "indices"):
                 return Value(Kind.TENSOR, base.device, base.origin, scalar=base.scalar if attribute != "values" else None)
         return UNKNOWN
@@ -693,6 +718,8 @@ class FlowAnalyzer(Summaries, TorchSemantics):
                 return UNKNOWN
             if isinstance(base.info, Homogeneous) and len(node.slice) == 1:
                 return base.info.element
+        if base.kind == Kind.REF and index_value is not None:
+            return ranks.environ_item(base.qualname, index_value, node)
         return UNKNOWN
 
     def _eval_binary(self, node: cst.BinaryOperation, state: State) -> Value:
@@ -824,10 +851,9 @@ class FlowAnalyzer(Summaries, TorchSemantics):
 
     def _eval_other_string(self, node: cst.BaseExpression, state: State) -> Value:
         if isinstance(node, cst.FormattedString):
-            for part in node.parts:
-                if isinstance(part, cst.FormattedStringExpression):
-                    self.eval(part.expression, state)
-        elif isinstance(node, cst.ConcatenatedString):
+            parts = [self.eval(part.expression, state) for part in node.parts if isinstance(part, cst.FormattedStringExpression)]
+            return ranks.formatted_device(node, parts)
+        if isinstance(node, cst.ConcatenatedString):
             self.eval(node.left, state)
             self.eval(node.right, state)
         return Value(Kind.STR)
@@ -898,13 +924,17 @@ class FlowAnalyzer(Summaries, TorchSemantics):
         elif isinstance(func, cst.Attribute):
             base = self.eval(func.value, state)
             if base.kind == Kind.REF:
-                callee = Value(Kind.REF, qualname=f"{base.qualname}.{func.attr.value}")
+                member = self.project_member(base, func.attr.value)
+                callee = member if member is not None else Value(Kind.REF, qualname=f"{base.qualname}.{func.attr.value}")
             else:
                 callee = UNKNOWN
                 receiver = base
                 method = func.attr.value
         else:
             callee = self.eval(func, state)
+        callee = self.resolve_project_ref(callee)
+        if callee.kind == Kind.REF and isinstance(callee.info, ProjectRef):
+            callee = Value(Kind.REF)  # a module of the project called: nothing torch knows
         args = tuple((arg, self.eval(arg.value, state)) for arg in node.args)
         qualname = callee.qualname if callee.kind == Kind.REF else None
         if qualname in api.MIXING_FUNCTIONS:
@@ -934,6 +964,9 @@ class FlowAnalyzer(Summaries, TorchSemantics):
         else:
             result = UNKNOWN
             self._escape(args, state)
+        rank = ranks.rank_of_call(node, qualname, callee, method, receiver, args)
+        if rank is not None:
+            result = rank
         if self.emitting:
             discarded = node is self._statement_call
             self.sink.on_call(CallEvent(node, qualname, callee, method, receiver, args, result, state, discarded))

@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Optional
 
 import libcst as cst
@@ -332,7 +333,7 @@ class Summaries:
         facts = self._helper_facts.get(function)
         if facts is None:
             summarisable = function.asynchronous is None and helpers.decorators_are_transparent(
-                function, lambda e: self.qualname_of(e, self.module_state)
+                function, lambda e: self.qualname_of(e, self.home_state(function))
             )
             statements = helpers.body_statements(function)
             facts = (summarisable, helpers.may_fall_off_end(statements), helpers.assigned_names(statements))
@@ -406,6 +407,7 @@ class Summaries:
             for other in returns[1:]:
                 result = join(result, other)
             result = helpers.attributed_to(result, function, self.factory_home)
+            result = _in_caller_terms(result, bound)
         if ready:
             self._summaries[key] = result
         return result
@@ -468,7 +470,7 @@ class Summaries:
             if init is None:
                 info.owns_parameters = any(self._owns_parameters(base) for base in info.bases)
             else:
-                finder = _ParameterFinder(self, info)
+                finder = _ParameterFinder(self, info, self.home_state(init))
                 init.body.visit(finder)
                 info.owns_parameters = finder.found or any(self._owns_parameters(base) for base in info.bases)
         return info.owns_parameters
@@ -483,6 +485,21 @@ class Summaries:
     def _places_data(self, info: ClassInfo) -> bool:
         text = "".join(self.source_of(method) for name, method in info.methods.items() if name in ("__getitem__", "__iter__", "__init__"))
         return bool(_PLACEMENT_TEXT.search(text)) or any(self._places_data(base) for base in info.bases)
+
+
+def _in_caller_terms(value: Value, bound: dict[str, Value]) -> Value:
+    """A helper's result on "the device of `u`" (``device=u.device`` with ``u`` its own
+    parameter) is, for the caller, on the device of what it passed as ``u``: that argument's
+    device, or unknown when the caller does not know it."""
+    if value.kind == Kind.CONTAINER and isinstance(value.info, tuple):
+        return replace(value, info=tuple(_in_caller_terms(item, bound) for item in value.info))
+    device = value.device
+    if device is None or not device.is_symbolic or not device.argument:
+        return value
+    root = device.label.split(".", 1)[0]
+    if root not in bound:
+        return value
+    return replace(value, device=bound[root].device)
 
 
 def _item_role(info: ClassInfo) -> Optional[Role]:
@@ -536,9 +553,11 @@ def _moves_or_hands_on(name: str) -> "re.Pattern[str]":
 class _ParameterFinder(cst.CSTVisitor):
     """Does an ``__init__`` build layers with parameters, or parameters themselves?"""
 
-    def __init__(self, analyzer: Summaries, info: ClassInfo) -> None:
+    def __init__(self, analyzer: Summaries, info: ClassInfo, module_state: State) -> None:
         self.analyzer = analyzer
         self.info = info
+        #: the state of the module the class is defined in (another module of the project, maybe)
+        self.module_state = module_state
         self.found = False
 
     def visit_Call(self, node: cst.Call) -> Optional[bool]:
@@ -548,9 +567,11 @@ class _ParameterFinder(cst.CSTVisitor):
         if name is None:
             return None
         head, _, rest = name.partition(".")
-        value = self.analyzer.module_state.get(head)
+        value = self.module_state.get(head)
         if value is None:
             return None
+        if value.kind == Kind.REF and value.info is not None and not rest:
+            value = self.analyzer.resolve_project_ref(value)  # a layer class from another module of the project
         if value.kind == Kind.REF:
             qualname = f"{value.qualname}.{rest}" if rest else value.qualname
             if qualname in api.PARAMETERISED_LAYERS or is_model_factory(qualname):

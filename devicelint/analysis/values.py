@@ -193,6 +193,9 @@ class Role(enum.Enum):
     SEQUENCE_BATCH = "sequence batch"
     #: a batch (or dataset item) that is a dict of tensors; on a dataset, its items are dicts
     MAPPING_BATCH = "mapping batch"
+    #: a number or text that is the job-wide rank of the process (``dist.get_rank()``, the
+    #: ``RANK`` variable), or a device string built from it; see devicelint.analysis.ranks
+    GLOBAL_RANK = "global rank"
 
 
 @dataclass(frozen=True)
@@ -233,6 +236,8 @@ def join(first: Value, second: Value) -> Value:
     if first.kind != second.kind:
         return UNKNOWN
     if first.kind in (Kind.STR, Kind.NUMBER):
+        if first.role is not None and first.role is second.role:
+            return Value(first.kind, origin=first.origin, role=first.role)
         return Value(first.kind)
     if first.kind in (Kind.REF, Kind.CLASS, Kind.FUNCTION) and (
         first.qualname != second.qualname or first.info is not second.info or first.role is not second.role

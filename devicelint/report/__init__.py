@@ -36,7 +36,7 @@ def _text(findings: Sequence[Finding], unsafe_fixes: bool) -> str:
         marker = " [*]" if applicable(finding, unsafe_fixes) else ""
         lines.append(f"{location(finding.path, finding.cell, finding.line, finding.column)}: {finding.code}{marker} {finding.message}")
         for related in finding.related:
-            lines.append(f"    {location(finding.path, related.cell, related.line, related.column)}: note: {related.message}")
+            lines.append(f"    {location(related.path or finding.path, related.cell, related.line, related.column)}: note: {related.message}")
     lines.extend(summary(findings, unsafe_fixes))
     return "\n".join(lines) + "\n"
 

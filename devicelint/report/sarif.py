@@ -70,7 +70,7 @@ def render_sarif(findings: Sequence[Finding]) -> str:
                     "id": position,
                     "message": {"text": related.message},
                     "physicalLocation": {
-                        "artifactLocation": {"uri": _uri(finding.path)},
+                        "artifactLocation": {"uri": _uri(related.path or finding.path)},
                         "region": _region(related.line, related.column, cell=related.cell),
                     },
                 }

@@ -1,11 +1,14 @@
 from __future__ import annotations
 
+import re
 from typing import Optional
 
 import libcst as cst
 
 from devicelint.analysis import torch_api as api
 from devicelint.analysis.events import BinaryEvent, CallEvent
+from devicelint.analysis.facts import ClassInfo
+from devicelint.analysis.helpers import argument_parameters
 from devicelint.analysis.values import Kind, Role, Value
 from devicelint.rule_api import FixSpec, NodeEdit
 from devicelint.findings import Severity
@@ -137,7 +140,7 @@ class FactoryWithoutDevice(Rule):
         super().__init__(ctx)
         self._module_calls: set[int] = set()
         self._reported: set[int] = set()
-        self._pending: list[tuple[cst.Call, str, Optional[FixSpec]]] = []
+        self._pending: list[tuple[cst.CSTNode, str, Optional[FixSpec]]] = []
 
     # ------------------------------------------------------------------ events
 
@@ -157,7 +160,10 @@ class FactoryWithoutDevice(Rule):
                 return
             if module.role is Role.PARALLEL_WRAPPER:
                 return  # DataParallel / DDP scatter their inputs to the devices themselves
-            for _, value in event.args:
+            placed_by_callee = self._inputs_the_module_places(module, event)
+            for (arg, value), placed in zip(event.args, placed_by_callee):
+                if placed:
+                    continue
                 # a submodule's weights meet even a 0-dim input (linear, embedding, conv); a
                 # recurrent layer takes its initial states as a tuple: `self.lstm(x, (h0, c0))`
                 for item in _tensors_in(value):
@@ -170,6 +176,24 @@ class FactoryWithoutDevice(Rule):
             self._check_operands(operands, function, event.node)
         elif event.method in api.BINARY_TENSOR_METHODS and isinstance(event.node.func, cst.Attribute) and event.receiver is not None:
             self._check_operands([(event.node.func.value, event.receiver), *operands], function, event.node)
+
+    def _inputs_the_module_places(self, module: Value, event: CallEvent) -> list[bool]:
+        """Per argument of a call of a module whose class the analysis has read (in this file or
+        another module of the project): does the module not care where the input is - it owns
+        no parameters or buffers (a sinusoidal ``Timesteps``), or its ``forward`` moves that
+        input itself (``frame_indices.to(device=...)``)?"""
+        info = module.info
+        if not isinstance(info, ClassInfo):
+            return [False] * len(event.args)
+        analyzer = self.ctx.analyzer
+        if not analyzer.owns_parameters(info):
+            return [True] * len(event.args)
+        forward = _find_forward(info)
+        if forward is None:
+            return [False] * len(event.args)
+        text = analyzer.body_text(forward)
+        names = argument_parameters(forward, event.args, skip_first=True)
+        return [name is not None and re.search(rf"\b{re.escape(name)}\s*\.\s*(to|cuda)\s*\(", text) is not None for name in names]
 
     def on_return(self, node: cst.Return, value: Value) -> None:
         """``return outputs, hidden`` from a module's ``forward``: callers take what a model
@@ -232,6 +256,9 @@ class FactoryWithoutDevice(Rule):
             return
         self._reported.add(id(factory))
         spelled = self.ctx.source_of(factory.func)
+        if self.ctx.analyzer.foreign_home(home) is not None:
+            self._report_imported(factory, home, meeting, other, returned)
+            return
         source = self._device_source(factory, home)
         other_text = "the model's tensors"
         if other is not None and other[1].device is not None:
@@ -254,6 +281,23 @@ class FactoryWithoutDevice(Rule):
             f"on a GPU this fails with mixed devices: pass `device=`"
             + (f" (e.g. `device={source}.device`)" if source else ""),
             self._fix(factory, source),
+        ))
+
+    def _report_imported(
+        self, factory: cst.Call, home: cst.FunctionDef, meeting: cst.CSTNode, other: Optional[tuple[cst.CSTNode, Value]], returned: bool
+    ) -> None:
+        """The factory is in another module of the project (``utils.make_mask()``): the finding
+        is here, where its CPU tensor meets the model's side, and names the factory's line there."""
+        other_text = "the model's tensors"
+        if other is not None and other[1].device is not None:
+            other_text = f"`{_short(self.ctx.source_of(other[0]))}`, {where(other[1], self.ctx)}"
+        place = "`forward` returns it: a GPU model's callers get a CPU tensor next to their GPU ones" if returned else f"here it meets {other_text}"
+        self._pending.append((
+            meeting,
+            f"`{home.name.value}()` returns a CPU tensor (`{self.ctx.source_of(factory.func)}` without `device=`, "
+            f"line {self.ctx.line(factory)}), and {place}; on a GPU this fails with mixed devices: "
+            f"create it on the right device in `{home.name.value}()` (take a `device` argument) or move it here",
+            None,
         ))
 
     def finish(self) -> None:
@@ -291,6 +335,17 @@ class FactoryWithoutDevice(Rule):
             return None
         last = factory.args[-1]
         return FixSpec(f"Create it on `{source}.device`", (NodeEdit(last, "after", f", device={source}.device"),), safe=False)
+
+
+def _find_forward(info: ClassInfo) -> Optional[cst.FunctionDef]:
+    method = info.methods.get("forward")
+    if method is not None:
+        return method
+    for base in info.bases:
+        found = _find_forward(base)
+        if found is not None:
+            return found
+    return None
 
 
 def _tensors_in(value: Value) -> list[Value]:

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from devicelint.analysis import torch_api as api
 from devicelint.analysis.events import BinaryEvent, CallEvent
 from devicelint.analysis.values import Kind, Role, Value
 from devicelint.findings import Severity
@@ -16,7 +17,8 @@ class InputNotMoved(Rule):
     `DataLoader`, a dataset or numpy - that were never moved there. Inputs moved anywhere on
     the way (`x = x.to(device)`, `model(x.to(device))`), loaders with a `collate_fn`, datasets
     that place their own data, and parallel wrappers (which scatter CPU inputs themselves) are
-    left alone. The message names what to move: for `model(inputs - center)` with `center`
+    left alone. Losses too: a criterion (`nn.CrossEntropyLoss()`, `F.cross_entropy`) given the
+    model's output and a target batch that was never moved. The message names what to move: for `model(inputs - center)` with `center`
     already on the device, `inputs.to(...)`; where every operand is on the host, the whole
     argument, `(inputs - inputs.mean()).to(...)`.
 
@@ -77,6 +79,9 @@ class InputNotMoved(Rule):
 
     def on_call(self, event: CallEvent) -> None:
         module = event.callee
+        if module.kind == Kind.CRITERION or event.qualname in api.FUNCTIONAL_LOSSES:
+            self._check_loss(event)
+            return
         # a module, or an object of unknown class that was moved and is called like one
         if module.kind not in (Kind.MODULE, Kind.UNKNOWN) or module.device is None or not module.device.may_be_accelerator:
             return
@@ -100,6 +105,28 @@ class InputNotMoved(Rule):
                 f"`{self.ctx.source_of(event.node.func)}` was {module.origin.how if module.origin else 'moved'}"
                 + (f" at line {self.ctx.line(module.origin.node)}" if module.origin else "")
                 + f"; move the batch first (`{moved}.to(...)`)",
+            )
+            return
+
+    def _check_loss(self, event: CallEvent) -> None:
+        """``criterion(model(x), y)`` with ``y`` a batch never moved: the loss meets the
+        model's output, on the accelerator, and the CPU target ("Expected all tensors to be on
+        the same device")."""
+        on_device = [(arg, value) for arg, value in event.args if value.kind == Kind.TENSOR and value.device is not None and value.device.may_be_accelerator]
+        if not on_device:
+            return
+        for arg, value in event.args:
+            if value.kind not in (Kind.TENSOR, Kind.BATCH) or value.device is None or not value.device.is_cpu:
+                continue
+            if not (value.origin is not None and value.origin.from_data) or value.scalar is True:
+                continue
+            shown = self.ctx.source_of(arg.value)
+            other_node, other = on_device[0]
+            self.ctx.report(
+                event.node,
+                f"`{shown}` is a batch {where(value, self.ctx)} that was never moved, but the loss "
+                f"`{self.ctx.source_of(event.node.func)}` also takes `{self.ctx.source_of(other_node.value)}`, "
+                f"{where(other, self.ctx)}; move the batch first (`{shown}.to(...)`)",
             )
             return
 

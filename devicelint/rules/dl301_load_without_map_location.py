@@ -19,7 +19,10 @@ class LoadWithoutMapLocation(Rule):
     Flags `torch.load(f)` called without `map_location` in a program that picks its device
     when it runs (it calls `torch.cuda.is_available()` or `torch.cuda.device_count()`, or
     builds `torch.device(...)` from configuration): such a program is meant for machines
-    with and without that GPU, and the load is what breaks on the ones without.
+    with and without that GPU, and the load is what breaks on the ones without. Also a call of
+    a wrapper from another module of the project (`load_checkpoint(path)` in `utils.py`) whose
+    `torch.load` of the path it is given has no `map_location`: the finding is at the call,
+    naming the wrapper's line.
 
     Left alone: loading back an empty `io.BytesIO()` that the same code saved into; a path
     the same function (or script body) wrote earlier with `torch.save` - the same run, on the
@@ -105,10 +108,17 @@ class LoadWithoutMapLocation(Rule):
         #: torch.save calls seen so far, in execution order
         #: (the path's text, the function it is in, its object is on the host)
         self._saves: list[tuple[str, Optional[cst.FunctionDef], bool]] = []
+        #: calls of a wrapper in another module of the project that loads without map_location
+        self._wrapped: list[tuple[cst.Call, cst.FunctionDef, cst.Call]] = []
+        #: per wrapper of another module: its torch.load without map_location of a parameter
+        self._unmapped_load_of: dict[cst.FunctionDef, Optional[cst.Call]] = {}
 
     def on_call(self, event: CallEvent) -> None:
         if event.qualname == "torch.save":
             self._record_save(event)
+            return
+        if event.callee.kind == Kind.FUNCTION and isinstance(event.callee.info, cst.FunctionDef):
+            self._check_imported_wrapper(event, event.callee.info)
             return
         if event.qualname != "torch.load":
             return
@@ -134,6 +144,25 @@ class LoadWithoutMapLocation(Rule):
             return
         self._loads.append((node, path, function, location))
 
+    def _check_imported_wrapper(self, event: CallEvent, function: cst.FunctionDef) -> None:
+        """``load_checkpoint(path)`` from another module of the project, whose ``torch.load``
+        of the path it is given has no ``map_location``: the load happens here, in a program
+        that picks its device at run time (``finish``), and the wrapper alone never says so."""
+        analyzer = self.ctx.analyzer
+        if analyzer.foreign_home(function) is None:
+            return  # a wrapper in this file: its own torch.load is reported where it is
+        if function not in self._unmapped_load_of:
+            found = None
+            if "load" in analyzer.body_text(function):  # spare the walk of bodies that cannot load
+                params = {p.name.value for p in [*function.params.posonly_params, *function.params.params, *function.params.kwonly_params]}
+                finder = _UnmappedLoads(lambda node: analyzer.qualname_of(node, analyzer.home_state(function)), params)
+                function.body.visit(finder)
+                found = finder.found
+            self._unmapped_load_of[function] = found
+        load = self._unmapped_load_of[function]
+        if load is not None:
+            self._wrapped.append((event.node, function, load))
+
     def _record_save(self, event: CallEvent) -> None:
         positional = [(arg, value) for arg, value in event.args if arg.keyword is None and not arg.star]
         target = keyword_arg(event.node, "f")
@@ -148,6 +177,13 @@ class LoadWithoutMapLocation(Rule):
     def finish(self) -> None:
         if not self.ctx.analyzer.facts.chooses_device_at_run_time:
             return  # a program that never asks which device it has runs where its checkpoints were made
+        for call, wrapper, load in self._wrapped:
+            self.ctx.report(
+                call,
+                f"`{wrapper.name.value}()` loads with `torch.load` without `map_location` (line {self.ctx.line(load)}): "
+                "tensors come back onto the device they were saved from, which fails on a machine without that GPU; "
+                f"give `{wrapper.name.value}()` a `map_location` (e.g. `\"cpu\"`) to pass on",
+            )
         for node, path, function, location in self._loads:
             if any(saved == path and on_host for saved, _, on_host in self._saves):
                 continue  # the file holds host tensors only: there is nothing to map
@@ -159,6 +195,24 @@ class LoadWithoutMapLocation(Rule):
                 f"it fails on a machine without that GPU; pass `map_location={location}`",
                 fix=fix,
             )
+
+
+class _UnmappedLoads(cst.CSTVisitor):
+    """The first ``torch.load(p)`` without ``map_location`` whose path is a parameter."""
+
+    def __init__(self, qualname_of, params: set[str]) -> None:  # type: ignore[no-untyped-def]
+        self.qualname_of = qualname_of
+        self.params = params
+        self.found: Optional[cst.Call] = None
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.found is not None or self.qualname_of(node.func) != "torch.load":
+            return
+        if keyword_arg(node, "map_location") is not None or len(positional_args(node)) >= 2 or not node.args or node.args[0].keyword:
+            return
+        first = node.args[0].value
+        if isinstance(first, cst.Name) and first.value in self.params:
+            self.found = node
 
 
 #: pytest fixtures that hand a test a fresh, empty directory of its own

@@ -91,6 +91,14 @@ class OptimizerBeforeMove(Rule):
                 already_placed = model is not None and model.device is not None and model.device.may_be_accelerator
                 if owner is not None and not already_placed:
                     self._optimized[(scope, owner)] = event.node
+            elif event.callee.kind == Kind.FUNCTION and isinstance(event.result.info, Value) and event.result.info.kind == Kind.PARAMETERS:
+                # `build_optimizer(model, lr)`: a helper (of this file or another module of the
+                # project) that builds it from the parameters of a model handed to it
+                for arg, value in event.args:
+                    owner = dotted_name(arg.value)
+                    placed = value.device is not None and value.device.may_be_accelerator
+                    if owner is not None and value.kind == Kind.MODULE and not placed:
+                        self._optimized[(scope, owner)] = event.node
             return
         if event.callee.kind == Kind.FUNCTION and isinstance(event.callee.info, cst.FunctionDef):
             self._handed_to_mover(scope, event, event.callee.info)
