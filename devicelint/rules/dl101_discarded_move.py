@@ -6,17 +6,38 @@ import libcst as cst
 
 from devicelint.analysis import torch_api as api
 from devicelint.analysis.events import CallEvent
-from devicelint.analysis.names import dotted_name
-from devicelint.analysis.values import Kind
+from devicelint.analysis.names import dotted_name, keyword_arg
+from devicelint.analysis.values import Kind, Value
 from devicelint.rule_api import FixSpec, NodeEdit
 from devicelint.findings import Severity
 from devicelint.rules.base import Example, Rule
 
 _MOVES = frozenset({"cuda", "to", "cpu", "pin_memory"})
+#: ``DataLoader(dataset, batch_size, shuffle, sampler, batch_sampler, num_workers, collate_fn, ...)``
+_COLLATE_FN_POSITION = 7
 #: a subscript of something named like this holds data, not modules
 _DATA_LIKE_NAME = re.compile(
     r"(batch|inputs?|data|samples?|tensors?|features|targets?|labels?|outputs?|images?|x|xs|ys)(_\w+)?", re.IGNORECASE
 )
+
+
+def _collated_by_default(batch: Value) -> bool:
+    """Is a batch drawn from a DataLoader known to be made by default collation? A ``collate_fn`` - or a loader whose construction the analysis did not see,
+    such as an annotated parameter - may build a batch object whose ``.to()`` moves it in place
+    and returns it (transformers' ``BatchEncoding`` and ``BatchFeature``). Items of a dataset
+    (not collated) and values of other origins are tensors as the analysis says."""
+    origin = batch.origin
+    if origin is None or origin.how != "batch":
+        return True
+    call = origin.node
+    if not isinstance(call, cst.Call):
+        return False
+    positional = [arg for arg in call.args if arg.keyword is None]
+    return (
+        keyword_arg(call, "collate_fn") is None
+        and not any(arg.star for arg in call.args)
+        and len(positional) < _COLLATE_FN_POSITION
+    )
 
 
 class DiscardedMove(Rule):
@@ -26,7 +47,14 @@ class DiscardedMove(Rule):
     statement, and a parallel wrapper (`nn.DataParallel(model)`, `DistributedDataParallel(...)`)
     built and thrown away. The receiver must be known to be a tensor (device-flow analysis) or
     unable to be a module (a subscript such as `batch[0]`, a torch factory call); modules,
-    optimizers and objects of unknown kind are left alone.
+    optimizers and objects of unknown kind are left alone. A loop variable drawn from a
+    DataLoader - also one handed to the function as a parameter (by its callers or an
+    annotation) and iterated through `enumerate(...)` or `tqdm(...)` - is data, not a module:
+    `for x, y in loader: x.to(device)` is flagged; `for m in models: m.to(device)` over modules
+    is not. A batch object itself (`for batch in loader: batch.to(device)`; not an item taken
+    from it, `batch["x"]`) is flagged only when the loader is known to use default collation: a `collate_fn` (or a loader built out of sight)
+    may return an object whose `.to()` moves it in place and returns it, as transformers'
+    `BatchEncoding` and `BatchFeature` do (read in transformers' source).
 
     ## Why is this bad?
     On a tensor these methods return a new tensor and leave the original where it was: the moved
@@ -65,6 +93,12 @@ class DiscardedMove(Rule):
         "import torch\ndef f(self):\n    self.blocks[0].cuda()\n",
         "import torch\ndef update(self, key, value):\n    self[key].to(value.device)\n",
         "import torch\nopt = torch.optim.SGD([], lr=0.1)\nmodel = torch.nn.Linear(2, 2)\nmodel.to('cuda')\n",
+        # loop variables that are modules move in place
+        "import torch\nfrom torch import nn\nmodels = [nn.Linear(2, 2), nn.Linear(2, 2)]\nfor m in models:\n    m.to('cuda')\n",
+        "import torch\nfrom torch import nn\nclass Net(nn.Module):\n    def place(self):\n        for child in self.children():\n            child.cuda()\n",
+        # a collate_fn may build a batch object whose `.to()` works in place (transformers' BatchEncoding)
+        "import torch\nfrom torch.utils.data import DataLoader\ndef collate(texts):\n    return tokenizer(texts, padding=True, return_tensors='pt')\n"
+        "for batch in DataLoader(texts, batch_size=8, collate_fn=collate):\n    batch.to('cuda')\n",
     )
     invalid = (
         Example(
@@ -78,6 +112,20 @@ class DiscardedMove(Rule):
         Example("import torch\ntorch.zeros(3).cuda()  # expect: DL101\n"),
         Example("import torch\nfrom torch import nn\nmodel = nn.Linear(2, 2)\nnn.DataParallel(model)  # expect: DL101, DL405\n"),
         Example("import torch as t\nfor x, y in t.utils.data.DataLoader(ds):\n    x.cuda(non_blocking=True)  # expect: DL101, DL404\n"),
+        # the loader is a parameter: its caller hands it a DataLoader
+        Example(
+            "import torch\nfrom torch.utils.data import DataLoader\ndef train(model, loader, device):\n"
+            "    for step, (x, y) in enumerate(loader):\n        x.to(device)  # expect: DL101\n        loss = model(x)\n"
+            "train(torch.nn.Linear(2, 2), DataLoader(ds, batch_size=4), 'cuda')\n",
+            "import torch\nfrom torch.utils.data import DataLoader\ndef train(model, loader, device):\n"
+            "    for step, (x, y) in enumerate(loader):\n        x = x.to(device)  # expect: DL101\n        loss = model(x)\n"
+            "train(torch.nn.Linear(2, 2), DataLoader(ds, batch_size=4), 'cuda')\n",
+        ),
+        Example(
+            "import torch\nfrom torch.utils.data import DataLoader\nfrom tqdm import tqdm\n"
+            "def evaluate(model, loader: DataLoader):\n    for images, labels in tqdm(loader):\n"
+            "        images.cuda()  # expect: DL101\n        labels.cuda()  # expect: DL101\n"
+        ),
     )
 
     def on_call(self, event: CallEvent) -> None:
@@ -99,6 +147,9 @@ class DiscardedMove(Rule):
         assert isinstance(event.node.func, cst.Attribute) and event.receiver is not None
         receiver_node = event.node.func.value
         if event.receiver.kind not in (Kind.TENSOR, Kind.BATCH) and not self._cannot_be_module(receiver_node, event.receiver.kind, event.state):
+            return
+        # a batch object itself may move in place; an item taken from it by subscript is a tensor
+        if event.receiver.kind == Kind.BATCH and not isinstance(receiver_node, cst.Subscript) and not _collated_by_default(event.receiver):
             return
         shown = f"`{self.ctx.source_of(receiver_node)}`"
         target = dotted_name(receiver_node)

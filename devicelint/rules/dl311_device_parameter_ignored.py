@@ -1,0 +1,322 @@
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Optional
+
+import libcst as cst
+
+from devicelint.analysis import torch_api as api
+from devicelint.analysis.events import BinaryEvent, CallEvent
+from devicelint.analysis.names import NamesRead, OwnScopeVisitor, dotted_name, keyword_arg, looks_like_dtype_name, positional_args
+from devicelint.analysis.values import Kind, Value
+from devicelint.findings import Severity
+from devicelint.rule_api import FixSpec, NodeEdit
+from devicelint.rules.base import Example, Rule
+
+#: factories that take a ``device=`` keyword: where the parameter could have gone
+_FACTORIES = api.DEVICE_KEYWORD_FACTORIES | {"torch.as_tensor"}
+#: attributes a tensor has and a device lacks: a parameter read this way is a tensor (``x.to(other)``
+#: follows another tensor)
+_TENSOR_ATTRIBUTES = frozenset({"shape", "size", "dtype", "device", "dim", "ndim", "numel", "view", "reshape", "unsqueeze", "float", "long"})
+#: annotations that say a parameter is something else than a device
+_NOT_DEVICE_ANNOTATIONS = frozenset({"torch.dtype", "torch.Tensor", "torch.nn.Module", "torch.nn.modules.module.Module"})
+
+
+@dataclass(frozen=True)
+class _DeviceParameter:
+    name: str
+    #: how the function shows that the parameter is a device, for the message
+    evidence: str
+
+
+class DeviceParameterIgnored(Rule):
+    """
+    ## What it does
+    Flags a torch factory without `device=` (`torch.zeros`, `torch.arange`, `torch.tensor`,
+    `torch.full`, ...) in a function or method that takes a device as a parameter, when the
+    tensor it makes is returned by the function (alone or in a returned tuple or list), or meets
+    a tensor that the function placed on that parameter's device.
+
+    A parameter is a device when the function shows it, never by its name: it is annotated
+    `torch.device` (also inside `Optional[...]` / `Union[...]`), or the body uses it as one -
+    `device=p` in a call, `x.to(p)`, `x.cuda(p)`. A parameter that is only named `device` and
+    never used is an unused argument, a different smell: not flagged. Neither is one also passed
+    as `dtype=p`, read as a tensor (`p.shape`, `p.dtype`: `x.to(p)` then follows another tensor)
+    or annotated as a dtype, tensor or module; and `x.to(p)` with a `p` spelled like a dtype
+    (`dtype`, `out_dtype`) is not taken as evidence.
+
+    A tensor built from Python data (`torch.tensor(lengths)`, `torch.as_tensor(timings)`) that
+    is only returned is left alone: such lengths, counts and timings are host metadata as often
+    as not (lightning's and diffusers' code return them on purpose); it is flagged when it meets
+    the parameter's device in the function. 0-dim tensors (`torch.tensor(0.0)`: PyTorch mixes a 0-dim CPU tensor with GPU tensors), factories
+    given `device=` (also `device=None`), `*_like` and `x.new_*` factories, code under
+    `torch.set_default_device(...)` / `with torch.device(...)`, and tensors that are moved before
+    they are returned are left alone.
+
+    One bug, one finding: where the CPU tensor meets a tensor that can be on the accelerator
+    in the same function, DL202 (factory-without-device) reports the factory and this rule
+    yields to it on that span; this rule adds the cases DL202 does not see - the tensor is
+    handed back to the caller, or it meets the parameter's device in an `__init__`.
+
+    ## Why is this bad?
+    The caller passed a device to get its tensors there; a factory without `device=` makes them
+    on the CPU (or the default device) whatever the caller asked for. The function works on a
+    CPU-only machine and the caller's next operation fails on the first GPU run with "Expected
+    all tensors to be on the same device" (verified on torch 2.13 with fake CUDA tensors:
+    `torch.zeros(2)` is a CPU tensor, and adding it to a `cuda:0` tensor of the same shape raises
+    that error; a 0-dim CPU tensor added to it does not).
+
+    ## Example
+    ```python
+    def init_hidden(self, batch_size: int, device: torch.device):
+        h0 = torch.zeros(self.num_layers, batch_size, self.hidden_size)
+        c0 = torch.zeros(self.num_layers, batch_size, self.hidden_size)
+        return h0, c0
+    ```
+
+    ## Use instead
+    ```python
+    def init_hidden(self, batch_size: int, device: torch.device):
+        h0 = torch.zeros(self.num_layers, batch_size, self.hidden_size, device=device)
+        c0 = torch.zeros(self.num_layers, batch_size, self.hidden_size, device=device)
+        return h0, c0
+    ```
+    The fix adds `device=<parameter>` to the factory. It is marked unsafe: it changes where the
+    tensor is made, which is the point, but review that the caller does not need it on the
+    host (lengths for `pack_padded_sequence`, indices used with NumPy).
+    """
+
+    code = "DL311"
+    name = "device-parameter-ignored"
+    severity = Severity.WARNING
+    summary = "A function that takes a device makes a tensor without it and returns it (or mixes it with that device's tensors)."
+    fix_safety = "unsafe"
+    yields_to = ("DL202",)
+    valid = (
+        "import torch\ndef init_hidden(n, device: torch.device):\n    return torch.zeros(2, n, device=device)\n",
+        # a parameter only named `device` and never used: another smell (an unused argument)
+        "import torch\ndef init_hidden(n, device):\n    return torch.zeros(2, n)\n",
+        # moved before it is returned
+        "import torch\ndef make(n, device):\n    mask = torch.ones(n, n).tril()\n    return mask.to(device)\n",
+        # a 0-dim tensor mixes with anything
+        "import torch\ndef start(x, device):\n    x = x.to(device)\n    return x, torch.tensor(0.0)\n",
+        # `p` converts the dtype, it is not a device
+        "import torch\ndef cast(x, p):\n    y = torch.zeros(3, dtype=p)\n    return x.to(p), y\n",
+        # `other` is a tensor to follow, not a device
+        # Python data returned as host metadata (lightning's parity test returns its timings)
+        "import torch\ndef timed_run(model, batches, device):\n    model.to(device)\n    timings = [0.1 for _ in batches]\n"
+        "    return model.state_dict(), torch.tensor(timings)\n",
+        "import torch\ndef pad_like(x, other):\n    pad = torch.zeros(other.shape[0], 2)\n    return x.to(other), pad\n",
+        # the default device is chosen for the whole block
+        "import torch\ndef make(x, n, device):\n    x = x.to(device)\n    with torch.device(device):\n        return x, torch.zeros(n)\n",
+    )
+    invalid = (
+        Example(
+            "import torch\nfrom torch import nn\nclass Encoder(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.rnn = nn.LSTM(8, 16)\n    def init_hidden(self, batch_size: int, device: torch.device):\n"
+            "        h0 = torch.zeros(1, batch_size, 16)  # expect: DL311\n"
+            "        c0 = torch.zeros(1, batch_size, 16)  # expect: DL311\n        return h0, c0\n",
+            "import torch\nfrom torch import nn\nclass Encoder(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.rnn = nn.LSTM(8, 16)\n    def init_hidden(self, batch_size: int, device: torch.device):\n"
+            "        h0 = torch.zeros(1, batch_size, 16, device=device)  # expect: DL311\n"
+            "        c0 = torch.zeros(1, batch_size, 16, device=device)  # expect: DL311\n        return h0, c0\n",
+        ),
+        Example(
+            "import torch\ndef causal_mask(size, device):\n    ones = torch.ones(size, size, device=device)\n"
+            "    keep = torch.arange(size)  # expect: DL311\n    return ones.tril(), keep\n",
+            "import torch\ndef causal_mask(size, device):\n    ones = torch.ones(size, size, device=device)\n"
+            "    keep = torch.arange(size, device=device)  # expect: DL311\n    return ones.tril(), keep\n",
+        ),
+        # a sampler's constructor takes the device and mixes a CPU tensor with one made there
+        Example(
+            "import torch\nclass Sampler:\n    def __init__(self, steps, device):\n"
+            "        self.betas = torch.linspace(1e-4, 0.02, steps, device=device)\n"
+            "        self.alphas = 1.0 - self.betas * torch.ones(steps)  # expect: DL311\n"
+        ),
+    )
+
+    def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(ctx)
+        #: per function node: its parameters that are devices
+        self._device_parameters: dict[int, tuple[_DeviceParameter, ...]] = {}
+        self._reported: set[int] = set()
+
+    # ------------------------------------------------------------------ events
+
+    def on_return(self, node: cst.Return, value: Value) -> None:
+        function = self.ctx.current_function.node
+        if function is None:
+            return
+        # a tensor of Python data handed back (`torch.tensor(lengths)`, timings, counts) is
+        # host metadata as often as not: only its meeting the device is evidence
+        factories = [found for found in map(lambda item: self._own_factory(item, function), _tensors_in(value)) if found is not None and found[1] not in api.DATA_FACTORIES]
+        if not factories:
+            return  # (asked first: finding a function's device parameters walks its body)
+        devices = self._devices_of(function)
+        if not devices:
+            return
+        for factory in factories:
+            self._report(factory, devices[0], f"it returns the tensor at line {self.ctx.line(node)}")
+
+    def on_binary(self, event: BinaryEvent) -> None:
+        self._check_operands([(event.left_node, event.left), (event.right_node, event.right)], event.node)
+
+    def on_call(self, event: CallEvent) -> None:
+        if event.qualname in api.MIXING_FUNCTIONS:
+            self._check_operands(event.operands(api.OPERAND_KEYWORDS), event.node)
+        elif event.method in api.BINARY_TENSOR_METHODS and isinstance(event.node.func, cst.Attribute) and event.receiver is not None:
+            self._check_operands([(event.node.func.value, event.receiver), *event.operands(api.OPERAND_KEYWORDS)], event.node)
+
+    def _check_operands(self, operands: list[tuple[cst.BaseExpression, Value]], node: cst.CSTNode) -> None:
+        function = self.ctx.current_function.node
+        if function is None or len(operands) < 2:
+            return
+        devices = self._devices_of(function)
+        if not devices:
+            return
+        by_name = {device.name: device for device in devices}
+        for operand, value in operands:
+            if value.scalar is not False:
+                continue  # a 0-dim CPU tensor mixes with anything
+            factory = self._own_factory(value, function)
+            if factory is None:
+                continue
+            for other, other_value in operands:
+                device = other_value.device
+                if other is operand or device is None or device.kind not in ("follows", "accel") or device.label not in by_name:
+                    continue
+                self._report(
+                    factory,
+                    by_name[device.label],
+                    f"it meets `{self.ctx.source_of(other)}`, on `{device.label}`, at line {self.ctx.line(node)}",
+                )
+                return
+
+    # ------------------------------------------------------------------ helpers
+
+    def _own_factory(self, value: Value, function: cst.FunctionDef) -> Optional[tuple[cst.Call, str]]:
+        """The device-less factory call of ``function`` itself that made this tensor."""
+        if value.kind != Kind.TENSOR or value.scalar is True:
+            return None
+        made = self.ctx.analyzer.device_less_factory(value)
+        if made is None:
+            return None
+        call, qualname, home = made
+        if home is not function or qualname not in _FACTORIES:
+            return None
+        return call, qualname
+
+    def _devices_of(self, function: cst.FunctionDef) -> tuple[_DeviceParameter, ...]:
+        key = id(function)
+        if key not in self._device_parameters:
+            self._device_parameters[key] = self._find_device_parameters(function)
+        return self._device_parameters[key]
+
+    def _find_device_parameters(self, function: cst.FunctionDef) -> tuple[_DeviceParameter, ...]:
+        params = [*function.params.posonly_params, *function.params.params, *function.params.kwonly_params]
+        names = {param.name.value for param in params} - {"self", "cls"}
+        if not names:
+            return ()
+        annotated = any(param.annotation is not None for param in params)
+        if not annotated and _DEVICE_USE_TEXT.search(self.ctx.analyzer.body_text(function)) is None:
+            return ()  # no `device=`, `.to(`, `.cuda(` in the body: nothing to walk it for
+        uses = _DeviceUses(names)
+        function.body.visit(uses)
+        found = []
+        state = self.ctx.analyzer.module_state
+        for param in params:
+            name = param.name.value
+            if name not in names or name in uses.not_devices:
+                continue
+            annotated = self._annotation_names(param, state)
+            if annotated & _NOT_DEVICE_ANNOTATIONS:
+                continue
+            if api.TORCH_DEVICE in annotated:
+                found.append(_DeviceParameter(name, "annotated `torch.device`"))
+            elif name in uses.evidence:
+                how, node = uses.evidence[name]
+                found.append(_DeviceParameter(name, f"{how} at line {self.ctx.line(node)}"))
+        return tuple(found)
+
+    def _annotation_names(self, param: cst.Param, state: dict) -> frozenset[str]:
+        """The qualified names an annotation mentions (``Optional[torch.device]`` ->
+        ``typing.Optional``, ``torch.device``); string annotations are parsed."""
+        if param.annotation is None:
+            return frozenset()
+        annotation: cst.BaseExpression = param.annotation.annotation
+        if isinstance(annotation, cst.SimpleString):
+            try:
+                annotation = cst.parse_expression(annotation.evaluated_value)
+            except Exception:  # not an expression: says nothing
+                return frozenset()
+        collector = NamesRead(into_lambdas=False)
+        annotation.visit(collector)
+        qualnames = (self.ctx.analyzer.qualname_of(node, state) for node in collector.nodes)
+        return frozenset(name for name in qualnames if name is not None)
+
+    def _report(self, found: tuple[cst.Call, str], device: _DeviceParameter, what: str) -> None:
+        factory, qualname = found
+        if id(factory) in self._reported:
+            return
+        self._reported.add(id(factory))
+        function = self.ctx.current_function.node
+        assert function is not None
+        spelled = dotted_name(factory.func) or qualname
+        self.ctx.report(
+            factory,
+            f"`{function.name.value}()` takes the device `{device.name}` ({device.evidence}), but `{spelled}` "
+            f"here has no `device=`: it makes a CPU tensor whatever device the caller asks for, and {what}; "
+            f"pass `device={device.name}`",
+            fix=_fix(factory, device.name),
+        )
+
+
+def _fix(factory: cst.Call, device: str) -> Optional[FixSpec]:
+    if not factory.args or any(arg.star for arg in factory.args):
+        return None
+    last = factory.args[-1]
+    return FixSpec(f"Create it on `{device}`", (NodeEdit(last, "after", f", device={device}"),), safe=False)
+
+
+def _tensors_in(value: Value) -> list[Value]:
+    """The value itself, or the elements of a returned tuple/list of known elements."""
+    if value.kind == Kind.CONTAINER and isinstance(value.info, tuple):
+        return list(value.info)
+    return [value]
+
+
+#: text that any device use of a parameter needs (`device=p`, `x.to(p)`, `x.cuda(p)`)
+_DEVICE_USE_TEXT = re.compile(r"device\s*=|\.\s*(to|cuda)\s*\(")
+
+
+class _DeviceUses(OwnScopeVisitor):
+    """Where a function body uses its parameters as devices (``device=p``, ``x.to(p)``,
+    ``x.cuda(p)``), and which it uses as dtypes (``dtype=p``) instead."""
+
+    def __init__(self, names: set[str]) -> None:
+        self.names = names
+        self.evidence: dict[str, tuple[str, cst.CSTNode]] = {}
+        self.not_devices: set[str] = set()
+
+    def _seen(self, node: cst.BaseExpression, how: str, call: cst.Call) -> None:
+        if isinstance(node, cst.Name) and node.value in self.names:
+            self.evidence.setdefault(node.value, (how, call))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        device = keyword_arg(node, "device")
+        if device is not None:
+            self._seen(device.value, "passed as `device=`", node)
+        dtype = keyword_arg(node, "dtype")
+        if dtype is not None and isinstance(dtype.value, cst.Name):
+            self.not_devices.add(dtype.value.value)
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in ("to", "cuda"):
+            positional = positional_args(node)
+            # `x.to(p)` also converts to a dtype: a parameter spelled like one is not taken
+            if positional and not (func.attr.value == "to" and looks_like_dtype_name(positional[0].value)):
+                self._seen(positional[0].value, f"used in `.{func.attr.value}()`", node)
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if isinstance(node.value, cst.Name) and node.value.value in self.names and node.attr.value in _TENSOR_ATTRIBUTES:
+            self.not_devices.add(node.value.value)

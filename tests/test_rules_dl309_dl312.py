@@ -1,0 +1,228 @@
+"""DL309 global-rank-as-device and DL312 cuda-tensor-in-dataset: what the analysis traces and
+what it deliberately leaves alone."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from conftest import lint
+
+
+def findings(code: str, rule: str) -> list[int]:
+    return sorted(f.line for f in lint(textwrap.dedent(code), "example.py", rule) if f.code == rule)
+
+
+# ---------------------------------------------------------------------------------- DL309
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "rank = int(os.environ['RANK'])",
+        "rank = int(os.environ.get('RANK', 0))",
+        "rank = int(os.getenv('RANK'))",
+        "rank = int(os.environ['SLURM_PROCID'])",
+        "rank = dist.get_rank()",
+        "rank = torch.distributed.get_rank()",
+    ],
+)
+def test_global_rank_sources_are_traced(source):
+    code = f"""
+    import os
+    import torch
+    import torch.distributed as dist
+    {source}
+    torch.cuda.set_device(rank)
+    """
+    assert findings(code, "DL309") == [6]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "rank = int(os.environ['LOCAL_RANK'])",
+        "rank = dist.get_rank() % torch.cuda.device_count()",
+        "rank = dist.get_rank(group)",  # a process group's own rank
+        "rank = args.rank",  # unknown: the name says nothing
+        "rank = int(os.environ['RANK']) if 'RANK' in os.environ else 0",  # the rank on one path only
+    ],
+)
+def test_local_or_unknown_ranks_are_silent(source):
+    code = f"""
+    import os
+    import torch
+    import torch.distributed as dist
+    def main(args, group):
+        {source}
+        torch.cuda.set_device(rank)
+    """
+    assert findings(code, "DL309") == []
+
+
+def test_a_parameter_named_rank_is_not_evidence():
+    code = """
+    import torch
+    def worker(rank, world_size):
+        torch.cuda.set_device(rank)
+        model = torch.nn.Linear(2, 2).to(rank)
+        return torch.device(f"cuda:{rank}")
+    """
+    assert findings(code, "DL309") == []
+
+
+def test_rank_traced_through_attribute_helper_and_str():
+    code = """
+    import os
+    import torch
+    import torch.distributed as dist
+    def global_rank():
+        return dist.get_rank()
+    def setup(args):
+        args.rank = int(os.environ["RANK"])
+        torch.cuda.set_device(args.rank)
+        r = global_rank()
+        x = torch.zeros(3).cuda(r)
+        name = "cuda:" + str(r)
+        return x
+    """
+    # string concatenation is not followed: it is not flagged
+    assert findings(code, "DL309") == [9, 11]
+
+
+def test_every_device_position():
+    code = """
+    import torch
+    import torch.distributed as dist
+    from torch.nn.parallel import DistributedDataParallel as DDP
+    rank = dist.get_rank()
+    a = torch.zeros(3, device=rank)
+    b = torch.device("cuda", rank)
+    c = torch.device(rank)
+    d = torch.load("ckpt.pt", map_location=f"cuda:{rank}")
+    e = DDP(torch.nn.Linear(2, 2), device_ids=[rank])
+    f = torch.zeros(3).to(rank)
+    dist.barrier(device_ids=[rank])
+    """
+    assert findings(code, "DL309") == [6, 7, 8, 9, 10, 11, 12]
+
+
+def test_device_string_reported_once_where_written():
+    code = """
+    import torch
+    import torch.distributed as dist
+    rank = dist.get_rank()
+    device = f"cuda:{rank}"
+    model = torch.nn.Linear(2, 2).to(device)
+    x = torch.zeros(2, device=device)
+    label = f"worker {rank}"
+    other = f"cuda:{rank}:{rank}"
+    """
+    assert findings(code, "DL309") == [5]
+
+
+def test_rank_for_process_group_and_logging_is_fine():
+    code = """
+    import os
+    import torch.distributed as dist
+    rank = int(os.environ["RANK"])
+    dist.init_process_group("nccl", rank=rank, world_size=int(os.environ["WORLD_SIZE"]))
+    if rank == 0:
+        print(f"rank {rank} of {dist.get_world_size()}")
+    """
+    assert findings(code, "DL309") == []
+
+
+def test_shadowed_int_is_not_a_conversion():
+    code = """
+    import os
+    import torch
+    def int(text):
+        return 0
+    rank = int(os.environ["RANK"])
+    torch.cuda.set_device(rank)
+    """
+    assert findings(code, "DL309") == []
+
+
+# ---------------------------------------------------------------------------------- DL312
+
+
+def test_dataset_subclass_of_a_file_dataset_is_checked():
+    code = """
+    import torch
+    from torch.utils.data import Dataset
+    class Base(Dataset):
+        def __len__(self):
+            return 4
+    class Frames(Base):
+        def __getitem__(self, i):
+            return torch.zeros(3).cuda()
+    """
+    assert findings(code, "DL312") == [9]
+
+
+def test_only_the_methods_workers_run_are_checked():
+    code = """
+    import torch
+    from torch.utils.data import Dataset
+    class Frames(Dataset):
+        def __init__(self, device):
+            self.device = device
+        def __getitem__(self, i):
+            return torch.zeros(3)
+        def to_device(self, batch):
+            return batch.to(self.device)
+    """
+    assert findings(code, "DL312") == []
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [
+        "torch.zeros(3).to(torch.float16)",
+        "torch.zeros(3).to('cpu')",
+        "torch.zeros(3).cpu()",
+        "torch.zeros(3).pin_memory()",
+        "torch.zeros(3, device='cpu')",
+        "torch.zeros(3).to(self.template)",  # to where a host tensor is
+    ],
+)
+def test_host_or_unknown_placements_are_silent(expression):
+    code = f"""
+    import torch
+    from torch.utils.data import Dataset
+    class Frames(Dataset):
+        def __init__(self):
+            self.template = torch.zeros(1)
+        def __getitem__(self, i):
+            return {expression}
+    """
+    assert findings(code, "DL312") == []
+
+
+def test_device_argument_and_chosen_device_are_flagged():
+    code = """
+    import torch
+    from torch.utils.data import Dataset
+    DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
+    class Frames(Dataset):
+        def __init__(self, data, device):
+            self.data = torch.as_tensor(data).to(device)
+        def __getitem__(self, i):
+            return torch.ones(2, device=DEVICE)
+    """
+    assert findings(code, "DL312") == [7, 9]
+
+
+def test_not_a_dataset_is_silent():
+    code = """
+    import torch
+    class Cache:
+        def __init__(self):
+            self.table = torch.zeros(10).cuda()
+        def __getitem__(self, i):
+            return self.table[i].cuda()
+    """
+    assert findings(code, "DL312") == []
