@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import re
+from typing import Optional
 
 import libcst as cst
 
@@ -18,6 +19,26 @@ _ASSIGNED = re.compile(r"\s*(=(?!=)|[-+*/@%&|^]=)")
 _MOVED_AT_ONCE = re.compile(r"(\.\w+\([^()]*\))*\.(to|cuda|type_as)\(")
 
 
+#: ``[i, j]`` right after the attribute: plain indices, no slice, ellipsis, None or nesting
+_ELEMENT_READ = re.compile(r"\[((?:(?!\.\.\.|\bNone\b)[^\[\]:()])+)\]")
+#: factories whose positional arguments are the sizes, one per dimension
+_SIZED_FACTORIES = frozenset({"torch.randn", "torch.rand", "torch.zeros", "torch.ones", "torch.empty"})
+
+
+def _rank_of_factory(value: Value, factory_calls: dict) -> Optional[int]:  # type: ignore[type-arg]
+    """The number of dimensions of a tensor made by ``torch.randn(a, b)`` and the like, when each
+    size is given as its own positional argument; else None. ``factory_calls`` is the
+    analysis's record of the torch factories it evaluated (their qualified names)."""
+    node = value.origin.node if value.origin is not None else None
+    made = factory_calls.get(id(node)) if isinstance(node, cst.Call) else None
+    if made is None or made[0] not in _SIZED_FACTORIES:
+        return None
+    sizes = [arg for arg in node.args if arg.keyword is None]
+    if not sizes or any(arg.star or isinstance(arg.value, (cst.Tuple, cst.List)) for arg in sizes):
+        return None
+    return len(sizes)
+
+
 class UnregisteredTensorAttr(Rule):
     """
     ## What it does
@@ -28,8 +49,11 @@ class UnregisteredTensorAttr(Rule):
     another method of the class (or of a subclass) reads `self.x`. Also flags `self.x = None` in
     `__init__` when another method caches a tensor there (`if self.mask is None: self.mask =
     ...`) without registering it as a buffer or checking its device before reuse.
-    0-dim tensors, attributes no other method reads, and attributes that the class moves itself
-    where it reads them (`self.table.to(x.device)`, `self.table.type_as(x)`) are left alone.
+    0-dim tensors, attributes no other method reads, attributes that the class moves itself
+    where it reads them (`self.table.to(x.device)`, `self.table.type_as(x)`), and a
+    `torch.randn(a, b)`-made table read only one element at a time (`self.logs[epoch, step]`,
+    as many plain indices as it has sizes: a 0-dim tensor, which mixes with any device) are
+    left alone.
 
     ## Why is this bad?
     `model.to(device)` and `model.cuda()` move parameters and buffers only. The plain tensor
@@ -85,6 +109,8 @@ class UnregisteredTensorAttr(Rule):
         "        self.w = nn.Parameter(torch.ones(3))\n    def forward(self, x):\n        return x * self.w\n",
         "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
         "        self.scale = torch.tensor(0.5)\n    def forward(self, x):\n        return x * self.scale\n",
+        "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.logs = torch.randn(3, 5)\n    def step(self, epoch, i):\n        return self.logs[epoch, i]\n",
         "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
         "        self.table = torch.ones(3)\n        self.size = self.table.numel()\n",
         # the class's own _apply moves it (yolov5's Detect.stride)
@@ -170,7 +196,7 @@ class UnregisteredTensorAttr(Rule):
         if name is None or not name.startswith("self.") or name.count(".") != 1:
             return
         attribute = name[5:]
-        if not self._read_elsewhere(context.class_info, attribute):
+        if not self._read_elsewhere(context.class_info, attribute, _rank_of_factory(value, self.ctx.analyzer.factory_calls)):
             return
         # reported once `__init__` is done: it may still wrap the tensor in a Parameter
         self._candidates.append((context.class_info, attribute, statement, value_node, value, name))
@@ -284,10 +310,11 @@ class UnregisteredTensorAttr(Rule):
             return False
         return self.ctx.analyzer.qualname_of(node.func.value.func, {}) in ("torch.nn.Parameter", "torch.nn.parameter.Parameter")
 
-    def _read_elsewhere(self, class_info, attribute: str) -> bool:  # type: ignore[no-untyped-def]
+    def _read_elsewhere(self, class_info, attribute: str, rank: Optional[int] = None) -> bool:  # type: ignore[no-untyped-def]
         """Does another method of the class, or of a subclass in this file, read
         ``self.<attribute>`` other than to move it at once (``self.table.to(x.device)``,
-        ``self.table.detach().type_as(x)``)?"""
+        ``self.table.detach().type_as(x)``) or, for a tensor of known ``rank``, to take one
+        element (``self.logs[epoch, step]``: a 0-dim tensor, which mixes with any device)?"""
         pattern = re.compile(rf"\bself\.{re.escape(attribute)}\b")
         methods = [
             (method_name, method)
@@ -307,6 +334,9 @@ class UnregisteredTensorAttr(Rule):
                     # the class places the attribute itself where it needs it (diffusers' RoPE
                     # tables: `self.pos_freqs.to(device)`); its other reads are its own business
                     return False
+                element = _ELEMENT_READ.match(rest)
+                if rank is not None and element is not None and len(element.group(1).split(",")) == rank:
+                    continue
                 unmoved = True
         return unmoved
 
