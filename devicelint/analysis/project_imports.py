@@ -64,6 +64,9 @@ class ForeignModule:
     functions: list[cst.FunctionDef] = field(default_factory=list)
     #: the other project files read while its body ran (they shaped its state)
     reads: list[Path] = field(default_factory=list)
+    #: per kind of fact, what the analysis worked out about its functions once (their body
+    #: text, the parameters they use as tensors ...): shared by every file that imports it
+    memo: dict[str, dict] = field(default_factory=dict)  # type: ignore[type-arg]
 
     @property
     def display(self) -> str:
@@ -238,6 +241,12 @@ class ProjectImports:
     def foreign_home(self, function: Optional[cst.FunctionDef]) -> Optional[ForeignModule]:
         """The other module of the project a function is defined in (None: the linted file)."""
         return self._foreign_home.get(function) if function is not None else None
+
+    def function_memo(self, function: cst.FunctionDef, own: dict, kind: str) -> dict:  # type: ignore[type-arg]
+        """Where facts about ``function`` are kept: ``own`` (the analysis's) for the linted
+        file's functions, the home module's memo for another module's, computed once per batch."""
+        home = self._foreign_home.get(function)
+        return own if home is None else home.memo.setdefault(kind, {})
 
     def foreign_modules(self) -> list[ForeignModule]:
         """The other modules of the project read for this file."""

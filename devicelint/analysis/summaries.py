@@ -216,7 +216,8 @@ class Summaries:
         ``x.unsqueeze(0)``, ``x.detach()``: methods numpy arrays and modules do not have), and
         attributes of them used so (``state.masses.unsqueeze(-1)`` -> ``state.masses``); one
         scan of the body's text."""
-        found = self._tensor_uses_found.get(function)
+        memo = self.function_memo(function, self._tensor_uses_found, "tensor uses")
+        found = memo.get(function)
         if found is None:
             params = function.params
             names = [p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params] if p.annotation is None]
@@ -227,7 +228,7 @@ class Summaries:
                 pattern = re.compile(rf"\b((?:{'|'.join(map(re.escape, names))})(?:\.\w+)*?)\s*\.\s*{members}")
                 used = {match.group(1) for match in pattern.finditer(self._body_text(function))}
             found = (frozenset(name for name in used if "." not in name), frozenset(name for name in used if "." in name))
-            self._tensor_uses_found[function] = found
+            memo[function] = found
         return found
 
     def body_text(self, function: cst.FunctionDef) -> str:
@@ -235,9 +236,10 @@ class Summaries:
         return self._body_text(function)
 
     def _body_text(self, function: cst.FunctionDef) -> str:
-        text = self._body_texts.get(function)
+        memo = self.function_memo(function, self._body_texts, "body texts")
+        text = memo.get(function)
         if text is None:
-            text = self._body_texts[function] = self.source_of(function.body)
+            text = memo[function] = self.source_of(function.body)
         return text
 
     def _written_elsewhere(self, class_info: ClassInfo) -> frozenset[str]:
@@ -330,14 +332,15 @@ class Summaries:
 
     def _facts_of(self, function: cst.FunctionDef) -> tuple[bool, bool, frozenset[str]]:
         """(can be summarised, may fall off its end, dotted names it assigns)."""
-        facts = self._helper_facts.get(function)
+        memo = self.function_memo(function, self._helper_facts, "helper facts")
+        facts = memo.get(function)
         if facts is None:
             summarisable = function.asynchronous is None and helpers.decorators_are_transparent(
                 function, lambda e: self.qualname_of(e, self.home_state(function))
             )
             statements = helpers.body_statements(function)
             facts = (summarisable, helpers.may_fall_off_end(statements), helpers.assigned_names(statements))
-            self._helper_facts[function] = facts
+            memo[function] = facts
         return facts
 
     def _summarise(
@@ -424,13 +427,14 @@ class Summaries:
     def _may_move(self, function: cst.FunctionDef) -> frozenset[str]:
         """Parameters the function's body may move or hand on: ``p.to(`` / ``p.cuda(`` and the
         like, ``p`` rebound, or ``p`` passed bare to another call."""
-        moving = self._moving_parameters.get(function)
+        memo = self.function_memo(function, self._moving_parameters, "moving parameters")
+        moving = memo.get(function)
         if moving is None:
             params = function.params
             names = [p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]]
             text = self._body_text(function)
             moving = frozenset(name for name in names if _moves_or_hands_on(name).search(text))
-            self._moving_parameters[function] = moving
+            memo[function] = moving
         return moving
 
     def _escape(self, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> None:
