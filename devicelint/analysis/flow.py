@@ -658,7 +658,15 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         name = node.value
         if name in ("True", "False", "None"):
             return Value(Kind.NUMBER, literal=None)
-        return self.lookup(name, state)
+        value = self.lookup(name, state)
+        if value.kind == Kind.REF and isinstance(value.info, ProjectRef):
+            # used as a value (`.to(torch_device)`, `x * SCALE`): what the other module binds;
+            # a name it binds to nothing known is an object of unknown kind, as an import from
+            # outside the project would be for a relative import
+            value = self.resolve_project_ref(value)
+            if value.kind == Kind.REF and not isinstance(value.info, ProjectRef):
+                return UNKNOWN if value.qualname is not None and value.qualname.startswith(".") else value
+        return value
 
     def _lookup_dotted(self, key: str, state: State) -> Optional[Value]:
         """What ``self.fc`` / ``args.device`` holds in this function or the ones around it; at
