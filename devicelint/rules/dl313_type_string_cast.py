@@ -19,7 +19,9 @@ class TypeStringCast(Rule):
     ## What it does
     Flags `t.type(x.type())` - casting a tensor to the legacy type string of another tensor to
     make it follow that tensor - and, inside an `nn.Module`'s methods other than `__init__`,
-    `t.type("torch.cuda.FloatTensor")` / `t.type(torch.cuda.FloatTensor)`. Either side of
+    `t.type("torch.cuda.FloatTensor")` / `t.type(torch.cuda.FloatTensor)`, and
+    `t.type(torch.FloatTensor)` (a CPU type name) on a tensor that may be on the accelerator:
+    meant as a dtype cast, it copies the tensor back to the host. Either side of
     `t.type(x.type())` must be known to be a tensor; a `t` computed from `x` itself or made on
     its device (`F.interpolate(x).type(x.type())`, `torch.zeros(n, device=x.device).type(...)`),
     with no move on the way, is already there: the cast changes the dtype only and is left alone.
@@ -52,6 +54,9 @@ class TypeStringCast(Rule):
     mask = mask.to(scores)          # dtype and device of `scores`
     mask = mask.to(scores.device)   # device only
     ```
+
+    For a CPU type name, `t.type(torch.FloatTensor)` -> `t.float()` (unsafe: the tensor then
+    stays on its device, which is the point, but changes where the code after it computes).
 
     The fix, `t.type(x.type())` -> `t.to(x)`, is unsafe (applied with `--unsafe-fixes`): `.to(x)`
     takes `x`'s dtype and its full device, so the result differs from before exactly where `x`
@@ -88,6 +93,14 @@ class TypeStringCast(Rule):
             "import torch\nfrom torch import nn\nclass Net(nn.Module):\n    def forward(self, x):\n"
             "        noise = torch.randn(x.shape).type(torch.cuda.FloatTensor)  # expect: DL313\n        return x + noise\n"
         ),
+        Example(
+            "import torch\nfrom torch import nn\nclass Attn(nn.Module):\n    def forward(self, x, mask):\n"
+            "        weights = x.softmax(-1)\n"
+            "        return weights * mask.unsqueeze(1).type(torch.FloatTensor)  # expect: DL313\n",
+            fixed="import torch\nfrom torch import nn\nclass Attn(nn.Module):\n    def forward(self, x, mask):\n"
+            "        weights = x.softmax(-1)\n"
+            "        return weights * mask.unsqueeze(1).float()  # expect: DL313\n",
+        ),
     )
 
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
@@ -115,6 +128,32 @@ class TypeStringCast(Rule):
                 "lands on the current GPU (or stays on its own), not on the model's device, and the module breaks "
                 "on the CPU; use `.to(device=x.device, dtype=...)` with an input `x`",
             )
+        elif self.ctx.in_module_method and event.receiver.is_tensor_like:
+            self._check_host_type(event, target_node, target_value)
+
+    def _check_host_type(self, event: CallEvent, target_node: cst.BaseExpression, target_value: Value) -> None:
+        """``mask.type(torch.FloatTensor)`` in a model's method, meant as a dtype cast: the legacy
+        name is the *CPU* type, so on a GPU model the tensor comes back to the host."""
+        name = _host_type_name(target_value)
+        if name is None:
+            return
+        receiver = event.receiver
+        if receiver is None or receiver.device is None or not receiver.device.may_be_accelerator:
+            return
+        method = _HOST_TYPE_METHODS.get(name)
+        fix = None
+        receiver_node = event.node.func.value  # type: ignore[union-attr]
+        if method is not None and len(event.node.args) == 1:
+            text = f"{self.ctx.module.code_for_node(receiver_node)}.{method}()"
+            fix = FixSpec(f"Use `.{method}()`", (NodeEdit(event.node, "replace", text),), safe=False)
+        advice = f"`.{method}()`" if method is not None else "`.to(dtype=...)`"
+        self.ctx.report(
+            event.node,
+            f"`.type({self.ctx.source_of(target_node)})` names the CPU tensor type: on a GPU the tensor is copied "
+            f"back to the host, and the next operation with the model's tensors mixes devices; cast with {advice}, "
+            "which keeps the device",
+            fix=fix,
+        )
 
     def _check_follow(self, event: CallEvent, query: cst.Call) -> None:
         assert isinstance(query.func, cst.Attribute)
@@ -167,6 +206,33 @@ def _is_type_query(node: cst.BaseExpression) -> bool:
         and isinstance(node.func, cst.Attribute)
         and node.func.attr.value == "type"
     )
+
+
+#: legacy CPU tensor type names and the cast that keeps the device
+_HOST_TYPE_METHODS = {
+    "FloatTensor": "float",
+    "DoubleTensor": "double",
+    "HalfTensor": "half",
+    "BFloat16Tensor": "bfloat16",
+    "LongTensor": "long",
+    "IntTensor": "int",
+    "ShortTensor": "short",
+    "CharTensor": "char",
+    "ByteTensor": "byte",
+    "BoolTensor": "bool",
+}
+
+
+def _host_type_name(value: Value) -> Optional[str]:
+    """``torch.FloatTensor`` / ``"torch.FloatTensor"``: the CPU type's short name, else None."""
+    if value.kind == Kind.STR and isinstance(value.literal, str):
+        qualname = value.literal
+    elif value.kind == Kind.REF and value.qualname is not None:
+        qualname = value.qualname
+    else:
+        return None
+    prefix, _, name = qualname.rpartition(".")
+    return name if prefix == "torch" and name in _HOST_TYPE_METHODS else None
 
 
 def _names_cuda_type(node: cst.BaseExpression, value: Value) -> bool:
