@@ -67,7 +67,10 @@ class TypeStringCast(Rule):
     code = "DL313"
     name = "type-string-cast"
     severity = Severity.WARNING
-    summary = "`.type(x.type())` / `.type('torch.cuda.FloatTensor')` picks the current GPU, not `x`'s; use `.to(x)`."
+    summary = (
+        "`.type(x.type())` / `.type('torch.cuda.FloatTensor')` picks the current GPU, not `x`'s; use `.to(x)`. "
+        "`.type(torch.FloatTensor)` on a GPU tensor in a model copies it to the host; use `.float()`."
+    )
     fix_safety = "unsafe"
     valid = (
         "import torch\nx = torch.randn(3, device='cuda:1')\ny = torch.zeros(3).to(x)\n",
