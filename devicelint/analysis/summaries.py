@@ -298,6 +298,7 @@ class Summaries:
             receiver_key = dotted_name(node.func.value) if isinstance(node.func, cst.Attribute) else None
             if receiver_key is not None:
                 self._forget_what_it_writes(function, receiver_key, state)
+                self._forget_device_if_moved(function, receiver, receiver_key, state)
         if receiver.kind not in (Kind.MODULE, Kind.CRITERION):
             self._escape_into(function, args, state, skip_first=not has_decorator(function, "staticmethod"))
         return result
@@ -315,6 +316,16 @@ class Summaries:
             if other is not info and method in other.methods and _inherits_from(other, info):
                 return True
         return False
+
+    def _forget_device_if_moved(self, function: cst.FunctionDef, receiver: Value, receiver_key: str, state: State) -> None:
+        """``model.enable_group_offload(device)``: a method that moves its own module or hands
+        ``self`` to other code (hooks, offloading, ``apply_group_offloading(module=self)``) leaves
+        the model's device unknown."""
+        if receiver.kind not in (Kind.MODULE, Kind.CRITERION) or receiver.device is None:
+            return
+        positional = [*function.params.posonly_params, *function.params.params]
+        if positional and positional[0].name.value in self._may_move(function):
+            state[receiver_key] = Value(receiver.kind, None, receiver.origin, info=receiver.info, role=receiver.role)
 
     def _forget_what_it_writes(self, function: cst.FunctionDef, receiver_key: str, state: State) -> None:
         written = self._facts_of(function)[2]
@@ -550,6 +561,7 @@ def _moves_or_hands_on(name: str) -> "re.Pattern[str]":
     return re.compile(
         rf"\b{escaped}\s*\.\s*(to|cuda|cpu|xpu|mps|_apply|apply|to_empty)\s*\("  # moved
         rf"|[(,]\s*{escaped}\s*[,)]"  # handed to another call
+        rf"|[(,]\s*\w+\s*=\s*{escaped}\s*[,)]"  # ... as a keyword argument
         rf"|(?<![.\w]){escaped}\s*=[^=]"  # rebound
     )
 
