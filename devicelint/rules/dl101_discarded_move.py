@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-import re
-
 import libcst as cst
 
 from devicelint.analysis import torch_api as api
@@ -15,10 +13,6 @@ from devicelint.rules.base import Example, Rule
 _MOVES = frozenset({"cuda", "to", "cpu", "pin_memory"})
 #: ``DataLoader(dataset, batch_size, shuffle, sampler, batch_sampler, num_workers, collate_fn, ...)``
 _COLLATE_FN_POSITION = 7
-#: a subscript of something named like this holds data, not modules
-_DATA_LIKE_NAME = re.compile(
-    r"(batch|inputs?|data|samples?|tensors?|features|targets?|labels?|outputs?|images?|x|xs|ys)(_\w+)?", re.IGNORECASE
-)
 
 
 def _collated_by_default(batch: Value) -> bool:
@@ -87,6 +81,8 @@ class DiscardedMove(Rule):
         "import torch\nmodel = torch.nn.Linear(2, 2)\nmodel.cuda()\n",
         "import torch\nx = torch.randn(4, 4)\nx = x.cuda()\n",
         "import torch\ndef f(model):\n    model.to('cuda')\n",
+        # a subscript of an object nothing says is data may hold modules, whatever its name
+        "import torch\ndef f(batch):\n    batch[0].to('cuda')\n",
         "import torch\nfrom transformers import AutoModel\nm = AutoModel.from_pretrained('x')\nm.cuda()\n",
         "import torch\nclass Net(torch.nn.Module):\n    pass\nnet = Net()\nnet.to('cuda')\n",
         "import torch\nlayers = torch.nn.ModuleList([torch.nn.Linear(2, 2)])\nlayers[0].cuda()\n",
@@ -104,10 +100,6 @@ class DiscardedMove(Rule):
         Example(
             "import torch\nx = torch.randn(4, 4)\nx.cuda()  # expect: DL101\n",
             "import torch\nx = torch.randn(4, 4)\nx = x.cuda()  # expect: DL101\n",
-        ),
-        Example(
-            "import torch\ndef f(batch):\n    batch[0].to('cuda')  # expect: DL101\n",
-            "import torch\ndef f(batch):\n    batch[0].to('cuda')  # expect: DL101\n",
         ),
         Example("import torch\ntorch.zeros(3).cuda()  # expect: DL101\n"),
         Example("import torch\nfrom torch import nn\nmodel = nn.Linear(2, 2)\nnn.DataParallel(model)  # expect: DL101, DL405\n"),
@@ -165,8 +157,8 @@ class DiscardedMove(Rule):
         )
 
     def _cannot_be_module(self, receiver_node: cst.BaseExpression, kind: Kind, state: dict) -> bool:
-        """A subscript of data (a batch, a tensor, a list of tensors, or a name that says so):
-        containers of modules (`self.blocks[0]`, a dict of metrics) move their items in place."""
+        """A subscript of data (a batch, a tensor, a list of tensors; never judged by a name's
+        spelling: `models[0].cuda()` moves a module in place): containers of modules (`self.blocks[0]`, a dict of metrics) move their items in place."""
         if kind in (Kind.MODULE, Kind.CRITERION, Kind.OPTIMIZER, Kind.CLASS, Kind.REF):
             return False
         if not isinstance(receiver_node, cst.Subscript):
@@ -174,5 +166,4 @@ class DiscardedMove(Rule):
         base = self.ctx.analyzer.eval(receiver_node.value, state) if isinstance(receiver_node.value, (cst.Name, cst.Attribute)) else None
         if base is not None and base.kind in (Kind.BATCH, Kind.TENSOR):
             return True
-        base_name = dotted_name(receiver_node.value) or ""
-        return bool(_DATA_LIKE_NAME.fullmatch(base_name.rsplit(".", 1)[-1]))
+        return False
