@@ -226,3 +226,22 @@ def test_command_line_reads_the_project_unless_single_file(tmp_path):
     assert alone.exit_code == 0, alone.output
     sarif = runner.invoke(main, [str(folder), "--no-cache", "--format", "sarif"])
     assert sarif.exit_code == 1
+
+
+def test_one_import_statement_naming_a_project_module_and_torch_binds_both(tmp_path):
+    _write(tmp_path, {
+        "pyproject.toml": "",
+        "helpers.py": "def scale():\n    return 2.0\n",
+        "train.py": """\
+            import helpers, torch
+
+            device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+            model = torch.nn.Linear(4, 4).to(device)
+
+            def step(x):
+                out = model(x.to(device)) * helpers.scale()
+                return out + torch.ones(2, 4)
+        """,
+    })
+    findings = lint_files([tmp_path / "train.py"], CODES)
+    assert [(f.line, f.code) for f in findings] == [(8, "DL202")]

@@ -37,6 +37,18 @@ class ClassInfo:
     #: names the class registers with ``self.register_buffer(name, ...)``
     buffers: set[str] = field(default_factory=set)
 
+    def find_method(self, name: str) -> Optional[tuple[cst.FunctionDef, "ClassInfo"]]:
+        """The method ``name`` and the class defining it, looked up through the bases the
+        analysis knows (in this file or another module of the project)."""
+        method = self.methods.get(name)
+        if method is not None:
+            return method, self
+        for base in self.bases:
+            found = base.find_method(name)
+            if found is not None:
+                return found
+        return None
+
     def registers_buffer(self, name: str) -> bool:
         """Is ``name`` a buffer of this class or of a base in the file? Assigning a tensor to
         it updates the buffer (``nn.Module.__setattr__``)."""

@@ -112,6 +112,8 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         self._tensor_uses_found: dict[cst.FunctionDef, tuple[frozenset[str], frozenset[str]]] = {}
         #: per function: the parameters its body may move or hand on (see _may_move)
         self._moving_parameters: dict[cst.FunctionDef, frozenset[str]] = {}
+        #: per module ``forward``: the parameters it moves itself (see inputs_placed_by_module)
+        self._moved_inputs: dict[cst.FunctionDef, frozenset[str]] = {}
         #: per helper being summarised: did it reach a ``yield``
         self._yielded: list[bool] = []
         #: the ``with torch.cuda.stream(...)`` blocks being executed, innermost last
@@ -297,9 +299,9 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
             state.pop(key, None)
 
     def _exec_import(self, node: cst.Import, state: State) -> None:
-        if self.project_import(node, state):
-            return
         for alias in node.names:
+            if self.project_import(alias, state):
+                continue
             full = dotted_name(alias.name) or ""
             if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
                 state[alias.asname.name.value] = Value(Kind.REF, qualname=full)

@@ -109,7 +109,6 @@ class ProjectImports:
         when it is not (the caller binds them as before)."""
         if self.project is None or isinstance(node.names, cst.ImportStar):
             return False
-
         module_name = dotted_name(node.module) if node.module is not None else None
         if node.module is not None and module_name is None:
             return False
@@ -125,26 +124,21 @@ class ProjectImports:
             state[bound] = Value(Kind.REF, qualname=f"{prefix}.{name}" if prefix else name, info=ProjectRef(target, name))
         return True
 
-    def project_import(self, node: cst.Import, state: State) -> bool:
-        """``import pkg.models as M`` / ``import utils`` for modules of the project."""
+    def project_import(self, alias: cst.ImportAlias, state: State) -> bool:
+        """One name of ``import pkg.models as M`` / ``import utils, torch``, bound when it is a
+        module of the project; False when it is not (the caller binds it as before)."""
         if self.project is None:
             return False
-        importer = self._importer_path()
-        handled = False
-        for alias in node.names:
-            full = dotted_name(alias.name) or ""
-            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                target = self.project.resolve(importer, full, 0)
-                if target is not None:
-                    state[alias.asname.name.value] = Value(Kind.REF, qualname=full, info=ProjectRef(target))
-                    handled = True
-                continue
-            top = full.split(".")[0]
-            target = self.project.resolve(importer, top, 0)
-            if target is not None:
-                state[top] = Value(Kind.REF, qualname=top, info=ProjectRef(target))
-                handled = True
-        return handled
+        full = dotted_name(alias.name) or ""
+        if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+            bound, name = alias.asname.name.value, full
+        else:
+            bound = name = full.split(".")[0]
+        target = self.project.resolve(self._importer_path(), name, 0)
+        if target is None:
+            return False
+        state[bound] = Value(Kind.REF, qualname=name, info=ProjectRef(target))
+        return True
 
     def _importer_path(self) -> Path:
         home = self._current_home

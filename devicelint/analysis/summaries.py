@@ -281,7 +281,7 @@ class Summaries:
         None when the method is not found here (the caller then treats the call as before)."""
         info = receiver.info
         assert isinstance(info, ClassInfo)
-        found = _find_method(info, method)
+        found = info.find_method(method)
         if found is None:
             return None
         function, owner = found
@@ -474,6 +474,29 @@ class Summaries:
             return Value(Kind.DATASET, device, Origin(node, "dataset", from_data=True), info=info, role=_item_role(info))
         return Value(Kind.UNKNOWN, info=info)
 
+    def inputs_placed_by_module(self, module: Value, args: tuple[tuple[cst.Arg, Value], ...]) -> list[bool]:
+        """Per argument of a call of a module whose class the analysis has read (in this file or
+        another module of the project): may the input be on any device? True where the module
+        owns no parameters or buffers (a sinusoidal ``Timesteps``) or its ``forward`` moves that
+        input itself (``frame_indices.to(device=...)``)."""
+        info = module.info
+        if not isinstance(info, ClassInfo):
+            return [False] * len(args)
+        if not self._owns_parameters(info):
+            return [True] * len(args)
+        found = info.find_method("forward")
+        if found is None:
+            return [False] * len(args)
+        forward = found[0]
+        memo = self.function_memo(forward, self._moved_inputs, "moved inputs")
+        moved = memo.get(forward)
+        if moved is None:
+            text = self._body_text(forward)
+            params = forward.params
+            names = [p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]]
+            moved = memo[forward] = frozenset(name for name in names if _moved_itself(name).search(text))
+        return [name is not None and name in moved for name in helpers.argument_parameters(forward, args, skip_first=True)]
+
     def owns_parameters(self, info: ClassInfo) -> bool:
         """Does the module class (or a base in this file) create parameters or submodules?"""
         return self._owns_parameters(info)
@@ -556,6 +579,11 @@ def _input_device(name: str, in_module: bool, placed_by_caller: bool) -> Optiona
     return None
 
 
+def _moved_itself(name: str) -> "re.Pattern[str]":
+    """``x.to(`` / ``x.cuda(``: the function moves the value it was given."""
+    return re.compile(rf"\b{re.escape(name)}\s*\.\s*(to|cuda)\s*\(")
+
+
 def _moves_or_hands_on(name: str) -> "re.Pattern[str]":
     escaped = re.escape(name)
     return re.compile(
@@ -598,18 +626,6 @@ class _ParameterFinder(cst.CSTVisitor):
         if name.endswith("register_buffer"):
             self.found = True
         return None
-
-
-def _find_method(info: ClassInfo, name: str) -> Optional[tuple[cst.FunctionDef, ClassInfo]]:
-    """The method ``name`` of a class of this file, looked up through its bases in this file."""
-    method = info.methods.get(name)
-    if method is not None:
-        return method, info
-    for base in info.bases:
-        found = _find_method(base, name)
-        if found is not None:
-            return found
-    return None
 
 
 def _inherits_from(info: ClassInfo, ancestor: ClassInfo) -> bool:

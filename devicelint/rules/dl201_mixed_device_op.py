@@ -115,8 +115,9 @@ class MixedDeviceOp(Rule):
         module = event.callee
         if self._built_in_forward(module):
             return
-        for arg, value in event.args:
-            if value.kind not in (Kind.TENSOR, Kind.BATCH) or value.device is None or module.device is None:
+        placed_anywhere = self.ctx.analyzer.inputs_placed_by_module(module, event.args)
+        for (arg, value), anywhere in zip(event.args, placed_anywhere):
+            if anywhere or value.kind not in (Kind.TENSOR, Kind.BATCH) or value.device is None or module.device is None:
                 continue
             if not module.device.conflicts_with(value.device):
                 continue

@@ -1,14 +1,11 @@
 from __future__ import annotations
 
-import re
 from typing import Optional
 
 import libcst as cst
 
 from devicelint.analysis import torch_api as api
 from devicelint.analysis.events import BinaryEvent, CallEvent
-from devicelint.analysis.facts import ClassInfo
-from devicelint.analysis.helpers import argument_parameters
 from devicelint.analysis.values import Kind, Role, Value
 from devicelint.rule_api import FixSpec, NodeEdit
 from devicelint.findings import Severity
@@ -160,7 +157,7 @@ class FactoryWithoutDevice(Rule):
                 return
             if module.role is Role.PARALLEL_WRAPPER:
                 return  # DataParallel / DDP scatter their inputs to the devices themselves
-            placed_by_callee = self._inputs_the_module_places(module, event)
+            placed_by_callee = self.ctx.analyzer.inputs_placed_by_module(module, event.args)
             for (arg, value), placed in zip(event.args, placed_by_callee):
                 if placed:
                     continue
@@ -176,24 +173,6 @@ class FactoryWithoutDevice(Rule):
             self._check_operands(operands, function, event.node)
         elif event.method in api.BINARY_TENSOR_METHODS and isinstance(event.node.func, cst.Attribute) and event.receiver is not None:
             self._check_operands([(event.node.func.value, event.receiver), *operands], function, event.node)
-
-    def _inputs_the_module_places(self, module: Value, event: CallEvent) -> list[bool]:
-        """Per argument of a call of a module whose class the analysis has read (in this file or
-        another module of the project): does the module not care where the input is - it owns
-        no parameters or buffers (a sinusoidal ``Timesteps``), or its ``forward`` moves that
-        input itself (``frame_indices.to(device=...)``)?"""
-        info = module.info
-        if not isinstance(info, ClassInfo):
-            return [False] * len(event.args)
-        analyzer = self.ctx.analyzer
-        if not analyzer.owns_parameters(info):
-            return [True] * len(event.args)
-        forward = _find_forward(info)
-        if forward is None:
-            return [False] * len(event.args)
-        text = analyzer.body_text(forward)
-        names = argument_parameters(forward, event.args, skip_first=True)
-        return [name is not None and re.search(rf"\b{re.escape(name)}\s*\.\s*(to|cuda)\s*\(", text) is not None for name in names]
 
     def on_return(self, node: cst.Return, value: Value) -> None:
         """``return outputs, hidden`` from a module's ``forward``: callers take what a model
@@ -335,17 +314,6 @@ class FactoryWithoutDevice(Rule):
             return None
         last = factory.args[-1]
         return FixSpec(f"Create it on `{source}.device`", (NodeEdit(last, "after", f", device={source}.device"),), safe=False)
-
-
-def _find_forward(info: ClassInfo) -> Optional[cst.FunctionDef]:
-    method = info.methods.get("forward")
-    if method is not None:
-        return method
-    for base in info.bases:
-        found = _find_forward(base)
-        if found is not None:
-            return found
-    return None
 
 
 def _tensors_in(value: Value) -> list[Value]:

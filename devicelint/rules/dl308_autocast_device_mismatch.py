@@ -7,7 +7,7 @@ from typing import Optional
 import libcst as cst
 
 from devicelint.analysis.events import CallEvent
-from devicelint.analysis.names import keyword_arg, positional_args
+from devicelint.analysis.names import OwnScopeVisitor, keyword_arg, positional_args
 from devicelint.analysis.state import State
 from devicelint.analysis.values import Device, Kind, Value
 from devicelint.findings import Severity
@@ -371,7 +371,7 @@ class _WithItems(cst.CSTVisitor):
                 self.items[id(item.item)] = node
 
 
-class _BodyCalls(cst.CSTVisitor):
+class _BodyCalls(OwnScopeVisitor):
     """The calls of a block, not entering nested functions, lambdas and classes."""
 
     def __init__(self) -> None:
@@ -379,12 +379,3 @@ class _BodyCalls(cst.CSTVisitor):
 
     def visit_Call(self, node: cst.Call) -> None:
         self.ids.add(id(node))
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False

@@ -226,24 +226,27 @@ _HOST_TYPE_METHODS = {
 }
 
 
+def _legacy_type_name(value: Value) -> Optional[str]:
+    """The dotted name a ``.type()`` argument spells: ``"torch.cuda.FloatTensor"`` as a string or
+    ``torch.FloatTensor`` as a name; None for anything else."""
+    if value.kind == Kind.STR and isinstance(value.literal, str):
+        return value.literal
+    if value.kind == Kind.REF and value.qualname is not None:
+        return value.qualname
+    return None
+
+
 def _host_type_name(value: Value) -> Optional[str]:
     """``torch.FloatTensor`` / ``"torch.FloatTensor"``: the CPU type's short name, else None."""
-    if value.kind == Kind.STR and isinstance(value.literal, str):
-        qualname = value.literal
-    elif value.kind == Kind.REF and value.qualname is not None:
-        qualname = value.qualname
-    else:
-        return None
-    prefix, _, name = qualname.rpartition(".")
+    prefix, _, name = (_legacy_type_name(value) or "").rpartition(".")
     return name if prefix == "torch" and name in _HOST_TYPE_METHODS else None
 
 
 def _names_cuda_type(node: cst.BaseExpression, value: Value) -> bool:
-    if value.kind == Kind.STR and isinstance(value.literal, str):
-        return value.literal.startswith(_CUDA_TYPE_PREFIXES)
-    if value.kind == Kind.REF and value.qualname is not None:
-        return value.qualname.startswith(_CUDA_TYPE_PREFIXES) and value.qualname.endswith("Tensor")
-    return False
+    name = _legacy_type_name(value)
+    if name is None or not name.startswith(_CUDA_TYPE_PREFIXES):
+        return False
+    return value.kind == Kind.STR or name.endswith("Tensor")
 
 
 class _Mentions(cst.CSTVisitor):
