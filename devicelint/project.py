@@ -36,7 +36,7 @@ _ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 #: top-level names never looked up in the project: what the analysis models itself
 _NEVER_LOCAL = frozenset({"torch", "__future__"})
 #: parsed modules kept per index, in characters of source (trees take ~30x that in memory)
-DEFAULT_KEPT_CHARACTERS = 2_000_000
+DEFAULT_KEPT_CHARACTERS = 6_000_000
 #: a module bigger than this is not read as a dependency (it would cost more than it tells)
 MAX_DEPENDENCY_CHARACTERS = 400_000
 
@@ -62,6 +62,8 @@ class ProjectIndex:
         self._parsed: OrderedDict[Path, Optional[ParsedModule]] = OrderedDict()
         self._characters = 0
         self._roots: dict[Path, Path] = {}
+        #: per (importer's folder, module, level): the file an import names (None: outside)
+        self._resolved: dict[tuple[Path, Optional[str], int], Optional[Path]] = {}
 
     # ------------------------------------------------------------------ where things are
 
@@ -86,6 +88,12 @@ class ProjectIndex:
         """The file of ``module`` imported from ``importer`` (``level`` dots for a relative
         import; ``module`` None for ``from . import x``), or None outside the project. A package
         resolves to its ``__init__.py``."""
+        key = (importer.parent, module, level)  # only the importer's folder matters
+        if key not in self._resolved:  # the same imports recur in every file of a package
+            self._resolved[key] = self._find_module(importer, module, level)
+        return self._resolved[key]
+
+    def _find_module(self, importer: Path, module: Optional[str], level: int) -> Optional[Path]:
         importer = importer.resolve()
         parts = module.split(".") if module else []
         if level > 0:

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional
 import libcst as cst
 
 from devicelint.analysis import helpers, ranks
+from devicelint.analysis.function_text import FunctionTexts
 from devicelint.analysis import torch_api as api
 from devicelint.analysis.events import BinaryEvent, CallEvent, EventSink
 from devicelint.analysis.facts import (
@@ -105,9 +106,10 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         #: a call whose arguments do not bind); its own analysis starts from their join
         self._call_sites: dict[cst.FunctionDef, list[Optional[dict[str, Value]]]] = {}
         self._called: Optional[frozenset[str]] = None
-        #: per function: its body's text, for the two parameter scans below (regenerating it
-        #: is not free, so it is done once)
+        #: per function: its body's text, for the two parameter scans below (cut from the
+        #: file's text when it can be, see function_text; once per function either way)
         self._body_texts: dict[cst.FunctionDef, str] = {}
+        self._own_texts = FunctionTexts(module, text) if text is not None else None
         #: per function: the unannotated parameters its body uses as tensors
         self._tensor_uses_found: dict[cst.FunctionDef, tuple[frozenset[str], frozenset[str]]] = {}
         #: per function: the parameters its body may move or hand on (see _may_move)

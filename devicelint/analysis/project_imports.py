@@ -32,6 +32,7 @@ import libcst as cst
 
 from devicelint.analysis import torch_api as api
 from devicelint.analysis.facts import FileFacts
+from devicelint.analysis.function_text import FunctionTexts
 from devicelint.analysis.names import dotted_name
 from devicelint.analysis.state import State
 from devicelint.analysis.values import Kind, Value
@@ -67,6 +68,8 @@ class ForeignModule:
     #: per kind of fact, what the analysis worked out about its functions once (their body
     #: text, the parameters they use as tensors ...): shared by every file that imports it
     memo: dict[str, dict] = field(default_factory=dict)  # type: ignore[type-arg]
+    #: texts of its functions, cut from its source (see devicelint.analysis.function_text)
+    texts: Optional[FunctionTexts] = None
 
     @property
     def display(self) -> str:
@@ -91,6 +94,7 @@ class ProjectImports:
     module_state: State
     facts: FileFacts
     emitting: bool
+    _own_texts: Optional[FunctionTexts]
 
     def _init_project_imports(self, project: Optional["ProjectView"]) -> None:
         self.project = project
@@ -235,6 +239,15 @@ class ProjectImports:
     def foreign_home(self, function: Optional[cst.FunctionDef]) -> Optional[ForeignModule]:
         """The other module of the project a function is defined in (None: the linted file)."""
         return self._foreign_home.get(function) if function is not None else None
+
+    def function_texts(self, function: cst.FunctionDef) -> Optional[FunctionTexts]:
+        """Where the text of ``function`` is cut from: its home module's, or the linted file's."""
+        home = self._foreign_home.get(function)
+        if home is None:
+            return self._own_texts
+        if home.texts is None:
+            home.texts = FunctionTexts(home.parsed.tree, home.parsed.text)
+        return home.texts
 
     def function_memo(self, function: cst.FunctionDef, own: dict, kind: str) -> dict:  # type: ignore[type-arg]
         """Where facts about ``function`` are kept: ``own`` (the analysis's) for the linted

@@ -239,8 +239,16 @@ class Summaries:
         memo = self.function_memo(function, self._body_texts, "body texts")
         text = memo.get(function)
         if text is None:
-            text = memo[function] = self.source_of(function.body)
+            texts = self.function_texts(function)
+            cut = texts.body(function) if texts is not None else None
+            text = memo[function] = cut if cut is not None else self.source_of(function.body)
         return text
+
+    def _definition_text(self, function: cst.FunctionDef) -> str:
+        """The text of a whole definition (header and decorators too)."""
+        texts = self.function_texts(function)
+        cut = texts.whole(function) if texts is not None else None
+        return cut if cut is not None else self.source_of(function)
 
     def _written_elsewhere(self, class_info: ClassInfo) -> frozenset[str]:
         """Attributes that methods other than ``__init__`` assign: they may hold anything."""
@@ -516,12 +524,12 @@ class Summaries:
     def _places_itself(self, info: ClassInfo) -> bool:
         if info.places_itself is None:
             init = info.methods.get("__init__")
-            text = self.source_of(init) if init is not None else ""
+            text = self._definition_text(init) if init is not None else ""
             info.places_itself = bool(_PLACEMENT_TEXT.search(text)) or any(self._places_itself(base) for base in info.bases)
         return info.places_itself
 
     def _places_data(self, info: ClassInfo) -> bool:
-        text = "".join(self.source_of(method) for name, method in info.methods.items() if name in ("__getitem__", "__iter__", "__init__"))
+        text = "".join(self._definition_text(method) for name, method in info.methods.items() if name in ("__getitem__", "__iter__", "__init__"))
         return bool(_PLACEMENT_TEXT.search(text)) or any(self._places_data(base) for base in info.bases)
 
 

@@ -151,15 +151,17 @@ class LoadWithoutMapLocation(Rule):
         analyzer = self.ctx.analyzer
         if analyzer.foreign_home(function) is None:
             return  # a wrapper in this file: its own torch.load is reported where it is
-        if function not in self._unmapped_load_of:
+        # kept with the other module (shared by every file of the batch that imports it)
+        unmapped_load_of = analyzer.function_memo(function, self._unmapped_load_of, "unmapped loads")
+        if function not in unmapped_load_of:
             found = None
             if "load" in analyzer.body_text(function):  # spare the walk of bodies that cannot load
                 params = {p.name.value for p in [*function.params.posonly_params, *function.params.params, *function.params.kwonly_params]}
                 finder = _UnmappedLoads(lambda node: analyzer.qualname_of(node, analyzer.home_state(function)), params)
                 function.body.visit(finder)
                 found = finder.found
-            self._unmapped_load_of[function] = found
-        load = self._unmapped_load_of[function]
+            unmapped_load_of[function] = found
+        load = unmapped_load_of[function]
         if load is not None:
             self._wrapped.append((event.node, function, load))
 

@@ -218,13 +218,14 @@ class DeviceParameterIgnored(Rule):
         names = {param.name.value for param in params} - {"self", "cls"}
         if not names:
             return ()
-        annotated = any(param.annotation is not None for param in params)
-        if not annotated and _DEVICE_USE_TEXT.search(self.ctx.analyzer.body_text(function)) is None:
-            return ()  # no `device=`, `.to(`, `.cuda(` in the body: nothing to walk it for
+        state = self.ctx.analyzer.module_state
+        if _DEVICE_USE_TEXT.search(self.ctx.analyzer.body_text(function)) is None and not any(
+            api.TORCH_DEVICE in self._annotation_names(param, state) for param in params if param.name.value in names
+        ):
+            return ()  # no `device=`, `.to(`, `.cuda(` in the body, no `torch.device` parameter: nothing to walk it for
         uses = _DeviceUses(names)
         function.body.visit(uses)
         found = []
-        state = self.ctx.analyzer.module_state
         for param in params:
             name = param.name.value
             if name not in names or name in uses.not_devices:

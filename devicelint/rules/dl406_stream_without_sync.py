@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -103,10 +105,15 @@ class StreamWithoutSync(Rule):
         super().__init__(ctx)
         self._facts: dict[int, _FunctionFacts] = {}
         self._reported: set[tuple[int, str]] = set()
+        #: a side stream is entered only through `torch.cuda.stream(...)` / `StreamContext`: a
+        #: file that never spells "stream" has none, and its assignments need no tracking
+        self._file_may_use_streams = not ctx.source or _STREAM_TEXT.search(ctx.source) is not None
 
     # ------------------------------------------------------------------ events
 
     def on_assign(self, statement: cst.CSTNode, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value) -> None:
+        if not self._file_may_use_streams:
+            return
         key = dotted_name(target) if isinstance(target, (cst.Name, cst.Attribute)) else None
         if key is None:
             return
@@ -130,6 +137,8 @@ class StreamWithoutSync(Rule):
             facts.produced.pop(key, None)
 
     def on_call(self, event: CallEvent) -> None:
+        if not self._file_may_use_streams:
+            return
         facts = self._function_facts()
         facts.order += 1
         if self._synchronises(event):
@@ -142,6 +151,8 @@ class StreamWithoutSync(Rule):
             self._check_use(node, value, facts)
 
     def on_binary(self, event: BinaryEvent) -> None:
+        if not self._file_may_use_streams:
+            return
         facts = self._function_facts()
         facts.order += 1
         self._check_use(event.left_node, event.left, facts)
@@ -200,6 +211,9 @@ class StreamWithoutSync(Rule):
             f"`{current}` with nothing making `{current}` wait: `{current}` may run before `{key}` is ready; "
             f"call `{current}.wait_stream({other})` before the block",
         )
+
+
+_STREAM_TEXT = re.compile("stream", re.IGNORECASE)
 
 
 def _on_accelerator(value: Value) -> bool:

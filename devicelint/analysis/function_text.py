@@ -1,0 +1,165 @@
+"""The source text of function bodies, cut from the file's text instead of regenerated.
+
+The analysis and several rules scan a function's body as text (``p.to(``, ``self.device``,
+``torch.load``). libcst can give a node's text only by generating it again from the tree,
+which costs about a tenth of the parse for every body of a file, and a body is asked for by
+the linted file and by every file that imports its module. Python's own ``ast`` parses the
+same text in a tenth of libcst's time and knows where each function ends, so the bodies are
+cut from the text: the functions of both trees are paired in source order (their names must
+agree pair by pair, else nothing is paired and callers regenerate the text as before).
+
+The text of a body is its lines as written: from the line after the ``def`` header (comments
+between header and first statement included) to the end of its last statement, with their
+indentation in the file. A body written on the header's line (``def f(x): return x``) is not
+cut (callers regenerate it; it is short).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterator, Optional, Union
+
+import libcst as cst
+
+_AstFunction = Union[ast.FunctionDef, ast.AsyncFunctionDef]
+
+
+class FunctionTexts:
+    """Texts of the functions of one module (its tree and the text it was parsed from)."""
+
+    def __init__(self, module: cst.Module, text: str) -> None:
+        self._module = module
+        self._text = text
+        self._lines: list[str] = []
+        #: per function: (first line of its decorators or ``def``, first line of its body, last line)
+        self._spans: Optional[dict[cst.FunctionDef, tuple[int, int, int]]] = None
+
+    def body(self, function: cst.FunctionDef) -> Optional[str]:
+        """The text of ``function``'s body; None when it cannot be cut (callers regenerate it)."""
+        span = self._span(function)
+        return self._cut(span[1], span[2]) if span is not None else None
+
+    def whole(self, function: cst.FunctionDef) -> Optional[str]:
+        """The text of the whole definition, decorators and header included (None: regenerate)."""
+        span = self._span(function)
+        return self._cut(span[0], span[2]) if span is not None else None
+
+    def _cut(self, first: int, last: int) -> str:
+        return "\n".join(self._lines[first - 1 : last]) + "\n"
+
+    def _span(self, function: cst.FunctionDef) -> Optional[tuple[int, int, int]]:
+        if self._spans is None:
+            self._spans = self._find_spans()
+        return self._spans.get(function)
+
+    def _find_spans(self) -> dict[cst.FunctionDef, tuple[int, int, int]]:
+        text = self._text
+        if "\r" in text or "\x0c" in text:
+            return {}  # line counting of ast and str.split could differ: regenerate instead
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return {}
+        ours = list(_cst_functions(self._module.body))
+        theirs = list(_ast_functions(tree.body))
+        if len(ours) != len(theirs) or any(a.name.value != b.name for a, b in zip(ours, theirs)):
+            return {}
+        self._lines = text.split("\n")
+        spans = {}
+        for function, parsed in zip(ours, theirs):
+            body_start = _body_start(function, parsed, self._lines)
+            if body_start is not None:
+                first = min([parsed.lineno, *(decorator.lineno for decorator in parsed.decorator_list)])
+                spans[function] = (first, body_start, parsed.end_lineno or body_start)
+        return spans
+
+
+def _body_start(function: cst.FunctionDef, parsed: _AstFunction, lines: list[str]) -> Optional[int]:
+    if not isinstance(function.body, cst.IndentedBlock) or not parsed.body:
+        return None
+    first = parsed.body[0]
+    start = getattr(first, "lineno", 0)
+    decorators = getattr(first, "decorator_list", None)
+    if decorators:
+        start = min([start, *(decorator.lineno for decorator in decorators)])
+    header_end = max(
+        [parsed.lineno, *(node.end_lineno or node.lineno for node in ast.walk(parsed.args) if hasattr(node, "lineno"))]
+        + ([parsed.returns.end_lineno or parsed.returns.lineno] if parsed.returns is not None else [])
+    )
+    if start <= header_end:
+        return None
+    # comment and blank lines before the first statement belong to the body
+    while start - 1 > header_end and _blank_or_comment(lines[start - 2]):
+        start -= 1
+    return start
+
+
+def _blank_or_comment(line: str) -> bool:
+    stripped = line.strip()
+    return not stripped or stripped.startswith("#")
+
+
+def _cst_functions(body: object) -> Iterator[cst.FunctionDef]:
+    """Functions defined in a sequence of statements, in source order (nested ones after their
+    enclosing function)."""
+    for statement in body:  # type: ignore[attr-defined]
+        if isinstance(statement, cst.FunctionDef):
+            yield statement
+            yield from _cst_functions(_block(statement.body))
+        elif isinstance(statement, cst.ClassDef):
+            yield from _cst_functions(_block(statement.body))
+        elif isinstance(statement, cst.If):
+            yield from _cst_if(statement)
+        elif isinstance(statement, (cst.For, cst.While)):
+            yield from _cst_functions(_block(statement.body))
+            if statement.orelse is not None:
+                yield from _cst_functions(_block(statement.orelse.body))
+        elif isinstance(statement, (cst.Try, cst.TryStar)):
+            yield from _cst_functions(_block(statement.body))
+            for handler in statement.handlers:
+                yield from _cst_functions(_block(handler.body))
+            if statement.orelse is not None:
+                yield from _cst_functions(_block(statement.orelse.body))
+            if statement.finalbody is not None:
+                yield from _cst_functions(_block(statement.finalbody.body))
+        elif isinstance(statement, cst.With):
+            yield from _cst_functions(_block(statement.body))
+        elif isinstance(statement, cst.Match):
+            for case in statement.cases:
+                yield from _cst_functions(_block(case.body))
+
+
+def _cst_if(statement: cst.If) -> Iterator[cst.FunctionDef]:
+    yield from _cst_functions(_block(statement.body))
+    orelse = statement.orelse
+    if isinstance(orelse, cst.If):
+        yield from _cst_if(orelse)
+    elif isinstance(orelse, cst.Else):
+        yield from _cst_functions(_block(orelse.body))
+
+
+def _block(suite: cst.BaseSuite) -> object:
+    return suite.body if isinstance(suite, cst.IndentedBlock) else ()
+
+
+def _ast_functions(body: list[ast.stmt]) -> Iterator[_AstFunction]:
+    for statement in body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield statement
+            yield from _ast_functions(statement.body)
+        elif isinstance(statement, ast.ClassDef):
+            yield from _ast_functions(statement.body)
+        elif isinstance(statement, (ast.If, ast.For, ast.AsyncFor, ast.While)):
+            yield from _ast_functions(statement.body)
+            yield from _ast_functions(statement.orelse)
+        elif isinstance(statement, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+            yield from _ast_functions(statement.body)
+            for handler in statement.handlers:
+                yield from _ast_functions(handler.body)
+            yield from _ast_functions(statement.orelse)
+            yield from _ast_functions(statement.finalbody)
+        elif isinstance(statement, (ast.With, ast.AsyncWith)):
+            yield from _ast_functions(statement.body)
+        elif isinstance(statement, ast.Match):
+            for case in statement.cases:
+                yield from _ast_functions(case.body)
