@@ -82,14 +82,11 @@ def _body_start(function: cst.FunctionDef, parsed: _AstFunction, lines: list[str
     decorators = getattr(first, "decorator_list", None)
     if decorators:
         start = min([start, *(decorator.lineno for decorator in decorators)])
-    header_end = max(
-        [parsed.lineno, *(node.end_lineno or node.lineno for node in ast.walk(parsed.args) if hasattr(node, "lineno"))]
-        + ([parsed.returns.end_lineno or parsed.returns.lineno] if parsed.returns is not None else [])
-    )
-    if start <= header_end:
+    if start <= parsed.lineno:
         return None
-    # comment and blank lines before the first statement belong to the body
-    while start - 1 > header_end and _blank_or_comment(lines[start - 2]):
+    # comment and blank lines before the first statement belong to the body; the first line
+    # above them that is neither ends the header (`def f(x):` or the `):` of a long one)
+    while start - 1 > parsed.lineno and _blank_or_comment(lines[start - 2]):
         start -= 1
     return start
 

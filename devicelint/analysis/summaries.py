@@ -41,6 +41,10 @@ _PENDING_LOOKAHEAD = 200
 _CALLED_NAME = re.compile(r"(?<!def )(?<!class )(?<![\w])([A-Za-z_]\w*)\s*\(")
 #: text that says a class places its tensors itself
 _PLACEMENT_TEXT = re.compile(r"\.to\(|\.cuda\(|device")
+#: ``name.size(`` / ``name.attr.unsqueeze(`` with a chain that starts a name (not ``y.name``);
+#: one pattern for every function, the parameter names are checked on the matches
+_TENSOR_ONLY_USE = re.compile(rf"(?<![\w.])([A-Za-z_]\w*(?:\.\w+)*?)\s*\.\s*{TENSOR_ONLY_MEMBERS}")
+_MODULE_INPUT_USE = re.compile(rf"(?<![\w.])([A-Za-z_]\w*(?:\.\w+)*?)\s*\.\s*{MODULE_INPUT_MEMBERS}")
 
 
 class Summaries:
@@ -224,9 +228,9 @@ class Summaries:
             names = [name for name in names if name not in ("self", "cls")]
             used: set[str] = set()
             if names:
-                members = MODULE_INPUT_MEMBERS if in_module else TENSOR_ONLY_MEMBERS
-                pattern = re.compile(rf"\b((?:{'|'.join(map(re.escape, names))})(?:\.\w+)*?)\s*\.\s*{members}")
-                used = {match.group(1) for match in pattern.finditer(self._body_text(function))}
+                pattern = _MODULE_INPUT_USE if in_module else _TENSOR_ONLY_USE
+                wanted = set(names)
+                used = {match.group(1) for match in pattern.finditer(self._body_text(function)) if match.group(1).split(".", 1)[0] in wanted}
             found = (frozenset(name for name in used if "." not in name), frozenset(name for name in used if "." in name))
             memo[function] = found
         return found
