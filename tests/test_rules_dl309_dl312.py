@@ -87,8 +87,8 @@ def test_rank_traced_through_attribute_helper_and_str():
         name = "cuda:" + str(r)
         return x
     """
-    # string concatenation is not followed: it is not flagged
-    assert findings(code, "DL309") == [9, 11]
+    # the concatenated device string is a device of the global rank too
+    assert findings(code, "DL309") == [9, 11, 12]
 
 
 def test_every_device_position():
@@ -226,3 +226,21 @@ def test_not_a_dataset_is_silent():
             return self.table[i].cuda()
     """
     assert findings(code, "DL312") == []
+
+
+def test_device_strings_built_by_concatenation_and_percent():
+    code = """
+    import os
+    import torch
+    import torch.distributed as dist
+    rank = dist.get_rank()
+    text_rank = os.environ["RANK"]
+    a = torch.device("cuda:" + str(rank))
+    b = torch.zeros(2, device="cuda:%d" % rank)
+    c = "cuda:%d" % (rank,)
+    d = "cuda:" + text_rank
+    label = "worker-" + str(rank)
+    local = "cuda:%d" % (rank % torch.cuda.device_count())
+    path = "ckpt_%d.pt" % rank
+    """
+    assert findings(code, "DL309") == [7, 8, 9, 10]

@@ -737,6 +737,9 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
     def _eval_binary(self, node: cst.BinaryOperation, state: State) -> Value:
         left = self.eval(node.left, state)
         right = self.eval(node.right, state)
+        rank_device = ranks.concatenated_device(node, left, right)
+        if rank_device is not None:
+            return rank_device
         return self._combine(node, node.left, left, node.right, right)
 
     def _combine(self, node: cst.CSTNode, left_node: cst.BaseExpression, left: Value, right_node: cst.BaseExpression, right: Value) -> Value:

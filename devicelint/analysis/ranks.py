@@ -6,8 +6,9 @@ variable torchrun sets, ``SLURM_PROCID`` ...); a GPU index counts the devices of
 global rank with ``Role.GLOBAL_RANK`` - by where they come from, never by how a variable is
 named - and keeps the mark through ``int(...)`` / ``str(...)`` and assignments. Arithmetic drops
 it (``rank % torch.cuda.device_count()`` is a device index again). A device string that is
-exactly an accelerator name and the rank (``f"cuda:{rank}"``, ``"cuda:{}".format(rank)``) is a
-``Kind.STR`` carrying the mark and the rank's origin.
+exactly an accelerator name and the rank (``f"cuda:{rank}"``, ``"cuda:{}".format(rank)``,
+``"cuda:" + str(rank)``, ``"cuda:%d" % rank``) is a ``Kind.STR`` carrying the mark and the
+rank's origin.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ GLOBAL_RANK_CALLS = frozenset(
 _ENVIRON_READS = frozenset({"os.environ.get", "os.getenv", "os.environ.__getitem__"})
 #: the text before ``{rank}`` in a device string: an accelerator's name and a colon
 _DEVICE_PREFIX = re.compile(r"^(cuda|xpu|npu|hpu|mps):$")
+#: ``"cuda:%d" % rank``: the same device string, printf-style
+_PERCENT_TEMPLATE = re.compile(r"^(cuda|xpu|npu|hpu|mps):%[dis]$")
 
 
 def _global_rank(origin_node: cst.CSTNode, how: str) -> Value:
@@ -95,3 +98,19 @@ def formatted_device(node: cst.FormattedString, parts: list[Value]) -> Value:
         ):
             return Value(Kind.STR, origin=parts[0].origin, role=Role.GLOBAL_RANK)
     return Value(Kind.STR)
+
+
+def concatenated_device(node: cst.BinaryOperation, left: Value, right: Value) -> Optional[Value]:
+    """``"cuda:" + str(rank)`` / ``"cuda:%d" % rank`` with the global rank: a device string that
+    names the rank as a GPU index (marked); None for any other operation."""
+    if left.kind != Kind.STR or not isinstance(left.literal, str):
+        return None
+    if isinstance(node.operator, cst.Modulo) and right.kind == Kind.CONTAINER and isinstance(right.info, tuple) and len(right.info) == 1:
+        right = right.info[0]  # "cuda:%d" % (rank,)
+    if right.role is not Role.GLOBAL_RANK:
+        return None
+    if isinstance(node.operator, cst.Add) and right.kind == Kind.STR and _DEVICE_PREFIX.match(left.literal):
+        return Value(Kind.STR, origin=right.origin, role=Role.GLOBAL_RANK)
+    if isinstance(node.operator, cst.Modulo) and _PERCENT_TEMPLATE.match(left.literal):
+        return Value(Kind.STR, origin=right.origin, role=Role.GLOBAL_RANK)
+    return None

@@ -28,7 +28,7 @@ class GlobalRankAsDevice(Rule):
     ## What it does
     Flags the global rank of a distributed process used as a GPU index:
     `torch.cuda.set_device(rank)`, `torch.device("cuda", rank)`, `f"cuda:{rank}"` /
-    `"cuda:{}".format(rank)`, `.to(rank)`, `.cuda(rank)`, `device=rank`,
+    `"cuda:{}".format(rank)`, `"cuda:" + str(rank)`, `"cuda:%d" % rank`, `.to(rank)`, `.cuda(rank)`, `device=rank`,
     `device_ids=[rank]`, `output_device=rank`, `device_id=rank`, `map_location=rank`.
 
     A value is the global rank when the analysis traces it to where launchers and
@@ -174,7 +174,7 @@ def _is_rank_device_string(node: cst.BaseExpression, value: Value) -> bool:
     where it was written)."""
     if value.kind != Kind.STR or value.role is not Role.GLOBAL_RANK:
         return False
-    if isinstance(node, cst.FormattedString):
-        return True
+    if isinstance(node, (cst.FormattedString, cst.BinaryOperation)):
+        return True  # f"cuda:{rank}", "cuda:" + str(rank), "cuda:%d" % rank
     return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "format"
 
