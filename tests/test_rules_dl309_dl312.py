@@ -244,3 +244,22 @@ def test_device_strings_built_by_concatenation_and_percent():
     path = "ckpt_%d.pt" % rank
     """
     assert findings(code, "DL309") == [7, 8, 9, 10]
+
+
+def test_methods_the_loading_methods_call_run_in_the_worker_too():
+    code = """
+    import torch
+    from torch.utils.data import Dataset
+    class Frames(Dataset):
+        def __init__(self, paths, device):
+            self.paths, self.device = paths, device
+        def __getitem__(self, i):
+            return self._load(self.paths[i])
+        def _load(self, path):
+            return self._decode(path)
+        def _decode(self, path):
+            return torch.load(path, map_location="cpu").to(self.device)
+        def to_device(self, batch):
+            return batch.to(self.device)
+    """
+    assert findings(code, "DL312") == [12]

@@ -1,6 +1,9 @@
 from __future__ import annotations
 
+import re
+
 from devicelint.analysis.events import CallEvent
+from devicelint.analysis.facts import ClassInfo
 from devicelint.analysis.values import Kind
 from devicelint.findings import Severity
 from devicelint.rules.base import Example, Rule
@@ -22,8 +25,9 @@ class CudaTensorInDataset(Rule):
     Left alone: moves to a device known to be the CPU (`.cpu()`, `.to("cpu")`,
     `device="cpu"`), moves whose target the analysis does not know (`.to(other_tensor)` of
     unknown placement), dtype conversions (`.to(torch.float32)`), `.pin_memory()`, modules,
-    and every method other than the ones above (a helper that the training loop calls on a
-    batch runs in the main process). There is no fix: the move belongs in the training loop
+    and every method other than the ones above and the methods of the class they call on
+    `self` (`__getitem__` calling `self._load(i)` runs `_load` in the worker; a helper that the
+    training loop calls on a batch runs in the main process). There is no fix: the move belongs in the training loop
     (`batch.to(device, non_blocking=True)` with `pin_memory=True` on the loader).
 
     Severity warning, not error: the program crashes only when the loader uses worker
@@ -105,9 +109,14 @@ class CudaTensorInDataset(Rule):
         ),
     )
 
+    def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(ctx)
+        #: per dataset class: the names of the methods worker processes run
+        self._worker_methods: dict[int, frozenset[str]] = {}
+
     def on_call(self, event: CallEvent) -> None:
         context = self.ctx.current_function
-        if context.class_info is None or not context.class_info.is_dataset or context.name not in _LOADING_METHODS:
+        if context.class_info is None or not context.class_info.is_dataset or context.name not in self._methods_workers_run(context.class_info):
             return
         result = event.result
         if result.kind == Kind.MODULE or result.device is None or not result.device.may_be_accelerator:
@@ -124,3 +133,31 @@ class CudaTensorInDataset(Rule):
             f"raise 'Cannot re-initialize CUDA in forked subprocess'; return host tensors and move the batch "
             f"in the training loop",
         )
+
+    def _methods_workers_run(self, info: ClassInfo) -> frozenset[str]:
+        """The loading methods and the methods of the class (or its bases) they call on
+        ``self``, transitively: ``__getitem__`` calling ``self._load(i)`` runs ``_load`` in the
+        worker too."""
+        known = self._worker_methods.get(id(info))
+        if known is None:
+            found = set()
+            waiting = [name for name in _LOADING_METHODS if info.find_method(name) is not None]
+            while waiting:
+                name = waiting.pop()
+                if name in found:
+                    continue
+                found.add(name)
+                located = info.find_method(name)
+                if located is None:
+                    continue
+                method = located[0]
+                positional = [*method.params.posonly_params, *method.params.params]
+                if not positional:
+                    continue
+                receiver = re.escape(positional[0].name.value)
+                for called in re.findall(rf"\b{receiver}\s*\.\s*(\w+)\s*\(", self.ctx.analyzer.body_text(method)):
+                    if called not in found and info.find_method(called) is not None:
+                        waiting.append(called)
+            known = self._worker_methods[id(info)] = frozenset(found)
+        return known
+
