@@ -263,3 +263,19 @@ def test_methods_the_loading_methods_call_run_in_the_worker_too():
             return batch.to(self.device)
     """
     assert findings(code, "DL312") == [12]
+
+
+def test_a_helper_following_the_tensor_it_is_given_is_silent():
+    code = """
+    import torch
+    from torch import Tensor
+    from torch.utils.data import Dataset
+    class Digits(Dataset):
+        def __getitem__(self, i):
+            return self.normalize(torch.rand(28, 28), 0.5, 0.2)
+        @staticmethod
+        def normalize(tensor: Tensor, mean: float, std: float) -> Tensor:
+            mean = torch.as_tensor(mean, dtype=tensor.dtype, device=tensor.device)
+            return tensor.sub(mean).div(std)
+    """
+    assert findings(code, "DL312") == []

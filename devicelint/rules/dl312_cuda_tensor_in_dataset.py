@@ -2,6 +2,8 @@ from __future__ import annotations
 
 import re
 
+import libcst as cst
+
 from devicelint.analysis.events import CallEvent
 from devicelint.analysis.facts import ClassInfo
 from devicelint.analysis.values import Kind
@@ -27,7 +29,9 @@ class CudaTensorInDataset(Rule):
     unknown placement), dtype conversions (`.to(torch.float32)`), `.pin_memory()`, modules,
     and every method other than the ones above and the methods of the class they call on
     `self` (`__getitem__` calling `self._load(i)` runs `_load` in the worker; a helper that the
-    training loop calls on a batch runs in the main process). There is no fix: the move belongs in the training loop
+    training loop calls on a batch runs in the main process). In such a helper, a placement on
+    the device of one of its parameters (`device=tensor.device`) is not followed back to
+    the caller and is left alone. There is no fix: the move belongs in the training loop
     (`batch.to(device, non_blocking=True)` with `pin_memory=True` on the loader).
 
     Severity warning, not error: the program crashes only when the loader uses worker
@@ -123,6 +127,10 @@ class CudaTensorInDataset(Rule):
             return
         if result.origin is None or result.origin.node is not event.node:
             return  # not placed by this call: it carries a device from elsewhere
+        if context.name not in _LOADING_METHODS and result.device.is_symbolic and context.node is not None and result.device.label in _parameter_names(context.node):
+            # a helper the loading methods call, placing on the device of what they hand it
+            # (`device=tensor.device`): not followed back to the caller, so not known
+            return
         if result.kind not in (Kind.TENSOR, Kind.BATCH, Kind.UNKNOWN):
             return
         what = "a tensor" if result.is_tensor_like else "its result"
@@ -161,3 +169,7 @@ class CudaTensorInDataset(Rule):
             known = self._worker_methods[id(info)] = frozenset(found)
         return known
 
+
+def _parameter_names(function: cst.FunctionDef) -> frozenset[str]:
+    params = function.params
+    return frozenset(param.name.value for param in [*params.posonly_params, *params.params, *params.kwonly_params])
