@@ -372,13 +372,14 @@ def test_helpers_are_summarised_for_their_callers():
     assert place(state["follows"]) == "accel"
     assert place(state["left"]) == "accel" and place(state["right"]) == "cpu"
     assert place(state["scoped"]) == "accel"  # the caller's default device applies in the helper
+    # a generator: iterating it gives what it yields
+    assert state["generated"].kind == Kind.CONTAINER and place(state["generated"].info.element) == "accel"
 
 
 def test_helpers_the_analysis_cannot_follow_give_unknown():
     state = analyse(HELPERS).module_state
     assert place(state["joined"]) == "accel"  # one path moves it: on a GPU run it may be there
     assert state["partial"].kind == Kind.UNKNOWN  # may return None
-    assert state["generated"].kind == Kind.UNKNOWN
     assert state["recursive"].kind == Kind.UNKNOWN
     assert state["spread_call"].kind == Kind.UNKNOWN  # *stuff at the call site: the binding is unknown
     assert place(state["cpu"]) == "cpu"  # pair() did not move the caller's own tensor

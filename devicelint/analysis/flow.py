@@ -109,6 +109,8 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         #: per function: its body's text, for the two parameter scans below (cut from the
         #: file's text when it can be, see function_text; once per function either way)
         self._body_texts: dict[cst.FunctionDef, str] = {}
+        #: per function: does its own body yield (see Summaries._is_generator)
+        self._generators: dict[cst.FunctionDef, bool] = {}
         self._own_texts = FunctionTexts(module, text) if text is not None else None
         #: per function: the unannotated parameters its body uses as tensors
         self._tensor_uses_found: dict[cst.FunctionDef, tuple[frozenset[str], frozenset[str]]] = {}
@@ -117,7 +119,9 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         #: per module ``forward``: the parameters it moves itself (see inputs_placed_by_module)
         self._moved_inputs: dict[cst.FunctionDef, frozenset[str]] = {}
         #: per helper being summarised: did it reach a ``yield``
-        self._yielded: list[bool] = []
+        #: per function being summarised: the values its ``yield``s give (None: a bare
+        #: ``yield``); a non-empty list makes it a generator
+        self._yielded: list[list[Optional[Value]]] = []
         #: the ``with torch.cuda.stream(...)`` blocks being executed, innermost last
         self.stream_stack: list[StreamContext] = []
         self._stmt_handlers = {
@@ -891,12 +895,13 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         return self.eval(node.expression if isinstance(node, cst.Await) else node.value, state)  # type: ignore[attr-defined]
 
     def _eval_yield(self, node: cst.Yield, state: State) -> Value:
-        if self._yielded:
-            self._yielded[-1] = True
+        given: Optional[Value] = None
         if isinstance(node.value, cst.BaseExpression):
-            self.eval(node.value, state)
-        elif node.value is not None:
-            self.eval(node.value.item, state)
+            given = self.eval(node.value, state)
+        elif node.value is not None:  # `yield from items`: each of its elements
+            given = self.element_of(self.eval(node.value.item, state))
+        if self._yielded:
+            self._yielded[-1].append(given)
         return UNKNOWN
 
     def _eval_opaque(self, node: cst.BaseExpression, state: State) -> Value:

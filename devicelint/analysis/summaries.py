@@ -33,7 +33,7 @@ from devicelint.analysis.torch_semantics import (
     is_model_factory,
     spelled,
 )
-from devicelint.analysis.values import CPU, MODEL_DEVICE, UNKNOWN, Device, Kind, Origin, Role, Value, follows, join
+from devicelint.analysis.values import CPU, MODEL_DEVICE, UNKNOWN, Device, Homogeneous, Kind, Origin, Role, Value, follows, join
 
 #: how far down the queue a function that waits for its callers is looked for
 _PENDING_LOOKAHEAD = 200
@@ -366,6 +366,19 @@ class Summaries:
             memo[function] = facts
         return facts
 
+    def _is_generator(self, function: cst.FunctionDef) -> bool:
+        """Does the function's own body ``yield`` (not a function nested in it)?"""
+        memo = self.function_memo(function, self._generators, "generators")
+        known = memo.get(function)
+        if known is None:
+            known = False
+            if "yield" in self._body_text(function):  # spare the walk of bodies that cannot yield
+                finder = _YieldFinder()
+                function.body.visit(finder)
+                known = finder.found
+            memo[function] = known
+        return known
+
     def _summarise(
         self,
         function: cst.FunctionDef,
@@ -383,7 +396,7 @@ class Summaries:
         if self._inline_depth >= helpers.MAX_DEPTH or function in self._inlining:
             return UNKNOWN
         summarisable, falls_off, _ = self._facts_of(function)
-        if not summarisable or falls_off:
+        if not summarisable or (falls_off and not self._is_generator(function)):
             return UNKNOWN
         binding = helpers.bind_arguments(function, args, bind_self)
         if binding is None:
@@ -412,7 +425,7 @@ class Summaries:
         self._inline_depth += 1
         self._inlining.add(function)
         self._returns.append([])
-        self._yielded.append(False)
+        self._yielded.append([])
         enclosing = state if function in self._nested_functions else None
         try:
             with self._running(function, class_info, enclosing):
@@ -428,7 +441,16 @@ class Summaries:
             self._inline_depth -= 1
             self.emitting = was_emitting
         result = UNKNOWN
-        if returns and not yielded:  # a generator function returns a generator
+        if yielded:
+            # a generator function returns a generator: iterating it gives what it yields
+            if all(value is not None for value in yielded):
+                element = yielded[0]
+                for other in yielded[1:]:
+                    element = join(element, other)  # type: ignore[arg-type]
+                element = _in_caller_terms(helpers.attributed_to(element, function, self.factory_home), bound)  # type: ignore[arg-type]
+                if element.kind != Kind.UNKNOWN:
+                    result = Value(Kind.CONTAINER, info=Homogeneous(element))
+        elif returns:
             result = returns[0]
             for other in returns[1:]:
                 result = join(result, other)
@@ -604,6 +626,15 @@ def _moves_or_hands_on(name: str) -> "re.Pattern[str]":
         rf"|[(,]\s*\w+\s*=\s*{escaped}\s*[,)]"  # ... as a keyword argument
         rf"|(?<![.\w]){escaped}\s*=[^=]"  # rebound
     )
+
+
+class _YieldFinder(OwnScopeVisitor):
+    def __init__(self) -> None:
+        self.found = False
+
+    def visit_Yield(self, node: cst.Yield) -> bool:
+        self.found = True
+        return False
 
 
 class _ParameterFinder(cst.CSTVisitor):
