@@ -637,3 +637,44 @@ Net().train(True)
     trainer_state = [s for n, s in analyzer.function_states.items() if n.name.value == "train" and "dataset" in s]
     assert trainer_state and trainer_state[0]["dataset"].kind == Kind.DATASET
     assert not any(n.name.value == "train" and "mode" in s and s["mode"].kind == Kind.NUMBER for n, s in analyzer.function_states.items())
+
+
+CALLABLE_OBJECTS = '''
+import torch
+
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
+
+class Predictor:
+    def __init__(self, model):
+        self.model = model
+        self.model.eval()
+        self.model.to(device)
+
+    def __call__(self, images):
+        with torch.no_grad():
+            return self.model(images.to(device))
+
+
+class Pipeline:
+    def __init__(self, model):
+        self.predictor = Predictor(model)
+
+    def scores(self, batches):
+        for batch in batches:
+            yield self.predictor(batch)
+
+
+pipeline = Pipeline(build_model())
+direct = Predictor(build_model())(images)
+through_attribute = next(pipeline.scores(loader))
+'''
+
+
+def test_objects_with_a_call_method_are_summarised_when_called():
+    # `Predictor(...)(x)` and `self.predictor(x)` run `__call__` (whose `return` sits in a
+    # `with` block); `pipeline.scores` is called at module level before `Pipeline.__init__`
+    # has had its own analysis, so that `__init__` is previewed for `self.predictor`
+    state = analyse(CALLABLE_OBJECTS).module_state
+    assert state["direct"].kind == Kind.TENSOR and place(state["direct"]) == "accel"
+    assert state["through_attribute"].kind == Kind.TENSOR and place(state["through_attribute"]) == "accel"

@@ -973,6 +973,10 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
             result = self._instantiate(node, callee.info, args)
         elif callee.kind in (Kind.MODULE, Kind.CRITERION):
             result = self._call_module(callee, args)
+        elif callee.kind == Kind.UNKNOWN and isinstance(callee.info, ClassInfo) and callee.info.find_method("__call__") is not None:
+            # an object of a class of the file (or project) called: its `__call__` runs
+            called = self._call_own_method(node, callee, "__call__", args, state)
+            result = called if called is not None else UNKNOWN
         elif callee.kind == Kind.UNKNOWN and callee.is_bare and callee.device is not None:
             # something moved to a device and then called: a model of unknown class; what it
             # returns is there too, though not known to be a tensor
@@ -993,7 +997,8 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         return result
 
     def _stored_module(self, func: cst.BaseExpression, state: State) -> Optional[Value]:
-        """The module or criterion a dotted callee such as ``self.encoder`` holds, if known."""
+        """The module or criterion a dotted callee such as ``self.encoder`` holds, if known (or an
+        object of a class of the file with a ``__call__``)."""
         if not isinstance(func, cst.Attribute):
             return None
         key = dotted_name(func)
@@ -1004,6 +1009,8 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
             return known
         if known is not None and known.kind == Kind.UNKNOWN and known.is_bare and known.device is not None:
             return known  # `self.model = self.model.cuda()`: a moved object, called like a model
+        if known is not None and known.kind == Kind.UNKNOWN and isinstance(known.info, ClassInfo) and known.info.find_method("__call__") is not None:
+            return known  # `self.predictor(images)`: an object of a class of the file, called
         return None
 
     def _builtin(self, name: str, args: tuple[tuple[cst.Arg, Value], ...]) -> Value:

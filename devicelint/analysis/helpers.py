@@ -144,6 +144,9 @@ def may_fall_off_end(statements: tuple[cst.BaseStatement, ...] | list[cst.BaseSt
         if isinstance(orelse, cst.If):
             return may_fall_off_end([orelse])
         return may_fall_off_end(orelse.body.body)  # type: ignore[union-attr]
+    if isinstance(last, cst.With) and isinstance(last.body, cst.IndentedBlock):
+        # `with torch.no_grad(): ... return out`: the block ends where its body does
+        return may_fall_off_end(last.body.body)
     return True
 
 

@@ -273,11 +273,50 @@ class Summaries:
         merged: dict[str, Value] = {}
         for base in reversed(class_info.bases):
             merged.update(self._attributes_seen_by_methods(base))
+        if not class_info.init_analysed and not class_info.attributes:
+            self._preview_init(class_info)
         merged.update(class_info.attributes)
         for attribute in self._written_elsewhere(class_info):
             if attribute in merged:
                 merged[attribute] = UNKNOWN
         return merged
+
+    def _preview_init(self, class_info: ClassInfo) -> None:
+        """A method of the class is called (``demo.run(loader)`` at module level) before the
+        class's ``__init__`` has had its own analysis: run that ``__init__`` silently first, so
+        the method sees ``self.predictor = Predictor(cfg)``. Its own analysis (with events)
+        comes later, as before, and replaces what this finds."""
+        init = class_info.methods.get("__init__")
+        positional = [*init.params.posonly_params, *init.params.params] if init is not None else []
+        if init is None or not positional or init in self._inlining or self._inline_depth >= helpers.MAX_DEPTH:
+            return
+        if self.foreign_home(init) is None and init not in self._pending_functions():
+            return  # defined in a branch the analysis did not run: nothing to preview
+        self_value = Value(Kind.MODULE, MODEL_DEVICE, info=class_info) if class_info.is_module else Value(Kind.UNKNOWN, info=class_info)
+        was_emitting = self.emitting
+        self.emitting = False
+        self._inline_depth += 1
+        self._inlining.add(init)
+        self._returns.append([])
+        self._yielded.append([])
+        state: State = {}
+        try:
+            with self._running(init, class_info, None):
+                state = self._parameter_state(init, positional[0], self_value, None, {}, use_defaults=False)
+                self.exec_block(helpers.body_statements(init), state)
+        finally:
+            self._returns.pop()
+            self._yielded.pop()
+            self._inlining.discard(init)
+            self._inline_depth -= 1
+            self.emitting = was_emitting
+        prefix = positional[0].name.value + "."
+        for key, value in state.items():
+            if key.startswith(prefix) and "." not in key[len(prefix):]:
+                class_info.attributes.setdefault(key[len(prefix):], value)
+
+    def _pending_functions(self) -> set[cst.FunctionDef]:
+        return {function for function, _, _ in self._pending}
 
     def _attributes_ready(self, class_info: ClassInfo) -> bool:
         if "__init__" in class_info.methods and not class_info.init_analysed:
