@@ -118,6 +118,8 @@ MIXING_FUNCTIONS = frozenset(
         "pairwise_distance triplet_margin_loss margin_ranking_loss layer_norm batch_norm "
         "group_norm scaled_dot_product_attention grid_sample"
     ).split()]
+    # sparse @ dense: both operands on one device
+    + ["torch.sparse.mm", "torch.sparse.addmm"]
 )
 
 #: nn.functional losses, which return a 0-dim tensor unless ``reduction="none"``

@@ -214,7 +214,7 @@ class TorchSemantics:
         if qualname in api.NON_TENSOR_FUNCTIONS:
             self._escape(args, state)
             return UNKNOWN
-        if qualname.startswith(("torch.nn.functional.", "torch.linalg.", "torch.fft.", "torch.special.")) or (
+        if qualname.startswith(("torch.nn.functional.", "torch.linalg.", "torch.fft.", "torch.special.", "torch.sparse.")) or (
             qualname.startswith("torch.") and qualname.count(".") == 1
         ):
             return self._tensor_function(node, qualname, self._first_operand_is_tensor(qualname, args, state))

@@ -5,7 +5,7 @@ from typing import Optional
 import libcst as cst
 
 from devicelint.analysis.events import CallEvent
-from devicelint.analysis.values import Kind, Value
+from devicelint.analysis.values import Homogeneous, Kind, Value
 from devicelint.rule_api import FixSpec, NodeEdit
 from devicelint.findings import Severity
 from devicelint.rules.base import Example, Rule
@@ -18,6 +18,9 @@ def _on_accelerator(value: Value, called_numpy: bool = False) -> bool:
         return value.device is not None and value.device.may_be_accelerator and not value.device.argument
     if value.kind == Kind.CONTAINER and isinstance(value.info, tuple) and value.info:
         return any(_on_accelerator(item) for item in value.info)
+    if value.kind == Kind.CONTAINER and isinstance(value.info, Homogeneous):
+        # a list built by `append` or a comprehension: `losses.append(loss)`, then `np.mean(losses)`
+        return _on_accelerator(value.info.element)
     return False
 
 
