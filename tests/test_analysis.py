@@ -678,3 +678,29 @@ def test_objects_with_a_call_method_are_summarised_when_called():
     state = analyse(CALLABLE_OBJECTS).module_state
     assert state["direct"].kind == Kind.TENSOR and place(state["direct"]) == "accel"
     assert state["through_attribute"].kind == Kind.TENSOR and place(state["through_attribute"]) == "accel"
+
+
+ACCUMULATORS = '''
+import torch
+from my_models import Net
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = Net().to(device)
+total = 0
+maybe = None
+for features in loader:
+    outputs = model(features.to(device))
+    _, predicted = torch.max(outputs, 1)
+    total += (predicted == 1).sum()
+    if flag:
+        maybe = predicted
+'''
+
+
+def test_a_number_accumulating_tensors_is_a_tensor_after_the_loop():
+    state = analyse(ACCUMULATORS).module_state
+    # `outputs` of a moved model of unknown class: a tensor once torch.max takes it
+    assert state["outputs"].kind == Kind.TENSOR and place(state["outputs"]) == "accel"
+    assert state["total"].kind == Kind.TENSOR and place(state["total"]) == "accel"
+    # None is no accumulator: None or a tensor stays unknown
+    assert state["maybe"].kind == Kind.UNKNOWN

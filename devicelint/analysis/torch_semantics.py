@@ -258,7 +258,15 @@ class TorchSemantics:
         if qualname in api.MIXING_FUNCTIONS or not args or args[0][0].keyword is not None or args[0][0].star:
             return args
         arg, value = args[0]
-        narrowed = self._as_tensor_parameter(arg.value, value, state)
+        if value.kind == Kind.UNKNOWN and value.device is not None and value.info is None:
+            # `torch.max(outputs, 1)` on what a moved model of unknown class returned: it was a
+            # tensor, on that model's device
+            narrowed = Value(Kind.TENSOR, value.device, value.origin)
+            key = dotted_name(arg.value) if isinstance(arg.value, (cst.Name, cst.Attribute)) else None
+            if key is not None:
+                state[key] = narrowed
+        else:
+            narrowed = self._as_tensor_parameter(arg.value, value, state)
         return args if narrowed is value else ((arg, narrowed), *args[1:])
 
     def _factory(self, node: cst.Call, qualname: str, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> Value:

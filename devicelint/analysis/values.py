@@ -234,6 +234,16 @@ def join(first: Value, second: Value) -> Value:
     if first is second or first == second and first.info is second.info and first.role is second.role:
         return first
     if first.kind != second.kind:
+        for number, tensor in ((first, second), (second, first)):
+            if (
+                number.kind == Kind.NUMBER
+                and isinstance(number.literal, (int, float))
+                and not isinstance(number.literal, bool)
+                and tensor.kind == Kind.TENSOR
+                and number.role is None
+            ):
+                # `total = 0` then `total += loss` in a loop: after any iteration a tensor
+                return Value(Kind.TENSOR, tensor.device, tensor.origin, scalar=tensor.scalar)
         return UNKNOWN
     if first.kind in (Kind.STR, Kind.NUMBER):
         if first.role is not None and first.role is second.role:
