@@ -704,3 +704,16 @@ def test_a_number_accumulating_tensors_is_a_tensor_after_the_loop():
     assert state["total"].kind == Kind.TENSOR and place(state["total"]) == "accel"
     # None is no accumulator: None or a tensor stays unknown
     assert state["maybe"].kind == Kind.UNKNOWN
+
+
+def test_appending_to_a_list_held_in_a_dict_of_lists():
+    code = '''
+import torch
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+history = {"train": [], "validation": []}
+for phase in ["train", "validation"]:
+    history[phase].append(torch.zeros(3, device=device).sum())
+'''
+    history = analyse(code).module_state["history"]
+    lists = history.info.element
+    assert lists.kind == Kind.CONTAINER and place(lists.info.element) == "accel"

@@ -440,10 +440,17 @@ class TorchSemantics:
                         state[f"{owner}.{name}"] = Value(Kind.TENSOR, None, args[1][1].origin, role=Role.BUFFER)
             return UNKNOWN
         if kind == Kind.CONTAINER and method in ("append", "extend") and len(args) == 1 and isinstance(node.func, cst.Attribute):
+            element = args[0][1] if method == "append" else self.element_of(args[0][1])
             key = dotted_name(node.func.value)
             if key is not None:
-                element = args[0][1] if method == "append" else self.element_of(args[0][1])
                 state[key] = appended(receiver, element)
+            elif isinstance(node.func.value, cst.Subscript):
+                # `history[phase].append(x)`: one of the lists a dict (or list) of lists holds;
+                # its lists are one abstract element, which now may hold `x` too
+                outer_key = dotted_name(node.func.value.value)
+                outer = state.get(outer_key) if outer_key is not None else None
+                if outer is not None and outer.kind == Kind.CONTAINER and isinstance(outer.info, Homogeneous) and outer.info.element.kind == Kind.CONTAINER:
+                    state[outer_key] = Value(Kind.CONTAINER, outer.device, outer.origin, info=Homogeneous(appended(outer.info.element, element)))
             return UNKNOWN
         if kind == Kind.CONTAINER and isinstance(receiver.info, Homogeneous):
             if method == "items" or method == "values":
