@@ -717,3 +717,17 @@ for phase in ["train", "validation"]:
     history = analyse(code).module_state["history"]
     lists = history.info.element
     assert lists.kind == Kind.CONTAINER and place(lists.info.element) == "accel"
+
+
+def test_legacy_type_casts_move_the_tensor():
+    code = '''
+import torch
+gpu = torch.zeros(3, device="cuda")
+host = gpu.type(torch.LongTensor)
+back = host.type("torch.cuda.FloatTensor")
+same = gpu.type(torch.float16)
+'''
+    state = analyse(code).module_state
+    assert place(state["host"]) == "cpu"
+    assert place(state["back"]) == "accel"
+    assert place(state["same"]) == "accel"  # a dtype: the device stays

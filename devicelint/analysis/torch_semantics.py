@@ -407,6 +407,18 @@ class TorchSemantics:
                 if method == "values":
                     return Value(Kind.CONTAINER, info=Homogeneous(element))
                 return element if method in ("get", "pop") else UNKNOWN
+            if kind == Kind.TENSOR and method == "type" and len(args) == 1 and args[0][0].keyword is None:
+                # `.type(torch.LongTensor)` converts and moves to the host; `.type(torch.cuda.
+                # FloatTensor)` to the current GPU (a dtype or another tensor's type: below)
+                given = args[0][1]
+                if given.kind == Kind.REF and isinstance(given.qualname, str) and given.qualname.startswith("torch.") and given.qualname[6:] in _DTYPE_NAMES:
+                    return Value(Kind.TENSOR, receiver.device, receiver.origin, scalar=receiver.scalar)  # a dtype only
+                typed = _legacy_type_device(given)
+                if typed is not None:
+                    return Value(
+                        Kind.TENSOR, typed, Origin(node, f"converted by `.type({self._label(args[0][0].value)})`"),
+                        scalar=receiver.scalar, role=Role.LEGACY_TYPE_CAST,
+                    )
             if kind == Kind.TENSOR and method == "type_as" and args:
                 other = args[0][1]  # converts to the other tensor's dtype and device
                 return Value(Kind.TENSOR, other.device, other.origin, scalar=receiver.scalar) if other.kind == Kind.TENSOR else UNKNOWN
@@ -625,3 +637,16 @@ def _is_none(node: cst.BaseExpression) -> bool:
 def spelled(node: cst.Call) -> str:
     """How the source names the callee (``torch.zeros``), for messages."""
     return dotted_name(node.func) or "call"
+
+
+def _legacy_type_device(value: Value) -> Optional[Device]:
+    """Where ``.type(T)`` puts a tensor for a legacy tensor type ``T`` (``torch.LongTensor``,
+    ``torch.cuda.FloatTensor`` or their names as strings); None for anything else."""
+    name = value.qualname if value.kind == Kind.REF else value.literal if value.kind == Kind.STR else None
+    if not isinstance(name, str) or not name.endswith("Tensor"):
+        return None
+    if name in api.LEGACY_TYPED_CONSTRUCTORS and name != "torch.Tensor":
+        return CPU
+    if name.startswith("torch.cuda.") and name.count(".") == 2:
+        return Device("accel", "cuda")
+    return None

@@ -176,6 +176,9 @@ class Role(enum.Enum):
 
     #: a tensor made by ``nn.Parameter(...)``
     PARAMETER = "parameter"
+    #: a tensor cast by ``.type(torch.LongTensor)`` / ``.type(torch.cuda.FloatTensor)``: moved
+    #: by a legacy type, which DL313 reports
+    LEGACY_TYPE_CAST = "legacy type cast"
     #: a tensor registered by ``register_buffer``
     BUFFER = "buffer"
     #: a module wrapped by ``DataParallel`` or the like

@@ -81,11 +81,14 @@ class MixedDeviceOp(Rule):
         """One bug, one finding: a batch that reaches a moved model is DL203's; a CPU tensor
         from a device-less factory made in a function is DL202's where it meets, in a function,
         a tensor that can be on the accelerator, and DL103's (or DL102's) when it is an
-        attribute made in `__init__`."""
+        attribute made in `__init__`; a tensor `.type(torch.FloatTensor)` cast to the host is
+        DL313's."""
         if other.device is None or not other.device.may_be_accelerator or host.device is None or not host.device.is_cpu:
             return False
         if host.origin is not None and host.origin.from_data and other.kind == Kind.MODULE:
             return True
+        if host.role is Role.LEGACY_TYPE_CAST:
+            return True  # `.type(torch.FloatTensor)` moved it to the host: DL313's
         made = self.ctx.analyzer.device_less_factory(host)
         if made is None or made[2] is None:
             return False

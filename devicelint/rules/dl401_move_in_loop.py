@@ -148,6 +148,8 @@ class MoveInLoop(Rule):
     def _constant_factory(self, call: cst.Call, receiver: Value, loop: LoopInfo) -> bool:
         if receiver.origin is None or receiver.origin.node is not call:
             return False
+        if self.ctx.analyzer.device_less_factory(receiver) is None:
+            return False  # made by a conversion of loop data (`x.type(torch.FloatTensor)`), not a factory
         spelled = dotted_name(call.func) or ""
         if spelled.rsplit(".", 1)[-1] in _NOT_CONSTANT:
             return False  # fresh random (or uninitialised) data each call: not loop-invariant
