@@ -495,6 +495,8 @@ class Summaries:
                 result = join(result, other)
             result = helpers.attributed_to(result, function, self.factory_home)
             result = _in_caller_terms(result, bound)
+            if result.kind == Kind.UNKNOWN and _sequence_on_some_paths(returns):
+                result = Value(Kind.UNKNOWN, role=Role.SEQUENCE_ON_SOME_PATHS)
         if ready:
             self._summaries[key] = result
         return result
@@ -596,6 +598,12 @@ class Summaries:
     def _places_data(self, info: ClassInfo) -> bool:
         text = "".join(self._definition_text(method) for name, method in info.methods.items() if name in ("__getitem__", "__iter__", "__init__"))
         return bool(_PLACEMENT_TEXT.search(text)) or any(self._places_data(base) for base in info.bases)
+
+
+def _sequence_on_some_paths(returns: list[Value]) -> bool:
+    """One ``return`` gives a tuple or list literal, another a tensor."""
+    sequence = any(value.kind == Kind.CONTAINER and isinstance(value.info, tuple) and value.info for value in returns)
+    return sequence and any(value.kind == Kind.TENSOR for value in returns)
 
 
 def _in_caller_terms(value: Value, bound: dict[str, Value]) -> Value:

@@ -176,6 +176,9 @@ class Role(enum.Enum):
 
     #: a tensor made by ``nn.Parameter(...)``
     PARAMETER = "parameter"
+    #: what a function returns that is a tuple or list on some paths and a tensor on others
+    #: (``init_hidden`` giving ``(h, c)`` for an LSTM and ``h`` for a GRU)
+    SEQUENCE_ON_SOME_PATHS = "a sequence on some paths"
     #: a tensor cast by ``.type(torch.LongTensor)`` / ``.type(torch.cuda.FloatTensor)``: moved
     #: by a legacy type, which DL313 reports
     LEGACY_TYPE_CAST = "legacy type cast"

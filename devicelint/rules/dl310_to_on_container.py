@@ -27,7 +27,11 @@ class ToOnContainer(Rule):
       dataset (`(image, target)` tuples) or a `Dataset` class of the file whose `__getitem__`
       returns a tuple, list or dict display on every path. Default collation turns a tuple
       item into a *list* of batched tensors and a dict item into a dict; a `TensorDataset`
-      batch is a list even for one tensor.
+      batch is a list even for one tensor;
+    * what a function of the file returns when one of its `return`s gives a tuple or list
+      display and another a tensor (`init_hidden()` returning `(h, c)` for an LSTM and `h`
+      for a GRU): on the tuple's path the move fails. Left alone when the calling function
+      also indexes the name (`hidden[0].cuda()` on another branch handles the tuple).
 
     A value of unknown kind (a parameter, a batch from a loader whose dataset returns a tensor
     or is not known) is left alone, and so is a name the function checks with `isinstance`,
@@ -109,6 +113,8 @@ class ToOnContainer(Rule):
         name = dotted_name(receiver_node)
         if name is not None and name.split(".")[0] in self._type_checked_names():
             return
+        if event.receiver.role is Role.SEQUENCE_ON_SOME_PATHS and (name is None or self._indexed_here(name)):
+            return  # the function also takes it apart (`hidden[0].cuda()` on another branch): it handles both shapes
         shown = self.ctx.source_of(receiver_node)
         python_type = _python_type(receiver_node, event.receiver)
         error = f"AttributeError: '{python_type}' object has no attribute '{event.method}'" if python_type else "AttributeError"
@@ -116,6 +122,11 @@ class ToOnContainer(Rule):
             event.node,
             f"`{shown}` is {what}, not a tensor: `.{event.method}()` raises {error}; move each tensor in it instead",
         )
+
+    def _indexed_here(self, name: str) -> bool:
+        node = self.ctx.current_function.node
+        text = self.ctx.analyzer.body_text(node) if node is not None else self.ctx.source
+        return re.search(rf"(?<![\w.]){re.escape(name)}\s*\[", text) is not None
 
     def _type_checked_names(self) -> frozenset[str]:
         """Names the current function tests with isinstance / hasattr / type(...)."""
@@ -138,6 +149,8 @@ def _container_kind(value: Value) -> str | None:
         return "a batch that default collation made a list (the dataset yields tuples)"
     if value.kind == Kind.BATCH and value.role is Role.MAPPING_BATCH:
         return "a batch that default collation made a dict (the dataset yields dicts)"
+    if value.kind == Kind.UNKNOWN and value.role is Role.SEQUENCE_ON_SOME_PATHS:
+        return "a tuple or list on some paths (the function that made it returns one there)"
     return None
 
 
