@@ -14,9 +14,11 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import re
 from dataclasses import replace
-from typing import Optional
+from typing import Iterator, Optional
 
 import libcst as cst
 
@@ -293,27 +295,34 @@ class Summaries:
         if self.foreign_home(init) is None and init not in self._pending_functions():
             return  # defined in a branch the analysis did not run: nothing to preview
         self_value = Value(Kind.MODULE, MODEL_DEVICE, info=class_info) if class_info.is_module else Value(Kind.UNKNOWN, info=class_info)
-        was_emitting = self.emitting
-        self.emitting = False
-        self._inline_depth += 1
-        self._inlining.add(init)
-        self._returns.append([])
-        self._yielded.append([])
-        state: State = {}
-        try:
-            with self._running(init, class_info, None):
-                state = self._parameter_state(init, positional[0], self_value, None, {}, use_defaults=False)
-                self.exec_block(helpers.body_statements(init), state)
-        finally:
-            self._returns.pop()
-            self._yielded.pop()
-            self._inlining.discard(init)
-            self._inline_depth -= 1
-            self.emitting = was_emitting
+        with self._silent_run(init), self._running(init, class_info, None):
+            state = self._parameter_state(init, positional[0], self_value, None, {}, use_defaults=False)
+            self.exec_block(helpers.body_statements(init), state)
         prefix = positional[0].name.value + "."
         for key, value in state.items():
             if key.startswith(prefix) and "." not in key[len(prefix):]:
                 class_info.attributes.setdefault(key[len(prefix):], value)
+
+    @contextlib.contextmanager
+    def _silent_run(self, function: cst.FunctionDef) -> Iterator[tuple[list[Value], list[Optional[Value]]]]:
+        """Run ``function``'s body without events, one level deeper; yields the lists its
+        ``return``s and ``yield``s fill."""
+        was_emitting = self.emitting
+        self.emitting = False
+        self._inline_depth += 1
+        self._inlining.add(function)
+        returns: list[Value] = []
+        yielded: list[Optional[Value]] = []
+        self._returns.append(returns)
+        self._yielded.append(yielded)
+        try:
+            yield returns, yielded
+        finally:
+            self._returns.pop()
+            self._yielded.pop()
+            self._inlining.discard(function)
+            self._inline_depth -= 1
+            self.emitting = was_emitting
 
     def _pending_functions(self) -> set[cst.FunctionDef]:
         return {function for function, _, _ in self._pending}
@@ -459,26 +468,13 @@ class Summaries:
             return UNKNOWN
         self._summaries_left -= 1
 
-        was_emitting = self.emitting
-        self.emitting = False
-        self._inline_depth += 1
-        self._inlining.add(function)
-        self._returns.append([])
-        self._yielded.append([])
         enclosing = state if function in self._nested_functions else None
-        try:
-            with self._running(function, class_info, enclosing):
-                with_attributes = class_info if self_value is not None and self_value.kind != Kind.CLASS else None
-                local = self._parameter_state(function, self_param, self_value or UNKNOWN, with_attributes, bound, use_defaults=True)
-                if default is not None:
-                    local[DEFAULT_DEVICE_KEY] = default
-                self.exec_block(helpers.body_statements(function), local)
-        finally:
-            returns = self._returns.pop()
-            yielded = self._yielded.pop()
-            self._inlining.discard(function)
-            self._inline_depth -= 1
-            self.emitting = was_emitting
+        with self._silent_run(function) as (returns, yielded), self._running(function, class_info, enclosing):
+            with_attributes = class_info if self_value is not None and self_value.kind != Kind.CLASS else None
+            local = self._parameter_state(function, self_param, self_value or UNKNOWN, with_attributes, bound, use_defaults=True)
+            if default is not None:
+                local[DEFAULT_DEVICE_KEY] = default
+            self.exec_block(helpers.body_statements(function), local)
         result = UNKNOWN
         if yielded:
             # a generator function returns a generator: iterating it gives what it yields
