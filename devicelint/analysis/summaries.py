@@ -45,8 +45,10 @@ _CALLED_NAME = re.compile(r"(?<!def )(?<!class )(?<![\w])([A-Za-z_]\w*)\s*\(")
 _PLACEMENT_TEXT = re.compile(r"\.to\(|\.cuda\(|device")
 #: ``name.size(`` / ``name.attr.unsqueeze(`` with a chain that starts a name (not ``y.name``);
 #: one pattern for every function, the parameter names are checked on the matches
-_TENSOR_ONLY_USE = re.compile(rf"(?<![\w.])([A-Za-z_]\w*(?:\.\w+)*?)\s*\.\s*{TENSOR_ONLY_MEMBERS}")
-_MODULE_INPUT_USE = re.compile(rf"(?<![\w.])([A-Za-z_]\w*(?:\.\w+)*?)\s*\.\s*{MODULE_INPUT_MEMBERS}")
+#: ``x.type(torch.FloatTensor)``: only tensors (and modules) take a torch type there
+_TORCH_TYPE_CAST = r"type\s*\(\s*torch\."
+_TENSOR_ONLY_USE = re.compile(rf"(?<![\w.])([A-Za-z_]\w*(?:\.\w+)*?)\s*\.\s*(?:{TENSOR_ONLY_MEMBERS}|{_TORCH_TYPE_CAST})")
+_MODULE_INPUT_USE = re.compile(rf"(?<![\w.])([A-Za-z_]\w*(?:\.\w+)*?)\s*\.\s*(?:{MODULE_INPUT_MEMBERS}|{_TORCH_TYPE_CAST})")
 
 
 class Summaries:
