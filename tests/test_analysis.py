@@ -731,3 +731,34 @@ same = gpu.type(torch.float16)
     assert place(state["host"]) == "cpu"
     assert place(state["back"]) == "accel"
     assert place(state["same"]) == "accel"  # a dtype: the device stays
+
+
+def test_a_summary_takes_only_the_branch_its_boolean_arguments_choose():
+    code = '''
+import torch
+
+def rotary(dim, use_real=False):
+    freqs = torch.zeros(dim, device="cuda")
+    if use_real:
+        return freqs.cos(), freqs.sin()
+    return freqs
+
+complex_form = rotary(8)
+real_form = rotary(8, use_real=True)
+'''
+    state = analyse(code).module_state
+    assert state["complex_form"].kind == Kind.TENSOR
+    # with use_real=True the tuple is returned (code after a returning branch is not pruned)
+    assert state["real_form"].kind != Kind.TENSOR
+
+
+def test_the_files_own_analysis_keeps_both_branches_of_a_literal_flag():
+    code = '''
+import torch
+use_gpu = False
+model = torch.nn.Linear(2, 2)
+if use_gpu:
+    model = model.cuda()
+'''
+    # a literal flag at module level is configuration: the GPU path stays possible
+    assert place(analyse(code).module_state["model"]) == "accel"

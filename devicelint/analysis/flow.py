@@ -332,6 +332,23 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
             else:
                 state[bound] = Value(Kind.REF, qualname=f"{base}.{name}")
 
+    def _known_truth(self, test: cst.BaseExpression, state: State) -> Optional[bool]:
+        """The truth of a condition built from names bound to ``True``/``False`` with ``not``,
+        ``and``, ``or`` (None when any part that decides it is not such a literal)."""
+        if isinstance(test, cst.Name):
+            value = state.get(test.value)
+            return value.literal if value is not None and value.kind == Kind.NUMBER and isinstance(value.literal, bool) else None
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            inner = self._known_truth(test.expression, state)
+            return None if inner is None else not inner
+        if isinstance(test, cst.BooleanOperation):
+            left = self._known_truth(test.left, state)
+            right = self._known_truth(test.right, state)
+            if isinstance(test.operator, cst.And):
+                return False if left is False or right is False else (True if left and right else None)
+            return True if left is True or right is True else (False if left is False and right is False else None)
+        return None
+
     def _exec_if(self, node: cst.If, state: State) -> None:
         self.eval_condition(node.test, state)
         body_state = dict(state)
@@ -352,6 +369,13 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
                     branch[name] = Value(Kind.TENSOR, current.device, current.origin)
                 elif not holds_tensor and current.kind == Kind.TENSOR:
                     branch[name] = UNKNOWN
+        if impossible is None and self._inline_depth > 0:
+            # summarising a helper on its caller's arguments: `if use_real:` with the caller's
+            # `use_real=False` takes one branch only (the file's own analysis keeps both: a
+            # literal flag there is configuration someone flips)
+            truth = self._known_truth(node.test, state)
+            if truth is not None:
+                impossible = not truth
         if impossible is not True:
             self.exec_block(node.body.body, body_state)
         orelse = node.orelse
@@ -664,7 +688,9 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
 
     def _eval_name(self, node: cst.Name, state: State) -> Value:
         name = node.value
-        if name in ("True", "False", "None"):
+        if name in ("True", "False"):
+            return Value(Kind.NUMBER, literal=name == "True")
+        if name == "None":
             return Value(Kind.NUMBER, literal=None)
         value = self.lookup(name, state)
         if value.kind == Kind.REF and isinstance(value.info, ProjectRef):
