@@ -135,6 +135,9 @@ class ProjectIndex:
             _, dropped = self._parsed.popitem(last=False)
             if dropped is not None:
                 self._characters -= len(dropped.text)
+                # the module's analysis points back at it: break the cycle, so that reference
+                # counting frees both (the collector may have frozen them, see the runner)
+                dropped.analysed = None
 
     def _parse(self, path: Path) -> Optional[ParsedModule]:
         # imported lazily: devicelint.engine imports the analysis, which names this module

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Iterable, Optional, Sequence
 
 from devicelint.cache import ResultCache
-from devicelint.engine import lint_source
+from devicelint.engine import lint_source, survivors_frozen_between_files
 from devicelint.findings import Finding
 from devicelint.notebook import is_notebook, lint_notebook_data
 from devicelint.project import ProjectIndex, ProjectView
@@ -53,9 +53,11 @@ def _lint_chunk(paths: list[str], codes: Sequence[str], verbose: bool, project_r
     # one index per chunk: a chunk holds neighbouring files, which import the same modules
     project = ProjectIndex(Path(project_root) if project_root else None) if cross_file else None
     results = []
-    for path in paths:
-        findings, cacheable, reads = lint_file(Path(path), codes, verbose, project)
-        results.append((path, findings, cacheable, reads))
+    with survivors_frozen_between_files() as after_file:
+        for path in paths:
+            findings, cacheable, reads = lint_file(Path(path), codes, verbose, project)
+            results.append((path, findings, cacheable, reads))
+            after_file()
     return results
 
 

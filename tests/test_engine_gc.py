@@ -99,3 +99,47 @@ def test_linting_many_files_leaves_no_cyclic_garbage_behind(gc_state):
         lint_source("import torch\n" + body, f"f{index}.py", RULES)
     gc.collect()
     assert len(gc.get_objects()) - before < 500
+
+
+def test_a_batch_freezes_what_outlives_each_file_and_unfreezes_at_the_end(tmp_path, monkeypatch, gc_state):
+    """The CLI's loop (runner._lint_chunk) freezes what outlives each file, so the collector
+    does not walk the project's kept modules again and again; nothing stays frozen after it,
+    and the findings are those of an unfrozen run."""
+    import devicelint.runner as runner
+
+    gc.enable()
+    assert gc.get_freeze_count() == 0
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "helpers.py").write_text("import torch\ndef make():\n    return torch.zeros(3)\n")
+    paths = []
+    for index in range(3):
+        path = tmp_path / f"train{index}.py"
+        path.write_text("import torch\nfrom helpers import make\nx = make()\nx.cuda()\n")
+        paths.append(str(path))
+    frozen_when_linting = []
+    real_lint_file = runner.lint_file
+
+    def spying(*args, **kwargs):
+        frozen_when_linting.append(gc.get_freeze_count())
+        return real_lint_file(*args, **kwargs)
+
+    monkeypatch.setattr(runner, "lint_file", spying)
+    results = runner._lint_chunk(paths, [rule.code for rule in RULES], False, str(tmp_path))
+    assert frozen_when_linting[0] == 0 and frozen_when_linting[-1] > 0  # frozen after the first file
+    assert gc.get_freeze_count() == 0  # and nothing left frozen
+    assert [sorted(f.code for f in findings) for _, findings, _, _ in results] == [["DL101"]] * 3
+
+
+def test_a_batch_leaves_a_callers_frozen_objects_alone(tmp_path, gc_state):
+    from devicelint.runner import _lint_chunk
+
+    gc.enable()
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        path = tmp_path / "one.py"
+        path.write_text(SOURCE)
+        _lint_chunk([str(path)], [rule.code for rule in RULES], False)
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
