@@ -3,7 +3,9 @@
 Not a gate: it prints a measurement and always exits 0. Each corpus file reproduces one public bug
 report and marks the line(s) the upstream fix changed with ``# expect: DLnnn``; a marker is
 *caught* when devicelint reports that code on that line. ``bench/realbugs/fixed/`` holds the fixed
-twins of some bugs: every finding there is a false alarm on code known to be correct.
+twins of some bugs: code whose bug the upstream fix removed. A finding there is a false alarm unless
+bench/realbugs/fixed/verdicts.csv, reviewed by hand, says it is true of the fixed code (an upstream
+fix that moves with `torch.zeros(n).to(device)` still allocates on the CPU: DL402 is right there).
 
     python bench/recall.py                       # the default rule selection, as the CLI runs it
     python bench/recall.py --missed              # also list every missed marker with its line
@@ -17,6 +19,7 @@ measured on this corpus with ``PYTHONPATH=/that/checkout python bench/recall.py`
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import sys
 from collections import Counter
@@ -32,6 +35,7 @@ from devicelint.selection import resolve, validate_selectors
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "bench" / "realbugs"
 SEVERITIES = ("error", "warning", "info")
+TWIN_VERDICTS = CORPUS / "fixed" / "verdicts.csv"
 
 
 @dataclass(frozen=True)
@@ -52,10 +56,12 @@ class Reported:
     code: str
     severity: str
     message: str
+    #: on a fixed twin: the hand verdict (true|false|debatable), "unreviewed" where there is none
+    verdict: str = ""
 
     @classmethod
-    def of(cls, finding: Finding) -> "Reported":
-        return cls(finding.path, finding.line, finding.code, finding.severity.value, finding.message)
+    def of(cls, finding: Finding, verdict: str = "") -> "Reported":
+        return cls(finding.path, finding.line, finding.code, finding.severity.value, finding.message, verdict)
 
 
 @dataclass(frozen=True)
@@ -105,6 +111,15 @@ class Report:
         counts = self.twin_severities()
         return counts["error"] + counts["warning"]
 
+    @property
+    def twin_error_warning_not_true(self) -> int:
+        """Error/warning findings on the twins not reviewed as true of the fixed code."""
+        return sum(f.severity in ("error", "warning") and f.verdict != "true" for f in self.twin_findings)
+
+    def twin_verdicts(self) -> dict[str, int]:
+        counts = Counter(f.verdict for f in self.twin_findings if f.severity in ("error", "warning"))
+        return {verdict: counts[verdict] for verdict in ("true", "debatable", "false", "unreviewed")}
+
     def missed(self) -> list[Marker]:
         return [marker for marker in self.markers if not marker.caught]
 
@@ -119,6 +134,7 @@ class Report:
             "files_all_caught": self.files_all_caught,
             "twin_files": self.twin_files,
             "twin_severities": self.twin_severities(),
+            "twin_error_warning_verdicts": self.twin_verdicts(),
             "twin_findings": [asdict(finding) for finding in self.twin_findings],
             "unmatched_findings": [asdict(finding) for finding in self.unmatched_findings],
             "missed": [asdict(marker) for marker in self.missed()],
@@ -146,8 +162,17 @@ def _lint(path: Path, rules: list) -> tuple[str, list[Finding]]:
     return data.decode("utf-8", "replace"), lint_source(data, _display(path), rules)
 
 
+def twin_verdicts(path: Path = TWIN_VERDICTS) -> dict[tuple[str, int, str], str]:
+    """(twin file name, line, code) -> verdict, from the hand-review file (absent: none)."""
+    if not path.is_file():
+        return {}
+    with open(path, newline="", encoding="utf-8") as handle:
+        return {(row["file"], int(row["line"]), row["code"]): row["verdict"] for row in csv.DictReader(handle)}
+
+
 def measure(select: Optional[Sequence[str]] = None, extend_select: Sequence[str] = (), corpus: Path = CORPUS) -> Report:
     rules = selected_rules(select, extend_select)
+    verdicts = twin_verdicts(corpus / "fixed" / "verdicts.csv")
     report = Report(rules=[rule.code for rule in rules])
     for path in sorted(corpus.glob("*.py")):
         text, findings = _lint(path, rules)
@@ -166,7 +191,9 @@ def measure(select: Optional[Sequence[str]] = None, extend_select: Sequence[str]
     for path in sorted((corpus / "fixed").glob("*.py")):
         _, findings = _lint(path, rules)
         report.twin_files += 1
-        report.twin_findings.extend(Reported.of(finding) for finding in findings)
+        report.twin_findings.extend(
+            Reported.of(finding, verdicts.get((path.name, finding.line, finding.code), "unreviewed")) for finding in findings
+        )
     return report
 
 
@@ -183,8 +210,13 @@ def _print(report: Report, show_missed: bool) -> None:
         f"\nfindings on {report.twin_files} fixed twins: {len(report.twin_findings)} "
         f"(error {severities['error']}, warning {severities['warning']}, info {severities['info']})"
     )
+    verdicts = report.twin_verdicts()
+    print(
+        f"error/warning on twins by hand verdict: " + ", ".join(f"{verdict} {n}" for verdict, n in verdicts.items())
+        + f" -> not known true: {report.twin_error_warning_not_true}"
+    )
     for finding in report.twin_findings:
-        print(f"  {finding.path}:{finding.line} {finding.code} [{finding.severity}] {finding.message}")
+        print(f"  {finding.path}:{finding.line} {finding.code} [{finding.severity}] ({finding.verdict}) {finding.message}")
     print(f"\nfindings on bug files that match no marker: {len(report.unmatched_findings)}")
     for finding in report.unmatched_findings:
         print(f"  {finding.path}:{finding.line} {finding.code} [{finding.severity}] {finding.message}")

@@ -6,6 +6,7 @@ Not a test: it prints measurements and exits 0. Usage:
     python bench/wild.py --root /work/scratch/wild                       # this checkout
     python bench/wild.py --root /work/scratch/wild --source ../baseline  # another checkout
     python bench/wild.py --root DIR --unreviewed todo.csv                # rows to give a verdict
+    python bench/wild.py --root DIR --findings all.csv                   # every finding and its verdict
 
 Each repository of bench/wild/repos.csv (``owner/name``) is expected, checked out at its
 commit, in ``ROOT/owner__name``; missing ones are skipped. A verdict (true|false|debatable)
@@ -89,6 +90,7 @@ def main() -> None:
     parser.add_argument("--extend-select", help="passed to devicelint --extend-select")
     parser.add_argument("--jobs", type=int, default=2, help="devicelint worker processes")
     parser.add_argument("--unreviewed", type=Path, help="write the unreviewed findings here as verdicts.csv rows")
+    parser.add_argument("--findings", type=Path, help="write every finding, with its verdict, here (CSV)")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     args = parser.parse_args()
     args.root = args.root.resolve()
@@ -137,6 +139,9 @@ def main() -> None:
         for repo in repos:
             print(f"{repo['repo']:34} {repo['kind']:9} {repo['lines']:9} {repo['findings']:8} {per(repo['findings'], repo['lines'], 10_000):8.2f}")
         print("\nper rule: " + ", ".join(f"{code} {n}" for code, n in summary["rules"].items()))
+        by_rule_verdict = Counter((f["code"], f["verdict"]) for f in findings)
+        for code in summary["rules"]:
+            print(f"  {code}: " + ", ".join(f"{v} {by_rule_verdict[(code, v)]}" for v in (*VERDICTS, "unreviewed") if by_rule_verdict[(code, v)]))
         print(f"\ntotal: {len(findings)} findings in {lines} lines = {summary['findings_per_10k_lines']:.2f} per 10,000 lines")
         print("verdicts: " + ", ".join(f"{v} {n}" for v, n in summary["verdicts"].items()))
         print(f"false alarms: {summary['false_per_100k_lines']:.2f} per 100,000 lines")
@@ -153,6 +158,13 @@ def main() -> None:
             print("\nunreviewed:")
             for f in unreviewed:
                 print(f"{f['repo']} {f['path']}:{f['line']} {f['code']} {f['message']}")
+
+    if args.findings:
+        with open(args.findings, "w", newline="", encoding="utf-8") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(["repo", "path", "line", "code", "severity", "verdict", "message"])
+            for f in findings:
+                writer.writerow([f["repo"], f["path"], f["line"], f["code"], f.get("severity", ""), f["verdict"], f["message"]])
 
     if args.unreviewed:
         with open(args.unreviewed, "w", newline="", encoding="utf-8") as handle:

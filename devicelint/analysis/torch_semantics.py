@@ -59,6 +59,8 @@ MODULE_ONLY_METHODS = frozenset(
 )
 #: methods of nn.Module the analysis models itself, even where a class of the file defines them
 _BUILT_IN_MODULE_METHODS = _SAME_MODULE_METHODS | _MODULE_PARAMETER_METHODS | {"forward", "register_buffer", "__init__"}
+#: class methods of transformers/diffusers models that build an object of the class they are called on
+_LOADING_CONSTRUCTORS = frozenset({"from_pretrained", "from_config", "from_single_file"})
 #: annotations that make a parameter a tensor
 TENSOR_ANNOTATIONS = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter"})
 #: annotations that make a parameter a module
@@ -397,6 +399,11 @@ class TorchSemantics:
             own = self._call_own_method(node, receiver, method, args, state)
             if own is not None:
                 return own
+        if kind == Kind.CLASS and method in _LOADING_CONSTRUCTORS and isinstance(receiver.info, ClassInfo) and receiver.info.is_module:
+            # `Head.from_pretrained(...)` on a module class of the project (the loader is the
+            # framework's): an object of that very class, so its `forward` is known; where the
+            # weights land depends on the loader's arguments, as for any `from_pretrained`
+            return Value(Kind.MODULE, None, Origin(node, "loaded"), info=receiver.info)
         if kind == Kind.TENSOR or kind == Kind.BATCH:
             if method in api.HOST_RESULT_METHODS:
                 return Value(Kind.NDARRAY) if method == "numpy" else UNKNOWN

@@ -15,8 +15,10 @@ from devicelint.rules.base import Example, Rule
 #: what follows ``self.x`` when it is assigned, not read
 _ASSIGNED = re.compile(r"\s*(=(?!=)|[-+*/@%&|^]=)")
 #: what follows ``self.x`` when it is moved or converted to another tensor's device at once:
-#: a chain of simple calls (``.detach()``, ``.float()``) ending in ``.to(``/``.cuda(``/``.type_as(``
-_MOVED_AT_ONCE = re.compile(r"(\.\w+\([^()]*\))*\.(to|cuda|type_as)\(")
+#: a chain of simple calls (``.detach()``, ``.float()``) ending in ``.to(``/``.cuda(``/``.type_as(``,
+#: maybe after an element read whose index is brought to the host first (``self.logvar[t.cpu()]``):
+#: the host table is indexed on the host and the result moved
+_MOVED_AT_ONCE = re.compile(r"(\[[^\[\]]*\.cpu\(\)\s*\])?(\.\w+\([^()]*\))*\.(to|cuda|type_as)\(")
 
 
 #: ``[i, j]`` right after the attribute: plain indices, no slice, ellipsis, None or nesting
@@ -113,6 +115,10 @@ class UnregisteredTensorAttr(Rule):
         "        self.logs = torch.randn(3, 5)\n    def step(self, epoch, i):\n        return self.logs[epoch, i]\n",
         "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
         "        self.table = torch.ones(3)\n        self.size = self.table.numel()\n",
+        # indexed on the host and the element moved where it is needed (CelebBasis' DDPM after its fix)
+        "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.logvar = torch.full((1000,), 0.0)\n        self.proj = nn.Linear(3, 3)\n"
+        "    def loss(self, x, t):\n        return self.proj(x) * self.logvar[t.cpu()].to(x.device)\n",
         # the class's own _apply moves it (yolov5's Detect.stride)
         "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
         "        self.stride = torch.ones(3)\n    def _apply(self, fn):\n        self = super()._apply(fn)\n"
