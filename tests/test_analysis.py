@@ -762,3 +762,46 @@ if use_gpu:
 '''
     # a literal flag at module level is configuration: the GPU path stays possible
     assert place(analyse(code).module_state["model"]) == "accel"
+
+
+NESTED_ITEMS_SCRIPT = '''
+import torch
+from torch.utils.data import DataLoader, Dataset
+
+class Pairs(Dataset):
+    def __len__(self):
+        return 8
+
+    def __getitem__(self, index):
+        if index % 2:
+            return (torch.zeros(3), torch.ones(3)), {"id": index}, index
+        return [torch.ones(3), torch.zeros(3)], {"id": -index}, index
+
+def run(loader):
+    for pair, meta, label in loader:
+        first = pair[0]
+    for batch in loader:
+        nested = batch[0]
+        mapping = batch[1]
+        last = batch[-1]
+
+run(DataLoader(Pairs(), batch_size=2))
+'''
+
+
+def test_default_collation_keeps_the_shape_of_each_position_of_a_dataset_item():
+    state = function_state(analyse(NESTED_ITEMS_SCRIPT), "run")
+    # `(a, b)` / `[a, b]` at a position in every return: collated into a list of batched tensors
+    assert state["pair"].kind == Kind.BATCH and state["pair"].role is Role.SEQUENCE_BATCH
+    assert state["nested"].kind == Kind.BATCH and state["nested"].role is Role.SEQUENCE_BATCH
+    assert state["meta"].role is Role.MAPPING_BATCH and state["mapping"].role is Role.MAPPING_BATCH
+    # a number (or tensor) collates into one batched tensor, and an element of the list is a tensor
+    assert state["label"].kind == Kind.TENSOR and state["last"].kind == Kind.TENSOR
+    assert state["first"].kind == Kind.TENSOR
+
+
+def test_a_position_the_returns_disagree_on_is_not_a_collated_list():
+    code = NESTED_ITEMS_SCRIPT.replace("[torch.ones(3), torch.zeros(3)]", "torch.ones(2, 3)")
+    state = function_state(analyse(code), "run")
+    assert state["pair"].kind == Kind.TENSOR and state["nested"].kind == Kind.TENSOR
+    assert state["meta"].role is Role.MAPPING_BATCH

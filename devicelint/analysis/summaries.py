@@ -544,6 +544,8 @@ class Summaries:
             return Value(Kind.MODULE, device, origin, info=info)
         if info.is_dataset:
             device = None if self._places_data(info) else CPU
+            if info.item_positions is None:
+                info.item_positions = _item_positions(info)
             return Value(Kind.DATASET, device, Origin(node, "dataset", from_data=True), info=info, role=_item_role(info))
         return Value(Kind.UNKNOWN, info=info)
 
@@ -635,6 +637,35 @@ def _item_role(info: ClassInfo) -> Optional[Role]:
     if kinds == {cst.Dict}:
         return Role.MAPPING_BATCH
     return None
+
+
+def _item_positions(info: ClassInfo) -> Optional[tuple[Optional[Role], ...]]:
+    """Per position of a dataset class's items, where every ``return`` of its own
+    ``__getitem__`` is a tuple or list display of one length: Role.SEQUENCE_BATCH where every
+    one holds a tuple or list display there (``return (left, right), label``), Role.MAPPING_BATCH
+    where every one holds a dict display, else None. None when the returns do not agree."""
+    method = info.methods.get("__getitem__")
+    if method is None:
+        return None
+    finder = _ReturnFinder()
+    method.body.visit(finder)
+    displays = finder.values
+    if not displays or not all(isinstance(value, (cst.Tuple, cst.List)) for value in displays):
+        return None
+    rows = [value.elements for value in displays]  # type: ignore[union-attr]
+    width = len(rows[0])
+    if any(len(row) != width or any(isinstance(element, cst.StarredElement) for element in row) for row in rows):
+        return None
+    positions: list[Optional[Role]] = []
+    for index in range(width):
+        kinds = {type(row[index].value) for row in rows}
+        if kinds <= {cst.Tuple, cst.List}:
+            positions.append(Role.SEQUENCE_BATCH)
+        elif kinds == {cst.Dict}:
+            positions.append(Role.MAPPING_BATCH)
+        else:
+            positions.append(None)
+    return tuple(positions)
 
 
 class _ReturnFinder(OwnScopeVisitor):

@@ -307,6 +307,29 @@ class Homogeneous:
     element: Value
 
 
+@dataclass(frozen=True)
+class CollatedItems:
+    """Batch payload: what default collation made of each position of a dataset's tuple items.
+    ``positions[i]`` is Role.SEQUENCE_BATCH where the item holds a tuple or list there (collated
+    into a list of batched tensors), Role.MAPPING_BATCH for a dict (collated into a dict), None
+    for a tensor or number (one batched tensor)."""
+
+    positions: tuple[Optional[Role], ...]
+
+
+def collated_item(batch: Value, position: int) -> Optional[Value]:
+    """Position ``position`` of a default-collated batch (``data, target = batch``,
+    ``batch[0]``), where the dataset's items are known: a batch of its own where the items hold
+    a tuple, list or dict there, else a tensor. None where the item shape is not known."""
+    info = batch.info
+    if batch.kind != Kind.BATCH or not isinstance(info, CollatedItems) or not -len(info.positions) <= position < len(info.positions):
+        return None
+    role = info.positions[position]
+    if role is None:
+        return Value(Kind.TENSOR, batch.device, batch.origin, scalar=batch.scalar)
+    return Value(Kind.BATCH, batch.device, batch.origin, scalar=False, role=role)
+
+
 def homogeneous_element(container: Value) -> Optional[Value]:
     """What every element of a list is, where known: the join of its known items, or the
     element of a Homogeneous payload; None for an empty or unknown list."""
