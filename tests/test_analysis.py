@@ -805,3 +805,33 @@ def test_a_position_the_returns_disagree_on_is_not_a_collated_list():
     state = function_state(analyse(code), "run")
     assert state["pair"].kind == Kind.TENSOR and state["nested"].kind == Kind.TENSOR
     assert state["meta"].role is Role.MAPPING_BATCH
+
+
+CONSTRUCTED_SCRIPT = '''
+import torch
+
+class Probe:
+    def __init__(self, model, example):
+        self.model = model
+        self.example = example
+
+    def run(self):
+        return self.model(self.example)
+
+def make_probe(model, device):
+    tokens = torch.zeros(4, 8, device=device)
+    return Probe(model, (tokens, tokens))
+'''
+
+
+def test_a_plain_class_init_is_analysed_with_what_its_constructor_calls_hand_it():
+    analyzer = analyse(CONSTRUCTED_SCRIPT)
+    init = function_state(analyzer, "__init__")
+    # `Probe(model, (tokens, tokens))` in make_probe, which nothing calls: __init__ waits for it
+    assert init["example"].kind == Kind.CONTAINER and init["self.example"].kind == Kind.CONTAINER
+
+
+def test_a_module_init_takes_configuration_not_its_callers_values():
+    code = CONSTRUCTED_SCRIPT.replace("import torch\n", "import torch\nimport torch.nn as nn\n").replace("class Probe:", "class Probe(nn.Module):")
+    init = function_state(analyse(code), "__init__")
+    assert init["example"].kind == Kind.UNKNOWN

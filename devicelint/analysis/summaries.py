@@ -64,17 +64,29 @@ class Summaries:
         for index, (function, class_info, enclosing) in enumerate(self._pending[:_PENDING_LOOKAHEAD]):
             if enclosing is not None or function in self._call_sites:
                 return index
-            if class_info is not None and function.name.value == "__init__":
+            if class_info is not None and function.name.value == "__init__" and not self._waits_for_construction(function, class_info):
                 return index  # the other methods see the attributes it sets
             if not _has_arguments(function, class_info is not None):
                 return index
         # everything left waits for callers: start with one nothing in the file calls by name
         # (``forward``, an entry point), so that the helpers it calls see its arguments
         called = self.called_names()
+        for index, (function, class_info, _) in enumerate(self._pending[:_PENDING_LOOKAHEAD]):
+            if function.name.value not in called and not (
+                class_info is not None and function.name.value == "__init__" and self._waits_for_construction(function, class_info)
+            ):
+                return index
         for index, (function, _, _) in enumerate(self._pending[:_PENDING_LOOKAHEAD]):
             if function.name.value not in called:
                 return index
         return 0
+
+    def _waits_for_construction(self, init: cst.FunctionDef, class_info: ClassInfo) -> bool:
+        """Does a plain class's ``__init__`` wait for the code that builds its objects (see
+        _note_construction)? Only where that code is in the file and has not run yet."""
+        if class_info.is_module or class_info.is_dataset or not _has_arguments(init, True):
+            return False
+        return class_info.name in self.called_names()
 
     def called_names(self) -> frozenset[str]:
         """Names the file calls, as ``name(`` or ``.name(`` (computed once)."""
@@ -547,7 +559,20 @@ class Summaries:
             if info.item_positions is None:
                 info.item_positions = _item_positions(info)
             return Value(Kind.DATASET, device, Origin(node, "dataset", from_data=True), info=info, role=_item_role(info))
+        if self.emitting:
+            self._note_construction(info, args)
         return Value(Kind.UNKNOWN, info=info)
+
+    def _note_construction(self, info: ClassInfo, args: tuple[tuple[cst.Arg, Value], ...]) -> None:
+        """``SummaryGraph(model, dummy_input)``: an object of a plain class of the file is built
+        from these arguments, so its ``__init__`` is analysed with them, as a free function is
+        with its callers' (a module's or a dataset's constructor takes configuration)."""
+        found = info.find_method("__init__")
+        if found is None:
+            return
+        init = found[0]
+        site = helpers.bind_arguments(init, args, True)
+        self._call_sites.setdefault(init, []).append(site[1] if site is not None else None)
 
     def inputs_placed_by_module(self, module: Value, args: tuple[tuple[cst.Arg, Value], ...]) -> list[bool]:
         """Per argument of a call of a module whose class the analysis has read (in this file or
