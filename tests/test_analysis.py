@@ -835,3 +835,36 @@ def test_a_module_init_takes_configuration_not_its_callers_values():
     code = CONSTRUCTED_SCRIPT.replace("import torch\n", "import torch\nimport torch.nn as nn\n").replace("class Probe:", "class Probe(nn.Module):")
     init = function_state(analyse(code), "__init__")
     assert init["example"].kind == Kind.UNKNOWN
+
+
+APPENDED_AMONG_UNKNOWN_SCRIPT = '''
+import torch
+
+def propagate(adjacency, embedding, layers):
+    adjacency = torch.as_tensor(adjacency, device="cuda")
+    current = embedding
+    outputs = [current]
+    for _ in range(layers):
+        current = torch.sparse.mm(adjacency, current)
+        outputs.append(current)
+    return outputs
+'''
+
+
+def test_a_gpu_tensor_appended_among_elements_of_unknown_kind_is_remembered():
+    from devicelint.analysis.values import Homogeneous
+
+    outputs = function_state(analyse(APPENDED_AMONG_UNKNOWN_SCRIPT), "propagate")["outputs"]
+    # the display `[current]` and the appended tensors join into elements of unknown kind, but
+    # the list is known to hold a GPU tensor once the loop ran (numpy fails on it)
+    assert outputs.kind == Kind.CONTAINER and isinstance(outputs.info, Homogeneous)
+    assert outputs.info.element.kind == Kind.UNKNOWN
+    assert outputs.info.some is not None and place(outputs.info.some) == "accel"
+
+
+def test_a_list_of_host_tensors_appended_has_no_gpu_element():
+    from devicelint.analysis.values import Homogeneous
+
+    code = APPENDED_AMONG_UNKNOWN_SCRIPT.replace('device="cuda"', 'device="cpu"')
+    outputs = function_state(analyse(code), "propagate")["outputs"]
+    assert isinstance(outputs.info, Homogeneous) and outputs.info.some is None
