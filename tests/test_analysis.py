@@ -762,3 +762,109 @@ if use_gpu:
 '''
     # a literal flag at module level is configuration: the GPU path stays possible
     assert place(analyse(code).module_state["model"]) == "accel"
+
+
+NESTED_ITEMS_SCRIPT = '''
+import torch
+from torch.utils.data import DataLoader, Dataset
+
+class Pairs(Dataset):
+    def __len__(self):
+        return 8
+
+    def __getitem__(self, index):
+        if index % 2:
+            return (torch.zeros(3), torch.ones(3)), {"id": index}, index
+        return [torch.ones(3), torch.zeros(3)], {"id": -index}, index
+
+def run(loader):
+    for pair, meta, label in loader:
+        first = pair[0]
+    for batch in loader:
+        nested = batch[0]
+        mapping = batch[1]
+        last = batch[-1]
+
+run(DataLoader(Pairs(), batch_size=2))
+'''
+
+
+def test_default_collation_keeps_the_shape_of_each_position_of_a_dataset_item():
+    state = function_state(analyse(NESTED_ITEMS_SCRIPT), "run")
+    # `(a, b)` / `[a, b]` at a position in every return: collated into a list of batched tensors
+    assert state["pair"].kind == Kind.BATCH and state["pair"].role is Role.SEQUENCE_BATCH
+    assert state["nested"].kind == Kind.BATCH and state["nested"].role is Role.SEQUENCE_BATCH
+    assert state["meta"].role is Role.MAPPING_BATCH and state["mapping"].role is Role.MAPPING_BATCH
+    # a number (or tensor) collates into one batched tensor, and an element of the list is a tensor
+    assert state["label"].kind == Kind.TENSOR and state["last"].kind == Kind.TENSOR
+    assert state["first"].kind == Kind.TENSOR
+
+
+def test_a_position_the_returns_disagree_on_is_not_a_collated_list():
+    code = NESTED_ITEMS_SCRIPT.replace("[torch.ones(3), torch.zeros(3)]", "torch.ones(2, 3)")
+    state = function_state(analyse(code), "run")
+    assert state["pair"].kind == Kind.TENSOR and state["nested"].kind == Kind.TENSOR
+    assert state["meta"].role is Role.MAPPING_BATCH
+
+
+CONSTRUCTED_SCRIPT = '''
+import torch
+
+class Probe:
+    def __init__(self, model, example):
+        self.model = model
+        self.example = example
+
+    def run(self):
+        return self.model(self.example)
+
+def make_probe(model, device):
+    tokens = torch.zeros(4, 8, device=device)
+    return Probe(model, (tokens, tokens))
+'''
+
+
+def test_a_plain_class_init_is_analysed_with_what_its_constructor_calls_hand_it():
+    analyzer = analyse(CONSTRUCTED_SCRIPT)
+    init = function_state(analyzer, "__init__")
+    # `Probe(model, (tokens, tokens))` in make_probe, which nothing calls: __init__ waits for it
+    assert init["example"].kind == Kind.CONTAINER and init["self.example"].kind == Kind.CONTAINER
+
+
+def test_a_module_init_takes_configuration_not_its_callers_values():
+    code = CONSTRUCTED_SCRIPT.replace("import torch\n", "import torch\nimport torch.nn as nn\n").replace("class Probe:", "class Probe(nn.Module):")
+    init = function_state(analyse(code), "__init__")
+    assert init["example"].kind == Kind.UNKNOWN
+
+
+APPENDED_AMONG_UNKNOWN_SCRIPT = '''
+import torch
+
+def propagate(adjacency, embedding, layers):
+    adjacency = torch.as_tensor(adjacency, device="cuda")
+    current = embedding
+    outputs = [current]
+    for _ in range(layers):
+        current = torch.sparse.mm(adjacency, current)
+        outputs.append(current)
+    return outputs
+'''
+
+
+def test_a_gpu_tensor_appended_among_elements_of_unknown_kind_is_remembered():
+    from devicelint.analysis.values import Homogeneous
+
+    outputs = function_state(analyse(APPENDED_AMONG_UNKNOWN_SCRIPT), "propagate")["outputs"]
+    # the display `[current]` and the appended tensors join into elements of unknown kind, but
+    # the list is known to hold a GPU tensor once the loop ran (numpy fails on it)
+    assert outputs.kind == Kind.CONTAINER and isinstance(outputs.info, Homogeneous)
+    assert outputs.info.element.kind == Kind.UNKNOWN
+    assert outputs.info.some is not None and place(outputs.info.some) == "accel"
+
+
+def test_a_list_of_host_tensors_appended_has_no_gpu_element():
+    from devicelint.analysis.values import Homogeneous
+
+    code = APPENDED_AMONG_UNKNOWN_SCRIPT.replace('device="cuda"', 'device="cpu"')
+    outputs = function_state(analyse(code), "propagate")["outputs"]
+    assert isinstance(outputs.info, Homogeneous) and outputs.info.some is None

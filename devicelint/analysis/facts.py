@@ -13,7 +13,7 @@ from typing import Optional
 import libcst as cst
 
 from devicelint.analysis.names import OwnScopeVisitor, dotted_name
-from devicelint.analysis.values import Role, Value
+from devicelint.analysis.values import CollatedItems, Role, Value
 
 
 @dataclass(eq=False)
@@ -36,6 +36,9 @@ class ClassInfo:
     places_itself: Optional[bool] = None
     #: names the class registers with ``self.register_buffer(name, ...)``
     buffers: set[str] = field(default_factory=set)
+    #: a Dataset class: per position of its tuple items, what default collation makes of it
+    #: (see values.CollatedItems); None where its ``__getitem__`` does not say
+    item_positions: Optional[tuple[Optional[Role], ...]] = None
 
     def find_method(self, name: str) -> Optional[tuple[cst.FunctionDef, "ClassInfo"]]:
         """The method ``name`` and the class defining it, looked up through the bases the
@@ -73,6 +76,9 @@ class LoaderInfo:
     #: Role.SEQUENCE_BATCH / MAPPING_BATCH where default collation is known to make each batch
     #: a list / dict (the dataset's items are tuples / dicts), else None
     batch_role: Optional[Role] = None
+    #: per position of the dataset's tuple items, what default collation makes of it (a
+    #: values.CollatedItems, the payload of each batch), where known
+    batch_items: Optional[CollatedItems] = None
 
 
 @dataclass(frozen=True)

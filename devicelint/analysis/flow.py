@@ -52,7 +52,19 @@ from devicelint.analysis.state import (
 )
 from devicelint.analysis.summaries import Summaries
 from devicelint.analysis.torch_semantics import BUILTIN_REFS, MODULE_ONLY_METHODS, TENSOR_ANNOTATIONS, TorchSemantics, propagate
-from devicelint.analysis.values import Homogeneous, Kind, Origin, Role, UNKNOWN, Value, follows, homogeneous_element, join
+from devicelint.analysis.values import (
+    CollatedItems,
+    Homogeneous,
+    Kind,
+    Origin,
+    Role,
+    UNKNOWN,
+    Value,
+    collated_item,
+    follows,
+    homogeneous_element,
+    join,
+)
 
 if TYPE_CHECKING:
     from devicelint.project import ProjectView
@@ -616,8 +628,11 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
                 if isinstance(element, cst.StarredElement):
                     self.assign(element.value, Value(Kind.CONTAINER, info=Homogeneous(self.element_of(value))), state, None)
                     continue
+                collated = collated_item(value, position) if not has_star and _collated_length(value) == len(elements) else None
                 if items is not None and not has_star and len(items) == len(elements):
                     item = items[position]
+                elif collated is not None:
+                    item = collated  # `for (left, right), label in loader`: what collation made there
                 elif value.kind == Kind.TENSOR and value.role is Role.MODEL_OUTPUT:
                     # `loss, kl, acc = model(x)`: a model's tuple of outputs lives on its device,
                     # but not every element is known to be a tensor (some are Python floats)
@@ -747,6 +762,10 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         if base.kind == Kind.TENSOR:
             return Value(Kind.TENSOR, base.device, base.origin)
         if base.kind == Kind.BATCH:
+            if index_value is not None and isinstance(index_value.literal, int) and not isinstance(index_value.literal, bool) and len(node.slice) == 1:
+                collated = collated_item(base, index_value.literal)
+                if collated is not None:
+                    return collated
             return Value(Kind.TENSOR, base.device, base.origin, scalar=base.scalar)
         if base.kind == Kind.DATASET:
             return Value(Kind.BATCH, base.device, base.origin, role=base.role)
@@ -939,7 +958,15 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         kind = iterable.kind
         if kind == Kind.LOADER:
             batch_role = iterable.info.batch_role if isinstance(iterable.info, LoaderInfo) else None
-            return Value(Kind.BATCH, iterable.device, Origin(iterable.origin.node, "batch", from_data=True) if iterable.origin else None, scalar=False, role=batch_role)
+            batch_items = iterable.info.batch_items if isinstance(iterable.info, LoaderInfo) else None
+            return Value(
+                Kind.BATCH,
+                iterable.device,
+                Origin(iterable.origin.node, "batch", from_data=True) if iterable.origin else None,
+                scalar=False,
+                info=batch_items,
+                role=batch_role,
+            )
         if kind == Kind.DATASET:
             return Value(Kind.BATCH, iterable.device, iterable.origin, role=iterable.role)
         if kind == Kind.BATCH:
@@ -1060,3 +1087,8 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
             return name
         text = self.source_of(node)
         return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _collated_length(value: Value) -> Optional[int]:
+    """How many positions the dataset items behind a default-collated batch have, where known."""
+    return len(value.info.positions) if value.kind == Kind.BATCH and isinstance(value.info, CollatedItems) else None

@@ -64,17 +64,29 @@ class Summaries:
         for index, (function, class_info, enclosing) in enumerate(self._pending[:_PENDING_LOOKAHEAD]):
             if enclosing is not None or function in self._call_sites:
                 return index
-            if class_info is not None and function.name.value == "__init__":
+            if class_info is not None and function.name.value == "__init__" and not self._waits_for_construction(function, class_info):
                 return index  # the other methods see the attributes it sets
             if not _has_arguments(function, class_info is not None):
                 return index
         # everything left waits for callers: start with one nothing in the file calls by name
         # (``forward``, an entry point), so that the helpers it calls see its arguments
         called = self.called_names()
+        for index, (function, class_info, _) in enumerate(self._pending[:_PENDING_LOOKAHEAD]):
+            if function.name.value not in called and not (
+                class_info is not None and function.name.value == "__init__" and self._waits_for_construction(function, class_info)
+            ):
+                return index
         for index, (function, _, _) in enumerate(self._pending[:_PENDING_LOOKAHEAD]):
             if function.name.value not in called:
                 return index
         return 0
+
+    def _waits_for_construction(self, init: cst.FunctionDef, class_info: ClassInfo) -> bool:
+        """Does a plain class's ``__init__`` wait for the code that builds its objects (see
+        _note_construction)? Only where that code is in the file and has not run yet."""
+        if class_info.is_module or class_info.is_dataset or not _has_arguments(init, True):
+            return False
+        return class_info.name in self.called_names()
 
     def called_names(self) -> frozenset[str]:
         """Names the file calls, as ``name(`` or ``.name(`` (computed once)."""
@@ -544,8 +556,23 @@ class Summaries:
             return Value(Kind.MODULE, device, origin, info=info)
         if info.is_dataset:
             device = None if self._places_data(info) else CPU
+            if info.item_positions is None:
+                info.item_positions = _item_positions(info)
             return Value(Kind.DATASET, device, Origin(node, "dataset", from_data=True), info=info, role=_item_role(info))
+        if self.emitting:
+            self._note_construction(info, args)
         return Value(Kind.UNKNOWN, info=info)
+
+    def _note_construction(self, info: ClassInfo, args: tuple[tuple[cst.Arg, Value], ...]) -> None:
+        """``SummaryGraph(model, dummy_input)``: an object of a plain class of the file is built
+        from these arguments, so its ``__init__`` is analysed with them, as a free function is
+        with its callers' (a module's or a dataset's constructor takes configuration)."""
+        found = info.find_method("__init__")
+        if found is None:
+            return
+        init = found[0]
+        site = helpers.bind_arguments(init, args, True)
+        self._call_sites.setdefault(init, []).append(site[1] if site is not None else None)
 
     def inputs_placed_by_module(self, module: Value, args: tuple[tuple[cst.Arg, Value], ...]) -> list[bool]:
         """Per argument of a call of a module whose class the analysis has read (in this file or
@@ -635,6 +662,35 @@ def _item_role(info: ClassInfo) -> Optional[Role]:
     if kinds == {cst.Dict}:
         return Role.MAPPING_BATCH
     return None
+
+
+def _item_positions(info: ClassInfo) -> Optional[tuple[Optional[Role], ...]]:
+    """Per position of a dataset class's items, where every ``return`` of its own
+    ``__getitem__`` is a tuple or list display of one length: Role.SEQUENCE_BATCH where every
+    one holds a tuple or list display there (``return (left, right), label``), Role.MAPPING_BATCH
+    where every one holds a dict display, else None. None when the returns do not agree."""
+    method = info.methods.get("__getitem__")
+    if method is None:
+        return None
+    finder = _ReturnFinder()
+    method.body.visit(finder)
+    displays = finder.values
+    if not displays or not all(isinstance(value, (cst.Tuple, cst.List)) for value in displays):
+        return None
+    rows = [value.elements for value in displays]  # type: ignore[union-attr]
+    width = len(rows[0])
+    if any(len(row) != width or any(isinstance(element, cst.StarredElement) for element in row) for row in rows):
+        return None
+    positions: list[Optional[Role]] = []
+    for index in range(width):
+        kinds = {type(row[index].value) for row in rows}
+        if kinds <= {cst.Tuple, cst.List}:
+            positions.append(Role.SEQUENCE_BATCH)
+        elif kinds == {cst.Dict}:
+            positions.append(Role.MAPPING_BATCH)
+        else:
+            positions.append(None)
+    return tuple(positions)
 
 
 class _ReturnFinder(OwnScopeVisitor):

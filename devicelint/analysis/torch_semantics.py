@@ -24,6 +24,7 @@ from devicelint.analysis.names import dotted_name, keyword_arg, looks_like_dtype
 from devicelint.analysis.state import DEFAULT_DEVICE_KEY, State
 from devicelint.analysis.values import (
     CPU,
+    CollatedItems,
     Homogeneous,
     UNKNOWN,
     Device,
@@ -326,9 +327,13 @@ class TorchSemantics:
         pin = keyword_arg(node, "pin_memory")
         pinned = pin is not None and not (isinstance(pin.value, cst.Name) and pin.value.value == "False")
         batch_role = None
+        batch_items = None
         if dataset.kind == Kind.DATASET and keyword_arg(node, "collate_fn") is None and not any(arg.star for arg, _ in args):
             batch_role = dataset.role  # default collation keeps the item's shape: tuples -> lists, dicts -> dicts
-        return Value(Kind.LOADER, device, Origin(node, "loader"), info=LoaderInfo(node, pinned, batch_role))
+            if batch_role is Role.SEQUENCE_BATCH and isinstance(dataset.info, ClassInfo) and dataset.info.item_positions is not None:
+                # ... also inside: `((a, b), label)` items collate into `[[A, B], labels]`
+                batch_items = CollatedItems(dataset.info.item_positions)
+        return Value(Kind.LOADER, device, Origin(node, "loader"), info=LoaderInfo(node, pinned, batch_role, batch_items))
 
     def _nn_class(self, node: cst.Call, qualname: str, leaf: str, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> Value:
         origin = Origin(node, f"created by `{spelled(node)}`")

@@ -305,6 +305,34 @@ class Homogeneous:
     lists built by ``append``)."""
 
     element: Value
+    #: an element some path put in that ``element`` (the join of all) no longer shows: a
+    #: tensor that may be on an accelerator, appended next to elements of unknown kind
+    #: (``final = [x]``, then ``final.append(layer(final[-1]))``); numpy fails on the list
+    #: if any element is such a tensor
+    some: Optional[Value] = None
+
+
+@dataclass(frozen=True)
+class CollatedItems:
+    """Batch payload: what default collation made of each position of a dataset's tuple items.
+    ``positions[i]`` is Role.SEQUENCE_BATCH where the item holds a tuple or list there (collated
+    into a list of batched tensors), Role.MAPPING_BATCH for a dict (collated into a dict), None
+    for a tensor or number (one batched tensor)."""
+
+    positions: tuple[Optional[Role], ...]
+
+
+def collated_item(batch: Value, position: int) -> Optional[Value]:
+    """Position ``position`` of a default-collated batch (``data, target = batch``,
+    ``batch[0]``), where the dataset's items are known: a batch of its own where the items hold
+    a tuple, list or dict there, else a tensor. None where the item shape is not known."""
+    info = batch.info
+    if batch.kind != Kind.BATCH or not isinstance(info, CollatedItems) or not -len(info.positions) <= position < len(info.positions):
+        return None
+    role = info.positions[position]
+    if role is None:
+        return Value(Kind.TENSOR, batch.device, batch.origin, scalar=batch.scalar)
+    return Value(Kind.BATCH, batch.device, batch.origin, scalar=False, role=role)
 
 
 def homogeneous_element(container: Value) -> Optional[Value]:
@@ -326,14 +354,30 @@ def appended(container: Value, element: Value) -> Value:
     known = homogeneous_element(container)
     if known is None and not (isinstance(container.info, tuple) and not container.info):
         return Value(Kind.CONTAINER)  # elements of unknown kind were there before
-    return Value(Kind.CONTAINER, container.device, container.origin, info=Homogeneous(element if known is None else join(known, element)))
+    joined = element if known is None else join(known, element)
+    some = container.info.some if isinstance(container.info, Homogeneous) else None
+    if _maybe_on_accelerator(element) and not _maybe_on_accelerator(joined):
+        some = element
+    return Value(Kind.CONTAINER, container.device, container.origin, info=Homogeneous(joined, None if _maybe_on_accelerator(joined) else some))
+
+
+def _maybe_on_accelerator(value: Value) -> bool:
+    return value.kind == Kind.TENSOR and value.device is not None and value.device.may_be_accelerator
 
 
 def _join_items(first: Any, second: Any) -> Any:
     if isinstance(first, tuple) and isinstance(second, tuple) and len(first) == len(second):
         return tuple(join(a, b) for a, b in zip(first, second))
     if isinstance(first, Homogeneous) and isinstance(second, Homogeneous):
-        return Homogeneous(join(first.element, second.element))
+        return Homogeneous(join(first.element, second.element), first.some if first.some is not None else second.some)
+    for items, filled in ((first, second), (second, first)):
+        if isinstance(items, tuple) and items and isinstance(filled, Homogeneous):
+            # `final = [x]` on one path, `final.append(y)` done on the other (a loop that ran):
+            # its elements are the display's and the appended ones
+            element = filled.element
+            for item in items:
+                element = join(element, item)
+            return Homogeneous(element, filled.some)
     # a list still empty on one path and filled by `append` on the other (a loop that ran):
     # its elements are the appended ones
     if first == () and isinstance(second, Homogeneous):

@@ -19,8 +19,9 @@ def _on_accelerator(value: Value, called_numpy: bool = False) -> bool:
     if value.kind == Kind.CONTAINER and isinstance(value.info, tuple) and value.info:
         return any(_on_accelerator(item) for item in value.info)
     if value.kind == Kind.CONTAINER and isinstance(value.info, Homogeneous):
-        # a list built by `append` or a comprehension: `losses.append(loss)`, then `np.mean(losses)`
-        return _on_accelerator(value.info.element)
+        # a list built by `append` or a comprehension: `losses.append(loss)`, then `np.mean(losses)`;
+        # numpy converts every element, so one GPU tensor appended among others is enough
+        return _on_accelerator(value.info.element) or value.info.some is not None and _on_accelerator(value.info.some)
     return False
 
 

@@ -9,7 +9,7 @@ import libcst as cst
 from devicelint.analysis.events import CallEvent
 from devicelint.analysis.names import OwnScopeVisitor, keyword_arg, positional_args
 from devicelint.analysis.state import State
-from devicelint.analysis.values import Device, Kind, Value
+from devicelint.analysis.values import UNKNOWN, Device, Kind, Value
 from devicelint.findings import Severity
 from devicelint.rule_api import FixSpec, NodeEdit
 from devicelint.rules.base import Example, Rule
@@ -258,9 +258,10 @@ class AutocastDeviceMismatch(Rule):
         """``label`` when it is a variable holding a device the program picks at run time
         (``torch.device("cuda" if torch.cuda.is_available() else "cpu")``, ``"cuda" if ... else
         "cpu"``); None for a literal device or anything else."""
-        if not label.isidentifier():
+        if not all(part.isidentifier() for part in label.split(".")):
             return None
-        value = self.ctx.analyzer.lookup(label, state)
+        # `self.device` set in `__init__` from the device its constructor was given
+        value = self.ctx.analyzer.lookup(label, state) if "." not in label else state.get(label, UNKNOWN)
         if value.kind != Kind.DEVICE or value.origin is None:
             return None
         made = value.origin.node

@@ -27,7 +27,9 @@ class ToOnContainer(Rule):
       dataset (`(image, target)` tuples) or a `Dataset` class of the file whose `__getitem__`
       returns a tuple, list or dict display on every path. Default collation turns a tuple
       item into a *list* of batched tensors and a dict item into a dict; a `TensorDataset`
-      batch is a list even for one tensor;
+      batch is a list even for one tensor. Inside a tuple item too: where every return holds a
+      tuple or list display at one position (`return (left, right), label`), that part of the
+      batch (`for pair, label in loader`, `batch[0]`) is a list;
     * what a function of the file returns when one of its `return`s gives a tuple or list
       display and another a tensor (`init_hidden()` returning `(h, c)` for an LSTM and `h`
       for a GRU): on the tuple's path the move fails. Left alone when the calling function
