@@ -8,6 +8,7 @@ lower them in the same change that improves the linter or grows the corpus.
 from __future__ import annotations
 
 import ast
+import csv
 import importlib.util
 import json
 import re
@@ -65,3 +66,23 @@ def test_fixed_twins_stay_quiet(report):
     floor = json.loads((CORPUS / "floor.json").read_text(encoding="utf-8"))
     noisy = "\n".join(f"{f.path}:{f.line} {f.code} {f.message}" for f in report.twin_findings if f.severity != "info")
     assert report.twin_error_warning <= floor["twin_error_warning_max"], noisy
+
+
+def test_every_twin_verdict_names_a_finding_kind_that_exists():
+    """bench/realbugs/fixed/verdicts.csv: a row per reviewed twin finding, for a twin that exists,
+    with a verdict of the three and a reason."""
+    rows = list(csv.DictReader((CORPUS / "fixed" / "verdicts.csv").open(encoding="utf-8")))
+    assert rows
+    for row in rows:
+        assert (CORPUS / "fixed" / row["file"]).is_file(), row
+        assert row["verdict"] in ("true", "false", "debatable"), row
+        assert re.fullmatch(r"DL\d{3}", row["code"]) and int(row["line"]) > 0 and row["reason"].strip(), row
+
+
+def test_twin_verdicts_are_joined_with_the_findings(report):
+    verdicts = _load_recall().twin_verdicts(CORPUS / "fixed" / "verdicts.csv")
+    for finding in report.twin_findings:
+        key = (finding.path.rsplit("/", 1)[-1], finding.line, finding.code)
+        assert finding.verdict == verdicts.get(key, "unreviewed"), finding
+    floor = json.loads((CORPUS / "floor.json").read_text(encoding="utf-8"))
+    assert report.twin_error_warning_not_true <= floor["twin_not_known_true_max"]
