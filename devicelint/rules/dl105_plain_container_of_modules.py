@@ -23,6 +23,24 @@ def _holds_modules(value: Value) -> bool:
     return False
 
 
+def _aliases_own_attributes(node: cst.BaseExpression) -> bool:
+    """``[self.b1, self.b2]`` / ``{"a": self.a}``: every element is a module already assigned to
+    an attribute of ``self``, which registered it; the container only aliases them."""
+    if isinstance(node, (cst.List, cst.Tuple)):
+        items = [element.value for element in node.elements if not isinstance(element, cst.StarredElement)]
+        if len(items) != len(node.elements):
+            return False
+    elif isinstance(node, cst.Dict):
+        items = [element.value for element in node.elements if isinstance(element, cst.DictElement)]
+        if len(items) != len(node.elements):
+            return False
+    else:
+        return False
+    return bool(items) and all(
+        isinstance(item, cst.Attribute) and isinstance(item.value, cst.Name) and item.value.value == "self" for item in items
+    )
+
+
 class PlainContainerOfModules(Rule):
     """
     ## What it does
@@ -61,6 +79,9 @@ class PlainContainerOfModules(Rule):
         "import torch.nn as nn\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
         "        self.sizes = [64, 128]\n",
         "import torch.nn as nn\nclass Holder:\n    def __init__(self):\n        self.models = [nn.Linear(2, 2)]\n",
+        # only aliases submodules registered as attributes (PyTorch-GAN's ESRGAN dense block)
+        "import torch.nn as nn\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.b1 = nn.Linear(2, 2)\n        self.b2 = nn.Linear(2, 2)\n        self.blocks = [self.b1, self.b2]\n",
         "import torch.nn as nn\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
         "        self.layers = []\n        self.layers.append(nn.Linear(2, 2))\n        self.layers = nn.ModuleList(self.layers)\n",
         "import torch.nn as nn\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
@@ -129,7 +150,7 @@ class PlainContainerOfModules(Rule):
                 # `self.layers = []`, filled by append below: the line to change
                 self._empty_lists[(id(self.ctx.current_function.node), name[5:])] = value_node
             return
-        if not _holds_modules(value):
+        if not _holds_modules(value) or _aliases_own_attributes(value_node):
             return
         name = dotted_name(target)
         if name is None or not name.startswith("self."):
@@ -155,6 +176,9 @@ class PlainContainerOfModules(Rule):
         if owner is None or not owner.startswith("self.") or event.receiver is None or event.receiver.kind != Kind.CONTAINER:
             return
         added = [value for _, value in event.args]
+        appended = event.args[-1][0].value if event.args else None
+        if appended is not None and event.method != "extend" and _aliases_own_attributes(cst.List([cst.Element(appended)])):
+            return  # `self.blocks.append(self.b1)`: b1 is registered as an attribute already
         if added and (added[-1].kind == Kind.MODULE or _holds_modules(added[-1])) and owner.count(".") == 1:
             message = (
                 f"`{owner}` is a plain list of modules: modules appended to it are not registered, so "
