@@ -59,6 +59,11 @@ class LoadWithoutMapLocation(Rule):
     summary = "`torch.load` without `map_location` restores tensors onto the device they were saved from."
     fix_safety = "safe"
     valid = (
+        # the CPU branch maps, the GPU branch loads as saved (LatticeLSTM after its fix)
+        "import torch\ndef load(model, path, gpu):\n    if not gpu:\n"
+        "        model.load_state_dict(torch.load(path, map_location=lambda storage, loc: storage))\n"
+        "    else:\n        model.load_state_dict(torch.load(path))\n"
+        "use_gpu = torch.cuda.is_available()\n",
         # a pytest test loads what it saved in its own fresh temporary directory
         "import torch\nimport os\ndevice = 'cuda' if torch.cuda.is_available() else 'cpu'\n"
         "def test_resume(tmp_path, trainer):\n    path = os.path.join(tmp_path, 'last.ckpt')\n"
@@ -112,6 +117,8 @@ class LoadWithoutMapLocation(Rule):
         self._wrapped: list[tuple[cst.Call, cst.FunctionDef, cst.Call]] = []
         #: per wrapper of another module: its torch.load without map_location of a parameter
         self._unmapped_load_of: dict[cst.FunctionDef, Optional[cst.Call]] = {}
+        #: loads given a map_location: (the path's text, the function they are in, the call)
+        self._mapped: list[tuple[str, Optional[cst.FunctionDef], cst.Call]] = []
 
     def on_call(self, event: CallEvent) -> None:
         if event.qualname == "torch.save":
@@ -123,9 +130,10 @@ class LoadWithoutMapLocation(Rule):
         if event.qualname != "torch.load":
             return
         node = event.node
-        if keyword_arg(node, "map_location") is not None or len(positional_args(node)) >= 2:
-            return
         if any(arg.star for arg in node.args) or not node.args:
+            return
+        if keyword_arg(node, "map_location") is not None or len(positional_args(node)) >= 2:
+            self._mapped.append((self.ctx.source_of(node.args[0].value), self.ctx.current_function.node, node))
             return
         if event.args[0][1].role is Role.IN_PROCESS_BUFFER:
             return  # saved and loaded by the same process: map_location would change the result
@@ -165,6 +173,17 @@ class LoadWithoutMapLocation(Rule):
         if load is not None:
             self._wrapped.append((event.node, function, load))
 
+    def _other_branch_maps(self, load: cst.Call, path: str, function: Optional[cst.FunctionDef]) -> bool:
+        """``if not gpu: torch.load(p, map_location=...) else: torch.load(p)``: the other branch of
+        an ``if`` loads the same file with a ``map_location``, so the program already chose where
+        the plain load runs (the GPU side)."""
+        mapped = [call for other_path, home, call in self._mapped if other_path == path and home is function]
+        if not mapped:
+            return False
+        finder = _BranchesHolding(load, frozenset(id(call) for call in mapped))
+        (function if function is not None else self.ctx.module).visit(finder)
+        return finder.found
+
     def _record_save(self, event: CallEvent) -> None:
         positional = [(arg, value) for arg, value in event.args if arg.keyword is None and not arg.star]
         target = keyword_arg(event.node, "f")
@@ -189,6 +208,8 @@ class LoadWithoutMapLocation(Rule):
         for node, path, function, location in self._loads:
             if any(saved == path and on_host for saved, _, on_host in self._saves):
                 continue  # the file holds host tensors only: there is nothing to map
+            if self._other_branch_maps(node, path, function):
+                continue
             with_location = with_keyword_argument(node, "map_location", location).with_changes(lpar=(), rpar=())
             fix = FixSpec(f"Add `map_location={location}`", (NodeEdit(node, "replace", self.ctx.module.code_for_node(with_location)),))
             self.ctx.report(
@@ -215,6 +236,39 @@ class _UnmappedLoads(cst.CSTVisitor):
         first = node.args[0].value
         if isinstance(first, cst.Name) and first.value in self.params:
             self.found = node
+
+
+class _BranchesHolding(cst.CSTVisitor):
+    """Is there an ``if`` one branch of which holds ``load`` and the other one of ``others``?"""
+
+    def __init__(self, load: cst.Call, others: frozenset[int]) -> None:
+        self.load = load
+        self.others = others
+        self.found = False
+
+    def visit_If(self, node: cst.If) -> Optional[bool]:
+        if self.found or node.orelse is None:
+            return not self.found
+        body, orelse = _calls_in(node.body), _calls_in(node.orelse)
+        if (id(self.load) in body and orelse & self.others) or (id(self.load) in orelse and body & self.others):
+            self.found = True
+            return False
+        return True
+
+
+def _calls_in(node: cst.CSTNode) -> set[int]:
+    """The ids of the calls under ``node``."""
+    collector = _CallIds()
+    node.visit(collector)
+    return collector.ids
+
+
+class _CallIds(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.ids: set[int] = set()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.ids.add(id(node))
 
 
 #: pytest fixtures that hand a test a fresh, empty directory of its own
