@@ -868,3 +868,37 @@ def test_a_list_of_host_tensors_appended_has_no_gpu_element():
     code = APPENDED_AMONG_UNKNOWN_SCRIPT.replace('device="cuda"', 'device="cpu"')
     outputs = function_state(analyse(code), "propagate")["outputs"]
     assert isinstance(outputs.info, Homogeneous) and outputs.info.some is None
+
+
+def test_a_device_that_is_the_host_on_one_path_and_the_accelerator_on_another_is_chosen_at_run_time():
+    code = '''
+import torch
+def detect_device():
+    if torch.cuda.is_available():
+        return torch.device("cuda")
+    return torch.device("cpu")
+chosen = detect_device()
+if use_gpu:
+    picked = torch.device("cuda")
+else:
+    picked = torch.device("cpu")
+fixed = torch.device("cuda")
+'''
+    state = analyse(code).module_state
+    assert state["chosen"].kind == Kind.DEVICE and state["chosen"].role is Role.RUN_TIME_CHOICE
+    assert state["picked"].role is Role.RUN_TIME_CHOICE
+    assert state["fixed"].role is None  # one device on every path
+
+
+def test_a_module_level_exec_of_code_read_at_run_time_makes_earlier_devices_defaults():
+    code = '''
+import torch
+device = "cuda"
+batch_size = 12
+exec(open("configurator.py").read())
+'''
+    state = analyse(code).module_state
+    assert state["device"].role is Role.RUN_TIME_CHOICE
+    assert state["batch_size"].role is None  # not a device
+    literal = analyse('import torch\ndevice = "cuda"\nexec("x = 1")\n').module_state
+    assert literal["device"].role is None  # what a literal binds is in the source

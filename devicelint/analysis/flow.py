@@ -61,6 +61,7 @@ from devicelint.analysis.values import (
     UNKNOWN,
     Value,
     collated_item,
+    device_from_string,
     follows,
     homogeneous_element,
     join,
@@ -250,8 +251,27 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
             and call.func.attr.value in ("to", "cuda", "cpu")
         ):
             self._bare_move_statement(call, value, state)
+        if isinstance(call, cst.Call) and state is self.module_state:
+            self._configuration_exec(call, state)
         if self.emitting:
             self.sink.on_expression_statement(node, value)
+
+    def _configuration_exec(self, call: cst.Call, state: State) -> None:
+        """``exec(open("configurator.py").read())`` in the module body: code read when the
+        program runs may rebind any global (nanoGPT's command-line overrides), so a device bound
+        before it is a default, chosen for real when the program runs."""
+        if not (isinstance(call.func, cst.Name) and call.func.value == "exec" and len(call.args) == 1):
+            return
+        if "exec" in state or isinstance(call.args[0].value, (cst.SimpleString, cst.ConcatenatedString)):
+            return  # a shadowed exec, or a literal: what it binds is in the source
+        for name, value in list(state.items()):
+            if value.role is not None or "." in name:
+                continue
+            names_device = value.kind == Kind.DEVICE and value.device is not None
+            # `device = 'cuda'`: a device string, whatever the code does with it later
+            names_device = names_device or value.kind == Kind.STR and isinstance(value.literal, str) and device_from_string(value.literal) is not None
+            if names_device:
+                state[name] = replace(value, role=Role.RUN_TIME_CHOICE)
 
     def _bare_move_statement(self, call: cst.Call, result: Value, state: State) -> None:
         """``m.to(d)`` as a statement on an object of unknown kind: only a module moves in place."""

@@ -202,6 +202,10 @@ class Role(enum.Enum):
     #: a number or text that is the job-wide rank of the process (``dist.get_rank()``, the
     #: ``RANK`` variable), or a device string built from it; see devicelint.analysis.ranks
     GLOBAL_RANK = "global rank"
+    #: a device value that is the CPU on some paths and an accelerator on others (``return
+    #: torch.device("cuda")`` under ``if torch.cuda.is_available():``, else ``torch.device("cpu")``):
+    #: the program picks it when it runs, so it names the accelerator only on a GPU machine
+    RUN_TIME_CHOICE = "device chosen at run time"
 
 
 @dataclass(frozen=True)
@@ -268,8 +272,17 @@ def join(first: Value, second: Value) -> Value:
     if first.kind == Kind.CONTAINER and info is None:
         info = _join_items(first.info, second.info)
     role = first.role if first.role is second.role else None
+    if role is None and first.kind == Kind.DEVICE and _host_or_accelerator(first.device, second.device):
+        role = Role.RUN_TIME_CHOICE
     qualname = first.qualname if first.qualname == second.qualname else None
     return Value(first.kind, device, origin, qualname, scalar, info, role=role)
+
+
+def _host_or_accelerator(first: Optional[Device], second: Optional[Device]) -> bool:
+    """One side is the host and the other can be the accelerator."""
+    if first is None or second is None:
+        return False
+    return (first.is_cpu and second.may_be_accelerator) or (second.is_cpu and first.may_be_accelerator)
 
 
 def _join_placements(first: Value, second: Value) -> Optional[Device]:

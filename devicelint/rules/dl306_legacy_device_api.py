@@ -7,6 +7,7 @@ import libcst as cst
 
 from devicelint.analysis.events import CallEvent
 from devicelint.analysis.names import keyword_arg, positional_args
+from devicelint.analysis.values import Value
 from devicelint.rule_api import FixSpec, NodeEdit
 from devicelint.findings import Severity
 from devicelint.rules.base import Example, Rule
@@ -40,7 +41,13 @@ class LegacyDeviceApi(Rule):
     `torch.set_default_tensor_type` with a CUDA type; `.cuda(device_id=...)`, whose keyword is
     `device`; `torch.cuda.memory_cached` / `max_memory_cached` / `reset_max_memory_cached`; and
     `python -m torch.distributed.launch` in strings (launch commands built by scripts; docstrings
-    are left alone).
+    are left alone). A typed CUDA constructor kept in a variable to make tensors later
+    (`self.Tensor = torch.cuda.FloatTensor if gpu_ids else torch.Tensor`) is flagged where it is
+    kept when the program puts its work on a GPU it picks by index (`net.cuda(gpu_ids[0])`)
+    and never makes that GPU current (`torch.cuda.set_device`, `with torch.cuda.device(...)`):
+    the constructor allocates on the current GPU, GPU 0, so its tensors and that work end up
+    on different GPUs ("Some of weight/gradient/input tensors are located on different GPUs").
+    Kept without such an index, it is left alone: it allocates where `.cuda()` puts the rest.
 
     ## Why is this bad?
     The typed constructors are legacy: they ignore `torch.set_default_device`, mix
@@ -86,8 +93,16 @@ class LegacyDeviceApi(Rule):
         "import torch\ncommand = 'torchrun --nproc_per_node 2 train.py'\n",
         'import torch\ndef main():\n    """Run with `python -m torch.distributed.launch --nproc_per_node 2`."""\n',
         "import torch\nclass Pool:\n    def cuda(self, device_id=0):\n        return self\nPool().cuda(device_id=1)\n",
+        # kept for later in a program that puts its work on the current GPU
+        "import torch\ncuda = torch.cuda.is_available()\nTensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor\nnet = Net().cuda()\n",
+        # kept for later, and the chosen GPU is made current
+        "import torch\ntorch.cuda.set_device(rank)\nTensor = torch.cuda.FloatTensor\nnet = Net().cuda(rank)\n",
     )
     invalid = (
+        Example(
+            "import torch\nTensor = torch.cuda.FloatTensor if gpu >= 0 else torch.FloatTensor  # expect: DL306\n"
+            "net = Net().cuda(gpu)\nlabels = Tensor(4).fill_(1.0)\n"
+        ),
         Example(
             "import torch\nmask = torch.cuda.BoolTensor([True, False])  # expect: DL306\n",
             "import torch\nmask = torch.tensor([True, False], dtype=torch.bool, device=\"cuda\")  # expect: DL306\n",
@@ -115,9 +130,31 @@ class LegacyDeviceApi(Rule):
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)
         self._defines_cuda: Optional[bool] = None
+        #: typed CUDA constructors stored to build tensors later (``Tensor = torch.cuda.FloatTensor``)
+        self._stored: dict[int, tuple[cst.BaseExpression, str]] = {}
+        #: moves onto a GPU chosen by index (``net.cuda(gpu_ids[0])``) and the index
+        self._indexed_moves: dict[int, tuple[cst.Call, cst.BaseExpression]] = {}
+        #: the program makes a GPU current (``torch.cuda.set_device``, ``with torch.cuda.device``)
+        self._sets_current_device = False
+
+    def on_assign(self, statement: cst.CSTNode, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value) -> None:
+        # `self.Tensor = torch.cuda.FloatTensor if gpu_ids else torch.Tensor`: kept to be called
+        # (or handed to `.type()`) later, which is where it allocates
+        for candidate in (value_node.body, value_node.orelse) if isinstance(value_node, cst.IfExp) else (value_node,):
+            if not isinstance(candidate, cst.Attribute):
+                continue
+            qualname = self.ctx.analyzer.qualname_of(candidate, self.ctx.analyzer.module_state)
+            if qualname in CUDA_TYPED_CONSTRUCTORS:
+                self._stored.setdefault(id(candidate), (candidate, qualname))
 
     def on_call(self, event: CallEvent) -> None:
         qualname = event.qualname
+        if qualname in ("torch.cuda.set_device", "torch.cuda.device"):
+            self._sets_current_device = True
+        elif event.method == "cuda":
+            index = _gpu_index(event.node)
+            if index is not None:
+                self._indexed_moves.setdefault(id(event.node), (event.node, index))
         if qualname in CUDA_TYPED_CONSTRUCTORS:
             self._typed_constructor(event, qualname)
         elif qualname == "torch.set_default_tensor_type":
@@ -128,6 +165,7 @@ class LegacyDeviceApi(Rule):
             self._device_id_keyword(event)
 
     def finish(self) -> None:
+        self._report_stored_constructors()
         if "torch.distributed.launch" not in self.ctx.source:
             return  # the common case costs a text search, not a walk
         finder = _LaunchStrings()
@@ -137,6 +175,25 @@ class LegacyDeviceApi(Rule):
                 node,
                 "`python -m torch.distributed.launch` is deprecated; launch with `torchrun` "
                 "(it sets LOCAL_RANK in the environment instead of passing --local-rank)",
+            )
+
+    def _report_stored_constructors(self) -> None:
+        """A typed CUDA constructor kept for later, in a program that puts its work on a GPU it
+        picks by index without making that GPU current: the constructor allocates on the
+        current device (GPU 0), so its tensors and the model's end up on different GPUs."""
+        if not self._indexed_moves or self._sets_current_device:
+            return
+        move, index = min(self._indexed_moves.values(), key=lambda found: self.ctx.line(found[0]))
+        for node, qualname in self._stored.values():
+            spelled = self.ctx.source_of(node)
+            self.ctx.report(
+                node,
+                f"`{spelled}` is a legacy typed constructor, kept here to make tensors later: it allocates on the current "
+                f"GPU (GPU 0 unless `torch.cuda.set_device` says otherwise), but this program puts its work on GPU "
+                f"`{self.ctx.source_of(index)}` (line {self.ctx.line(move)}): when that is another GPU, the tensors it makes "
+                f"cannot meet that work; make that GPU current with `torch.cuda.set_device`, or create tensors with "
+                f"`device=` and `dtype={CUDA_TYPED_CONSTRUCTORS[qualname]}`",
+                related=((move, "placed on a GPU chosen by index here"),),
             )
 
     def _typed_constructor(self, event: CallEvent, qualname: str) -> None:
@@ -207,6 +264,20 @@ class LegacyDeviceApi(Rule):
             "`.cuda()` takes `device=`, not `device_id=`: this call raises TypeError",
             fix=FixSpec("Rename the keyword to `device`", (NodeEdit(keyword.keyword, "replace", "device"),)),
         )
+
+
+def _gpu_index(node: cst.Call) -> Optional[cst.BaseExpression]:
+    """The index of ``x.cuda(i)`` / ``x.cuda(device=i)`` when it need not be the current GPU
+    (anything but a literal 0 or None)."""
+    given = keyword_arg(node, "device")
+    positional = positional_args(node)
+    chosen = given if given is not None else (positional[0] if positional else None)
+    if chosen is None:
+        return None
+    index = chosen.value
+    if isinstance(index, cst.Integer) and index.evaluated_value == 0:
+        return None
+    return None if isinstance(index, cst.Name) and index.value == "None" else index
 
 
 class _LaunchStrings(cst.CSTVisitor):

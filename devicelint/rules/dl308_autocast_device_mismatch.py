@@ -9,7 +9,7 @@ import libcst as cst
 from devicelint.analysis.events import CallEvent
 from devicelint.analysis.names import OwnScopeVisitor, keyword_arg, positional_args
 from devicelint.analysis.state import State
-from devicelint.analysis.values import UNKNOWN, Device, Kind, Value
+from devicelint.analysis.values import UNKNOWN, Device, Kind, Role, Value
 from devicelint.findings import Severity
 from devicelint.rule_api import FixSpec, NodeEdit
 from devicelint.rules.base import Example, Rule
@@ -62,11 +62,13 @@ class AutocastDeviceMismatch(Rule):
 
     Left alone: code that is CUDA throughout (`device = "cuda"`, `.cuda()` everywhere: it is
     consistent), blocks whose device is unknown, `device_type=device.type` and other
-    non-literal device types, `enabled=False` blocks (they switch autocast off on purpose), and
-    an autocast context kept in a variable (`ctx = torch.autocast(...)`, entered later as
-    `with ctx:`), which is not followed. A device variable whose value was joined from several
-    branches of a helper (`return torch.device("cuda")` / `return torch.device("cpu")`) looks
-    like plain CUDA to the analysis, so that code is not flagged either. A file that imports a
+    non-literal device types and `enabled=False` blocks (they switch autocast off on purpose).
+    An autocast context kept in a variable (`ctx = torch.autocast(...)`) is judged on the bodies
+    of the `with ctx:` statements of the same scope, when the scope binds that name once. A
+    device that is the CPU on some paths and an accelerator on others (a `detect_device()`
+    helper returning `torch.device("cuda")` or `torch.device("cpu")`, either branch of an `if`)
+    is chosen at run time, and so is a device default bound before a module-level
+    `exec(open("configurator.py").read())`, which may override it. A file that imports a
     CUDA-only library (`tensorrt`, `pycuda`, `cupy`, `polygraphy`, `cuda`) runs on CUDA by
     construction: its device variables are not taken as a choice.
 
@@ -177,10 +179,16 @@ class AutocastDeviceMismatch(Rule):
             self._device_object_as_type(event)
             return
         with_node = self._with_of(event.node)
-        if with_node is None:
-            return
+        if with_node is not None:
+            bodies = [with_node.body]
+        else:
+            # `ctx = torch.autocast(...)`, entered later as `with ctx:` in the same scope
+            bodies = self._entered_later(event.node)
+            if not bodies:
+                return
         collector = _BodyCalls()
-        with_node.body.visit(collector)
+        for body in bodies:
+            body.visit(collector)
         self._blocks.append(_Block(event.node, found[0], found[1], frozenset(collector.ids), dict(event.state)))
 
     def _device_object_as_type(self, event: CallEvent) -> None:
@@ -229,6 +237,20 @@ class AutocastDeviceMismatch(Rule):
                     break
         return self._decorated[key]
 
+    def _entered_later(self, call: cst.Call) -> list[cst.BaseSuite]:
+        """The bodies of ``with ctx:`` statements of this scope when ``call`` is bound to a plain
+        name (``ctx = torch.autocast(...)``) that the scope binds nowhere else."""
+        function = self.ctx.current_function.node
+        finder = _ContextVariable(call)
+        if function is not None:
+            function.body.visit(finder)
+        else:
+            for statement in self.ctx.module.body:
+                statement.visit(finder)
+        if finder.name is None or finder.targets.get(finder.name) != 1:
+            return []
+        return [body for name, body in finder.withs if name == finder.name]
+
     def _with_of(self, call: cst.Call) -> Optional[cst.With]:
         """The ``with`` statement ``call`` is an item of, in the code being analysed."""
         function = self.ctx.current_function.node
@@ -258,11 +280,19 @@ class AutocastDeviceMismatch(Rule):
         """``label`` when it is a variable holding a device the program picks at run time
         (``torch.device("cuda" if torch.cuda.is_available() else "cpu")``, ``"cuda" if ... else
         "cpu"``); None for a literal device or anything else."""
-        if not all(part.isidentifier() for part in label.split(".")):
+        if label.isidentifier():
+            value = self.ctx.analyzer.lookup(label, state)
+        elif all(part.isidentifier() for part in label.split(".")):
+            value = state.get(label, UNKNOWN)  # `self.device`, set by another method
+        else:
             return None
-        # `self.device` set in `__init__` from the device its constructor was given
-        value = self.ctx.analyzer.lookup(label, state) if "." not in label else state.get(label, UNKNOWN)
-        if value.kind != Kind.DEVICE or value.origin is None:
+        if value.role is Role.RUN_TIME_CHOICE and value.kind in (Kind.DEVICE, Kind.STR):
+            # the CPU on some paths, the accelerator on others (a `detect_device()` helper), or
+            # a default that configuration read at run time may override
+            return label
+        if value.kind != Kind.DEVICE:
+            return None
+        if value.origin is None:
             return None
         made = value.origin.node
         if isinstance(made, cst.IfExp):
@@ -358,6 +388,30 @@ def _autocast_type(node: cst.Call, qualname: Optional[str]) -> Optional[tuple[st
     if device_type not in ("cuda", "cpu"):
         return None
     return device_type, type_arg.value
+
+
+class _ContextVariable(OwnScopeVisitor):
+    """``name = <call>`` in one scope, how often the scope binds each plain name, and its
+    ``with name:`` statements (nested functions and classes excluded)."""
+
+    def __init__(self, call: cst.Call) -> None:
+        super().__init__()
+        self.call = call
+        self.name: Optional[str] = None
+        self.targets: dict[str, int] = {}
+        self.withs: list[tuple[str, cst.BaseSuite]] = []
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            if isinstance(target.target, cst.Name):
+                self.targets[target.target.value] = self.targets.get(target.target.value, 0) + 1
+                if node.value is self.call and len(node.targets) == 1:
+                    self.name = target.target.value
+
+    def visit_With(self, node: cst.With) -> None:
+        for item in node.items:
+            if isinstance(item.item, cst.Name):
+                self.withs.append((item.item.value, node.body))
 
 
 class _WithItems(cst.CSTVisitor):

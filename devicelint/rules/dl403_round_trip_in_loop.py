@@ -7,6 +7,7 @@ import libcst as cst
 from devicelint.analysis import torch_api as api
 from devicelint.analysis.events import CallEvent
 from devicelint.analysis.names import dotted_name, keyword_arg, positional_args
+from devicelint.analysis.values import Role
 from devicelint.findings import Severity
 from devicelint.rules.base import Example, Rule
 
@@ -18,7 +19,8 @@ class RoundTripInLoop(Rule):
     """
     ## What it does
     Flags, inside a loop, a tensor on an accelerator that goes to the host (`.cpu()`,
-    `.numpy()`) and something computed from it - through names assigned in the same loop - that
+    `.numpy()`, a cast to a legacy CPU tensor type such as `.type(torch.FloatTensor)`, which
+    copies as well as converts) and something computed from it - through names assigned in the same loop - that
     goes back to an accelerator (`.to(device)`, `.cuda()`, `torch.tensor(..., device=...)`).
     Only a tensor the analysis knows to be on an accelerator counts as leaving it.
 
@@ -69,6 +71,10 @@ class RoundTripInLoop(Rule):
             "import torch\nfor step in range(10):\n    t = torch.randn(4, device='cuda')\n"
             "    again = torch.tensor(t.cpu().tolist(), device='cuda')  # expect: DL403\n"
         ),
+        Example(
+            "import torch\nfor step in range(10):\n    t = torch.randn(4, device='cuda')\n"
+            "    f = t.type(torch.FloatTensor).to('cuda')  # expect: DL403\n"
+        ),
     )
 
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
@@ -87,7 +93,9 @@ class RoundTripInLoop(Rule):
         if key is None:
             return
         receiver = event.receiver
-        if event.method in _TO_HOST and receiver is not None and receiver.device is not None and receiver.device.may_be_accelerator:
+        if receiver is not None and receiver.device is not None and receiver.device.may_be_accelerator and (
+            event.method in _TO_HOST or _cast_to_host_type(event)
+        ):
             self._host_calls.setdefault(key, {})[id(event.node)] = event.node
             return
         moved = self._moved_back(event)
@@ -98,6 +106,15 @@ class RoundTripInLoop(Rule):
             return
         self._reported.add(id(event.node))
         loop = self.ctx.loop_stack[0]
+        if origin is moved and _cast_to_host_type_node(origin):
+            # `x.type(torch.FloatTensor).to(device)`: the cast alone is the detour
+            self.ctx.report(
+                event.node,
+                f"`{self.ctx.source_of(origin)}` copies the tensor to the host (a CPU tensor type) and this call brings it "
+                f"straight back, in every iteration of the loop at line {self.ctx.line(loop.node)}: two transfers and a "
+                "sync per step; cast with a dtype instead (`.float()`, `.to(torch.float32)`), which keeps the device",
+            )
+            return
         self.ctx.report(
             event.node,
             f"`{self.ctx.source_of(moved)}` comes back to the device from host data "
@@ -139,6 +156,21 @@ class RoundTripInLoop(Rule):
         finder = _Origins(calls, tainted)
         node.visit(finder)
         return finder.found
+
+
+def _cast_to_host_type(event: CallEvent) -> bool:
+    """``x.type(torch.FloatTensor)``: a legacy CPU tensor type converts *and* copies to the host."""
+    result = event.result
+    return (
+        event.method == "type"
+        and result.role is Role.LEGACY_TYPE_CAST
+        and result.device is not None
+        and result.device.is_cpu
+    )
+
+
+def _cast_to_host_type_node(node: cst.CSTNode) -> bool:
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "type"
 
 
 def _target_names(target: cst.BaseExpression) -> list[str]:
