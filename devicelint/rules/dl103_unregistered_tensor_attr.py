@@ -48,7 +48,10 @@ class UnregisteredTensorAttr(Rule):
     that is neither an `nn.Parameter` nor a registered buffer at the end of `__init__`, when
     another method of the class (or of a subclass) reads `self.x`. Also flags `self.x = None` in
     `__init__` when another method caches a tensor there (`if self.mask is None: self.mask =
-    ...`) without registering it as a buffer or checking its device before reuse.
+    ...`) without registering it as a buffer or checking its device before reuse. A tensor set
+    as `self.x` and then passed to `register_buffer("x", ...)` under the same name is reported
+    too: PyTorch refuses a buffer name the module already has (`KeyError: attribute 'x' already
+    exists`; old versions left the plain attribute in place), verified on torch 2.13.
     0-dim tensors, attributes no other method reads, attributes that the class moves itself
     where it reads them (`self.table.to(x.device)`, `self.table.type_as(x)`), and a
     `torch.randn(a, b)`-made table read only one element at a time (`self.logs[epoch, step]`,
@@ -160,6 +163,15 @@ class UnregisteredTensorAttr(Rule):
         self._starts_empty: dict[tuple[int, str], tuple[object, cst.CSTNode]] = {}
         #: (class, attribute) -> (the method that caches a tensor there, the assignment target)
         self._cached: dict[tuple[int, str], tuple[cst.FunctionDef, cst.BaseExpression]] = {}
+        #: (class, attribute) -> a `self.register_buffer("attribute", ...)` call of the class
+        self._buffer_calls: dict[tuple[int, str], cst.Call] = {}
+
+    def on_call(self, event) -> None:  # type: ignore[no-untyped-def]
+        if event.method != "register_buffer" or not event.args or not isinstance(event.args[0][1].literal, str):
+            return
+        context = self.ctx.current_function
+        if context.class_info is not None and context.class_info.is_module:
+            self._buffer_calls.setdefault((id(context.class_info), event.args[0][1].literal), event.node)
 
     def on_assign(self, statement: cst.CSTNode, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value) -> None:
         context = self.ctx.current_function
@@ -238,7 +250,7 @@ class UnregisteredTensorAttr(Rule):
             final = class_info.attributes.get(attribute)
             if final is not None and final.role in (Role.PARAMETER, Role.BUFFER):
                 continue  # `self.mask = nn.Parameter(self.mask, requires_grad=False)` further down
-            self._report(attribute, statement, value_node, value, name)
+            self._report(attribute, statement, value_node, value, name, self._buffer_calls.get((id(class_info), attribute)))
         for key, (class_info, statement) in self._starts_empty.items():
             cached = self._cached.get(key)
             attribute = key[1]
@@ -261,7 +273,9 @@ class UnregisteredTensorAttr(Rule):
         """Does the class check the cache's device before reusing it (``self.mask.device``)?"""
         return re.search(rf"\bself\.{re.escape(attribute)}\.device\b", self._text(class_info.node)) is not None
 
-    def _report(self, attribute: str, statement: cst.CSTNode, value_node: cst.BaseExpression, value: Value, name: str) -> None:
+    def _report(
+        self, attribute: str, statement: cst.CSTNode, value_node: cst.BaseExpression, value: Value, name: str, refused: Optional[cst.Call] = None
+    ) -> None:
         assert value.origin is not None
         fix = None
         if isinstance(statement, cst.Assign) and len(statement.targets) == 1:
@@ -281,6 +295,18 @@ class UnregisteredTensorAttr(Rule):
             where = f"({value.origin.how} on the CPU at line {self.ctx.line(value.origin.node)})"
         else:
             where = f"(placed on {value.device.describe()} at line {self.ctx.line(value.origin.node)})"
+        if refused is not None:
+            # the analysis registered nothing there: the name was already a plain attribute
+            self.ctx.report(
+                statement,
+                f"`{name}` is set as a plain tensor attribute {where} before `register_buffer(\"{attribute}\", ...)` "
+                f"at line {self.ctx.line(refused)}, which cannot register a name the module already has: PyTorch "
+                f"raises `KeyError: attribute '{attribute}' already exists` (older versions left it a plain attribute "
+                f"that `model.to(device)` does not move); pass the tensor to `register_buffer` without assigning `{name}` first",
+                fix=fix,
+                related=((refused, "registered here"),),
+            )
+            return
         self.ctx.report(
             statement,
             f"`{name}` is a plain tensor attribute {where}: `model.to(device)` will not move it with the "
