@@ -51,6 +51,7 @@ from devicelint.analysis.state import (
     widen,
 )
 from devicelint.analysis.summaries import Summaries
+from devicelint.analysis.tensor_evidence import TensorEvidence, scan as scan_tensor_evidence
 from devicelint.analysis.torch_semantics import BUILTIN_REFS, MODULE_ONLY_METHODS, TENSOR_ANNOTATIONS, TorchSemantics, propagate
 from devicelint.analysis.values import (
     CollatedItems,
@@ -137,6 +138,8 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         self._yielded: list[list[Optional[Value]]] = []
         #: the ``with torch.cuda.stream(...)`` blocks being executed, innermost last
         self.stream_stack: list[StreamContext] = []
+        #: per scope (function or module): the names it binds once and uses as tensors
+        self._tensor_evidence: dict[cst.CSTNode, TensorEvidence] = {}
         self._stmt_handlers = {
             cst.SimpleStatementLine: self._exec_simple_line,
             cst.If: self._exec_if,
@@ -708,6 +711,20 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         if name in BUILTIN_REFS:
             return Value(Kind.REF, qualname=name)
         return UNKNOWN
+
+    def tensor_use(self, name: str) -> Optional[cst.CSTNode]:
+        """Where the function being analysed (or the module's top level) uses the local
+        ``name`` as a torch tensor - an arithmetic operand, a tensor-only method, a torch
+        function's tensor operand - when it binds ``name`` once, so that the use sees the same
+        object as any statement of the scope (see devicelint.analysis.tensor_evidence); None
+        where it does not. Flow-insensitive on purpose: it answers for statements above the use."""
+        scope: cst.CSTNode = self.current_function.node or self.module
+        evidence = self._tensor_evidence.get(scope)
+        if evidence is None:
+            evidence = self._tensor_evidence[scope] = scan_tensor_evidence(
+                scope, lambda node: self.qualname_of(node, self.module_state)  # type: ignore[arg-type]
+            )
+        return evidence.tensor_use(name)
 
     def qualname_of(self, node: cst.BaseExpression, state: State) -> Optional[str]:
         """The qualified name a dotted expression refers to (``t.zeros`` -> ``torch.zeros``), or

@@ -456,6 +456,13 @@ class TorchSemantics:
                 return self._call_module(receiver, args)
             if method == "register_buffer" and len(args) >= 2 and isinstance(args[0][0].value, cst.SimpleString):
                 name = args[0][1].literal
+                owner_key = dotted_name(node.func.value) if isinstance(node.func, cst.Attribute) else None
+                taken = state.get(f"{owner_key}.{name}") if owner_key is not None and isinstance(name, str) else None
+                if taken is not None and taken.kind != Kind.UNKNOWN and taken.role is not Role.BUFFER:
+                    # `self.mask = m` then `self.register_buffer("mask", m)`: the module already
+                    # has that attribute, so PyTorch refuses (KeyError: attribute 'mask' already
+                    # exists; old versions left it a plain attribute): nothing is registered
+                    return UNKNOWN
                 if isinstance(name, str) and isinstance(receiver.info, ClassInfo):
                     receiver.info.buffers.add(name)
                 if isinstance(name, str) and isinstance(node.func, cst.Attribute):

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Optional
+
 import libcst as cst
 
 from devicelint.analysis import torch_api as api
@@ -48,7 +50,11 @@ class DiscardedMove(Rule):
     is not. A batch object itself (`for batch in loader: batch.to(device)`; not an item taken
     from it, `batch["x"]`) is flagged only when the loader is known to use default collation: a `collate_fn` (or a loader built out of sight)
     may return an object whose `.to()` moves it in place and returns it, as transformers'
-    `BatchEncoding` and `BatchFeature` do (read in transformers' source).
+    `BatchEncoding` and `BatchFeature` do (read in transformers' source). A local of unknown
+    kind (`t, w = sampler.sample(n)`) that its function binds once and uses as a tensor - an
+    arithmetic operand (`loss * w`), a tensor-only method (`w.unsqueeze(0)`), the tensor operand
+    of a torch function (`torch.unique(t)`) - is a tensor there too: no module, nor a batch
+    object whose `.to()` works in place, supports those.
 
     ## Why is this bad?
     On a tensor these methods return a new tensor and leave the original where it was: the moved
@@ -81,6 +87,9 @@ class DiscardedMove(Rule):
         "import torch\nmodel = torch.nn.Linear(2, 2)\nmodel.cuda()\n",
         "import torch\nx = torch.randn(4, 4)\nx = x.cuda()\n",
         "import torch\ndef f(model):\n    model.to('cuda')\n",
+        # used only as a module is, and a name bound twice: no evidence it is a tensor
+        "import torch\ndef f(build, x):\n    head = build()\n    head.to(x.device)\n    return head(x)\n",
+        "import torch\ndef f(build, x):\n    y = build()\n    y.to(x.device)\n    y = x * 2\n    return y\n",
         # a subscript of an object nothing says is data may hold modules, whatever its name
         "import torch\ndef f(batch):\n    batch[0].to('cuda')\n",
         "import torch\nfrom transformers import AutoModel\nm = AutoModel.from_pretrained('x')\nm.cuda()\n",
@@ -113,6 +122,11 @@ class DiscardedMove(Rule):
             "    for step, (x, y) in enumerate(loader):\n        x = x.to(device)  # expect: DL101\n        loss = model(x)\n"
             "train(torch.nn.Linear(2, 2), DataLoader(ds, batch_size=4), 'cuda')\n",
         ),
+        # returned by code the analysis cannot see, but multiplied into the loss: a tensor
+        Example(
+            "import torch\ndef step(sampler, batch, losses):\n    t, w = sampler.sample(len(batch))\n"
+            "    w.to(batch.device)  # expect: DL101\n    return (losses * w).mean()\n"
+        ),
         Example(
             "import torch\nfrom torch.utils.data import DataLoader\nfrom tqdm import tqdm\n"
             "def evaluate(model, loader: DataLoader):\n    for images, labels in tqdm(loader):\n"
@@ -138,12 +152,17 @@ class DiscardedMove(Rule):
     def _check_move(self, event: CallEvent) -> None:
         assert isinstance(event.node.func, cst.Attribute) and event.receiver is not None
         receiver_node = event.node.func.value
+        evidence = None
         if event.receiver.kind not in (Kind.TENSOR, Kind.BATCH) and not self._cannot_be_module(receiver_node, event.receiver.kind, event.state):
-            return
+            evidence = self._used_as_tensor(receiver_node, event.receiver)
+            if evidence is None:
+                return
         # a batch object itself may move in place; an item taken from it by subscript is a tensor
         if event.receiver.kind == Kind.BATCH and not isinstance(receiver_node, cst.Subscript) and not _collated_by_default(event.receiver):
             return
         shown = f"`{self.ctx.source_of(receiver_node)}`"
+        if evidence is not None:
+            shown += f" (a tensor: `{self.ctx.source_of(evidence)}` at line {self.ctx.line(evidence)} uses it as one)"
         target = dotted_name(receiver_node)
         fix = None
         advice = ""
@@ -155,6 +174,15 @@ class DiscardedMove(Rule):
             f"`{self.ctx.source_of(event.node)}` returns a moved copy that is thrown away: {shown} stays where it was{advice}",
             fix=fix,
         )
+
+    def _used_as_tensor(self, receiver_node: cst.BaseExpression, receiver: Value) -> Optional[cst.CSTNode]:
+        """A local of unknown kind that its function binds once and uses as a tensor elsewhere
+        (`loss * weights`, `torch.unique(labels)`, `labels.unsqueeze(1)`): not a module, whose
+        `.to()` would move it in place. Objects the analysis knows anything about beyond their
+        kind (an object of a class of the file, a moved model's output) are left to it."""
+        if receiver.kind != Kind.UNKNOWN or not receiver.is_bare or not isinstance(receiver_node, cst.Name):
+            return None
+        return self.ctx.analyzer.tensor_use(receiver_node.value)
 
     def _cannot_be_module(self, receiver_node: cst.BaseExpression, kind: Kind, state: dict) -> bool:
         """A subscript of data (a batch, a tensor, a list of tensors; never judged by a name's

@@ -6,7 +6,7 @@ from typing import Optional
 import libcst as cst
 
 from devicelint.analysis.names import dotted_name
-from devicelint.analysis.values import MODEL_DEVICE, Kind, Role, Value
+from devicelint.analysis.values import MODEL_DEVICE, Kind, Role, Value, homogeneous_element
 from devicelint.rule_api import FixSpec, NodeEdit
 from devicelint.findings import Severity
 from devicelint.rules.base import Example, Rule
@@ -25,6 +25,14 @@ _MOVED_AT_ONCE = re.compile(r"(\[[^\[\]]*\.cpu\(\)\s*\])?(\.\w+\([^()]*\))*\.(to
 _ELEMENT_READ = re.compile(r"\[((?:(?!\.\.\.|\bNone\b)[^\[\]:()])+)\]")
 #: factories whose positional arguments are the sizes, one per dimension
 _SIZED_FACTORIES = frozenset({"torch.randn", "torch.rand", "torch.zeros", "torch.ones", "torch.empty"})
+
+
+def _placeholder_list(value: Value) -> bool:
+    """``[torch.zeros(1)] * n``: a list whose items are all host tensors."""
+    if value.kind != Kind.CONTAINER:
+        return False
+    element = homogeneous_element(value)
+    return element is not None and element.kind == Kind.TENSOR and element.device is not None and element.device.is_cpu
 
 
 def _rank_of_factory(value: Value, factory_calls: dict) -> Optional[int]:  # type: ignore[type-arg]
@@ -50,7 +58,13 @@ class UnregisteredTensorAttr(Rule):
     that is neither an `nn.Parameter` nor a registered buffer at the end of `__init__`, when
     another method of the class (or of a subclass) reads `self.x`. Also flags `self.x = None` in
     `__init__` when another method caches a tensor there (`if self.mask is None: self.mask =
-    ...`) without registering it as a buffer or checking its device before reuse.
+    ...`) without registering it as a buffer or checking its device before reuse, and likewise
+    a plain list of placeholder tensors (`self.grid = [torch.zeros(1)] * n`) whose items another
+    method replaces by cached tensors (`self.grid[i] = make_grid(...).to(x.device)`), unless an
+    `_apply`/`to`/`cuda` override in the file moves it (yolov5's `Model._apply`). A tensor set
+    as `self.x` and then passed to `register_buffer("x", ...)` under the same name is reported
+    too: PyTorch refuses a buffer name the module already has (`KeyError: attribute 'x' already
+    exists`; old versions left the plain attribute in place), verified on torch 2.13.
     0-dim tensors, attributes no other method reads, attributes that the class moves itself
     where it reads them (`self.table.to(x.device)`, `self.table.type_as(x)`), and a
     `torch.randn(a, b)`-made table read only one element at a time (`self.logs[epoch, step]`,
@@ -133,6 +147,14 @@ class UnregisteredTensorAttr(Rule):
             "            self.mask = torch.ones(4, 4, device=x.device).tril()\n"
             "        return self.proj(x) @ self.mask\n"
         ),
+        # per-level grids cached in a plain list (yolov5's Detect before its `_apply` fix)
+        Example(
+            "import torch\nfrom torch import nn\ndef make_grid(n):\n    return torch.stack(torch.meshgrid(torch.arange(n), torch.arange(n)), -1)\nclass Head(nn.Module):\n    def __init__(self, n):\n        super().__init__()\n"
+            "        self.conv = nn.Conv2d(4, 4, 1)\n        self.grid = [torch.zeros(1)] * n  # expect: DL103\n"
+            "    def forward(self, xs):\n        for i, x in enumerate(xs):\n            if self.grid[i].shape != x.shape:\n"
+            "                self.grid[i] = make_grid(x.shape[-1]).to(x.device)\n            xs[i] = self.conv(x) + self.grid[i]\n"
+            "        return xs\n"
+        ),
         # put on the example input's device by a helper of __init__ (xLSTM): stays there
         Example(
             "import torch\nfrom torch import nn\nclass Cell(nn.Module):\n    def __init__(self, x_example):\n"
@@ -163,26 +185,44 @@ class UnregisteredTensorAttr(Rule):
         self._candidates: list[tuple[object, str, cst.CSTNode, cst.BaseExpression, Value, str]] = []
         self._texts: dict[int, str] = {}
         #: (class, attribute) -> (class, its `self.x = None` in __init__)
-        self._starts_empty: dict[tuple[int, str], tuple[object, cst.CSTNode]] = {}
+        #: (class, attribute) -> (class, its `self.x = None` - or a list of placeholders,
+        #: `[torch.zeros(1)] * n`, then True - in __init__)
+        self._starts_empty: dict[tuple[int, str], tuple[object, cst.CSTNode, bool]] = {}
         #: (class, attribute) -> (the method that caches a tensor there, the assignment target)
         self._cached: dict[tuple[int, str], tuple[cst.FunctionDef, cst.BaseExpression]] = {}
+        #: (class, attribute) -> a `self.register_buffer("attribute", ...)` call of the class
+        self._buffer_calls: dict[tuple[int, str], cst.Call] = {}
+
+    def on_call(self, event) -> None:  # type: ignore[no-untyped-def]
+        if event.method != "register_buffer" or not event.args or not isinstance(event.args[0][1].literal, str):
+            return
+        context = self.ctx.current_function
+        if context.class_info is not None and context.class_info.is_module:
+            self._buffer_calls.setdefault((id(context.class_info), event.args[0][1].literal), event.node)
 
     def on_assign(self, statement: cst.CSTNode, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value) -> None:
         context = self.ctx.current_function
         if context.node is None or context.class_info is None or not context.class_info.is_module:
             return
+        if isinstance(target, cst.Subscript) and isinstance(target.value, cst.Attribute):
+            # `self.grid[i] = make_grid(...).to(x.device)`: an item of a list of cached tensors
+            if value.kind == Kind.TENSOR and value.device is not None and not self._builds_the_module(context.class_info, context.node):
+                self._maybe_cached(context.class_info, context.node, target, value)
+            return
         if not isinstance(target, cst.Attribute):
             return  # only `self.x = ...` matters here
         empty = isinstance(value_node, cst.Name) and value_node.value == "None"
-        if not empty and (value.kind != Kind.TENSOR or value.device is None):
+        placeholders = _placeholder_list(value)
+        if not empty and not placeholders and (value.kind != Kind.TENSOR or value.device is None):
             return  # decided before the (costlier) question of which method builds the module
         if not self._builds_the_module(context.class_info, context.node):
-            self._maybe_cached(context.class_info, context.node, target, value)
+            if not placeholders:
+                self._maybe_cached(context.class_info, context.node, target, value)
             return
-        if empty:
+        if empty or placeholders:
             name = dotted_name(target)
             if name is not None and name.startswith("self.") and name.count(".") == 1:
-                self._starts_empty.setdefault((id(context.class_info), name[5:]), (context.class_info, statement))
+                self._starts_empty.setdefault((id(context.class_info), name[5:]), (context.class_info, statement, placeholders))
         if value.kind != Kind.TENSOR or value.role in (Role.PARAMETER, Role.BUFFER) or value.scalar is True:
             return
         if value.device is None or value.origin is None:
@@ -230,23 +270,26 @@ class UnregisteredTensorAttr(Rule):
     def _maybe_cached(self, class_info, function: cst.FunctionDef, target: cst.BaseExpression, value: Value) -> None:  # type: ignore[no-untyped-def]
         """``self.mask = make_mask(x.device)`` in ``forward``: remember the first tensor a
         method caches in an attribute."""
-        name = dotted_name(target) if isinstance(target, cst.Attribute) else None
+        attribute = target.value if isinstance(target, cst.Subscript) else target
+        name = dotted_name(attribute) if isinstance(attribute, cst.Attribute) else None
         if name is None or not name.startswith("self.") or name.count(".") != 1:
             return
         if value.kind != Kind.TENSOR or value.role in (Role.PARAMETER, Role.BUFFER) or value.device is None:
             return
         if value.origin is None or not (value.origin.how.startswith("moved") or self.ctx.analyzer.factory_name(value.origin.node) is not None):
             return  # activations kept between calls (a streaming conv's previous frames): state, not a table
-        self._cached.setdefault((id(class_info), name[5:]), (function, target))
+        key = (id(class_info), name[5:], isinstance(target, cst.Subscript))
+        self._cached.setdefault(key, (function, target))
 
     def finish(self) -> None:
         for class_info, attribute, statement, value_node, value, name in self._candidates:
             final = class_info.attributes.get(attribute)
             if final is not None and final.role in (Role.PARAMETER, Role.BUFFER):
                 continue  # `self.mask = nn.Parameter(self.mask, requires_grad=False)` further down
-            self._report(attribute, statement, value_node, value, name)
-        for key, (class_info, statement) in self._starts_empty.items():
-            cached = self._cached.get(key)
+            self._report(attribute, statement, value_node, value, name, self._buffer_calls.get((id(class_info), attribute)))
+        for key, (class_info, statement, placeholders) in self._starts_empty.items():
+            # None is replaced by a cached tensor; a list of placeholders has its items replaced
+            cached = self._cached.get((*key, placeholders))
             attribute = key[1]
             # a registered buffer's cache is stored as the buffer (the analysis says so): not here
             if cached is None or self._device_checked(class_info, attribute):
@@ -254,6 +297,18 @@ class UnregisteredTensorAttr(Rule):
             if not self._read_elsewhere(class_info, attribute):
                 continue
             method, target = cached
+            if placeholders:
+                if any(self._moved_by_own_override(other, attribute) for other in self.ctx.analyzer.file_classes()):
+                    continue  # a model's `_apply` moves the list (yolov5's `m.grid = list(map(fn, m.grid))`)
+                self.ctx.report(
+                    statement,
+                    f"`self.{attribute}` is a plain list of placeholder tensors and `{method.name.value}()` caches "
+                    f"tensors in its items (line {self.ctx.line(target)}): `model.to(device)` will not move them, so "
+                    f"calls after a move mix devices; move the list in an `_apply` override, or rebuild an item when "
+                    f"its device differs from the input's",
+                    related=((target, "cached here"),),
+                )
+                continue
             self.ctx.report(
                 statement,
                 f"`self.{attribute}` starts as None and `{method.name.value}()` caches a tensor in it (line "
@@ -264,10 +319,13 @@ class UnregisteredTensorAttr(Rule):
             )
 
     def _device_checked(self, class_info, attribute: str) -> bool:  # type: ignore[no-untyped-def]
-        """Does the class check the cache's device before reusing it (``self.mask.device``)?"""
-        return re.search(rf"\bself\.{re.escape(attribute)}\.device\b", self._text(class_info.node)) is not None
+        """Does the class check the cache's device before reusing it (``self.mask.device``,
+        ``self.grid[i].device``)?"""
+        return re.search(rf"\bself\.{re.escape(attribute)}(\[[^\]]*\])?\.device\b", self._text(class_info.node)) is not None
 
-    def _report(self, attribute: str, statement: cst.CSTNode, value_node: cst.BaseExpression, value: Value, name: str) -> None:
+    def _report(
+        self, attribute: str, statement: cst.CSTNode, value_node: cst.BaseExpression, value: Value, name: str, refused: Optional[cst.Call] = None
+    ) -> None:
         assert value.origin is not None
         fix = None
         if isinstance(statement, cst.Assign) and len(statement.targets) == 1:
@@ -287,6 +345,18 @@ class UnregisteredTensorAttr(Rule):
             where = f"({value.origin.how} on the CPU at line {self.ctx.line(value.origin.node)})"
         else:
             where = f"(placed on {value.device.describe()} at line {self.ctx.line(value.origin.node)})"
+        if refused is not None:
+            # the analysis registered nothing there: the name was already a plain attribute
+            self.ctx.report(
+                statement,
+                f"`{name}` is set as a plain tensor attribute {where} before `register_buffer(\"{attribute}\", ...)` "
+                f"at line {self.ctx.line(refused)}, which cannot register a name the module already has: PyTorch "
+                f"raises `KeyError: attribute '{attribute}' already exists` (older versions left it a plain attribute "
+                f"that `model.to(device)` does not move); pass the tensor to `register_buffer` without assigning `{name}` first",
+                fix=fix,
+                related=((refused, "registered here"),),
+            )
+            return
         self.ctx.report(
             statement,
             f"`{name}` is a plain tensor attribute {where}: `model.to(device)` will not move it with the "

@@ -1,0 +1,208 @@
+"""Where a function's own code shows that a local name holds a torch tensor.
+
+The interpreter is flow-sensitive: ``t, w = sampler.sample(n)`` leaves ``t`` and ``w`` of
+unknown kind, and a use further down (``loss * w``, ``torch.unique(t)``) comes too late for a
+statement above it. Some questions - is the receiver of a bare ``w.to(device)`` a tensor or a
+module that moves in place? - are answered by what the whole function does with the name, as
+long as the name is bound once there, so that every use sees the same object.
+
+Evidence is what the code does, never how the name is spelled:
+
+* an operand of arithmetic (``loss * w``, ``x - w``, ``w @ m``): an ``nn.Module`` supports
+  none of it, and the objects whose ``.to()`` moves them in place (modules, transformers'
+  ``BatchEncoding``, PyG's ``Data``) neither;
+* a method only torch tensors have (``w.unsqueeze(0)``, ``w.masked_fill(...)``, ``w.long()``) -
+  not ``size``/``contiguous``/``detach``, which PyG's ``Data`` has too;
+* the first operand of a torch function that computes from a tensor (``torch.unique(t)``,
+  ``F.softmax(t, -1)``, ``torch.zeros_like(t)``), or any operand of one that mixes tensors
+  (``torch.cat([t, u])``).
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Optional, Union
+
+import libcst as cst
+
+from devicelint.analysis import torch_api as api
+from devicelint.analysis.names import OwnScopeVisitor
+
+#: methods that torch tensors have and modules, numpy arrays, numbers and the batch objects
+#: whose ``.to()`` works in place (``BatchEncoding``, PyG's ``Data``) lack
+TENSOR_ONLY_METHOD_NAMES = frozenset(
+    "unsqueeze squeeze permute view view_as expand expand_as masked_fill masked_fill_ index_select "
+    "gather scatter scatter_ scatter_add scatter_add_ numel long int bool softmax log_softmax argmax "
+    "argmin type_as repeat_interleave narrow masked_select new_zeros new_ones new_empty new_full "
+    "new_tensor add_ sub_ mul_ div_ clamp_ fill_ zero_ index_add_ index_copy_ index_fill_".split()
+)
+#: operators no module (nor an in-place-moving batch object) supports
+_ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power, cst.MatrixMultiply)
+#: torch.* names that do not take a tensor first (beyond the tables of torch_api)
+_NOT_TENSOR_FIRST = frozenset({"torch.from_file", "torch.set_default_tensor_type", "torch.get_device"})
+
+Scope = Union[cst.FunctionDef, cst.Module]
+
+
+def takes_tensor_first(qualname: str) -> bool:
+    """Does the torch function take a tensor as its first argument (``torch.unique(x)``,
+    ``torch.nn.functional.relu(x)``, ``torch.zeros_like(x)``)? Factories, numpy converters,
+    ``torch.save``/``compile``/``vmap`` and other functions of objects do not."""
+    for namespace in ("torch.nn.functional.", "torch.linalg.", "torch.fft.", "torch.special."):
+        if qualname.startswith(namespace):
+            return "." not in qualname[len(namespace):]
+    if not qualname.startswith("torch.") or qualname.count(".") != 1:
+        return False
+    leaf = qualname[len("torch."):]
+    if not leaf[:1].islower() or leaf.startswith("_"):
+        return False  # classes (`torch.Generator`, `torch.Size`) and internals
+    return not (
+        qualname in api.FACTORIES
+        or qualname in api.CPU_PRODUCERS
+        or qualname in api.NON_TENSOR_FUNCTIONS
+        or qualname in api.GENERATOR_CONSTRUCTORS
+        or qualname in api.DEVICE_PROBES
+        or qualname == api.TORCH_DEVICE
+        or qualname in _NOT_TENSOR_FIRST
+        or qualname.startswith(("torch.set_", "torch.get_", "torch.is_"))
+    )
+
+
+class TensorEvidence:
+    """Per scope (a function, or the module's top level): names bound once and the first node
+    that uses each as a tensor."""
+
+    def __init__(self, bindings: dict[str, int], uses: dict[str, cst.CSTNode]) -> None:
+        self._bindings = bindings
+        self._uses = uses
+
+    def tensor_use(self, name: str) -> Optional[cst.CSTNode]:
+        """The node that shows ``name`` is a tensor, where the scope binds it once."""
+        if self._bindings.get(name, 0) > 1:
+            return None
+        return self._uses.get(name)
+
+
+def scan(scope: Scope, qualname_of: Callable[[cst.BaseExpression], Optional[str]]) -> TensorEvidence:
+    """One walk of ``scope``'s own body (not the functions, classes and lambdas nested in it)."""
+    finder = _Finder(qualname_of)
+    if isinstance(scope, cst.FunctionDef):
+        params = scope.params
+        for param in [*params.posonly_params, *params.params, *params.kwonly_params, params.star_arg, params.star_kwarg]:
+            if isinstance(param, cst.Param):
+                finder.bind(param.name)
+        scope.body.visit(finder)
+    else:
+        for statement in scope.body:
+            statement.visit(finder)
+    return TensorEvidence(finder.bindings, finder.uses)
+
+
+class _Finder(OwnScopeVisitor):
+    def __init__(self, qualname_of: Callable[[cst.BaseExpression], Optional[str]]) -> None:
+        self.qualname_of = qualname_of
+        self.bindings: dict[str, int] = {}
+        self.uses: dict[str, cst.CSTNode] = {}
+
+    # ------------------------------------------------------------------ bindings
+
+    def bind(self, target: cst.BaseExpression, times: int = 1) -> None:
+        if isinstance(target, cst.Name):
+            self.bindings[target.value] = self.bindings.get(target.value, 0) + times
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self.bind(element.value, times)
+        elif isinstance(target, cst.StarredElement):
+            self.bind(target.value, times)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self.bind(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self.bind(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None:
+            self.bind(node.target)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self.bind(node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        self.bind(node.target)
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self.bind(node.target)  # a scope of its own, but the same spelling: count it, to be safe
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        if node.asname is not None:
+            self.bind(node.asname.name)
+
+    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+        if node.name is not None:
+            self.bind(node.name.name)
+
+    def visit_Del(self, node: cst.Del) -> None:
+        self.bind(node.target)
+
+    def visit_Global(self, node: cst.Global) -> None:
+        for item in node.names:
+            self.bind(item.name, times=2)  # bound elsewhere too: no single binding
+
+    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+        for item in node.names:
+            self.bind(item.name, times=2)
+
+    def visit_Import(self, node: cst.Import) -> None:
+        for alias in node.names:
+            bound = alias.asname.name if alias.asname is not None else alias.name
+            if isinstance(bound, cst.Name):
+                self.bind(bound)
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        if isinstance(node.names, cst.ImportStar):
+            return
+        for alias in node.names:
+            bound = alias.asname.name if alias.asname is not None else alias.name
+            if isinstance(bound, cst.Name):
+                self.bind(bound)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        self.bind(node.name)
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        self.bind(node.name)
+        return False
+
+    # ------------------------------------------------------------------ uses
+
+    def _use(self, node: cst.BaseExpression, where: cst.CSTNode) -> None:
+        if isinstance(node, cst.Name):
+            self.uses.setdefault(node.value, where)
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        if isinstance(node.operator, _ARITHMETIC):
+            self._use(node.left, node)
+            self._use(node.right, node)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        qualname = self.qualname_of(func) if isinstance(func, (cst.Name, cst.Attribute)) else None
+        if qualname is None:
+            # `w.unsqueeze(0)` on a local (`F.softmax(h)` names a torch function instead)
+            if isinstance(func, cst.Attribute) and func.attr.value in TENSOR_ONLY_METHOD_NAMES:
+                self._use(func.value, node)
+            return
+        positional = [arg for arg in node.args if arg.keyword is None]
+        if qualname in api.MIXING_FUNCTIONS:
+            for arg in positional:
+                if arg.star:
+                    break
+                if isinstance(arg.value, (cst.List, cst.Tuple)):
+                    for element in arg.value.elements:
+                        if not isinstance(element, cst.StarredElement):
+                            self._use(element.value, node)
+                else:
+                    self._use(arg.value, node)
+        elif takes_tensor_first(qualname) and positional and not positional[0].star:
+            self._use(positional[0].value, node)

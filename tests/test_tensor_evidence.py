@@ -1,0 +1,68 @@
+"""Where a function's own code shows that a local name holds a tensor (analysis.tensor_evidence)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from devicelint.analysis.tensor_evidence import scan, takes_tensor_first
+
+
+def _evidence(code: str):
+    module = cst.parse_module(code)
+    function = next(node for node in module.body if isinstance(node, cst.FunctionDef))
+    imports = {"torch": "torch", "F": "torch.nn.functional"}
+
+    def qualname_of(node):
+        parts = []
+        while isinstance(node, cst.Attribute):
+            parts.append(node.attr.value)
+            node = node.value
+        if not isinstance(node, cst.Name) or node.value not in imports:
+            return None
+        return ".".join([imports[node.value], *reversed(parts)])
+
+    return scan(function, qualname_of), module
+
+
+def test_arithmetic_tensor_methods_and_torch_operands_are_tensor_uses():
+    evidence, module = _evidence(
+        "def step(sampler, batch):\n"
+        "    t, w, m, c, h = sampler.sample(4)\n"
+        "    loss = batch * w\n"
+        "    u = torch.unique(t)\n"
+        "    k = m.unsqueeze(0)\n"
+        "    z = torch.cat([c, batch])\n"
+        "    return F.softmax(h, -1)\n"
+    )
+    for name, shown in (("w", "batch * w"), ("t", "torch.unique(t)"), ("m", "m.unsqueeze(0)"), ("c", "torch.cat([c, batch])"), ("h", "F.softmax(h, -1)")):
+        use = evidence.tensor_use(name)
+        assert use is not None and module.code_for_node(use) == shown
+
+
+def test_module_like_uses_rebound_names_and_spelling_are_no_evidence():
+    evidence, _ = _evidence(
+        "def place(builder, device, tensor_x):\n"
+        "    head = builder.build()\n"
+        "    head.to(device)\n"
+        "    out = head(device)\n"
+        "    data = builder.data()\n"
+        "    n = data.size(0)\n"  # PyG's Data has size() and an in-place .to()
+        "    x = builder.x()\n"
+        "    x = x * 2\n"
+        "    torch.save(head, 'h.pt')\n"
+        "    return out, tensor_x\n"
+    )
+    assert evidence.tensor_use("head") is None
+    assert evidence.tensor_use("data") is None
+    assert evidence.tensor_use("x") is None  # bound twice
+    assert evidence.tensor_use("tensor_x") is None
+
+
+def test_which_torch_functions_take_a_tensor_first():
+    assert takes_tensor_first("torch.unique")
+    assert takes_tensor_first("torch.zeros_like")
+    assert takes_tensor_first("torch.nn.functional.relu")
+    assert takes_tensor_first("torch.linalg.norm")
+    for name in ("torch.zeros", "torch.tensor", "torch.from_numpy", "torch.save", "torch.compile", "torch.vmap",
+                 "torch.Generator", "torch.device", "torch.is_tensor", "torch.nn.functional", "torch.cuda.is_available"):
+        assert not takes_tensor_first(name), name
