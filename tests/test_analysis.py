@@ -902,3 +902,79 @@ exec(open("configurator.py").read())
     assert state["batch_size"].role is None  # not a device
     literal = analyse('import torch\ndevice = "cuda"\nexec("x = 1")\n').module_state
     assert literal["device"].role is None  # what a literal binds is in the source
+
+
+def test_a_parameter_handed_to_a_helper_that_uses_it_as_a_tensor_is_a_tensor():
+    code = '''
+import torch
+from torch import nn
+
+def _inflate(tensor, times):
+    return tensor.repeat(times, *([1] * (tensor.dim() - 1)))
+
+def _converted(values):
+    values = torch.as_tensor(values)
+    return values.unsqueeze(0)
+
+def _twice(x, k):
+    return _inflate(x, k)
+
+def top_k(hidden, scores, beams, k=2):
+    tiled = _inflate(hidden, beams)
+    other = _converted(scores)
+    deeper = _twice(k=beams, x=scores)
+    return tiled, other
+
+class Tools:
+    @staticmethod
+    def pad(x, width):
+        return x.new_zeros(width)
+
+class Loss(nn.Module):
+    def forward(self, lengths, other, extra):
+        a = self._mask(lengths)
+        b = Tools.pad(other, 3)
+        return a, b, extra
+
+    def _mask(self, lengths):
+        return lengths.unsqueeze(1)
+'''
+    analyzer = analyse(code)
+    top_k = function_state(analyzer, "top_k")
+    assert top_k["hidden"].kind == Kind.TENSOR and top_k["hidden"].device.argument  # `tensor.dim()` in _inflate
+    assert top_k["scores"].kind == Kind.TENSOR  # handed on two levels down, by keyword
+    assert top_k["beams"].kind == Kind.UNKNOWN  # `times` is no tensor
+    twice = function_state(analyzer, "_twice")
+    assert twice["x"].kind == Kind.TENSOR
+    forward = function_state(analyzer, "forward")
+    assert forward["lengths"].kind == Kind.TENSOR and place(forward["lengths"]) == "follows"  # self._mask(...)
+    assert forward["other"].kind == Kind.TENSOR  # Tools.pad(...)
+    assert forward["extra"].kind == Kind.UNKNOWN
+
+
+def test_a_parameter_the_helper_converts_first_is_not_taken_for_a_tensor():
+    code = '''
+import torch
+
+def _converted(values):
+    values = torch.as_tensor(values)
+    return values.unsqueeze(0)
+
+def run(scores):
+    return _converted(scores)
+'''
+    assert function_state(analyse(code), "run")["scores"].kind == Kind.UNKNOWN
+
+
+def test_meshgrid_gives_one_grid_per_input_each_with_dimensions():
+    code = '''
+import torch
+
+def grid(n: int):
+    rows, cols = torch.meshgrid(torch.arange(n), torch.arange(n), indexing="ij")
+    both = torch.meshgrid(torch.arange(n), torch.arange(n))
+'''
+    state = function_state(analyse(code), "grid")
+    for name in ("rows", "cols"):
+        assert state[name].kind == Kind.TENSOR and place(state[name]) == "cpu" and state[name].scalar is False
+    assert state["both"].kind == Kind.CONTAINER and len(state["both"].info) == 2

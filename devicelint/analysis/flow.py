@@ -128,6 +128,8 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         self._own_texts = FunctionTexts(module, text) if text is not None else None
         #: per function: the unannotated parameters its body uses as tensors
         self._tensor_uses_found: dict[cst.FunctionDef, tuple[frozenset[str], frozenset[str]]] = {}
+        #: functions whose hand-on of parameters (see _handed_to_tensor_users) is being scanned
+        self._tensor_use_scans: set[cst.FunctionDef] = set()
         #: per function: the parameters its body may move or hand on (see _may_move)
         self._moving_parameters: dict[cst.FunctionDef, frozenset[str]] = {}
         #: per module ``forward``: the parameters it moves itself (see inputs_placed_by_module)

@@ -247,9 +247,79 @@ class Summaries:
                 pattern = _MODULE_INPUT_USE if in_module else _TENSOR_ONLY_USE
                 wanted = set(names)
                 used = {match.group(1) for match in pattern.finditer(self._body_text(function)) if match.group(1).split(".", 1)[0] in wanted}
+                rest = wanted - used
+                if rest:
+                    used |= self._handed_to_tensor_users(function, rest)
             found = (frozenset(name for name in used if "." not in name), frozenset(name for name in used if "." in name))
             memo[function] = found
         return found
+
+    def _handed_to_tensor_users(self, function: cst.FunctionDef, names: set[str]) -> set[str]:
+        """Parameters ``function`` hands, unchanged, to a function or method of this file that
+        uses the matching parameter as a tensor (``_inflate(encoder_hidden, k)`` where
+        ``_inflate`` calls ``tensor.dim()``): the same object, so a tensor here too."""
+        text = self._body_text(function)
+        handed = {name for name in names if _handed_on(name).search(text)}
+        if not handed or function in self._tensor_use_scans:
+            return set()
+        handed -= helpers.assigned_names(helpers.body_statements(function))
+        if not handed:
+            return set()
+        self._tensor_use_scans.add(function)
+        try:
+            finder = _CallsHanding(handed)
+            function.body.visit(finder)
+            found: set[str] = set()
+            for call in finder.calls:
+                resolved = self._own_callee(function, call.func)
+                if resolved is None:
+                    continue
+                callee, skip_first, in_module = resolved
+                # a parameter the callee rebinds (``values = torch.as_tensor(values)``) may have
+                # been anything when it came in
+                uses = self._tensor_uses(callee, in_module)[0] - helpers.assigned_names(helpers.body_statements(callee))
+                for arg, param in zip(call.args, helpers.argument_parameters(callee, tuple((arg, UNKNOWN) for arg in call.args), skip_first)):
+                    if arg.star:
+                        break
+                    if param in uses and isinstance(arg.value, cst.Name) and arg.value.value in handed:
+                        found.add(arg.value.value)
+            return found
+        finally:
+            self._tensor_use_scans.discard(function)
+
+    def _own_callee(self, caller: cst.FunctionDef, func: cst.BaseExpression) -> Optional[tuple[cst.FunctionDef, bool, bool]]:
+        """The function of this file a call in ``caller`` runs, as (function, whether its first
+        parameter is the receiver, whether it is a module's method): ``helper(...)`` for a
+        module-level function, ``self.method(...)`` in a method, ``Class.static(...)``."""
+        if isinstance(func, cst.Name):
+            known = self.module_state.get(func.value)
+            if known is not None and known.kind == Kind.FUNCTION and isinstance(known.info, cst.FunctionDef):
+                return known.info, False, False
+            return None
+        if not isinstance(func, cst.Attribute) or not isinstance(func.value, cst.Name):
+            return None
+        receiver, method = func.value.value, func.attr.value
+        known = self.module_state.get(receiver)
+        if known is not None and known.kind == Kind.CLASS and isinstance(known.info, ClassInfo):
+            found = known.info.find_method(method)
+            if found is not None and _is_static(found[0]):
+                return found[0], has_decorator(found[0], "classmethod"), False
+            return None
+        positional = [*caller.params.posonly_params, *caller.params.params]
+        if not positional or positional[0].name.value != receiver or _is_static(caller):
+            return None
+        owner = next((info for info in self._classes if caller in info.methods.values()), None)
+        if owner is None:
+            return None
+        found = owner.find_method(method)
+        if found is None or self._overridden_below(owner, method):
+            return None
+        callee, defined_in = found
+        if has_decorator(callee, "staticmethod"):
+            return callee, False, False
+        if has_decorator(callee, "classmethod"):
+            return callee, True, False
+        return callee, True, defined_in.is_module and callee.name.value != "__init__"
 
     def body_text(self, function: cst.FunctionDef) -> str:
         """The source of a function's body, generated once per file."""
@@ -701,6 +771,24 @@ class _ReturnFinder(OwnScopeVisitor):
 
     def visit_Return(self, node: cst.Return) -> None:
         self.values.append(node.value)
+
+
+def _handed_on(name: str) -> "re.Pattern[str]":
+    """``name`` as a whole argument of a call: ``f(name, ...)``, ``f(a, name)``, ``f(k=name)``."""
+    escaped = re.escape(name)
+    return re.compile(rf"[(,]\s*(?:\w+\s*=\s*)?{escaped}\s*[,)]")
+
+
+class _CallsHanding(OwnScopeVisitor):
+    """The calls of one body that take one of ``names`` as a whole argument."""
+
+    def __init__(self, names: set[str]) -> None:
+        self.names = names
+        self.calls: list[cst.Call] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if any(isinstance(arg.value, cst.Name) and arg.value.value in self.names for arg in node.args):
+            self.calls.append(node)
 
 
 def _input_device(name: str, in_module: bool, placed_by_caller: bool) -> Optional[Device]:

@@ -380,6 +380,16 @@ class TorchSemantics:
         result = tensors[0]
         for other in tensors[1:]:
             result = propagate(result, other)
+        if qualname == "torch.meshgrid" and all(
+            not arg.star and (arg.keyword is None and (value.kind == Kind.TENSOR or value.kind == Kind.CONTAINER and isinstance(value.info, tuple)) or arg.keyword is not None and arg.keyword.value == "indexing")
+            for arg, value in args
+        ):
+            # one grid per input, each with as many dimensions as there are inputs (at least one)
+            grids = tuple(
+                Value(Kind.TENSOR, result.device, tensor.origin if tensor.device == result.device else result.origin, scalar=False)
+                for tensor in tensors
+            )
+            return Value(Kind.CONTAINER, info=grids)
         leaf = qualname.rsplit(".", 1)[-1]
         positional = positional_args(node)
         scalar: Optional[bool] = None
