@@ -36,6 +36,7 @@ import warnings
 from typing import Any, Callable, Optional
 
 from devicelint.runtime.errors import SimulationError, SimulationIncompleteWarning
+from devicelint.runtime.simulate.code_origins import code_files
 
 __all__ = ["KeepOnCPU", "Simulation", "SimulationResult", "as_simulation", "keep_on_cpu", "simulate", "simulate_factory"]
 
@@ -272,7 +273,8 @@ def _run_in_subprocess(payload: tuple[Any, ...], device: str, caller: Optional[t
         with open(request, "wb") as stream:
             # the header first, in plain pickle: the child sets the import path and loads the
             # fake CUDA shim before it unpickles anything that imports torch
-            pickle.dump({"path": list(sys.path), "device": device, "caller": caller}, stream)
+            header = {"path": list(sys.path), "device": device, "caller": caller, "code_files": code_files(payload)}
+            pickle.dump(header, stream)
             stream.write(body)
         try:
             completed = subprocess.run(

@@ -16,6 +16,7 @@ from typing import Any
 
 from devicelint.runtime.errors import SimulationError
 from devicelint.runtime.simulate import fake_cuda
+from devicelint.runtime.simulate.code_origins import restore_code_files
 
 
 def main(request_path: str, answer_path: str) -> None:
@@ -31,6 +32,8 @@ def main(request_path: str, answer_path: str) -> None:
                 raise SimulationError(
                     f"the simulation process cannot unpickle the model and inputs ({type(error).__name__}: {error})"
                 ) from None
+        # cloudpickle >= 3.1.3 renames by-value code to `<dynamic-code>`: findings name the user's file
+        restore_code_files(payload, header.get("code_files", {}))
         from devicelint.runtime.simulate.steps import simulate_request
 
         answer = ("ok", simulate_request(payload, header["device"], header["caller"], shim))
