@@ -82,6 +82,12 @@ class LoadWithoutMapLocation(Rule):
         "    def read(self):\n        return torch.load(self.path)\n",
     )
     invalid = (
+        # the mapped branch is the one with a GPU index: the plain one is also the CPU-only run (pytorch/examples imagenet)
+        Example(
+            "import torch\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+            "def resume(path, gpu):\n    if gpu is None:\n        return torch.load(path)  # expect: DL301\n"
+            "    return torch.load(path, map_location=f'cuda:{gpu}')\n"
+        ),
         Example(
             "import torch\nuse_gpu = torch.cuda.is_available()\nstate = torch.load('ckpt.pt')  # expect: DL301\n",
             "import torch\nuse_gpu = torch.cuda.is_available()\nstate = torch.load('ckpt.pt', map_location=\"cpu\")  # expect: DL301\n",
@@ -132,8 +138,12 @@ class LoadWithoutMapLocation(Rule):
         node = event.node
         if any(arg.star for arg in node.args) or not node.args:
             return
-        if keyword_arg(node, "map_location") is not None or len(positional_args(node)) >= 2:
-            self._mapped.append((self.ctx.source_of(node.args[0].value), self.ctx.current_function.node, node))
+        location_arg = keyword_arg(node, "map_location")
+        if location_arg is None and len(positional_args(node)) >= 2:
+            location_arg = positional_args(node)[1]
+        if location_arg is not None:
+            if _maps_to_host(location_arg.value):
+                self._mapped.append((self.ctx.source_of(node.args[0].value), self.ctx.current_function.node, node))
             return
         if event.args[0][1].role is Role.IN_PROCESS_BUFFER:
             return  # saved and loaded by the same process: map_location would change the result
@@ -174,9 +184,10 @@ class LoadWithoutMapLocation(Rule):
             self._wrapped.append((event.node, function, load))
 
     def _other_branch_maps(self, load: cst.Call, path: str, function: Optional[cst.FunctionDef]) -> bool:
-        """``if not gpu: torch.load(p, map_location=...) else: torch.load(p)``: the other branch of
-        an ``if`` loads the same file with a ``map_location``, so the program already chose where
-        the plain load runs (the GPU side)."""
+        """``if not gpu: torch.load(p, map_location="cpu") else: torch.load(p)``: the other branch
+        of an ``if`` loads the same file onto the host, so that branch is the host's and the plain
+        load runs on the GPU side. (A branch that maps to a GPU, ``map_location=f"cuda:{i}"``,
+        says nothing about the other: that may be the CPU-only run.)"""
         mapped = [call for other_path, home, call in self._mapped if other_path == path and home is function]
         if not mapped:
             return False
@@ -236,6 +247,18 @@ class _UnmappedLoads(cst.CSTVisitor):
         first = node.args[0].value
         if isinstance(first, cst.Name) and first.value in self.params:
             self.found = node
+
+
+def _maps_to_host(node: cst.BaseExpression) -> bool:
+    """``"cpu"``, ``torch.device("cpu")``, ``lambda storage, loc: storage`` (each storage stays
+    where it was deserialised: the host)."""
+    if isinstance(node, cst.SimpleString):
+        return node.evaluated_value == "cpu"
+    if isinstance(node, cst.Call) and len(node.args) == 1 and isinstance(node.args[0].value, cst.SimpleString):
+        return node.args[0].value.evaluated_value == "cpu"
+    if isinstance(node, cst.Lambda) and node.params.params and isinstance(node.body, cst.Name):
+        return node.body.value == node.params.params[0].name.value
+    return False
 
 
 class _BranchesHolding(cst.CSTVisitor):
