@@ -92,6 +92,14 @@ def test_sync_in_an_epoch_loop_around_the_step_loop_is_not_per_step():
     assert _lines(code, "DL408") == []
 
 
+def test_every_info_rule_is_off_by_default_and_every_error_or_warning_on():
+    """At the default selection devicelint reports errors and warnings; advice is opt-in."""
+    for rule in all_rules():
+        assert rule.default_enabled is (rule.severity.value != "info"), rule.code
+        if not rule.default_enabled:
+            assert "Off by default" in rule.render_docs(), rule.code
+
+
 def test_dl408_is_off_by_default_and_on_when_named():
     rules = {rule.code: rule for rule in all_rules()}
     assert rules["DL408"].default_enabled is False

@@ -41,6 +41,7 @@ class OddGpuCount(Rule):
     odd device counts above one when no batch size is known. The message gives the split
     DataParallel will make. Files that use `DistributedDataParallel` (each rank takes a whole
     batch) are left alone for `CUDA_VISIBLE_DEVICES`.
+    Off by default, like every info rule: enable it with `--extend-select DL304`.
 
     ## Why is this bad?
     DataParallel splits each batch with `Tensor.chunk`: a batch of 128 over 3 GPUs becomes
@@ -64,6 +65,7 @@ class OddGpuCount(Rule):
     code = "DL304"
     name = "odd-gpu-count"
     severity = Severity.INFO
+    default_enabled = False  # advice: opt in, like every info rule
     summary = "A device count that does not divide the batch: DataParallel splits it unevenly."
     valid = (
         "import torch\nmodel = torch.nn.DataParallel(net, device_ids=[0, 1])  # noqa: DL405\nloader = torch.utils.data.DataLoader(ds, batch_size=128)\n",
@@ -73,12 +75,12 @@ class OddGpuCount(Rule):
     )
     invalid = (
         Example(
-            "import torch\nmodel = torch.nn.DataParallel(net, device_ids=[0, 1, 2])  # expect: DL304, DL405\n"
+            "import torch\nmodel = torch.nn.DataParallel(net, device_ids=[0, 1, 2])  # expect: DL304\n"
             "loader = torch.utils.data.DataLoader(ds, batch_size=128)\n"
         ),
         Example("import os\nimport torch\nos.environ['CUDA_VISIBLE_DEVICES'] = '0,1,2'  # expect: DL304\n"),
         Example(
-            "import torch\nBATCH = 10\nmodel = torch.nn.DataParallel(net, device_ids=[0, 1, 2, 3])  # expect: DL304, DL405\n"
+            "import torch\nBATCH = 10\nmodel = torch.nn.DataParallel(net, device_ids=[0, 1, 2, 3])  # expect: DL304\n"
             "loader = torch.utils.data.DataLoader(ds, batch_size=BATCH)\n"
         ),
     )

@@ -15,6 +15,7 @@ class NonBlockingWithoutPinnedMemory(Rule):
     ## What it does
     Flags `.to(device, non_blocking=True)` / `.cuda(non_blocking=True)` on batches drawn from a
     `DataLoader` built in the file without `pin_memory=True`.
+    Off by default, like every info rule: enable it with `--extend-select DL404`.
 
     ## Why is this bad?
     A host-to-device copy can only run asynchronously from page-locked (pinned) memory. From
@@ -39,6 +40,7 @@ class NonBlockingWithoutPinnedMemory(Rule):
     code = "DL404"
     name = "non-blocking-without-pinned-memory"
     severity = Severity.INFO
+    default_enabled = False  # advice: opt in, like every info rule
     summary = "`non_blocking=True` copies from a DataLoader without `pin_memory=True` are not asynchronous."
     valid = (
         "import torch\nfrom torch.utils.data import DataLoader\nfor x in DataLoader(ds, pin_memory=True):\n"

@@ -18,6 +18,7 @@ class DataParallelPreferDdp(Rule):
     Points at `nn.DataParallel(...)` in a program. Left alone: test modules (`tests/`,
     `test_*.py`: a test of DataParallel support uses it on purpose) and a function that returns
     the wrapper it builds (a library offering DataParallel as its caller's choice).
+    Off by default, like every info rule: enable it with `--extend-select DL405`.
 
     ## Why is this bad?
     DataParallel is single-process and multi-threaded: the GIL, re-replicating the model on
@@ -41,6 +42,7 @@ class DataParallelPreferDdp(Rule):
     code = "DL405"
     name = "dataparallel-prefer-ddp"
     severity = Severity.INFO
+    default_enabled = False  # advice: opt in, like every info rule
     summary = "`nn.DataParallel` is slower than DistributedDataParallel, which PyTorch recommends."
     valid = (
         "import torch\nm = torch.nn.parallel.DistributedDataParallel(net)\n",
