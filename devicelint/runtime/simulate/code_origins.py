@@ -44,7 +44,7 @@ def restore_code_files(payload: Any, files: dict[CodeKey, str]) -> None:
 
 
 def _record(code: types.CodeType, files: dict[CodeKey, Optional[str]]) -> None:
-    if not code.co_filename.startswith("<"):
+    if code.co_filename != DYNAMIC_CODE:  # a file, or a pseudo-file such as "<notebook cell 3>"
         key = (code.co_name, code.co_firstlineno)
         if files.get(key, code.co_filename) != code.co_filename:
             files[key] = None  # two files, one key: ambiguous
