@@ -259,7 +259,7 @@ class Summaries:
         uses the matching parameter as a tensor (``_inflate(encoder_hidden, k)`` where
         ``_inflate`` calls ``tensor.dim()``): the same object, so a tensor here too."""
         text = self._body_text(function)
-        handed = {name for name in names if _handed_on(name).search(text)}
+        handed = names & {match.group(1) for match in _HANDED_ON.finditer(text)}
         if not handed or function in self._tensor_use_scans:
             return set()
         handed -= helpers.assigned_names(helpers.body_statements(function))
@@ -773,10 +773,9 @@ class _ReturnFinder(OwnScopeVisitor):
         self.values.append(node.value)
 
 
-def _handed_on(name: str) -> "re.Pattern[str]":
-    """``name`` as a whole argument of a call: ``f(name, ...)``, ``f(a, name)``, ``f(k=name)``."""
-    escaped = re.escape(name)
-    return re.compile(rf"[(,]\s*(?:\w+\s*=\s*)?{escaped}\s*[,)]")
+#: a name as a whole argument of a call: ``f(name, ...)``, ``f(a, name)``, ``f(k=name)`` (one
+#: static pattern: a pattern per parameter would be compiled thousands of times on a big tree)
+_HANDED_ON = re.compile(r"[(,]\s*(?:\w+\s*=\s*)?([A-Za-z_]\w*)\s*(?=[,)])")
 
 
 class _CallsHanding(OwnScopeVisitor):
