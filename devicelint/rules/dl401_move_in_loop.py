@@ -36,7 +36,10 @@ class MoveInLoop(Rule):
     reassigned or modified in it, and building a constant on the CPU only to copy it
     (`torch.tensor([...]).cuda()`; random factories such as `torch.randn` give new data each
     call and are not constants). Moving each batch is necessary and never flagged; nor is an
-    object the loop shuttles between devices on purpose.
+    object the loop shuttles between devices on purpose, a tensor built from what another object
+    answers this time (`torch.as_tensor(env.reset()).cuda()`), nor a fresh copy the loop then
+    writes into or carries forward (`mask[:i] = False`, `states = step(states)`): hoisting would
+    share one tensor between iterations, and DL402 (create it with `device=`) is the fix there.
 
     ## Why is this bad?
     Each iteration pays a host-to-device copy (and for a module a walk over all its parameters)
@@ -76,6 +79,8 @@ class MoveInLoop(Rule):
         "import torch\nw = torch.ones(3)\nfor step in range(10):\n    w.add_(1)\n    g = w.cuda()\n",
         "import torch\nmodel = torch.nn.Linear(2, 2)\nfor step in range(3):\n    model.cuda()\n    model.cpu()\n",
         "import torch\ndef f(t):\n    for i in range(3):\n        u = t.cuda()\n",
+        # built from what the environment answers this time: not a constant
+        "import torch\nfor episode in range(10):\n    state = torch.as_tensor(env.reset()).cuda()\n",
         "import torch\nfor step in range(10):\n    x = torch.randn(200, 28, generator=g).to('cuda')\n",
         "import torch\ntemplate = torch.zeros(4)\nfor p in params:\n    state = states[p]\n    avg = template.to(state['avg'].device)\n",
     )
@@ -91,7 +96,14 @@ class MoveInLoop(Rule):
         Example("import torch\nwhile True:\n    scale = torch.tensor([0.5, 2.0]).cuda()  # expect: DL401\n"),
     )
 
+    def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(ctx)
+        #: calls that answer new data each time (``env.reset()``, ``queue.get()``, ``next(it)``)
+        self._fresh_calls: set[int] = set()
+
     def on_call(self, event: CallEvent) -> None:
+        if self.ctx.loop_stack and _answers_new_data(event):
+            self._fresh_calls.add(id(event.node))
         if event.method not in _MOVES or not self.ctx.loop_stack or event.receiver is None:
             return
         loop = self.ctx.loop_stack[-1]
@@ -153,7 +165,110 @@ class MoveInLoop(Rule):
         spelled = dotted_name(call.func) or ""
         if spelled.rsplit(".", 1)[-1] in _NOT_CONSTANT:
             return False  # fresh random (or uninitialised) data each call: not loop-invariant
-        return not (_free_names(call) & loop.assigned)
+        if any(id(inner) in self._fresh_calls for inner in _calls_inside(call)):
+            return False  # built from what another object answers this time (`env.reset()`)
+        if _free_names(call) & loop.assigned:
+            return False
+        # a fresh copy each iteration is the point when the loop then writes into it
+        # (`mask[:i] = False`) or carries it forward (`states = step(states)`): hoisting would
+        # share one tensor between iterations; creating it with `device=` (DL402) is the fix
+        return not _changed_after_binding(call, loop)
+
+
+def _answers_new_data(event: CallEvent) -> bool:
+    """A call whose result may differ each time although its arguments do not: a method of an
+    object the analysis does not know (an environment, a queue, a reader), or ``next(...)``."""
+    if event.qualname is not None:
+        return event.qualname in ("next", "builtins.next", "input", "builtins.input")
+    receiver = event.receiver
+    return event.method is not None and receiver is not None and receiver.kind == Kind.UNKNOWN and not receiver.is_tensor_like
+
+
+class _CallsInside(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.calls: list[cst.Call] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.calls.append(node)
+
+
+def _calls_inside(call: cst.Call) -> list[cst.Call]:
+    """The calls made while computing ``call``'s arguments."""
+    finder = _CallsInside()
+    for arg in call.args:
+        arg.value.visit(finder)
+    return finder.calls
+
+
+class _BindingOf(cst.CSTVisitor):
+    """The names an assignment binds to the value holding ``call`` (``m = torch.ones(n).cuda()``,
+    ``states = (torch.zeros(n).cuda(), ...)``)."""
+
+    def __init__(self, call: cst.CSTNode) -> None:
+        self.call = call
+        self.names: set[str] = set()
+        self.statement: cst.CSTNode | None = None
+
+    def visit_Assign(self, node: cst.Assign) -> bool:
+        if self.statement is None and _contains(node.value, self.call):
+            self.statement = node
+            for target in node.targets:
+                self.names.update(_bound_names(target.target))
+        return self.statement is None
+
+
+class _Changes(cst.CSTVisitor):
+    """Does the loop write into one of ``names`` (``m[i] = 0``, ``m += 1``, ``m.fill_(0)``), or
+    bind it again in another statement?"""
+
+    def __init__(self, names: set[str], binding: cst.CSTNode) -> None:
+        self.names = names
+        self.binding = binding
+        self.found = False
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._target(target.target, rebinding=node is not self.binding)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._target(node.target, rebinding=True)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value.endswith("_") and not func.attr.value.startswith("_"):
+            if dotted_name(func.value) in self.names:
+                self.found = True
+
+    def _target(self, target: cst.BaseExpression, rebinding: bool) -> None:
+        if isinstance(target, cst.Subscript):
+            if dotted_name(target.value) in self.names:
+                self.found = True
+            return
+        if rebinding and _bound_names(target) & self.names:
+            self.found = True
+
+
+def _bound_names(target: cst.BaseExpression) -> set[str]:
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return {name for element in target.elements for name in _bound_names(element.value)}
+    name = dotted_name(target)
+    return {name} if name is not None else set()
+
+
+def _contains(tree: cst.CSTNode, node: cst.CSTNode) -> bool:
+    finder = _CallsInside()
+    tree.visit(finder)
+    return any(found is node for found in finder.calls)
+
+
+def _changed_after_binding(call: cst.Call, loop: LoopInfo) -> bool:
+    binding = _BindingOf(call)
+    loop.node.visit(binding)
+    if binding.statement is None or not binding.names:
+        return False
+    changes = _Changes(binding.names, binding.statement)
+    loop.node.visit(changes)
+    return changes.found
 
 
 class _MoveTargets(cst.CSTVisitor):

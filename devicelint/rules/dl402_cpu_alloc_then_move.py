@@ -21,6 +21,8 @@ class CpuAllocThenMove(Rule):
     `torch.zeros(...).cuda()`, `torch.randn(...).to(device)`, `torch.arange(n).to(device)` -
     where the code runs again and again: in a loop body, or in a method of an `nn.Module`
     other than `__init__` (`forward` and what it calls). One-off set-up code is left alone,
+    and so is a copy whose result is thrown away (`_ = torch.zeros(n).to(device)`): that one
+    is made for the transfer itself, to warm the path up,
     and a loop-invariant constant that DL401 reports (move it out of the loop) is not reported
     twice.
 
@@ -62,6 +64,8 @@ class CpuAllocThenMove(Rule):
         "import torch\nx = torch.randn(3, generator=g).cuda()\n",
         "import torch\nx = torch.zeros(3).cpu()\n",
         "import torch\nfor ids in batches:\n    t = torch.as_tensor(ids, dtype=torch.long).to('cuda', non_blocking=True)\n",
+        # the copy is the point: warming up the host-to-device path, the result thrown away
+        "import torch\nfor shape in shapes:\n    _ = torch.zeros(shape).to('cuda')\n",
     )
     invalid = (
         Example(
@@ -81,13 +85,28 @@ class CpuAllocThenMove(Rule):
         Example("import torch as t\nfor i in range(3):\n    noise = t.randn(2, 3).to('cuda', non_blocking=True)  # expect: DL402\n"),
     )
 
+    def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(ctx)
+        #: findings held until the statement is complete: a copy whose result is thrown away
+        #: (`_ = torch.zeros(n).to(device)`) is made for the transfer itself - a warm-up
+        self._pending: dict[int, tuple[cst.Call, str, "FixSpec | None"]] = {}
+
     def _repeats(self) -> bool:
         return bool(self.ctx.loop_stack) or self.ctx.in_module_method
+
+    def on_assign(self, statement: cst.CSTNode, target: cst.BaseExpression, value_node: cst.BaseExpression, value: object) -> None:
+        if isinstance(target, cst.Name) and target.value == "_" and isinstance(value_node, cst.Call):
+            self._pending.pop(id(value_node), None)
+
+    def finish(self) -> None:
+        for node, message, fix in self._pending.values():
+            self.ctx.report(node, message, fix=fix)
+        self._pending.clear()
 
     def on_call(self, event: CallEvent) -> None:
         if event.method not in ("cuda", "to") or event.receiver is None or event.receiver.kind != Kind.TENSOR:
             return
-        if not self._repeats():
+        if event.discarded or not self._repeats():
             return
         func = event.node.func
         assert isinstance(func, cst.Attribute)
@@ -104,11 +123,11 @@ class CpuAllocThenMove(Rule):
         if target is None or not target.may_be_accelerator:
             return
         factory_text = self.ctx.source_of(factory, 60)
-        self.ctx.report(
+        self._pending[id(event.node)] = (
             event.node,
             f"`{factory_text}` is allocated and filled on the CPU, then copied to {target.describe()}; "
             f"create it there: pass `device=` to the factory",
-            fix=self._fix(event, factory, qualname),
+            self._fix(event, factory, qualname),
         )
 
     def _fix(self, event: CallEvent, factory: cst.Call, qualname: str) -> "FixSpec | None":

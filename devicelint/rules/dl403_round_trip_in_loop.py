@@ -7,7 +7,7 @@ import libcst as cst
 from devicelint.analysis import torch_api as api
 from devicelint.analysis.events import CallEvent
 from devicelint.analysis.names import dotted_name, keyword_arg, positional_args
-from devicelint.analysis.values import Role
+from devicelint.analysis.values import Kind, Role
 from devicelint.findings import Severity
 from devicelint.rules.base import Example, Rule
 
@@ -22,7 +22,10 @@ class RoundTripInLoop(Rule):
     `.numpy()`, a cast to a legacy CPU tensor type such as `.type(torch.FloatTensor)`, which
     copies as well as converts) and something computed from it - through names assigned in the same loop - that
     goes back to an accelerator (`.to(device)`, `.cuda()`, `torch.tensor(..., device=...)`).
-    Only a tensor the analysis knows to be on an accelerator counts as leaving it.
+    Only a tensor the analysis knows to be on an accelerator counts as leaving it. Host data
+    handed across a boundary - to a method of another object (`env.step(action.cpu().numpy())`,
+    a simulator, a socket) or to `torch.distributed` (RPC and collectives that take CPU
+    tensors) - is not followed: what comes back is new data, and the trip is the design.
 
     ## Why is this bad?
     Each iteration pays two transfers and a synchronisation (`.cpu()` waits for the GPU to
@@ -58,6 +61,13 @@ class RoundTripInLoop(Rule):
         # an attribute of self holds host data: self itself is not host data
         "import torch\ndevice = torch.device('cuda')\nclass Cache:\n    def fill(self, loader):\n        for t in loader:\n"
         "            u = t.to(device)\n            self.last = u.cpu()\n            self.out = self.proj(t).to(device)\n",
+        # the host copy goes to an environment; the next observation it answers is new data
+        "import torch\ndevice = torch.device('cuda')\nfor step in range(100):\n    action = policy(state).to(device)\n"
+        "    obs, reward, done, info = env.step(action.cpu().numpy())\n    state = torch.as_tensor(obs).to(device)\n",
+        # RPC takes CPU tensors: the gradients cross to the parameter server, the model comes back
+        "import torch\nimport torch.distributed.rpc as rpc\nm = torch.nn.Linear(2, 2).cuda()\nfor x in batches:\n"
+        "    m(x.cuda()).sum().backward()\n"
+        "    m = rpc.rpc_sync('ps', update, args=([p.grad for p in m.cpu().parameters()],)).cuda()\n",
         # once, not in a loop
         "import torch\ndevice = torch.device('cuda')\nt = torch.ones(3, device=device)\nh = t.cpu()\nback = h.to(device)\n",
     )
@@ -81,6 +91,8 @@ class RoundTripInLoop(Rule):
         super().__init__(ctx)
         #: per outermost loop: the host-transfer calls seen, and names holding host data
         self._host_calls: dict[int, dict[int, cst.Call]] = {}
+        #: calls whose arguments cross a boundary: their results are not computed from the arguments
+        self._boundaries: set[int] = set()
         self._tainted: dict[int, dict[str, cst.Call]] = {}
         self._reported: set[int] = set()
 
@@ -92,6 +104,8 @@ class RoundTripInLoop(Rule):
         key = self._loop_key()
         if key is None:
             return
+        if _crosses_boundary(event):
+            self._boundaries.add(id(event.node))
         receiver = event.receiver
         if receiver is not None and receiver.device is not None and receiver.device.may_be_accelerator and (
             event.method in _TO_HOST or _cast_to_host_type(event)
@@ -153,9 +167,24 @@ class RoundTripInLoop(Rule):
         tainted = self._tainted.get(key, {})
         if not calls and not tainted:
             return None
-        finder = _Origins(calls, tainted)
+        finder = _Origins(calls, tainted, self._boundaries)
         node.visit(finder)
         return finder.found
+
+
+def _crosses_boundary(event: CallEvent) -> bool:
+    """A call that takes host data out of this computation: ``torch.distributed`` (RPC, send,
+    collectives of objects), or a method of another object that is neither a tensor nor ``self``
+    (``self.env.step(a)``, ``client.send(a)``); its result is whatever the other side answers."""
+    if event.qualname is not None:
+        return event.qualname.startswith("torch.distributed.")
+    if event.method is None or not isinstance(event.node.func, cst.Attribute):
+        return False
+    owner = event.node.func.value
+    if isinstance(owner, cst.Name) and owner.value == "self":
+        return False
+    receiver = event.receiver
+    return receiver is not None and receiver.kind in (Kind.UNKNOWN, Kind.REF) and not receiver.is_tensor_like
 
 
 def _cast_to_host_type(event: CallEvent) -> bool:
@@ -184,15 +213,16 @@ def _target_names(target: cst.BaseExpression) -> list[str]:
 
 
 class _Origins(cst.CSTVisitor):
-    def __init__(self, calls: dict[int, cst.Call], tainted: dict[str, cst.Call]) -> None:
+    def __init__(self, calls: dict[int, cst.Call], tainted: dict[str, cst.Call], boundaries: set[int]) -> None:
         self.calls = calls
         self.tainted = tainted
+        self.boundaries = boundaries
         self.found: Optional[cst.Call] = None
 
     def visit_Call(self, node: cst.Call) -> Optional[bool]:
         if self.found is None and id(node) in self.calls:
             self.found = node
-        return self.found is None
+        return self.found is None and id(node) not in self.boundaries
 
     def visit_Name(self, node: cst.Name) -> None:
         if self.found is None and node.value in self.tainted:
