@@ -55,7 +55,7 @@ def _split(values: Sequence[str]) -> list[str]:
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--select", "select", multiple=True, metavar="CODES", help="Rules to run, by code or prefix (DL101, DL1, DL) or ALL; replaces the default set. Comma-separated or repeated.")
-@click.option("--extend-select", multiple=True, metavar="CODES", help="Rules to run in addition to the selected ones (e.g. DL302, off by default).")
+@click.option("--extend-select", multiple=True, metavar="CODES", help="Rules to run in addition to the selected ones (e.g. DL314, off by default).")
 @click.option("--ignore", multiple=True, metavar="CODES", help="Rules not to run, by code or prefix.")
 @click.option("--exclude", multiple=True, metavar="GLOB", help="Skip files and directories matching GLOB (a name, or a path relative to the current directory); replaces the configured `exclude` and the default list (.git, .venv, build, dist, node_modules, ...). Comma-separated or repeated.")
 @click.option("--extend-exclude", multiple=True, metavar="GLOB", help="Like --exclude, but added to the configured and default exclusions.")

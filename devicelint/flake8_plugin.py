@@ -5,7 +5,7 @@ Each file is linted with the rules its own configuration selects (``[tool.device
 nearest pyproject.toml at or above it, found as the command line finds it; its ``select``,
 ``extend-select``, ``ignore`` and ``per-file-ignores``), plus the rules named by
 ``--devicelint-extend-select`` and any off-by-default rule that flake8's own ``--select`` or
-``--extend-select`` names by its exact code (``DL302``). ``# devicelint: ignore[...]`` and
+``--extend-select`` names by its exact code (``DL314``). ``# devicelint: ignore[...]`` and
 ``# devicelint: skip-file`` comments are honoured here; ``# noqa`` is left to flake8, which
 also filters what is reported by its own selection.
 
@@ -51,7 +51,7 @@ class DevicelintChecker:
             parse_from_config=True,
             comma_separated_list=True,
             help="devicelint rules to run in addition to those [tool.devicelint] selects, by code or "
-            "prefix (e.g. DL302, which is off by default). Also `devicelint-extend-select` in flake8's config.",
+            "prefix (e.g. DL314, which is off by default). Also `devicelint-extend-select` in flake8's config.",
         )
 
     @classmethod
@@ -86,7 +86,7 @@ class DevicelintChecker:
             return ()
         extra = validate_selectors(getattr(self.options, "devicelint_extend_select", None) or (), _WHERE)
         # flake8's own selection can only show what the plugin ran: naming an off-by-default
-        # rule's exact code there (`flake8 --select DL302`) runs it, as `--extend-select` would
+        # rule's exact code there (`flake8 --select DL314`) runs it, as `--extend-select` would
         off_by_default = {rule.code for rule in all_rules() if not rule.default_enabled}
         named = [
             code.strip().upper()

@@ -33,7 +33,7 @@ def validate_selectors(selectors: Iterable[str], where: str) -> list[str]:
 
 def _specificity(selector: str, rule: type[Rule]) -> int:
     """How specifically ``selector`` names ``rule``; -1 if it does not. An off-by-default
-    rule (DL302) is opt-in: only its own code or ALL selects it, not a prefix such as DL3."""
+    rule (DL314) is opt-in: only its own code or ALL selects it, not a prefix such as DL3."""
     if selector == "ALL":
         return 0
     if not rule.code.startswith(selector):

@@ -14,7 +14,7 @@ FIXTURES = ROOT / "fixtures"
 
 
 def rules_for(rule_code=None):
-    """The default rules plus the rule under test: an off-by-default rule (DL302) is opt-in, so
+    """The default rules plus the rule under test: an off-by-default rule (DL314) is opt-in, so
     other rules' examples and fixtures need not satisfy it."""
     return [rule for rule in all_rules() if rule.default_enabled or rule.code == rule_code]
 

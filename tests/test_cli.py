@@ -434,6 +434,6 @@ def test_an_off_by_default_rule_is_selected_by_its_code_or_all_only(tmp_path, wr
     write("script.py", "import torch\nx = torch.zeros(3).cuda()\n")
     assert codes(run(["script.py", "--format", "json"], tmp_path)) == []
     assert codes(run(["script.py", "--format", "json", "--select", "DL3"], tmp_path)) == []
-    assert codes(run(["script.py", "--format", "json", "--extend-select", "DL302"], tmp_path)) == ["DL302"]
-    assert codes(run(["script.py", "--format", "json", "--select", "ALL"], tmp_path)) == ["DL302"]
+    assert codes(run(["script.py", "--format", "json", "--extend-select", "DL314"], tmp_path)) == ["DL314"]
+    assert codes(run(["script.py", "--format", "json", "--select", "ALL"], tmp_path)) == ["DL314"]
     assert codes(run(["script.py", "--format", "json", "--select", "ALL", "--ignore", "DL3"], tmp_path)) == []

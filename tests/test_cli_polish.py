@@ -78,7 +78,7 @@ def test_list_rules_marks_unsafe_fixes_only_with_unsafe_fixes(tmp_path):
     assert by_code["DL202"].startswith("DL202      factory-without-device")
     assert by_code["DL202"].endswith("(unsafe fix, applied only with --unsafe-fixes)")
     assert by_code["DL203"].startswith("DL203      input-not-moved")
-    assert by_code["DL302"].endswith("(off by default)")
+    assert by_code["DL314"].endswith("(off by default)")
     with_unsafe = {line.split()[0]: line for line in run(["--list-rules", "--unsafe-fixes"], tmp_path).stdout.splitlines()}
     assert with_unsafe["DL202"].startswith("DL202  [*] factory-without-device")
     assert with_unsafe["DL202"].endswith("(unsafe fix)")
@@ -218,7 +218,7 @@ FLAKE8_PROJECT = {
     "pyproject.toml": (
         "[tool.devicelint]\n"
         'ignore = ["DL301"]\n'
-        'extend-select = ["DL302"]\n'
+        'extend-select = ["DL314"]\n'
         "[tool.devicelint.per-file-ignores]\n"
         '"pkg/generated_*.py" = ["DL101"]\n'
     ),
@@ -245,9 +245,9 @@ def test_flake8_plugin_selects_and_suppresses_as_devicelint_does(tmp_path, write
     plugin = subprocess.run([str(flake8), "--select", "DL", "pkg"], cwd=tmp_path, capture_output=True, text=True)
     assert plugin.returncode == 1, plugin.stderr
     reported = sorted(plugin.stdout.splitlines())
-    # config's ignore (DL301), extend-select of an off-by-default rule (DL302), per-file-ignores
+    # config's ignore (DL301), extend-select of an off-by-default rule (DL314), per-file-ignores
     # (generated_model.py) and `# devicelint: ignore[...]` as in devicelint; `# noqa` by flake8
-    assert [line.split(" ")[:2] for line in reported] == [["pkg/hardcoded.py:3:5:", "DL302"], ["pkg/train.py:5:1:", "DL101"]]
+    assert [line.split(" ")[:2] for line in reported] == [["pkg/hardcoded.py:3:5:", "DL314"], ["pkg/train.py:5:1:", "DL101"]]
     own = run(["pkg"], tmp_path)
     own_lines = sorted(line.replace(" [*]", "") for line in own.stdout.splitlines() if line.startswith("pkg/"))
     assert reported == own_lines
@@ -258,12 +258,12 @@ def test_flake8_plugin_runs_off_by_default_rules_flake8_names(tmp_path, write):
     write("hardcoded.py", FLAKE8_PROJECT["pkg/hardcoded.py"])
     default = subprocess.run([str(flake8), "--select", "DL", "hardcoded.py"], cwd=tmp_path, capture_output=True, text=True)
     assert (default.returncode, default.stdout) == (0, "")
-    for args in (["--select", "DL302"], ["--select", "DL", "--devicelint-extend-select", "dl302"]):
+    for args in (["--select", "DL314"], ["--select", "DL", "--devicelint-extend-select", "dl314"]):
         named = subprocess.run([str(flake8), *args, "hardcoded.py"], cwd=tmp_path, capture_output=True, text=True)
-        assert named.stdout.startswith("hardcoded.py:3:5: DL302 CUDA is hard-coded"), (args, named.stderr)
-    write("setup.cfg", "[flake8]\ndevicelint-extend-select = DL302\n")
+        assert named.stdout.startswith("hardcoded.py:3:5: DL314 CUDA is hard-coded"), (args, named.stderr)
+    write("setup.cfg", "[flake8]\ndevicelint-extend-select = DL314\n")
     configured = subprocess.run([str(flake8), "--select", "DL", "hardcoded.py"], cwd=tmp_path, capture_output=True, text=True)
-    assert configured.stdout.startswith("hardcoded.py:3:5: DL302 "), configured.stderr
+    assert configured.stdout.startswith("hardcoded.py:3:5: DL314 "), configured.stderr
 
 
 def test_flake8_plugin_bad_option_or_config_is_a_clear_error(tmp_path, write):

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import re
+from typing import Optional
 
 import libcst as cst
 
@@ -10,107 +11,195 @@ from devicelint.findings import Severity
 from devicelint.rules.base import Example, Rule
 
 _CUDA_LITERAL = re.compile(r"cuda(:\d+)?")
-#: evidence that the file chooses its device: an availability check, a device count, or a
-#: device taken from arguments, configuration or the environment
-_CHOOSES_DEVICE = re.compile(
-    r"is_available\s*\(|device_count\s*\(|\b(args|opt|opts|config|cfg|conf|hparams|settings|accelerator|fabric|trainer)\.device\b"
-    r"|--device|os\.environ|LOCAL_RANK|get_device\s*\(|def\s+cuda\s*\("
-)
-_MAIN_GUARD = re.compile(r"""if\s+__name__\s*==\s*['"]__main__['"]""")
+#: the function asks where it runs before it places anything: a CUDA-only path on purpose
+#: code written for CUDA alone: streams, events, graphs, CUDA extensions and kernels
+_CUDA_ONLY_FILE = re.compile(r"torch\.cuda\.(Stream|stream|Event|graph|CUDAGraph)\b|cpp_extension|^\s*(import|from)\s+(triton|cupy|pycuda)\b|numba\.cuda", re.MULTILINE)
+_CHECKS_DEVICE = re.compile(r"\bis_cuda\b|is_available\s*\(|device_count\s*\(|\.device\.type\b|\.type\s*==|== *['\"]cuda")
 
 
 class HardcodedCuda(Rule):
     """
     ## What it does
-    Flags `.cuda()`, `.to("cuda")`, `device="cuda"` and `torch.device("cuda:0")` in a file that
-    never asks whether a GPU is there (`torch.cuda.is_available()`, `torch.cuda.device_count()`)
-    nor takes the device from arguments, configuration or the environment (`args.device`,
-    `--device`, `os.environ`, `LOCAL_RANK`, `accelerator.device`). Only scripts are checked:
-    files with an `if __name__ == "__main__":` block, or whose module-level code itself puts
-    work on CUDA. A library module (functions and classes only) is left alone: its caller
-    decides where it runs, and CUDA-only code (kernels, GPU back-ends) says "cuda" on purpose.
-    Off by default: enable it with `--select DL302` (or `--extend-select DL302`).
+    Flags a hard-coded CUDA device - `.cuda()`, `.to("cuda")`, `device="cuda:0"`,
+    `torch.device("cuda")` handed to a factory or a move - in code whose other tensors are
+    placed by its caller: a method of an `nn.Module` (its parameters, buffers and inputs are on
+    the model's device, wherever the model was put), or a function or method that works on
+    tensors it is handed. A function that asks where it runs first (`x.is_cuda`,
+    `torch.cuda.is_available()`, `x.device.type == "cuda"`) or places the tensor on one branch
+    only (`if self.use_cuda: mask = mask.cuda()`, the program's own choice) is left alone, and so
+    is a file written for CUDA alone (streams, CUDA graphs, CUDA extensions, Triton or CuPy
+    kernels). `.cuda(args.gpu)` takes its device from configuration and is not flagged. Scripts that hard-code CUDA at their top level are DL314's (off by default).
 
     ## Why is this bad?
-    The script cannot run on a machine without a GPU - a laptop, CPU-only CI - even for a quick
-    smoke test, and moving it to another accelerator means editing every line. Many scripts
-    are written for one GPU box on purpose, which is why this rule is opt-in.
+    The layer or loss works only where its author ran it. On a CPU run the hard-coded tensor
+    meets CPU inputs and the call fails ("Expected all tensors to be on the same device");
+    on a machine with several GPUs `"cuda"` and `"cuda:0"` mean GPU 0, so every replica or rank
+    placed on another GPU fails the same way, and the code cannot run on other accelerators.
 
     ## Example
     ```python
-    model = Net().cuda()
-    batch = batch.to("cuda")
+    class SIGReg(nn.Module):
+        def forward(self, proj):
+            A = torch.randn(proj.size(-1), 256, device="cuda")
+            return (proj @ A).mean()
     ```
 
     ## Use instead
     ```python
-    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    model = Net().to(device)
-    batch = batch.to(device)
+    class SIGReg(nn.Module):
+        def forward(self, proj):
+            A = torch.randn(proj.size(-1), 256, device=proj.device)
+            return (proj @ A).mean()
     ```
     """
 
     code = "DL302"
     name = "hardcoded-cuda"
-    severity = Severity.INFO
-    summary = "`.cuda()` / `device=\"cuda\"` in a file that never checks for a GPU nor takes the device from configuration."
-    default_enabled = False
+    severity = Severity.WARNING
+    summary = "`.cuda()` / `device=\"cuda\"` hard-coded in a module's methods or a function of tensor arguments, which otherwise run where their inputs are."
     valid = (
-        "import torch\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\nx = torch.zeros(3, device=device)\n",
-        "import torch\nimport argparse\nx = torch.zeros(3).to(args.device)\ny = torch.ones(3).cuda()\n",
-        "import torch\nx = torch.zeros(3)\n",
-        # a library module: whoever calls it chooses where it runs
-        "import torch\ndef pack(weights):\n    return weights.cuda()\nclass Kernel:\n"
-        "    def run(self, x):\n        return x.to('cuda')\n",
+        # follows its input
+        "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def forward(self, x):\n"
+        "        return x + torch.ones(3, device=x.device)\n",
+        # a CUDA-only path chosen on purpose
+        "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def forward(self, x):\n"
+        "        if x.is_cuda:\n            return x + torch.ones(3, device='cuda')\n        return x + 1\n",
+        # the module's constructor is set-up code, not code placed by a caller
+        "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.lin = nn.Linear(2, 2).cuda()\n",
+        # a free function of no tensor argument: where it runs is its own choice (DL314 checks scripts)
+        "import torch\ndef make():\n    return torch.zeros(3, device='cuda')\n",
+        # a CUDA path the program chose (a flag or configuration): the old way, DL314's business
+        "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def forward(self, x):\n"
+        "        mask = torch.ones(3)\n        if self.use_cuda:\n            mask = mask.cuda()\n        return x * mask\n",
+        # a GPU index the configuration chose
+        "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def forward(self, x):\n"
+        "        return x.cuda(self.gpu_ids[0])\n",
+        # a comparison, not a placement
+        "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def forward(self, x):\n"
+        "        assert x.device == torch.device('cuda')\n        return x\n",
     )
     invalid = (
-        Example("import torch\nmodel = Net().cuda()  # expect: DL302\n"),
         Example(
-            "import torch\ndef main():\n    model = Net().cuda()  # expect: DL302\n"
-            "if __name__ == '__main__':\n    main()\n"
+            "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def forward(self, proj):\n"
+            "        a = torch.randn(proj.size(-1), 8, device='cuda')  # expect: DL302\n        return proj @ a\n"
         ),
         Example(
-            "import torch\nx = torch.zeros(3, device='cuda:0')  # expect: DL302\n"
-            "y = x.to('cuda')  # expect: DL302\nd = torch.device('cuda')  # expect: DL302\n"
+            "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def forward(self, x):\n"
+            "        index = torch.arange(x.size(-1)).cuda()  # expect: DL302, DL402\n        return x.gather(-1, index.expand_as(x))\n"
+        ),
+        # a plain class's method working on the tensors it is handed (a loss's target builder)
+        Example(
+            "import torch\nclass Loss:\n    def build(self, targets):\n"
+            "        empty = torch.zeros(0, 6, device='cuda:0')  # expect: DL302\n        return torch.cat([empty, targets.unsqueeze(0)])\n"
         ),
     )
 
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)
-        self._found: list[cst.CSTNode] = []
-        self._at_module_level = False
+        #: per function: the calls it makes only on some paths (in an `if` or a conditional expression)
+        self._conditional: dict[cst.FunctionDef, set[int]] = {}
+        self._cuda_only: Optional[bool] = None
 
     def on_call(self, event: CallEvent) -> None:
-        node = event.node
-        found = None
-        if event.method == "cuda":
-            found = node
-        else:
-            device = keyword_arg(node, "device")
-            positional = positional_args(node)
-            if device is not None and _is_cuda_literal(device.value):
-                found = device.value
-            elif positional and _is_cuda_literal(positional[0].value) and (event.method == "to" or event.qualname == "torch.device"):
-                found = positional[0].value
-        if found is not None:
-            self._found.append(found)
-            context = self.ctx.current_function
-            if context.node is None and context.class_info is None:
-                self._at_module_level = True
-
-    def finish(self) -> None:
-        if not self._found or _CHOOSES_DEVICE.search(self.ctx.source):
+        found = _hard_coded_cuda(event)
+        if found is None or self._cuda_only_file():
             return
-        if not self._at_module_level and not _MAIN_GUARD.search(self.ctx.source):
-            return  # a library module
-        for node in self._found:
-            self.ctx.report(
-                node,
-                "CUDA is hard-coded and this file never checks for a GPU nor takes the device from "
-                "configuration: it cannot run on a CPU-only machine; choose the device once "
-                '(`torch.device("cuda" if torch.cuda.is_available() else "cpu")`) and use it',
-            )
+        if not self.ctx.in_module_method:
+            # outside a module, a helper that moves what it is handed (`def to_gpu(x): return
+            # x.cuda()`) is a device choice of its own: only what the function makes counts
+            receiver = event.receiver
+            made_here = event.method not in ("cuda", "to") or (receiver is not None and receiver.device is not None and receiver.device.is_cpu)
+            if not made_here or not self._handed_tensors(event):
+                return
+        function = self.ctx.current_function.node
+        if function is not None and (
+            _CHECKS_DEVICE.search(self.ctx.analyzer.body_text(function)) or id(event.node) in self._conditional_calls(function)
+        ):
+            return  # a CUDA path the code chose (`if use_cuda: x = x.cuda()`): DL314's business
+        where = "a module's method" if self.ctx.in_module_method else "a function of tensor arguments"
+        self.ctx.report(
+            found,
+            f"CUDA is hard-coded in {where}, whose other tensors are where its caller put them: "
+            "it fails on a CPU run and puts this tensor on GPU 0 whatever GPU the inputs are on; "
+            "use the input's device (`device=x.device`, `.to(x.device)`)",
+        )
+
+    def _cuda_only_file(self) -> bool:
+        if self._cuda_only is None:
+            self._cuda_only = _CUDA_ONLY_FILE.search(self.ctx.source) is not None
+        return self._cuda_only
+
+    def _conditional_calls(self, function: cst.FunctionDef) -> set[int]:
+        found = self._conditional.get(function)
+        if found is None:
+            finder = _ConditionalCalls()
+            function.body.visit(finder)
+            found = self._conditional[function] = finder.calls
+        return found
+
+    def _handed_tensors(self, event: CallEvent) -> bool:
+        """Does the function being analysed work on tensors its caller placed: a parameter it
+        uses as a tensor, whose device is its caller's (symbolic, or not known here)?"""
+        function = self.ctx.current_function.node
+        if function is None:
+            return False
+        for param in (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params):
+            value = self.ctx.analyzer.lookup(param.name.value, event.state)
+            if value.is_tensor_like and (value.device is None or value.device.is_symbolic):
+                return True
+        return False
 
 
-def _is_cuda_literal(node: cst.BaseExpression) -> bool:
+def _hard_coded_cuda(event: CallEvent) -> Optional[cst.CSTNode]:
+    """The node spelling CUDA where ``event`` places a tensor or module, if it does."""
+    node = event.node
+    if event.method == "cuda" and event.receiver is not None and event.receiver.is_tensor_like:
+        # `.cuda()` or `.cuda(0)`; `.cuda(args.gpu)` is a device the configuration chose
+        index = positional_args(node)
+        if not index or isinstance(index[0].value, cst.Integer):
+            return node
+        return None
+    device = keyword_arg(node, "device")
+    if device is not None and _names_cuda(device.value):
+        return device.value
+    positional = positional_args(node)
+    if event.method == "to" and positional and _names_cuda(positional[0].value):
+        return positional[0].value
+    return None
+
+
+def _names_cuda(node: cst.BaseExpression) -> bool:
+    """``"cuda"``, ``"cuda:0"``, or ``torch.device("cuda")`` spelled out."""
+    if isinstance(node, cst.Call) and node.args and isinstance(node.func, cst.Attribute) and node.func.attr.value == "device":
+        node = node.args[0].value
     return isinstance(node, cst.SimpleString) and _CUDA_LITERAL.fullmatch(str(node.evaluated_value)) is not None
+
+
+class _ConditionalCalls(cst.CSTVisitor):
+    """The calls in the branches of ``if`` statements and conditional expressions."""
+
+    def __init__(self) -> None:
+        self.calls: set[int] = set()
+        self._depth = 0
+
+    def visit_If(self, node: cst.If) -> bool:
+        node.test.visit(self)
+        self._depth += 1
+        node.body.visit(self)
+        if node.orelse is not None:
+            node.orelse.visit(self)
+        self._depth -= 1
+        return False
+
+    def visit_IfExp(self, node: cst.IfExp) -> bool:
+        node.test.visit(self)
+        self._depth += 1
+        node.body.visit(self)
+        node.orelse.visit(self)
+        self._depth -= 1
+        return False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self._depth:
+            self.calls.add(id(node))

@@ -78,7 +78,7 @@ class TypeStringCast(Rule):
         "import torch\nx = torch.randn(3)\ny = x.type(torch.float16)\n",
         # unknown objects: `.type()` is not known to be a tensor's
         "def convert(a, b):\n    return a.type(b.type())\n",
-        # a CUDA type string outside a module's methods: DL302/DL306 territory, not this rule's
+        # a CUDA type string outside a module's methods: DL306/DL314 territory, not this rule's
         "import torch\nx = torch.randn(3).type(torch.cuda.FloatTensor)\n",
         # computed from the followed tensor, or made on its device: the cast changes the dtype only
         "import torch\nimport torch.nn.functional as F\nx = torch.randn(1, 3, 8, 8, device='cuda:1').half()\n"

@@ -74,9 +74,9 @@ class CpuAllocThenMove(Rule):
         ),
         Example(
             "import torch\nclass M(torch.nn.Module):\n    def forward(self, x):\n"
-            "        mask = torch.ones(8, dtype=torch.bool).cuda()  # expect: DL402\n        return x\n",
+            "        mask = torch.ones(8, dtype=torch.bool).to(x.device)  # expect: DL402\n        return x\n",
             "import torch\nclass M(torch.nn.Module):\n    def forward(self, x):\n"
-            "        mask = torch.ones(8, dtype=torch.bool, device=\"cuda\")  # expect: DL402\n        return x\n",
+            "        mask = torch.ones(8, dtype=torch.bool, device=x.device)  # expect: DL402\n        return x\n",
         ),
         Example(
             "import torch\nfor n in sizes:\n    w = torch.eye(n).cuda(1)  # expect: DL402\n",

@@ -50,7 +50,7 @@ class SyncInLoop(Rule):
     queue, the next ones cost little. Reads separated by device work (a forward, a backward)
     each wait again and are reported each.
     `.cpu()` on an object of unknown kind is not counted (it may be a model). Off by default
-    (like DL302): enable with `--select DL408`. No fix: what to do instead (accumulate on the
+    (like DL314): enable with `--select DL408`. No fix: what to do instead (accumulate on the
     device, log every N steps) is the program's choice.
 
     ## Why is this bad?
