@@ -132,6 +132,8 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         self._tensor_use_scans: set[cst.FunctionDef] = set()
         #: per function: the parameters its body may move or hand on (see _may_move)
         self._moving_parameters: dict[cst.FunctionDef, frozenset[str]] = {}
+        #: per function: the parameters it hands to numpy or matplotlib (see _numpy_read_parameters)
+        self._numpy_reads_found: dict[cst.FunctionDef, dict[str, cst.Call]] = {}
         #: per module ``forward``: the parameters it moves itself (see inputs_placed_by_module)
         self._moved_inputs: dict[cst.FunctionDef, frozenset[str]] = {}
         #: per helper being summarised: did it reach a ``yield``
@@ -437,10 +439,14 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         replace_state(state, merged)
 
     def _tensor_check(self, test: cst.BaseExpression, state: State) -> Optional[tuple[str, bool]]:
-        """``isinstance(x, torch.Tensor)`` -> ("x", True); ``not isinstance(...)`` -> ("x", False)."""
+        """``isinstance(x, torch.Tensor)`` -> ("x", True); ``not isinstance(...)`` -> ("x", False);
+        ``torch.is_tensor(x)`` the same."""
         positive = True
         while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             test, positive = test.expression, not positive
+        if isinstance(test, cst.Call) and len(test.args) == 1 and isinstance(test.args[0].value, cst.Name) and not test.args[0].star:
+            if self.qualname_of(test.func, state) == "torch.is_tensor":
+                return test.args[0].value.value, positive
         if not (isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "isinstance" and len(test.args) == 2):
             return None
         subject, kind = test.args[0].value, test.args[1].value

@@ -142,6 +142,10 @@ class TorchSemantics:
     def _apply_qualified(self, node: cst.Call, qualname: str, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> Value:
         if qualname in api.FACTORIES:
             return self._factory(node, qualname, args, state)
+        if qualname in api.CUDA_TYPED_CONSTRUCTORS:
+            # always on the current CUDA device (DL306 reports the legacy spelling itself)
+            positional = [pair for pair in args if pair[0].keyword is None and not pair[0].star]
+            return Value(Kind.TENSOR, Device("accel", "cuda"), Origin(node, f"created on the GPU by `{spelled(node)}`"), scalar=False if positional else None)
         if qualname in api.CPU_PRODUCERS:
             return Value(Kind.TENSOR, CPU, Origin(node, f"created from numpy by `{spelled(node)}`", from_data=True), scalar=None)
         if qualname in api.DEVICE_PROBES:

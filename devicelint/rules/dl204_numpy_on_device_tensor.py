@@ -4,6 +4,7 @@ from typing import Optional
 
 import libcst as cst
 
+from devicelint.analysis import helpers
 from devicelint.analysis.events import CallEvent
 from devicelint.analysis.values import Homogeneous, Kind, Value
 from devicelint.rule_api import FixSpec, NodeEdit
@@ -66,6 +67,11 @@ class NumpyOnDeviceTensor(Rule):
         "import torch\nx = torch.randn(3, device='cuda')\ny = x.cpu().numpy()\n",
         "import torch\nx = torch.randn(3)\ny = x.numpy()\n",
         "import numpy as np\nimport torch\ndef f(x):\n    return np.asarray(x)\n",
+        # the helper reaches numpy only with what is not a tensor, or after moving it
+        "import numpy as np\nimport torch\ndef to_numpy(x):\n    if torch.is_tensor(x):\n        return x.detach().cpu().numpy()\n"
+        "    return np.asarray(x)\ncodes = torch.eye(4, device='cuda')\narr = to_numpy(codes)\n",
+        "import torch\nfrom matplotlib import pyplot as plt\ndef show(img):\n    img = img.cpu()\n    plt.imshow(img)\n"
+        "codes = torch.eye(4, device='cuda')\nshow(codes)\n",
     )
     invalid = (
         Example(
@@ -83,6 +89,13 @@ class NumpyOnDeviceTensor(Rule):
             "plt.scatter([0, 1, 2], [1, 2, 3], c=labels)  # expect: DL204\n",
             "import torch\nfrom matplotlib import pyplot as plt\nlabels = torch.zeros(3, device='cuda')\n"
             "plt.scatter([0, 1, 2], [1, 2, 3], c=labels.cpu())  # expect: DL204\n",
+        ),
+        Example(
+            # a helper of the file that hands its parameter to matplotlib: flagged where the GPU
+            # tensor goes in, and where numpy reads it
+            "import torch\nfrom matplotlib import pyplot as plt\ndef show(img, path):\n"
+            "    plt.imshow(img, cmap='gray')  # expect: DL204\n    plt.savefig(path)\n"
+            "codes = torch.eye(4, device='cuda')\nshow(codes.t(), 'codes.png')  # expect: DL204\n"
         ),
         Example(
             "import numpy as np\nimport torch\nx = torch.ones(3, device='cuda')\nm = np.mean(x)  # expect: DL204\n",
@@ -114,13 +127,10 @@ class NumpyOnDeviceTensor(Rule):
             )
             return
         if event.qualname is None:
-            return
-        # matplotlib turns every data argument into an array (`c=labels` too)
-        plotting = event.qualname.startswith("matplotlib.")
-        if not plotting and not event.qualname.startswith("numpy."):
+            self._handed_to_numpy_by_helper(event)
             return
         for arg, value in event.args:
-            if (arg.keyword is None or plotting) and _on_accelerator(value):
+            if helpers.numpy_reads(event.qualname, arg.keyword.value if arg.keyword is not None else None) and _on_accelerator(value):
                 fix = _cpu_after(arg.value, value)
                 self.ctx.report(
                     event.node,
@@ -129,3 +139,22 @@ class NumpyOnDeviceTensor(Rule):
                     fix=fix,
                 )
                 return
+
+    def _handed_to_numpy_by_helper(self, event: CallEvent) -> None:
+        """``plot_img(codes)`` where ``plot_img`` hands its parameter to ``plt.imshow``: the
+        helper fails on the GPU tensor given to it; the call is where to move it."""
+        if not any(_on_accelerator(value) for _, value in event.args):
+            return  # spare the look into the callee
+        for arg, value, parameter, numpy_call in self.ctx.analyzer.arguments_read_by_numpy(event.node, event.callee, event.args):
+            if not _on_accelerator(value):
+                continue
+            helper = self.ctx.source_of(event.node.func)
+            self.ctx.report(
+                event.node,
+                f"`{helper}()` hands `{parameter}` to `{self.ctx.source_of(numpy_call.func)}` (line "
+                f"{self.ctx.line(numpy_call)}), which reads it with numpy, but `{self.ctx.source_of(arg.value)}` "
+                f"holds GPU tensors (\"can't convert cuda:0 device type tensor to numpy\"); move it with `.cpu()` first",
+                fix=_cpu_after(arg.value, value),
+                related=((numpy_call, "numpy reads it here"),),
+            )
+            return
