@@ -1021,3 +1021,15 @@ def test_parameters_numpy_reads_only_on_some_paths_or_after_a_rebinding_are_not_
     )
     for helper in ("after_return", "rebound", "conditional", "short_circuit"):
         assert _numpy_reads(code, helper) == set(), helper
+
+
+def test_a_modules_own_call_unpacks_what_its_forward_returns():
+    code = (
+        "import torch\nfrom torch import nn\nclass Matcher(nn.Module):\n    def __init__(self):\n"
+        "        super().__init__()\n        self.proj = nn.Linear(8, 8)\n"
+        "    def forward(self, a):\n        scores = self.proj(a)\n        return scores.max(1).indices, torch.zeros(3)\n"
+        "    def evaluate(self, a):\n        indices, zeros = self(a)\n        return indices\n"
+    )
+    state = function_state(analyse(code), "evaluate")
+    assert state["indices"].kind == Kind.TENSOR and state["indices"].device.label == "the model's device"
+    assert place(state["zeros"]) == "cpu"
