@@ -1033,3 +1033,19 @@ def test_a_modules_own_call_unpacks_what_its_forward_returns():
     state = function_state(analyse(code), "evaluate")
     assert state["indices"].kind == Kind.TENSOR and state["indices"].device.label == "the model's device"
     assert place(state["zeros"]) == "cpu"
+
+
+def test_a_list_remembers_the_append_that_put_a_gpu_tensor_in():
+    code = (
+        "import torch\nhistory = {'train': [], 'val': []}\nlosses = []\n"
+        "for step in range(3):\n    loss = torch.ones(4, device='cuda').sum()\n    total = loss + loss\n"
+        "    losses.append(total)\n    history['train'].append(total)\n    losses.append(1.0)\n"
+    )
+    analyzer = analyse(code)
+    losses = analyzer.module_state["losses"]
+    put_by = losses.info.put_by
+    assert put_by is not None and analyzer.module.code_for_node(put_by) == "losses.append(total)"
+    # two 0-dim tensors make a 0-dim one
+    assert analyzer.module_state["total"].scalar is True
+    inner = analyzer.module_state["history"].info.element
+    assert analyzer.module.code_for_node(inner.info.put_by) == "history['train'].append(total)"

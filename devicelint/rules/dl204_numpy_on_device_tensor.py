@@ -26,6 +26,18 @@ def _on_accelerator(value: Value, called_numpy: bool = False) -> bool:
     return False
 
 
+def _appended_metric(value: Value) -> Optional[cst.CSTNode]:
+    """The ``append`` that put a 0-dim GPU tensor - a metric kept for logging or plotting -
+    into a list numpy reads: the place to take its ``.item()``. None for other lists (a list of
+    batched results is better converted where numpy reads it)."""
+    if value.kind != Kind.CONTAINER or not isinstance(value.info, Homogeneous) or value.info.put_by is None:
+        return None
+    for element in (value.info.element, value.info.some):
+        if element is not None and _on_accelerator(element):
+            return value.info.put_by if element.scalar is True else None
+    return None
+
+
 def _cpu_after(node: cst.BaseExpression, value: Value) -> Optional[FixSpec]:
     """``.cpu()`` after a plain name or attribute holding a tensor (not after a list of them)."""
     if value.kind == Kind.TENSOR and isinstance(node, (cst.Name, cst.Attribute)):
@@ -39,7 +51,11 @@ class NumpyOnDeviceTensor(Rule):
     Flags `.numpy()` on a tensor known to live on a GPU, and numpy functions (`np.array`,
     `np.asarray`, `np.sum`, `np.concatenate`, ...) and matplotlib calls (`plt.plot`,
     `plt.scatter(..., c=labels)`, `plt.imshow`) applied to such tensors or to lists of them,
-    and such a tensor stored into an element of a numpy array (`losses[i] = loss.data`).
+    and such a tensor stored into an element of a numpy array (`losses[i] = loss.data`). A
+    0-dim GPU tensor appended to a list that numpy reads later (a loss or error-rate history)
+    is flagged at the `append`, where `.item()` belongs; a call of a helper of the file that
+    hands its parameter to numpy or matplotlib on every path (`plot_img(codes)` where
+    `plot_img` calls `plt.imshow(img)`) is flagged where the GPU tensor goes in.
 
     ## Why is this bad?
     numpy reads host memory: `TypeError: can't convert cuda:0 device type tensor to numpy. Use
@@ -98,6 +114,12 @@ class NumpyOnDeviceTensor(Rule):
             "codes = torch.eye(4, device='cuda')\nshow(codes.t(), 'codes.png')  # expect: DL204\n"
         ),
         Example(
+            # a 0-dim GPU metric appended to a history that numpy reads: flagged at the append
+            "import numpy as np\nimport torch\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+            "losses = []\nfor step in range(10):\n    loss = torch.randn(8, device=device).pow(2).mean()\n"
+            "    losses.append(loss)  # expect: DL204\nprint(np.mean(losses))\n"
+        ),
+        Example(
             "import numpy as np\nimport torch\nx = torch.ones(3, device='cuda')\nm = np.mean(x)  # expect: DL204\n",
             "import numpy as np\nimport torch\nx = torch.ones(3, device='cuda')\nm = np.mean(x.cpu())  # expect: DL204\n",
         ),
@@ -131,6 +153,10 @@ class NumpyOnDeviceTensor(Rule):
             return
         for arg, value in event.args:
             if helpers.numpy_reads(event.qualname, arg.keyword.value if arg.keyword is not None else None) and _on_accelerator(value):
+                put_by = _appended_metric(value)
+                if put_by is not None:
+                    self._report_append(put_by, event, arg.value)
+                    return
                 fix = _cpu_after(arg.value, value)
                 self.ctx.report(
                     event.node,
@@ -139,6 +165,18 @@ class NumpyOnDeviceTensor(Rule):
                     fix=fix,
                 )
                 return
+
+    def _report_append(self, put_by: cst.CSTNode, event: CallEvent, list_node: cst.BaseExpression) -> None:
+        """A 0-dim GPU tensor (a metric) appended to a history list that numpy reads later:
+        flagged at the ``append``, where ``.item()`` keeps the list on the host."""
+        appended = self.ctx.source_of(put_by.args[0].value) if isinstance(put_by, cst.Call) and put_by.args else "the value"
+        self.ctx.report(
+            put_by,
+            f"`{appended}` is a 0-dim GPU tensor, appended to `{self.ctx.source_of(list_node)}`, which "
+            f"`{self.ctx.source_of(event.node.func)}` reads with numpy at line {self.ctx.line(event.node)}: it raises "
+            "\"can't convert cuda:0 device type tensor to numpy\"; append `.item()` (or `.cpu()`) instead",
+            related=((event.node, "numpy reads the list here"),),
+        )
 
     def _handed_to_numpy_by_helper(self, event: CallEvent) -> None:
         """``plot_img(codes)`` where ``plot_img`` hands its parameter to ``plt.imshow``: the
