@@ -978,3 +978,74 @@ def grid(n: int):
     for name in ("rows", "cols"):
         assert state[name].kind == Kind.TENSOR and place(state[name]) == "cpu" and state[name].scalar is False
     assert state["both"].kind == Kind.CONTAINER and len(state["both"].info) == 2
+
+
+def test_a_legacy_cuda_typed_constructor_makes_a_gpu_tensor():
+    analyzer = analyse("import torch\ncodes = torch.cuda.FloatTensor([[0.0, 1.0]])\nsizes = torch.cuda.LongTensor(4)\n")
+    for name in ("codes", "sizes"):
+        value = analyzer.module_state[name]
+        assert value.kind == Kind.TENSOR and place(value) == "accel" and value.scalar is False
+
+
+def test_torch_is_tensor_narrows_like_isinstance():
+    code = (
+        "import numpy as np\nimport torch\ndef to_numpy(x):\n    if torch.is_tensor(x):\n        return x.cpu().numpy()\n"
+        "    y = x\n    return np.asarray(y)\nto_numpy(torch.ones(3, device='cuda'))\n"
+    )
+    assert function_state(analyse(code), "to_numpy")["y"].kind == Kind.UNKNOWN
+
+
+def _numpy_reads(code: str, helper: str) -> set[str]:
+    analyzer = analyse(code)
+    function = next(node for node in analyzer.function_states if node.name.value == helper)
+    return set(analyzer._numpy_read_parameters(function))
+
+
+def test_parameters_a_helper_hands_to_numpy_on_every_path():
+    code = (
+        "import numpy as np\nimport torch\nfrom matplotlib import pyplot as plt\n"
+        "def plot(img, path, labels, title=None):\n    if title is not None:\n        plt.title(title)\n"
+        "    with open(path, 'wb'):\n        plt.imshow(img)\n    plt.scatter([0], [1], c=labels)\n"
+    )
+    # `title` reaches matplotlib under an `if` only
+    assert _numpy_reads(code, "plot") == {"img", "labels"}
+
+
+def test_parameters_numpy_reads_only_on_some_paths_or_after_a_rebinding_are_not_summarised():
+    code = (
+        "import numpy as np\nimport torch\n"
+        "def after_return(x):\n    if torch.is_tensor(x):\n        return x.cpu().numpy()\n    return np.asarray(x)\n"
+        "def rebound(x):\n    x = x.cpu()\n    return np.asarray(x)\n"
+        "def conditional(x, flag):\n    return np.asarray(x) if flag else x\n"
+        "def short_circuit(x):\n    return x is None or np.asarray(x)\n"
+    )
+    for helper in ("after_return", "rebound", "conditional", "short_circuit"):
+        assert _numpy_reads(code, helper) == set(), helper
+
+
+def test_a_modules_own_call_unpacks_what_its_forward_returns():
+    code = (
+        "import torch\nfrom torch import nn\nclass Matcher(nn.Module):\n    def __init__(self):\n"
+        "        super().__init__()\n        self.proj = nn.Linear(8, 8)\n"
+        "    def forward(self, a):\n        scores = self.proj(a)\n        return scores.max(1).indices, torch.zeros(3)\n"
+        "    def evaluate(self, a):\n        indices, zeros = self(a)\n        return indices\n"
+    )
+    state = function_state(analyse(code), "evaluate")
+    assert state["indices"].kind == Kind.TENSOR and state["indices"].device.label == "the model's device"
+    assert place(state["zeros"]) == "cpu"
+
+
+def test_a_list_remembers_the_append_that_put_a_gpu_tensor_in():
+    code = (
+        "import torch\nhistory = {'train': [], 'val': []}\nlosses = []\n"
+        "for step in range(3):\n    loss = torch.ones(4, device='cuda').sum()\n    total = loss + loss\n"
+        "    losses.append(total)\n    history['train'].append(total)\n    losses.append(1.0)\n"
+    )
+    analyzer = analyse(code)
+    losses = analyzer.module_state["losses"]
+    put_by = losses.info.put_by
+    assert put_by is not None and analyzer.module.code_for_node(put_by) == "losses.append(total)"
+    # two 0-dim tensors make a 0-dim one
+    assert analyzer.module_state["total"].scalar is True
+    inner = analyzer.module_state["history"].info.element
+    assert analyzer.module.code_for_node(inner.info.put_by) == "history['train'].append(total)"

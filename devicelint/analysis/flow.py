@@ -132,6 +132,8 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         self._tensor_use_scans: set[cst.FunctionDef] = set()
         #: per function: the parameters its body may move or hand on (see _may_move)
         self._moving_parameters: dict[cst.FunctionDef, frozenset[str]] = {}
+        #: per function: the parameters it hands to numpy or matplotlib (see _numpy_read_parameters)
+        self._numpy_reads_found: dict[cst.FunctionDef, dict[str, cst.Call]] = {}
         #: per module ``forward``: the parameters it moves itself (see inputs_placed_by_module)
         self._moved_inputs: dict[cst.FunctionDef, frozenset[str]] = {}
         #: per helper being summarised: did it reach a ``yield``
@@ -437,10 +439,14 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         replace_state(state, merged)
 
     def _tensor_check(self, test: cst.BaseExpression, state: State) -> Optional[tuple[str, bool]]:
-        """``isinstance(x, torch.Tensor)`` -> ("x", True); ``not isinstance(...)`` -> ("x", False)."""
+        """``isinstance(x, torch.Tensor)`` -> ("x", True); ``not isinstance(...)`` -> ("x", False);
+        ``torch.is_tensor(x)`` the same."""
         positive = True
         while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             test, positive = test.expression, not positive
+        if isinstance(test, cst.Call) and len(test.args) == 1 and isinstance(test.args[0].value, cst.Name) and not test.args[0].star:
+            if self.qualname_of(test.func, state) == "torch.is_tensor":
+                return test.args[0].value.value, positive
         if not (isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "isinstance" and len(test.args) == 2):
             return None
         subject, kind = test.args[0].value, test.args[1].value
@@ -1064,7 +1070,7 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         elif callee.kind == Kind.CLASS:
             result = self._instantiate(node, callee.info, args)
         elif callee.kind in (Kind.MODULE, Kind.CRITERION):
-            result = self._call_module(callee, args)
+            result = self._own_forward_outputs(node, callee, args, state) or self._call_module(callee, args)
         elif callee.kind == Kind.UNKNOWN and isinstance(callee.info, ClassInfo) and callee.info.find_method("__call__") is not None:
             # an object of a class of the file (or project) called: its `__call__` runs
             called = self._call_own_method(node, callee, "__call__", args, state)
@@ -1087,6 +1093,25 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
             discarded = node is self._statement_call
             self.sink.on_call(CallEvent(node, qualname, callee, method, receiver, args, result, state, discarded))
         return result
+
+    def _own_forward_outputs(self, node: cst.Call, callee: Value, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> Optional[Value]:
+        """``indices, scores = self(x)`` in a method of a module of the file: its own
+        ``forward``, summarised, where that returns a tuple of tensors whose devices are known
+        (a module call otherwise gives a tuple whose items are not all known to be tensors)."""
+        context = self.current_function
+        function = context.node
+        info = context.class_info
+        if function is None or info is None or callee.info is not info or not isinstance(node.func, cst.Name):
+            return None
+        positional = [*function.params.posonly_params, *function.params.params]
+        if not positional or positional[0].name.value != node.func.value or function.name.value in ("forward", "__init__"):
+            return None
+        outputs = self._call_own_method(node, callee, "forward", args, state)
+        if outputs is None or outputs.kind != Kind.CONTAINER or not isinstance(outputs.info, tuple) or not outputs.info:
+            return None
+        if not all(item.kind == Kind.TENSOR and item.device is not None for item in outputs.info):
+            return None
+        return outputs
 
     def _stored_module(self, func: cst.BaseExpression, state: State) -> Optional[Value]:
         """The module or criterion a dotted callee such as ``self.encoder`` holds, if known (or an

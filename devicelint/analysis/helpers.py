@@ -19,7 +19,7 @@ from typing import Callable, Optional
 
 import libcst as cst
 
-from devicelint.analysis.names import dotted_name
+from devicelint.analysis.names import OwnScopeVisitor, dotted_name
 from devicelint.analysis.values import Kind, Origin, Value
 
 #: how many helper calls deep the analysis follows
@@ -157,6 +157,51 @@ def body_statements(function: cst.FunctionDef) -> list[cst.BaseStatement]:
     return [body]  # type: ignore[list-item]
 
 
+def straight_line_statements(statements: list[cst.BaseStatement]) -> list[cst.BaseStatement]:
+    """The statements of a body that every run of it reaches: its own simple statements and
+    those of ``with`` blocks among them, up to and including the first that may return, raise
+    or leave a ``with`` block early (what comes after it may not run); compound statements
+    (``if``, loops, ``try``) are not entered, and end the run where they may leave."""
+    reached: list[cst.BaseStatement] = []
+    for statement in statements:
+        if isinstance(statement, cst.With):
+            inner = straight_line_statements(_block(statement.body))
+            reached.extend(inner)
+            if _may_leave(statement):
+                return reached
+            continue
+        if isinstance(statement, cst.SimpleStatementLine):
+            reached.append(statement)
+        if _may_leave(statement):
+            return reached
+    return reached
+
+
+def _may_leave(statement: cst.BaseStatement) -> bool:
+    finder = _LeaveFinder()
+    statement.visit(finder)
+    return finder.found
+
+
+class _LeaveFinder(OwnScopeVisitor):
+    """Does a statement hold a ``return``, ``raise``, ``break`` or ``continue`` of its own scope?"""
+
+    def __init__(self) -> None:
+        self.found = False
+
+    def visit_Return(self, node: cst.Return) -> None:
+        self.found = True
+
+    def visit_Raise(self, node: cst.Raise) -> None:
+        self.found = True
+
+    def visit_Break(self, node: cst.Break) -> None:
+        self.found = True
+
+    def visit_Continue(self, node: cst.Continue) -> None:
+        self.found = True
+
+
 def bind_arguments(
     function: cst.FunctionDef,
     args: tuple[tuple[cst.Arg, Value], ...],
@@ -220,6 +265,16 @@ def argument_parameters(
         else:
             names.append(arg.keyword.value)
     return names
+
+
+def numpy_reads(qualname: str, keyword: Optional[str]) -> bool:
+    """Does a call of ``qualname`` convert an argument given to it (positionally when
+    ``keyword`` is None) with numpy? numpy functions convert their positional arguments
+    (``np.array(x)``, ``np.mean(x)``); matplotlib turns every data argument into an array
+    (``plt.imshow(img)``, ``c=labels`` too)."""
+    if qualname.startswith("matplotlib."):
+        return True
+    return qualname.startswith("numpy.") and keyword is None
 
 
 def decorators_are_transparent(function: cst.FunctionDef, qualname_of) -> bool:  # type: ignore[no-untyped-def]

@@ -18,7 +18,7 @@ import contextlib
 
 import re
 from dataclasses import replace
-from typing import Iterator, Optional
+from typing import Callable, Iterator, Optional
 
 import libcst as cst
 
@@ -603,6 +603,52 @@ class Summaries:
             memo[function] = moving
         return moving
 
+    def arguments_read_by_numpy(
+        self, node: cst.Call, callee: Value, args: tuple[tuple[cst.Arg, Value], ...]
+    ) -> list[tuple[cst.Arg, Value, str, cst.Call]]:
+        """For a call of a function of this file (``plot_img(x)``, ``self.plot(x)``): the
+        arguments the callee hands whole to numpy or matplotlib on every path through it (see
+        _numpy_read_parameters), as (argument, its value, the parameter, the numpy call)."""
+        if callee.kind == Kind.FUNCTION and isinstance(callee.info, cst.FunctionDef):
+            function, skip_first = callee.info, False
+        else:
+            caller = self.current_function.node
+            resolved = self._own_callee(caller, node.func) if caller is not None else None
+            if resolved is None:
+                return []
+            function, skip_first = resolved[0], resolved[1]
+        if self.foreign_home(function) is not None:
+            return []  # the numpy call is in another file: a message cannot point at its line here
+        reads = self._numpy_read_parameters(function)
+        if not reads:
+            return []
+        names = helpers.argument_parameters(function, args, skip_first)
+        return [(arg, value, name, reads[name]) for (arg, value), name in zip(args, names) if name is not None and name in reads]
+
+    def _numpy_read_parameters(self, function: cst.FunctionDef) -> dict[str, cst.Call]:
+        """Parameters the function hands, unchanged, to numpy or matplotlib (``plt.imshow(img)``,
+        ``np.asarray(x)``, ``x.numpy()``) in a statement every call reaches: one of its body's
+        own statements (or of a ``with`` block there), before any statement that may return or
+        raise, and not under a conditional expression, ``and``/``or`` or a comprehension. A
+        parameter the body rebinds (``x = x.cpu()``) may be anything by then."""
+        memo = self.function_memo(function, self._numpy_reads_found, "numpy reads")
+        found = memo.get(function)
+        if found is None:
+            found = {}
+            params = function.params
+            names = {p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]}
+            statements = helpers.body_statements(function)
+            names -= helpers.assigned_names(statements)
+            text = self._body_text(function)
+            if names and ("np" in text or "numpy" in text or "plt" in text or "matplotlib" in text):
+                home = self.home_state(function)
+                finder = _NumpyReads(names, lambda expression: self.qualname_of(expression, home))
+                for statement in helpers.straight_line_statements(statements):
+                    statement.visit(finder)
+                found = finder.found
+            memo[function] = found
+        return found
+
     def _escape(self, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> None:
         """A module handed to code we cannot see may be moved there: forget its device."""
         for arg, value in args:
@@ -814,6 +860,51 @@ def _moves_or_hands_on(name: str) -> "re.Pattern[str]":
         rf"|[(,]\s*\w+\s*=\s*{escaped}\s*[,)]"  # ... as a keyword argument
         rf"|(?<![.\w]){escaped}\s*=[^=]"  # rebound
     )
+
+
+class _NumpyReads(OwnScopeVisitor):
+    """The calls of a statement that hand one of ``names`` whole to numpy or matplotlib, where
+    the statement runs them whenever it runs (not under ``x if c else y``, ``and``/``or`` or a
+    comprehension)."""
+
+    def __init__(self, names: set[str], qualname_of: "Callable[[cst.BaseExpression], Optional[str]]") -> None:
+        self.names = names
+        self.qualname_of = qualname_of
+        self.found: dict[str, cst.Call] = {}
+
+    def visit_IfExp(self, node: cst.IfExp) -> bool:
+        return False
+
+    def visit_BooleanOperation(self, node: cst.BooleanOperation) -> bool:
+        return False
+
+    def visit_ListComp(self, node: cst.ListComp) -> bool:
+        return False
+
+    def visit_SetComp(self, node: cst.SetComp) -> bool:
+        return False
+
+    def visit_DictComp(self, node: cst.DictComp) -> bool:
+        return False
+
+    def visit_GeneratorExp(self, node: cst.GeneratorExp) -> bool:
+        return False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "numpy" and not node.args:
+            if isinstance(func.value, cst.Name) and func.value.value in self.names:
+                self.found.setdefault(func.value.value, node)
+            return
+        handed = [arg for arg in node.args if not arg.star and isinstance(arg.value, cst.Name) and arg.value.value in self.names]
+        if not handed:
+            return
+        qualname = self.qualname_of(func)
+        if qualname is None:
+            return
+        for arg in handed:
+            if helpers.numpy_reads(qualname, arg.keyword.value if arg.keyword is not None else None):
+                self.found.setdefault(arg.value.value, node)  # type: ignore[attr-defined]
 
 
 class _YieldFinder(OwnScopeVisitor):

@@ -33,6 +33,12 @@ LEGACY_TYPED_CONSTRUCTORS = frozenset(
     name for name in DATA_FACTORIES if name not in ("torch.tensor", "torch.as_tensor")
 )
 
+#: legacy typed CUDA constructors (``torch.cuda.FloatTensor([...])``, ``torch.cuda.LongTensor(n)``):
+#: they allocate on the current CUDA device, taking data or sizes like their CPU twins
+CUDA_TYPED_CONSTRUCTORS = frozenset(
+    "torch.cuda." + name.rsplit(".", 1)[-1] for name in LEGACY_TYPED_CONSTRUCTORS if name != "torch.Tensor"
+)
+
 #: torch functions that always return a CPU tensor
 CPU_PRODUCERS = frozenset({"torch.from_numpy", "torch.frombuffer"})
 

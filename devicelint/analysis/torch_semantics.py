@@ -142,6 +142,10 @@ class TorchSemantics:
     def _apply_qualified(self, node: cst.Call, qualname: str, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> Value:
         if qualname in api.FACTORIES:
             return self._factory(node, qualname, args, state)
+        if qualname in api.CUDA_TYPED_CONSTRUCTORS:
+            # always on the current CUDA device (DL306 reports the legacy spelling itself)
+            positional = [pair for pair in args if pair[0].keyword is None and not pair[0].star]
+            return Value(Kind.TENSOR, Device("accel", "cuda"), Origin(node, f"created on the GPU by `{spelled(node)}`"), scalar=False if positional else None)
         if qualname in api.CPU_PRODUCERS:
             return Value(Kind.TENSOR, CPU, Origin(node, f"created from numpy by `{spelled(node)}`", from_data=True), scalar=None)
         if qualname in api.DEVICE_PROBES:
@@ -483,15 +487,17 @@ class TorchSemantics:
         if kind == Kind.CONTAINER and method in ("append", "extend") and len(args) == 1 and isinstance(node.func, cst.Attribute):
             element = args[0][1] if method == "append" else self.element_of(args[0][1])
             key = dotted_name(node.func.value)
+            # the append is remembered where a finding can point at it: in the linted file
+            call = node if self.foreign_home(self.current_function.node) is None else None
             if key is not None:
-                state[key] = appended(receiver, element)
+                state[key] = appended(receiver, element, call)
             elif isinstance(node.func.value, cst.Subscript):
                 # `history[phase].append(x)`: one of the lists a dict (or list) of lists holds;
                 # its lists are one abstract element, which now may hold `x` too
                 outer_key = dotted_name(node.func.value.value)
                 outer = state.get(outer_key) if outer_key is not None else None
                 if outer is not None and outer.kind == Kind.CONTAINER and isinstance(outer.info, Homogeneous) and outer.info.element.kind == Kind.CONTAINER:
-                    state[outer_key] = Value(Kind.CONTAINER, outer.device, outer.origin, info=Homogeneous(appended(outer.info.element, element)))
+                    state[outer_key] = Value(Kind.CONTAINER, outer.device, outer.origin, info=Homogeneous(appended(outer.info.element, element, call)))
             return UNKNOWN
         if kind == Kind.CONTAINER and isinstance(receiver.info, Homogeneous):
             if method == "items" or method == "values":
@@ -626,7 +632,7 @@ def is_model_factory(qualname: str) -> bool:
 def propagate(left: Value, right: Value) -> Value:
     """The device of a result computed from two tensors (assuming the operation ran)."""
     if left.device is not None and right.device is not None and not left.device.conflicts_with(right.device):
-        return Value(Kind.TENSOR, left.device, left.origin, scalar=False if left.scalar is False or right.scalar is False else None)
+        return Value(Kind.TENSOR, left.device, left.origin, scalar=_broadcast_scalar(left, right))
     if left.scalar is False and left.device is not None:
         return Value(Kind.TENSOR, left.device, left.origin, scalar=False)
     if right.scalar is False and right.device is not None:
@@ -637,6 +643,14 @@ def propagate(left: Value, right: Value) -> Value:
         if known.device is not None and known.device.may_be_accelerator and other.device is None:
             return Value(Kind.TENSOR, known.device, known.origin, scalar=False if left.scalar is False or right.scalar is False else None)
     return Value(Kind.TENSOR, scalar=False if left.scalar is False or right.scalar is False else None)
+
+
+def _broadcast_scalar(left: Value, right: Value) -> Optional[bool]:
+    """Whether an elementwise result of two tensors is 0-dim: it is when both are (a running
+    total of 0-dim losses), it is not when either has a dimension."""
+    if left.scalar is False or right.scalar is False:
+        return False
+    return True if left.scalar is True and right.scalar is True else None
 
 
 def _factory_scalar(qualname: str, positional: list[tuple[cst.Arg, Value]], node: cst.Call) -> Optional[bool]:

@@ -323,6 +323,9 @@ class Homogeneous:
     #: (``final = [x]``, then ``final.append(layer(final[-1]))``); numpy fails on the list
     #: if any element is such a tensor
     some: Optional[Value] = None
+    #: the ``append``/``extend`` call that last put in an element that may be on an
+    #: accelerator (where a `.cpu()` or `.item()` would keep the list on the host)
+    put_by: Optional[cst.CSTNode] = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -362,16 +365,23 @@ def homogeneous_element(container: Value) -> Optional[Value]:
     return None
 
 
-def appended(container: Value, element: Value) -> Value:
-    """The list after ``append(element)``: its elements are what they were, or ``element``."""
+def appended(container: Value, element: Value, call: Optional[cst.CSTNode] = None) -> Value:
+    """The list after ``append(element)`` (the ``call``): its elements are what they were, or
+    ``element``."""
     known = homogeneous_element(container)
     if known is None and not (isinstance(container.info, tuple) and not container.info):
         return Value(Kind.CONTAINER)  # elements of unknown kind were there before
     joined = element if known is None else join(known, element)
     some = container.info.some if isinstance(container.info, Homogeneous) else None
-    if _maybe_on_accelerator(element) and not _maybe_on_accelerator(joined):
-        some = element
-    return Value(Kind.CONTAINER, container.device, container.origin, info=Homogeneous(joined, None if _maybe_on_accelerator(joined) else some))
+    put_by = container.info.put_by if isinstance(container.info, Homogeneous) else None
+    if _maybe_on_accelerator(element):
+        put_by = call
+        if not _maybe_on_accelerator(joined):
+            some = element
+    return Value(
+        Kind.CONTAINER, container.device, container.origin,
+        info=Homogeneous(joined, None if _maybe_on_accelerator(joined) else some, put_by),
+    )
 
 
 def _maybe_on_accelerator(value: Value) -> bool:
@@ -382,7 +392,11 @@ def _join_items(first: Any, second: Any) -> Any:
     if isinstance(first, tuple) and isinstance(second, tuple) and len(first) == len(second):
         return tuple(join(a, b) for a, b in zip(first, second))
     if isinstance(first, Homogeneous) and isinstance(second, Homogeneous):
-        return Homogeneous(join(first.element, second.element), first.some if first.some is not None else second.some)
+        return Homogeneous(
+            join(first.element, second.element),
+            first.some if first.some is not None else second.some,
+            first.put_by if first.put_by is not None else second.put_by,
+        )
     for items, filled in ((first, second), (second, first)):
         if isinstance(items, tuple) and items and isinstance(filled, Homogeneous):
             # `final = [x]` on one path, `final.append(y)` done on the other (a loop that ran):
@@ -390,7 +404,7 @@ def _join_items(first: Any, second: Any) -> Any:
             element = filled.element
             for item in items:
                 element = join(element, item)
-            return Homogeneous(element, filled.some)
+            return Homogeneous(element, filled.some, filled.put_by)
     # a list still empty on one path and filled by `append` on the other (a loop that ran):
     # its elements are the appended ones
     if first == () and isinstance(second, Homogeneous):

@@ -4,6 +4,7 @@ from typing import Optional
 
 import libcst as cst
 
+from devicelint.analysis import helpers
 from devicelint.analysis.events import CallEvent
 from devicelint.analysis.values import Homogeneous, Kind, Value
 from devicelint.rule_api import FixSpec, NodeEdit
@@ -25,6 +26,18 @@ def _on_accelerator(value: Value, called_numpy: bool = False) -> bool:
     return False
 
 
+def _appended_metric(value: Value) -> Optional[cst.CSTNode]:
+    """The ``append`` that put a 0-dim GPU tensor - a metric kept for logging or plotting -
+    into a list numpy reads: the place to take its ``.item()``. None for other lists (a list of
+    batched results is better converted where numpy reads it)."""
+    if value.kind != Kind.CONTAINER or not isinstance(value.info, Homogeneous) or value.info.put_by is None:
+        return None
+    for element in (value.info.element, value.info.some):
+        if element is not None and _on_accelerator(element):
+            return value.info.put_by if element.scalar is True else None
+    return None
+
+
 def _cpu_after(node: cst.BaseExpression, value: Value) -> Optional[FixSpec]:
     """``.cpu()`` after a plain name or attribute holding a tensor (not after a list of them)."""
     if value.kind == Kind.TENSOR and isinstance(node, (cst.Name, cst.Attribute)):
@@ -38,7 +51,11 @@ class NumpyOnDeviceTensor(Rule):
     Flags `.numpy()` on a tensor known to live on a GPU, and numpy functions (`np.array`,
     `np.asarray`, `np.sum`, `np.concatenate`, ...) and matplotlib calls (`plt.plot`,
     `plt.scatter(..., c=labels)`, `plt.imshow`) applied to such tensors or to lists of them,
-    and such a tensor stored into an element of a numpy array (`losses[i] = loss.data`).
+    and such a tensor stored into an element of a numpy array (`losses[i] = loss.data`). A
+    0-dim GPU tensor appended to a list that numpy reads later (a loss or error-rate history)
+    is flagged at the `append`, where `.item()` belongs; a call of a helper of the file that
+    hands its parameter to numpy or matplotlib on every path (`plot_img(codes)` where
+    `plot_img` calls `plt.imshow(img)`) is flagged where the GPU tensor goes in.
 
     ## Why is this bad?
     numpy reads host memory: `TypeError: can't convert cuda:0 device type tensor to numpy. Use
@@ -66,6 +83,11 @@ class NumpyOnDeviceTensor(Rule):
         "import torch\nx = torch.randn(3, device='cuda')\ny = x.cpu().numpy()\n",
         "import torch\nx = torch.randn(3)\ny = x.numpy()\n",
         "import numpy as np\nimport torch\ndef f(x):\n    return np.asarray(x)\n",
+        # the helper reaches numpy only with what is not a tensor, or after moving it
+        "import numpy as np\nimport torch\ndef to_numpy(x):\n    if torch.is_tensor(x):\n        return x.detach().cpu().numpy()\n"
+        "    return np.asarray(x)\ncodes = torch.eye(4, device='cuda')\narr = to_numpy(codes)\n",
+        "import torch\nfrom matplotlib import pyplot as plt\ndef show(img):\n    img = img.cpu()\n    plt.imshow(img)\n"
+        "codes = torch.eye(4, device='cuda')\nshow(codes)\n",
     )
     invalid = (
         Example(
@@ -83,6 +105,19 @@ class NumpyOnDeviceTensor(Rule):
             "plt.scatter([0, 1, 2], [1, 2, 3], c=labels)  # expect: DL204\n",
             "import torch\nfrom matplotlib import pyplot as plt\nlabels = torch.zeros(3, device='cuda')\n"
             "plt.scatter([0, 1, 2], [1, 2, 3], c=labels.cpu())  # expect: DL204\n",
+        ),
+        Example(
+            # a helper of the file that hands its parameter to matplotlib: flagged where the GPU
+            # tensor goes in, and where numpy reads it
+            "import torch\nfrom matplotlib import pyplot as plt\ndef show(img, path):\n"
+            "    plt.imshow(img, cmap='gray')  # expect: DL204\n    plt.savefig(path)\n"
+            "codes = torch.eye(4, device='cuda')\nshow(codes.t(), 'codes.png')  # expect: DL204\n"
+        ),
+        Example(
+            # a 0-dim GPU metric appended to a history that numpy reads: flagged at the append
+            "import numpy as np\nimport torch\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+            "losses = []\nfor step in range(10):\n    loss = torch.randn(8, device=device).pow(2).mean()\n"
+            "    losses.append(loss)  # expect: DL204\nprint(np.mean(losses))\n"
         ),
         Example(
             "import numpy as np\nimport torch\nx = torch.ones(3, device='cuda')\nm = np.mean(x)  # expect: DL204\n",
@@ -114,13 +149,14 @@ class NumpyOnDeviceTensor(Rule):
             )
             return
         if event.qualname is None:
-            return
-        # matplotlib turns every data argument into an array (`c=labels` too)
-        plotting = event.qualname.startswith("matplotlib.")
-        if not plotting and not event.qualname.startswith("numpy."):
+            self._handed_to_numpy_by_helper(event)
             return
         for arg, value in event.args:
-            if (arg.keyword is None or plotting) and _on_accelerator(value):
+            if helpers.numpy_reads(event.qualname, arg.keyword.value if arg.keyword is not None else None) and _on_accelerator(value):
+                put_by = _appended_metric(value)
+                if put_by is not None:
+                    self._report_append(put_by, event, arg.value)
+                    return
                 fix = _cpu_after(arg.value, value)
                 self.ctx.report(
                     event.node,
@@ -129,3 +165,34 @@ class NumpyOnDeviceTensor(Rule):
                     fix=fix,
                 )
                 return
+
+    def _report_append(self, put_by: cst.CSTNode, event: CallEvent, list_node: cst.BaseExpression) -> None:
+        """A 0-dim GPU tensor (a metric) appended to a history list that numpy reads later:
+        flagged at the ``append``, where ``.item()`` keeps the list on the host."""
+        appended = self.ctx.source_of(put_by.args[0].value) if isinstance(put_by, cst.Call) and put_by.args else "the value"
+        self.ctx.report(
+            put_by,
+            f"`{appended}` is a 0-dim GPU tensor, appended to `{self.ctx.source_of(list_node)}`, which "
+            f"`{self.ctx.source_of(event.node.func)}` reads with numpy at line {self.ctx.line(event.node)}: it raises "
+            "\"can't convert cuda:0 device type tensor to numpy\"; append `.item()` (or `.cpu()`) instead",
+            related=((event.node, "numpy reads the list here"),),
+        )
+
+    def _handed_to_numpy_by_helper(self, event: CallEvent) -> None:
+        """``plot_img(codes)`` where ``plot_img`` hands its parameter to ``plt.imshow``: the
+        helper fails on the GPU tensor given to it; the call is where to move it."""
+        if not any(_on_accelerator(value) for _, value in event.args):
+            return  # spare the look into the callee
+        for arg, value, parameter, numpy_call in self.ctx.analyzer.arguments_read_by_numpy(event.node, event.callee, event.args):
+            if not _on_accelerator(value):
+                continue
+            helper = self.ctx.source_of(event.node.func)
+            self.ctx.report(
+                event.node,
+                f"`{helper}()` hands `{parameter}` to `{self.ctx.source_of(numpy_call.func)}` (line "
+                f"{self.ctx.line(numpy_call)}), which reads it with numpy, but `{self.ctx.source_of(arg.value)}` "
+                f"holds GPU tensors (\"can't convert cuda:0 device type tensor to numpy\"); move it with `.cpu()` first",
+                fix=_cpu_after(arg.value, value),
+                related=((numpy_call, "numpy reads it here"),),
+            )
+            return

@@ -130,6 +130,16 @@ class IndexDeviceMismatch(Rule):
             "counts[labels] += 1.0  # expect: DL207\n"
         ),
         Example(
+            # the module's own forward, called as `self(...)`, returns a tuple of tensors on its device
+            "import torch\nfrom torch import nn\nclass Matcher(nn.Module):\n    def __init__(self):\n"
+            "        super().__init__()\n        self.proj = nn.Linear(8, 8)\n"
+            "    def forward(self, a, b):\n        scores = self.proj(a) @ self.proj(b).T\n"
+            "        return scores.max(1).indices, scores\n"
+            "    def evaluate(self, a, b, truth):\n        indices, _ = self(a, b)\n"
+            "        hits = torch.arange(0, indices.shape[0])[truth == indices]  # expect: DL207\n"
+            "        return hits\n"
+        ),
+        Example(
             "import torch\nx = torch.randn(8, 4, device='cuda')\nidx = torch.tensor([0, 2, 4])\n"
             "rows = x.index_select(0, idx)  # expect: DL207\n"
         ),
