@@ -978,3 +978,46 @@ def grid(n: int):
     for name in ("rows", "cols"):
         assert state[name].kind == Kind.TENSOR and place(state[name]) == "cpu" and state[name].scalar is False
     assert state["both"].kind == Kind.CONTAINER and len(state["both"].info) == 2
+
+
+def test_broadcast_all_keeps_each_tensor_where_it_is_and_puts_numbers_beside_the_first():
+    code = '''
+import torch
+from torch.distributions.utils import broadcast_all
+
+loc = torch.zeros(3, device="cuda")
+scale_number = 2.0
+low, high = broadcast_all(loc, scale_number)
+(alone,) = broadcast_all(torch.ones(3))
+'''
+    state = analyse(code).module_state
+    assert state["low"].kind == Kind.TENSOR and place(state["low"]) == "accel"
+    assert state["high"].kind == Kind.TENSOR and place(state["high"]) == "accel"  # made on loc's device
+    assert place(state["alone"]) == "cpu"
+
+
+def test_only_a_module_constructor_builds_module_tensors():
+    code = '''
+import torch
+from torch import nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+class Summary:
+    def __init__(self, outputs):
+        self.outputs = outputs
+
+    def report(self):
+        pass
+'''
+    analyzer = analyse(code)
+    inits = [node for node in analyzer.function_states if node.name.value == "__init__"]
+    assert len(inits) == 2
+    net_init = next(node for node in inits if len(node.params.params) == 1)
+    summary_init = next(node for node in inits if len(node.params.params) == 2)
+    report = next(node for node in analyzer.function_states if node.name.value == "report")
+    assert analyzer.constructs_module(net_init)
+    assert not analyzer.constructs_module(summary_init)  # its arguments are placed by whoever builds it
+    assert not analyzer.constructs_module(report)

@@ -451,6 +451,18 @@ class Summaries:
         """The classes defined in the file (as far as the analysis has seen them)."""
         return list(self._classes)
 
+    def constructs_module(self, function: cst.FunctionDef) -> bool:
+        """Is ``function`` the ``__init__`` of an nn.Module class - or of a class the analysis
+        has not read (another module's)? What it makes are the module's tensors, on the host
+        until the module is moved. False for any other function, and for the ``__init__`` of a
+        plain class of the file, whose arguments are placed by whoever builds the object."""
+        if function.name.value != "__init__":
+            return False
+        for info in self._classes:
+            if info.methods.get("__init__") is function:
+                return info.is_module
+        return True
+
     def subclasses_of(self, info: ClassInfo) -> list[ClassInfo]:
         """The classes of this file that inherit from ``info``, directly or not."""
         return [other for other in self._classes if other is not info and _inherits_from(other, info)]
