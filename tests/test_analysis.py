@@ -1021,3 +1021,34 @@ class Summary:
     assert analyzer.constructs_module(net_init)
     assert not analyzer.constructs_module(summary_init)  # its arguments are placed by whoever builds it
     assert not analyzer.constructs_module(report)
+
+
+def test_a_dataclass_object_carries_the_values_its_construction_gave_its_fields():
+    code = '''
+import torch
+from dataclasses import dataclass
+from typing import ClassVar
+
+@dataclass
+class Frame:
+    rotations: torch.Tensor
+    scale: ClassVar[float] = 1.0
+    translations: torch.Tensor = None
+
+def build(x: torch.Tensor, flag):
+    by_position = Frame(torch.eye(3), x)
+    by_keyword = Frame(translations=torch.zeros(3), rotations=x)
+    rotations = by_position.rotations
+    translations = by_position.translations
+    keyword_translations = by_keyword.translations
+    if flag:
+        by_position = Frame(x, x)
+    after_branch = by_position.rotations
+'''
+    state = function_state(analyse(code), "build")
+    assert place(state["rotations"]) == "cpu"  # torch.eye without device=
+    assert state["translations"].kind == Kind.TENSOR and place(state["translations"]) == "follows"  # the argument x
+    assert place(state["keyword_translations"]) == "cpu"
+    assert state["by_keyword"].field_value("scale") is None  # a class variable is no field
+    # two objects meet: what either path gave the fields is no longer known
+    assert state["after_branch"].kind != Kind.TENSOR or place(state["after_branch"]) != "cpu"

@@ -643,7 +643,7 @@ class Summaries:
             return Value(Kind.DATASET, device, Origin(node, "dataset", from_data=True), info=info, role=_item_role(info))
         if self.emitting:
             self._note_construction(info, args)
-        return Value(Kind.UNKNOWN, info=info)
+        return Value(Kind.UNKNOWN, info=info, fields=_dataclass_fields_given(info, args))
 
     def _note_construction(self, info: ClassInfo, args: tuple[tuple[cst.Arg, Value], ...]) -> None:
         """``SummaryGraph(model, dummy_input)``: an object of a plain class of the file is built
@@ -705,6 +705,30 @@ class Summaries:
     def _places_data(self, info: ClassInfo) -> bool:
         text = "".join(self._definition_text(method) for name, method in info.methods.items() if name in ("__getitem__", "__iter__", "__init__"))
         return bool(_PLACEMENT_TEXT.search(text)) or any(self._places_data(base) for base in info.bases)
+
+
+def _dataclass_fields_given(info: ClassInfo, args: tuple[tuple[cst.Arg, Value], ...]) -> Optional[tuple[tuple[str, Value], ...]]:
+    """What ``Frame(eye, zeros)`` / ``Frame(rotations=eye, translations=zeros)`` gives the fields
+    of a dataclass of the file, as its generated ``__init__`` binds them; None for another
+    class, or arguments that do not bind plainly (``*args``, a name that is no field)."""
+    names = info.dataclass_fields
+    if names is None:
+        return None
+    given: dict[str, Value] = {}
+    position = 0
+    for arg, value in args:
+        if arg.star:
+            return None
+        if arg.keyword is None:
+            if position >= len(names):
+                return None
+            given[names[position]] = value
+            position += 1
+        elif arg.keyword.value in names and arg.keyword.value not in given:
+            given[arg.keyword.value] = value
+        else:
+            return None
+    return tuple(given.items())
 
 
 def _sequence_on_some_paths(returns: list[Value]) -> bool:

@@ -97,6 +97,11 @@ class FactoryWithoutDevice(Rule):
         # the other side is an int argument
         "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def forward(self, x, offset: int):\n"
         "        return torch.arange(4) + offset\n",
+        # a dataclass of frames made where the input lives
+        "import torch\nfrom dataclasses import dataclass\nfrom torch import nn\n@dataclass\nclass Frame:\n"
+        "    rotations: torch.Tensor\nclass Structure(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.layer = nn.Linear(3, 3)\n    def forward(self, single):\n"
+        "        frames = Frame(torch.eye(3, device=single.device))\n        return self.layer(frames)\n",
         # a module's constructor: its tensors are all on the host until the module is moved
         "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
         "        self.w = nn.Parameter(torch.randn(4))\n        self.register_buffer('scaled', self.w.detach() * torch.ones(4))\n",
@@ -143,6 +148,18 @@ class FactoryWithoutDevice(Rule):
             "        self.normalized = [p / g for p, g in zip(predictions, gains)]\n"
             "class Head(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.proj = nn.Linear(4, 2)\n"
             "    def forward(self, images, x):\n        return Detections(images, list(self.proj(x)))\n"
+        ),
+        # initial frames in a dataclass, handed to the layers (nanofold's structure module)
+        Example(
+            "import torch\nfrom dataclasses import dataclass\nfrom torch import nn\n@dataclass\nclass Frame:\n"
+            "    rotations: torch.Tensor\n    translations: torch.Tensor\n"
+            "class Layer(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.update = nn.Linear(3, 3)\n"
+            "    def forward(self, frames):\n        return Frame(frames.rotations, frames.translations + self.update(frames.translations))\n"
+            "class Structure(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.layers = nn.ModuleList([Layer() for _ in range(2)])\n    def forward(self, single):\n"
+            "        frames = Frame(torch.eye(3).expand(single.size(0), 3, 3),  # expect: DL202\n"
+            "                       torch.zeros(single.size(0), 3))  # expect: DL202\n"
+            "        for layer in self.layers:\n            frames = layer(frames)\n        return frames\n"
         ),
         # a distribution built from a CUDA parameter: broadcast_all keeps it there (LKJCholesky)
         Example(
@@ -349,9 +366,12 @@ class FactoryWithoutDevice(Rule):
 
 
 def _tensors_in(value: Value) -> list[Value]:
-    """The value itself, or the elements of a tuple/list of known elements (one level deep)."""
+    """The value itself, or the elements of a tuple/list of known elements, or the fields of a
+    dataclass object (``Frame(rotations=..., translations=...)``); one level deep."""
     if value.kind == Kind.CONTAINER and isinstance(value.info, tuple):
         return list(value.info)
+    if value.fields is not None:
+        return [item for _, item in value.fields]
     return [value]
 
 
