@@ -289,6 +289,9 @@ class FactoryWithoutDevice(Rule):
             )
         elif home is method:
             place = f"it meets {other_text} at line {self.ctx.line(meeting)}"
+        elif home.name.value == "__init__":
+            # a plain class's constructor keeps it (`self.stats = {...}`) for its other methods
+            place = f"`__init__()` keeps it for `{method.name.value}()`, where it meets {other_text} at line {self.ctx.line(meeting)}"
         else:
             place = f"`{home.name.value}()` returns it to `{method.name.value}`, where it meets {other_text} at line {self.ctx.line(meeting)}"
         # decided at the end of the file: only then is it known whether the file is a CPU-only
