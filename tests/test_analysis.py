@@ -1049,3 +1049,76 @@ def test_a_list_remembers_the_append_that_put_a_gpu_tensor_in():
     assert analyzer.module_state["total"].scalar is True
     inner = analyzer.module_state["history"].info.element
     assert analyzer.module.code_for_node(inner.info.put_by) == "history['train'].append(total)"
+
+def test_broadcast_all_keeps_each_tensor_where_it_is_and_puts_numbers_beside_the_first():
+    code = '''
+import torch
+from torch.distributions.utils import broadcast_all
+
+loc = torch.zeros(3, device="cuda")
+scale_number = 2.0
+low, high = broadcast_all(loc, scale_number)
+(alone,) = broadcast_all(torch.ones(3))
+'''
+    state = analyse(code).module_state
+    assert state["low"].kind == Kind.TENSOR and place(state["low"]) == "accel"
+    assert state["high"].kind == Kind.TENSOR and place(state["high"]) == "accel"  # made on loc's device
+    assert place(state["alone"]) == "cpu"
+
+
+def test_only_a_module_constructor_builds_module_tensors():
+    code = '''
+import torch
+from torch import nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+class Summary:
+    def __init__(self, outputs):
+        self.outputs = outputs
+
+    def report(self):
+        pass
+'''
+    analyzer = analyse(code)
+    inits = [node for node in analyzer.function_states if node.name.value == "__init__"]
+    assert len(inits) == 2
+    net_init = next(node for node in inits if len(node.params.params) == 1)
+    summary_init = next(node for node in inits if len(node.params.params) == 2)
+    report = next(node for node in analyzer.function_states if node.name.value == "report")
+    assert analyzer.constructs_module(net_init)
+    assert not analyzer.constructs_module(summary_init)  # its arguments are placed by whoever builds it
+    assert not analyzer.constructs_module(report)
+
+
+def test_a_dataclass_object_carries_the_values_its_construction_gave_its_fields():
+    code = '''
+import torch
+from dataclasses import dataclass
+from typing import ClassVar
+
+@dataclass
+class Frame:
+    rotations: torch.Tensor
+    scale: ClassVar[float] = 1.0
+    translations: torch.Tensor = None
+
+def build(x: torch.Tensor, flag):
+    by_position = Frame(torch.eye(3), x)
+    by_keyword = Frame(translations=torch.zeros(3), rotations=x)
+    rotations = by_position.rotations
+    translations = by_position.translations
+    keyword_translations = by_keyword.translations
+    if flag:
+        by_position = Frame(x, x)
+    after_branch = by_position.rotations
+'''
+    state = function_state(analyse(code), "build")
+    assert place(state["rotations"]) == "cpu"  # torch.eye without device=
+    assert state["translations"].kind == Kind.TENSOR and place(state["translations"]) == "follows"  # the argument x
+    assert place(state["keyword_translations"]) == "cpu"
+    assert state["by_keyword"].field_value("scale") is None  # a class variable is no field
+    # two objects meet: what either path gave the fields is no longer known
+    assert state["after_branch"].kind != Kind.TENSOR or place(state["after_branch"]) != "cpu"

@@ -39,6 +39,9 @@ class ClassInfo:
     #: a Dataset class: per position of its tuple items, what default collation makes of it
     #: (see values.CollatedItems); None where its ``__getitem__`` does not say
     item_positions: Optional[tuple[Optional[Role], ...]] = None
+    #: a ``@dataclass`` of the file without bases or an ``__init__`` of its own: the names of
+    #: its fields in the order its generated ``__init__`` takes them; None for other classes
+    dataclass_fields: Optional[tuple[str, ...]] = None
 
     def find_method(self, name: str) -> Optional[tuple[cst.FunctionDef, "ClassInfo"]]:
         """The method ``name`` and the class defining it, looked up through the bases the

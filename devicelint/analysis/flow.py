@@ -619,6 +619,12 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
             bases=base_infos,
             methods=methods,
         )
+        if not node.bases and "__init__" not in methods and any(
+            self.qualname_of(decorator.decorator.func if isinstance(decorator.decorator, cst.Call) else decorator.decorator, state)
+            == "dataclasses.dataclass"
+            for decorator in node.decorators
+        ):
+            info.dataclass_fields = _dataclass_fields(body)
         state[node.name.value] = Value(Kind.CLASS, info=info)
         if self.emitting:
             self._classes.append(info)
@@ -788,6 +794,10 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
             if member is not None:
                 return member
             return Value(Kind.REF, qualname=f"{base.qualname}.{attribute}")
+        if base.fields is not None:
+            carried = base.field_value(attribute)
+            if carried is not None:
+                return carried  # `frames.rotations` of `frames = Frame(rotations=torch.eye(3), ...)`
         if base.kind == Kind.TENSOR:
             if attribute == "device":
                 symbolic = follows(self._label(node), argument=self._names_a_plain_argument(node))
@@ -1151,6 +1161,23 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
             return name
         text = self.source_of(node)
         return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _dataclass_fields(body: Iterable[cst.BaseStatement]) -> tuple[str, ...]:
+    """The fields a dataclass's body declares (``rotations: torch.Tensor``), in order; class
+    variables and init-only pseudo-fields are not fields of the object."""
+    names = []
+    for statement in body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                annotation = small.annotation.annotation
+                head = annotation.value if isinstance(annotation, cst.Subscript) else annotation
+                if (dotted_name(head) or "").rsplit(".", 1)[-1] in ("ClassVar", "InitVar", "KW_ONLY"):
+                    continue
+                names.append(small.target.value)
+    return tuple(names)
 
 
 def _collated_length(value: Value) -> Optional[int]:

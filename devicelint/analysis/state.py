@@ -45,19 +45,25 @@ def join_states(first: State, second: State) -> State:
 def keep_first_iteration(entry: State, joined: State) -> State:
     """At a loop head, a host tensor made before the loop by a call without ``device=`` (a
     factory, ``.cpu()``) is what the first iteration sees, whatever later iterations rebind it
-    to: keep it, so a hidden state made on the CPU and fed to the model is seen on the first step."""
+    to: keep it, so a hidden state made on the CPU and fed to the model is seen on the first step.
+    So is an object whose fields hold one (``frames = Frame(torch.eye(3), ...)`` fed to a layer)."""
     for key, value in entry.items():
-        if (
-            value.kind == Kind.TENSOR
-            and value.device is not None
-            and value.device.is_cpu
-            and value.origin is not None
-            and isinstance(value.origin.node, cst.Call)
-            and keyword_arg(value.origin.node, "device") is None
-            and joined.get(key) is not value
-        ):
+        if joined.get(key) is value:
+            continue
+        if _made_on_host_without_device(value) or any(_made_on_host_without_device(item) for _, item in value.fields or ()):
             joined[key] = value
     return joined
+
+
+def _made_on_host_without_device(value: Value) -> bool:
+    return (
+        value.kind == Kind.TENSOR
+        and value.device is not None
+        and value.device.is_cpu
+        and value.origin is not None
+        and isinstance(value.origin.node, cst.Call)
+        and keyword_arg(value.origin.node, "device") is None
+    )
 
 
 def none_checked_name(test: cst.BaseExpression) -> Optional[tuple[str, bool]]:

@@ -451,6 +451,18 @@ class Summaries:
         """The classes defined in the file (as far as the analysis has seen them)."""
         return list(self._classes)
 
+    def constructs_module(self, function: cst.FunctionDef) -> bool:
+        """Is ``function`` the ``__init__`` of an nn.Module class - or of a class the analysis
+        has not read (another module's)? What it makes are the module's tensors, on the host
+        until the module is moved. False for any other function, and for the ``__init__`` of a
+        plain class of the file, whose arguments are placed by whoever builds the object."""
+        if function.name.value != "__init__":
+            return False
+        for info in self._classes:
+            if info.methods.get("__init__") is function:
+                return info.is_module
+        return True
+
     def subclasses_of(self, info: ClassInfo) -> list[ClassInfo]:
         """The classes of this file that inherit from ``info``, directly or not."""
         return [other for other in self._classes if other is not info and _inherits_from(other, info)]
@@ -677,7 +689,7 @@ class Summaries:
             return Value(Kind.DATASET, device, Origin(node, "dataset", from_data=True), info=info, role=_item_role(info))
         if self.emitting:
             self._note_construction(info, args)
-        return Value(Kind.UNKNOWN, info=info)
+        return Value(Kind.UNKNOWN, info=info, fields=_dataclass_fields_given(info, args))
 
     def _note_construction(self, info: ClassInfo, args: tuple[tuple[cst.Arg, Value], ...]) -> None:
         """``SummaryGraph(model, dummy_input)``: an object of a plain class of the file is built
@@ -739,6 +751,30 @@ class Summaries:
     def _places_data(self, info: ClassInfo) -> bool:
         text = "".join(self._definition_text(method) for name, method in info.methods.items() if name in ("__getitem__", "__iter__", "__init__"))
         return bool(_PLACEMENT_TEXT.search(text)) or any(self._places_data(base) for base in info.bases)
+
+
+def _dataclass_fields_given(info: ClassInfo, args: tuple[tuple[cst.Arg, Value], ...]) -> Optional[tuple[tuple[str, Value], ...]]:
+    """What ``Frame(eye, zeros)`` / ``Frame(rotations=eye, translations=zeros)`` gives the fields
+    of a dataclass of the file, as its generated ``__init__`` binds them; None for another
+    class, or arguments that do not bind plainly (``*args``, a name that is no field)."""
+    names = info.dataclass_fields
+    if names is None:
+        return None
+    given: dict[str, Value] = {}
+    position = 0
+    for arg, value in args:
+        if arg.star:
+            return None
+        if arg.keyword is None:
+            if position >= len(names):
+                return None
+            given[names[position]] = value
+            position += 1
+        elif arg.keyword.value in names and arg.keyword.value not in given:
+            given[arg.keyword.value] = value
+        else:
+            return None
+    return tuple(given.items())
 
 
 def _sequence_on_some_paths(returns: list[Value]) -> bool:

@@ -39,6 +39,12 @@ CUDA_TYPED_CONSTRUCTORS = frozenset(
     "torch.cuda." + name.rsplit(".", 1)[-1] for name in LEGACY_TYPED_CONSTRUCTORS if name != "torch.Tensor"
 )
 
+#: factories whose host tensor, made in a function and meeting a tensor that can be on the
+#: accelerator, is DL202's finding (DL201 and DL207 leave it to DL202): those that take
+#: ``device=``, and the legacy typed constructors (``torch.LongTensor(ids)``), which make host
+#: tensors just the same
+FUNCTION_HOST_FACTORIES = DEVICE_KEYWORD_FACTORIES | LEGACY_TYPED_CONSTRUCTORS
+
 #: torch functions that always return a CPU tensor
 CPU_PRODUCERS = frozenset({"torch.from_numpy", "torch.frombuffer"})
 
@@ -240,6 +246,10 @@ DATASET_BASES = frozenset(
 PASS_THROUGH_ITERABLES = frozenset(
     {"tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "iter", "builtins.iter"}
 )
+
+#: ``broadcast_all(*values)`` of torch.distributions: one tensor per argument - a tensor argument
+#: broadcast where it is, a number made a tensor on the device of the first tensor argument
+BROADCASTING_CONVERTERS = frozenset({"torch.distributions.utils.broadcast_all"})
 
 #: the legacy autograd wrapper: ``Variable(x)`` is ``x``
 VARIABLE_WRAPPERS = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})

@@ -198,6 +198,8 @@ class TorchSemantics:
             return args[0][1] if args else UNKNOWN
         if qualname in api.PASS_THROUGH_ITERABLES:
             return args[0][1] if args else UNKNOWN
+        if qualname in api.BROADCASTING_CONVERTERS and args and not any(arg.star or arg.keyword is not None for arg, _ in args):
+            return _broadcast_all(args)
         if qualname in BUILTIN_REFS:
             return self._builtin(qualname, args)
         if qualname == "io.BytesIO" and not args:
@@ -651,6 +653,27 @@ def _broadcast_scalar(left: Value, right: Value) -> Optional[bool]:
     if left.scalar is False or right.scalar is False:
         return False
     return True if left.scalar is True and right.scalar is True else None
+
+
+def _broadcast_all(args: tuple[tuple[cst.Arg, Value], ...]) -> Value:
+    """``broadcast_all(concentration, 1.0)``: per argument a tensor - a tensor argument stays
+    where it is (broadcasting only views it), a number is made a tensor on the device of the
+    first tensor argument (unknown where an argument of unknown kind, maybe a tensor, comes
+    first), or on the default device when there is none."""
+    first: Optional[Value] = None
+    for _, value in args:
+        if value.kind in (Kind.TENSOR, Kind.UNKNOWN):
+            first = value if value.kind == Kind.TENSOR else Value(Kind.TENSOR)
+            break
+    items = []
+    for _, value in args:
+        if value.kind == Kind.TENSOR:
+            items.append(Value(Kind.TENSOR, value.device, value.origin))
+        elif value.kind == Kind.NUMBER and first is not None:
+            items.append(Value(Kind.TENSOR, first.device, first.origin))
+        else:
+            items.append(Value(Kind.TENSOR))
+    return Value(Kind.CONTAINER, info=tuple(items))
 
 
 def _factory_scalar(qualname: str, positional: list[tuple[cst.Arg, Value]], node: cst.Call) -> Optional[bool]:

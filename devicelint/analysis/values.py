@@ -221,6 +221,17 @@ class Value:
     literal: Any = None
     #: what the value is beyond its kind (a parameter, a model's output ...); see Role
     role: Optional[Role] = field(default=None, compare=False)
+    #: an object of a dataclass of the file: the values its construction gave its fields
+    #: (``Frame(rotations=torch.eye(3), ...)``), by name; like ``info``, not compared, and a
+    #: join keeps them only where both sides carry the very same ones
+    fields: Optional[tuple[tuple[str, "Value"], ...]] = field(default=None, compare=False)
+
+    def field_value(self, name: str) -> Optional["Value"]:
+        """What the object's field ``name`` holds, where its construction says."""
+        for field_name, value in self.fields or ():
+            if field_name == name:
+                return value
+        return None
 
     def with_device(self, device: Optional[Device], origin: Optional[Origin]) -> "Value":
         return replace(self, device=device, origin=origin if device is not None else self.origin)
@@ -241,7 +252,7 @@ UNKNOWN = Value(Kind.UNKNOWN)
 
 def join(first: Value, second: Value) -> Value:
     """Least upper bound at a control-flow merge: facts that disagree become unknown."""
-    if first is second or first == second and first.info is second.info and first.role is second.role:
+    if first is second or first == second and first.info is second.info and first.role is second.role and first.fields is second.fields:
         return first
     if first.kind != second.kind:
         for number, tensor in ((first, second), (second, first)):
@@ -275,7 +286,8 @@ def join(first: Value, second: Value) -> Value:
     if role is None and first.kind == Kind.DEVICE and _host_or_accelerator(first.device, second.device):
         role = Role.RUN_TIME_CHOICE
     qualname = first.qualname if first.qualname == second.qualname else None
-    return Value(first.kind, device, origin, qualname, scalar, info, role=role)
+    fields = first.fields if first.fields is second.fields else None
+    return Value(first.kind, device, origin, qualname, scalar, info, role=role, fields=fields)
 
 
 def _host_or_accelerator(first: Optional[Device], second: Optional[Device]) -> bool:

@@ -92,9 +92,9 @@ class MixedDeviceOp(Rule):
         made = self.ctx.analyzer.device_less_factory(host)
         if made is None or made[2] is None:
             return False
-        if made[2].name.value == "__init__":
-            return True  # an attribute made in __init__: DL103 (or DL102) says what went wrong
-        return self.ctx.current_function.node is not None and made[1] in api.DEVICE_KEYWORD_FACTORIES
+        if self.ctx.analyzer.constructs_module(made[2]):
+            return True  # an attribute made in a module's __init__: DL103 (or DL102) says what went wrong
+        return self.ctx.current_function.node is not None and made[1] in api.FUNCTION_HOST_FACTORIES
 
     def _conflict_to_report(self, first: Value, second: Value) -> bool:
         return conflicting(first, second) and not self._said_by_another_rule(first, second) and not self._said_by_another_rule(second, first)

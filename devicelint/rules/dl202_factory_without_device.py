@@ -16,9 +16,10 @@ from devicelint.rules.base import Example, Rule
 class FactoryWithoutDevice(Rule):
     """
     ## What it does
-    Flags, in a function or method (not `__init__`, whose tensors are DL103's), a tensor made
-    by a torch factory without `device=` (`torch.zeros`, `torch.arange`, `torch.tensor([...])`,
-    ...) that is then combined - by an operator, a torch function, a tensor method such as
+    Flags, in a function or method (not a module's `__init__`, whose tensors are DL103's), a
+    tensor made by a torch factory without `device=` (`torch.zeros`, `torch.arange`,
+    `torch.tensor([...])`, ...) or a legacy constructor (`torch.LongTensor(ids)`) that is then
+    combined - by an operator, a torch function, a tensor method such as
     `masked_fill` or `scatter_add_`, or a submodule call - with a tensor that can be on an
     accelerator: the model's (a submodule's output, a parameter or buffer, a module method's
     tensor input), one placed on a device the code chose (`x.to(device)`, `device=args.device`),
@@ -96,6 +97,14 @@ class FactoryWithoutDevice(Rule):
         # the other side is an int argument
         "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def forward(self, x, offset: int):\n"
         "        return torch.arange(4) + offset\n",
+        # a dataclass of frames made where the input lives
+        "import torch\nfrom dataclasses import dataclass\nfrom torch import nn\n@dataclass\nclass Frame:\n"
+        "    rotations: torch.Tensor\nclass Structure(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.layer = nn.Linear(3, 3)\n    def forward(self, single):\n"
+        "        frames = Frame(torch.eye(3, device=single.device))\n        return self.layer(frames)\n",
+        # a module's constructor: its tensors are all on the host until the module is moved
+        "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.w = nn.Parameter(torch.randn(4))\n        self.register_buffer('scaled', self.w.detach() * torch.ones(4))\n",
     )
     invalid = (
         # forward fills a CPU buffer and returns it (DA-RNN's encoder)
@@ -130,6 +139,35 @@ class FactoryWithoutDevice(Rule):
             "        self.proj = nn.Linear(4, 4)\n    def forward(self, x):\n        h = self.proj(x)\n"
             "        idx = torch.randint(0, h.size(0), (8,))  # expect: DL202\n"
             "        return torch.index_select(h, 0, index=idx)\n"
+        ),
+        # a results object built from a GPU model's outputs, with a legacy constructor in its
+        # `__init__` (yolov5's Detections)
+        Example(
+            "import torch\nfrom torch import nn\nclass Detections:\n    def __init__(self, images, predictions):\n"
+            "        gains = [torch.Tensor([im.shape[1], im.shape[0]]) for im in images]  # expect: DL202\n"
+            "        self.normalized = [p / g for p, g in zip(predictions, gains)]\n"
+            "class Head(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.proj = nn.Linear(4, 2)\n"
+            "    def forward(self, images, x):\n        return Detections(images, list(self.proj(x)))\n"
+        ),
+        # initial frames in a dataclass, handed to the layers (nanofold's structure module)
+        Example(
+            "import torch\nfrom dataclasses import dataclass\nfrom torch import nn\n@dataclass\nclass Frame:\n"
+            "    rotations: torch.Tensor\n    translations: torch.Tensor\n"
+            "class Layer(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.update = nn.Linear(3, 3)\n"
+            "    def forward(self, frames):\n        return Frame(frames.rotations, frames.translations + self.update(frames.translations))\n"
+            "class Structure(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.layers = nn.ModuleList([Layer() for _ in range(2)])\n    def forward(self, single):\n"
+            "        frames = Frame(torch.eye(3).expand(single.size(0), 3, 3),  # expect: DL202\n"
+            "                       torch.zeros(single.size(0), 3))  # expect: DL202\n"
+            "        for layer in self.layers:\n            frames = layer(frames)\n        return frames\n"
+        ),
+        # a distribution built from a CUDA parameter: broadcast_all keeps it there (LKJCholesky)
+        Example(
+            "import torch\nfrom torch.distributions.utils import broadcast_all\nclass Onion:\n"
+            "    def __init__(self, dim, concentration):\n        (self.concentration,) = broadcast_all(concentration)\n"
+            "        offset = torch.arange(dim - 1)  # expect: DL202\n"
+            "        self.beta = self.concentration.unsqueeze(-1) - 0.5 * offset\n"
+            "dist = Onion(3, torch.tensor(2.0, device='cuda'))\n"
         ),
     )
 
@@ -209,7 +247,8 @@ class FactoryWithoutDevice(Rule):
     def _cpu_factory(self, value: Value, allow_unknown_rank: bool = False) -> Optional[tuple[cst.Call, cst.FunctionDef]]:
         """The device-less factory call, made in a function, that a host tensor comes from;
         elementwise operators accept a 0-dim CPU tensor, so there it must be known to have a
-        dimension. A factory in a module's ``__init__`` is an attribute: DL103's."""
+        dimension. A factory in a module's ``__init__`` is an attribute: DL103's (one in a plain
+        class's ``__init__`` meets what the object is built from)."""
         if value.scalar is True or (value.scalar is None and not allow_unknown_rank):
             return None
         # the analysis records every factory call with the function it ran in - also one in a
@@ -218,7 +257,7 @@ class FactoryWithoutDevice(Rule):
         if made is None:
             return None
         call, qualname, home = made
-        if qualname not in api.DEVICE_KEYWORD_FACTORIES or home is None or home.name.value == "__init__" or _empty_placeholder(call, qualname):
+        if qualname not in api.FUNCTION_HOST_FACTORIES or home is None or self.ctx.analyzer.constructs_module(home) or _empty_placeholder(call, qualname):
             return None
         return call, home
 
@@ -250,10 +289,23 @@ class FactoryWithoutDevice(Rule):
             )
         elif home is method:
             place = f"it meets {other_text} at line {self.ctx.line(meeting)}"
+        elif home.name.value == "__init__":
+            # a plain class's constructor keeps it (`self.stats = {...}`) for its other methods
+            place = f"`__init__()` keeps it for `{method.name.value}()`, where it meets {other_text} at line {self.ctx.line(meeting)}"
         else:
             place = f"`{home.name.value}()` returns it to `{method.name.value}`, where it meets {other_text} at line {self.ctx.line(meeting)}"
         # decided at the end of the file: only then is it known whether the file is a CPU-only
         # program that runs its own model
+        if self.ctx.analyzer.factory_name(factory) in api.LEGACY_TYPED_CONSTRUCTORS:
+            # a legacy constructor takes no accelerator `device=`: the remedy is another factory
+            self._pending.append((
+                factory,
+                f"`{spelled}` is a legacy constructor that makes a CPU tensor, and {place}; on a GPU this fails "
+                f"with mixed devices: build it with `torch.tensor(...)` or a factory and pass `device=`"
+                + (f" (e.g. `device={source}.device`)" if source else ""),
+                None,
+            ))
+            return
         self._pending.append((
             factory,
             f"`{spelled}` without `device=` makes a CPU tensor, and {place}; "
@@ -317,9 +369,12 @@ class FactoryWithoutDevice(Rule):
 
 
 def _tensors_in(value: Value) -> list[Value]:
-    """The value itself, or the elements of a tuple/list of known elements (one level deep)."""
+    """The value itself, or the elements of a tuple/list of known elements, or the fields of a
+    dataclass object (``Frame(rotations=..., translations=...)``); one level deep."""
     if value.kind == Kind.CONTAINER and isinstance(value.info, tuple):
         return list(value.info)
+    if value.fields is not None:
+        return [item for _, item in value.fields]
     return [value]
 
 

@@ -212,9 +212,9 @@ class IndexDeviceMismatch(Rule):
         if self.ctx.current_function.node is None:
             return False
         made = self.ctx.analyzer.device_less_factory(host)
-        if made is None or made[2] is None or made[2].name.value == "__init__":
+        if made is None or made[2] is None or self.ctx.analyzer.constructs_module(made[2]):
             return False
-        return made[1] in api.DEVICE_KEYWORD_FACTORIES
+        return made[1] in api.FUNCTION_HOST_FACTORIES
 
 
 def _argument(event: CallEvent, position: int, keyword: str) -> Optional[tuple[cst.BaseExpression, Value]]:

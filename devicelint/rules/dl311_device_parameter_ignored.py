@@ -57,7 +57,7 @@ class DeviceParameterIgnored(Rule):
     One bug, one finding: where the CPU tensor meets a tensor that can be on the accelerator
     in the same function, DL202 (factory-without-device) reports the factory and this rule
     yields to it on that span; this rule adds the cases DL202 does not see - the tensor is
-    handed back to the caller, or it meets the parameter's device in an `__init__`.
+    handed back to the caller, or it meets the parameter's device in a module's `__init__`.
 
     ## Why is this bad?
     The caller passed a device to get its tensors there; a factory without `device=` makes them
@@ -128,9 +128,11 @@ class DeviceParameterIgnored(Rule):
             "import torch\ndef causal_mask(size, device):\n    ones = torch.ones(size, size, device=device)\n"
             "    keep = torch.arange(size, device=device)  # expect: DL311\n    return ones.tril(), keep\n",
         ),
-        # a sampler's constructor takes the device and mixes a CPU tensor with one made there
+        # a scheduler module's constructor takes the device and mixes a CPU tensor with one made
+        # there (in a plain class's constructor that is DL202's)
         Example(
-            "import torch\nclass Sampler:\n    def __init__(self, steps, device):\n"
+            "import torch\nfrom torch import nn\nclass Sampler(nn.Module):\n    def __init__(self, steps, device):\n"
+            "        super().__init__()\n"
             "        self.betas = torch.linspace(1e-4, 0.02, steps, device=device)\n"
             "        self.alphas = 1.0 - self.betas * torch.ones(steps)  # expect: DL311\n"
         ),
