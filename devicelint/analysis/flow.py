@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional
 
 import libcst as cst
 
-from devicelint.analysis import helpers, ranks
+from devicelint.analysis import constructions, helpers, ranks
 from devicelint.analysis.function_text import FunctionTexts
 from devicelint.analysis import torch_api as api
 from devicelint.analysis.events import BinaryEvent, CallEvent, EventSink
@@ -1054,9 +1054,14 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         if method is not None and receiver is not None and receiver.kind == Kind.UNKNOWN and receiver.is_bare and method in MODULE_ONLY_METHODS:
             # `model.eval()`: only an nn.Module has these, so the object of unknown class is one
             key = dotted_name(func.value) if isinstance(func, cst.Attribute) else None
-            receiver = Value(Kind.MODULE, receiver.device, receiver.origin)
+            receiver = self._module_evidence(receiver)
             if key is not None:
                 state[key] = receiver
+        elif method is not None and receiver is not None and constructions.is_construction(receiver) and constructions.moves_construction(method, args):
+            # `model.to(device)`, `model.setup(device)`: it may be placed from here on
+            key = dotted_name(func.value) if isinstance(func, cst.Attribute) else None
+            if key is not None:
+                state[key] = UNKNOWN
         if method is not None and receiver is not None:
             result = self._apply_method(node, receiver, method, args, state)
         elif qualname is not None:
@@ -1080,6 +1085,10 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         else:
             result = UNKNOWN
             self._escape(args, state)
+        if result is UNKNOWN and method is None:
+            built = constructions.construction_origin(node, callee, args, self._default_device(state))
+            if built is not None:
+                result = Value(Kind.UNKNOWN, origin=built)
         rank = ranks.rank_of_call(node, qualname, callee, method, receiver, args)
         if rank is not None:
             result = rank
@@ -1087,6 +1096,15 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
             discarded = node is self._statement_call
             self.sink.on_call(CallEvent(node, qualname, callee, method, receiver, args, result, state, discarded))
         return result
+
+    def _module_evidence(self, value: Value) -> Value:
+        """An object of unknown kind that the code uses as a module (``model.eval()``): a
+        module, on the host where a constructor built it (see constructions), unless it is a
+        submodule - in a module class's methods whatever is built moves with the model."""
+        context = self.current_function
+        if constructions.is_construction(value) and not (context.class_info is not None and context.class_info.is_module):
+            return constructions.built_module(value)
+        return Value(Kind.MODULE, value.device, value.origin)
 
     def _stored_module(self, func: cst.BaseExpression, state: State) -> Optional[Value]:
         """The module or criterion a dotted callee such as ``self.encoder`` holds, if known (or an

@@ -22,7 +22,7 @@ from typing import Iterator, Optional
 
 import libcst as cst
 
-from devicelint.analysis import helpers
+from devicelint.analysis import constructions, helpers
 from devicelint.analysis import torch_api as api
 from devicelint.analysis.facts import ClassInfo, CriterionInfo
 from devicelint.analysis.names import OwnScopeVisitor, dotted_name
@@ -126,7 +126,7 @@ class Summaries:
                     break
                 value = join(value, other[name])
             else:
-                if value.kind != Kind.UNKNOWN:
+                if value.kind != Kind.UNKNOWN or constructions.is_construction(value):
                     bound[name] = value
         return bound
 
@@ -584,7 +584,7 @@ class Summaries:
     def _escape_into(self, function: cst.FunctionDef, args: tuple[tuple[cst.Arg, Value], ...], state: State, skip_first: bool) -> None:
         """A module handed to a function of this file keeps its device unless the function
         may move it (``model.to(...)``, ``model.cuda()``) or hands it on to other code."""
-        if not any(value.kind in (Kind.MODULE, Kind.CRITERION) for _, value in args):
+        if not any(value.kind in (Kind.MODULE, Kind.CRITERION) or constructions.is_construction(value) for _, value in args):
             return  # nothing that could escape: spare the scan of the callee's text
         moving = self._may_move(function)
         names = helpers.argument_parameters(function, args, skip_first)
@@ -606,7 +606,11 @@ class Summaries:
     def _escape(self, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> None:
         """A module handed to code we cannot see may be moved there: forget its device."""
         for arg, value in args:
-            if value.kind in (Kind.MODULE, Kind.CRITERION):
+            if constructions.is_construction(value):
+                key = dotted_name(arg.value)
+                if key is not None:
+                    state[key] = UNKNOWN  # no longer known to be where its constructor left it
+            elif value.kind in (Kind.MODULE, Kind.CRITERION):
                 if isinstance(value.info, CriterionInfo):
                     value.info.escaped = True
                 key = dotted_name(arg.value)

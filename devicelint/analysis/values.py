@@ -167,6 +167,9 @@ class Origin:
     how: str
     #: the value is input data: drawn from a DataLoader or dataset, or converted from numpy
     from_data: bool = False
+    #: the value is an object of unknown kind that a constructor built without being told a
+    #: device (see devicelint.analysis.constructions): a module on the host, once shown to be one
+    construction: bool = False
 
 
 class Role(enum.Enum):
