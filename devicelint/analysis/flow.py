@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional
 
 import libcst as cst
 
-from devicelint.analysis import constructions, helpers, ranks
+from devicelint.analysis import constructions, graphs, helpers, ranks
 from devicelint.analysis.function_text import FunctionTexts
 from devicelint.analysis import torch_api as api
 from devicelint.analysis.events import BinaryEvent, CallEvent, EventSink
@@ -782,6 +782,9 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
             if member is not None:
                 return member
             return Value(Kind.REF, qualname=f"{base.qualname}.{attribute}")
+        if graphs.is_graph(base):
+            field = graphs.field(base, attribute)
+            return field if field is not None else UNKNOWN
         if base.kind == Kind.TENSOR:
             if attribute == "device":
                 symbolic = follows(self._label(node), argument=self._names_a_plain_argument(node))
@@ -800,6 +803,8 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
                     self.sink.on_index(node, base, element.slice.value, index_value)
         if base.kind == Kind.TENSOR:
             return Value(Kind.TENSOR, base.device, base.origin)
+        if graphs.is_graph(base):
+            return base  # `data["author"]`: a store of the graph, where the graph is
         if base.kind == Kind.BATCH:
             if index_value is not None and isinstance(index_value.literal, int) and not isinstance(index_value.literal, bool) and len(node.slice) == 1:
                 collated = collated_item(base, index_value.literal)

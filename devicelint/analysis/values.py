@@ -209,6 +209,11 @@ class Role(enum.Enum):
     #: torch.device("cuda")`` under ``if torch.cuda.is_available():``, else ``torch.device("cpu")``):
     #: the program picks it when it runs, so it names the accelerator only on a GPU machine
     RUN_TIME_CHOICE = "device chosen at run time"
+    #: a PyTorch Geometric graph (``Data``, ``HeteroData``, a collated ``Batch``) or one of its
+    #: stores (``data["author"]``), drawn from a dataset or loader: its fields (``data.x``,
+    #: ``data["author"].y_index``) are tensors where it is, its API members (``num_nodes``,
+    #: ``x_dict``) are not; see devicelint.analysis.graphs
+    GRAPH_DATA = "graph data"
 
 
 @dataclass(frozen=True)
