@@ -62,6 +62,8 @@ def test_a_module_built_by_an_unread_class_and_never_moved_is_on_the_host():
         "model = Net()\nmodel.to(device)",
         "model = Net()\nmodel.setup(device)",
         "model = Net()\ntrainer.prepare(model)",
+        # a library whose models place themselves on the accelerator
+        "from sentence_transformers import SentenceTransformer\nmodel = SentenceTransformer('all-MiniLM-L6-v2')",
         # built under a default device
         "with torch.device('cuda'):\n    model = Net()",
     ],

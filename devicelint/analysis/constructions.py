@@ -38,8 +38,9 @@ from devicelint.analysis.values import CPU, Kind, Origin, Value, device_from_str
 #: keywords by which a constructor is told where to put what it builds (the callee's API, not
 #: the caller's names)
 _PLACING_KEYWORDS = frozenset({"device", "device_map", "map_location", "devices", "device_ids", "gpu", "gpus", "gpu_id", "use_cuda", "cuda", "accelerator"})
-#: namespaces whose classes are not nn.Modules built on the host (torch's own are modelled)
-_NOT_CONSTRUCTORS = ("torch.", "numpy.", "builtins.", "collections.", "typing.", "dataclasses.")
+#: namespaces whose classes are not nn.Modules built on the host: torch's own are modelled;
+#: sentence-transformers' and ultralytics' models place themselves on the accelerator
+_NOT_CONSTRUCTORS = ("torch.", "numpy.", "builtins.", "collections.", "typing.", "dataclasses.", "sentence_transformers.", "ultralytics.")
 #: methods that move a module in place (a bare ``model.to(device)`` is a move too)
 _MOVE_METHODS = frozenset({"to", "cuda", "xpu", "mps", "npu", "to_empty", "cpu"})
 

@@ -629,13 +629,53 @@ class Summaries:
                 device = CPU
             return Value(Kind.MODULE, device, origin, info=info)
         if info.is_dataset:
-            device = None if self._places_data(info) else CPU
+            device = self._placed_items(info, args) if self._places_data(info) else CPU
             if info.item_positions is None:
                 info.item_positions = _item_positions(info)
             return Value(Kind.DATASET, device, Origin(node, "dataset", from_data=True), info=info, role=_item_role(info))
         if self.emitting:
             self._note_construction(info, args)
         return Value(Kind.UNKNOWN, info=info)
+
+    def _placed_items(self, info: ClassInfo, args: tuple[tuple[cst.Arg, Value], ...]) -> Optional[Device]:
+        """Where a dataset that places its own data puts its items, for this construction:
+        ``PointCloudDataset(root, device=device)`` whose ``__init__`` keeps ``self.device =
+        device`` and whose ``__getitem__`` returns ``torch.tensor(..., device=self.device)``
+        gives items on ``device``. Its ``__init__`` runs silently on these arguments, then its
+        ``__getitem__`` on the attributes that left; the device is known only where every
+        ``return`` gives a tensor on one device that can be the accelerator. None otherwise."""
+        found_init, found_item = info.find_method("__init__"), info.find_method("__getitem__")
+        if found_init is None or found_item is None or self._inline_depth >= helpers.MAX_DEPTH:
+            return None
+        (init, init_owner), (getitem, item_owner) = found_init, found_item
+        if init in self._inlining or getitem in self._inlining:
+            return None
+        site = helpers.bind_arguments(init, args, True)
+        item_params = [*getitem.params.posonly_params, *getitem.params.params]
+        if site is None or site[0] is None or not item_params:
+            return None
+        self_value = Value(Kind.UNKNOWN, info=info)
+        with self._silent_run(init), self._running(init, init_owner, None):
+            state = self._parameter_state(init, site[0], self_value, None, site[1], use_defaults=True)
+            self.exec_block(helpers.body_statements(init), state)
+        prefix = site[0].name.value + "."
+        attributes = {key[len(prefix):]: value for key, value in state.items() if key.startswith(prefix) and "." not in key[len(prefix):]}
+        with self._silent_run(getitem) as (returns, _), self._running(getitem, item_owner, None):
+            state = self._parameter_state(getitem, None, UNKNOWN, None, {}, use_defaults=True)
+            item_self = item_params[0].name.value
+            state[item_self] = self_value
+            for attribute, value in attributes.items():
+                state[f"{item_self}.{attribute}"] = value
+            self.exec_block(helpers.body_statements(getitem), state)
+        devices = {value.device for value in returns if value.kind == Kind.TENSOR}
+        if not returns or len(devices) != 1 or any(value.kind != Kind.TENSOR for value in returns):
+            return None
+        device = devices.pop()
+        if device is None or not device.may_be_accelerator:
+            return None
+        handed = [value.device for value in site[1].values() if value.kind == Kind.DEVICE and value.device is not None and value.device.may_be_accelerator]
+        # said in the caller's terms: the device handed to the constructor, not `self.device`
+        return handed[0] if len(handed) == 1 else device
 
     def _note_construction(self, info: ClassInfo, args: tuple[tuple[cst.Arg, Value], ...]) -> None:
         """``SummaryGraph(model, dummy_input)``: an object of a plain class of the file is built
