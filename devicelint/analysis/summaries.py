@@ -671,9 +671,9 @@ class Summaries:
         if not returns or len(devices) != 1 or any(value.kind != Kind.TENSOR for value in returns):
             return None
         device = devices.pop()
-        if device is None or not device.may_be_accelerator:
-            return None
         handed = [value.device for value in site[1].values() if value.kind == Kind.DEVICE and value.device is not None and value.device.may_be_accelerator]
+        if device is None or not (device.is_accel or device in handed):
+            return None  # not on a device the program chose or handed in (`self.cache.unsqueeze(0)`)
         # said in the caller's terms: the device handed to the constructor, not `self.device`
         return handed[0] if len(handed) == 1 else device
 
