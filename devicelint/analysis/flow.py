@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional
 
 import libcst as cst
 
-from devicelint.analysis import helpers, ranks
+from devicelint.analysis import constructions, graphs, helpers, ranks
 from devicelint.analysis.function_text import FunctionTexts
 from devicelint.analysis import torch_api as api
 from devicelint.analysis.events import BinaryEvent, CallEvent, EventSink
@@ -798,6 +798,9 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
             carried = base.field_value(attribute)
             if carried is not None:
                 return carried  # `frames.rotations` of `frames = Frame(rotations=torch.eye(3), ...)`
+        if graphs.is_graph(base):
+            field = graphs.field(base, attribute)
+            return field if field is not None else UNKNOWN
         if base.kind == Kind.TENSOR:
             if attribute == "device":
                 symbolic = follows(self._label(node), argument=self._names_a_plain_argument(node))
@@ -816,6 +819,8 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
                     self.sink.on_index(node, base, element.slice.value, index_value)
         if base.kind == Kind.TENSOR:
             return Value(Kind.TENSOR, base.device, base.origin)
+        if graphs.is_graph(base):
+            return base  # `data["author"]`: a store of the graph, where the graph is
         if base.kind == Kind.BATCH:
             if index_value is not None and isinstance(index_value.literal, int) and not isinstance(index_value.literal, bool) and len(node.slice) == 1:
                 collated = collated_item(base, index_value.literal)
@@ -1070,9 +1075,14 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         if method is not None and receiver is not None and receiver.kind == Kind.UNKNOWN and receiver.is_bare and method in MODULE_ONLY_METHODS:
             # `model.eval()`: only an nn.Module has these, so the object of unknown class is one
             key = dotted_name(func.value) if isinstance(func, cst.Attribute) else None
-            receiver = Value(Kind.MODULE, receiver.device, receiver.origin)
+            receiver = self._module_evidence(receiver)
             if key is not None:
                 state[key] = receiver
+        elif method is not None and receiver is not None and constructions.is_construction(receiver) and constructions.moves_construction(method, args):
+            # `model.to(device)`, `model.setup(device)`: it may be placed from here on
+            key = dotted_name(func.value) if isinstance(func, cst.Attribute) else None
+            if key is not None:
+                state[key] = UNKNOWN
         if method is not None and receiver is not None:
             result = self._apply_method(node, receiver, method, args, state)
         elif qualname is not None:
@@ -1096,6 +1106,10 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         else:
             result = UNKNOWN
             self._escape(args, state)
+        if result is UNKNOWN and method is None:
+            built = constructions.construction_origin(node, callee, args, self._default_device(state))
+            if built is not None:
+                result = Value(Kind.UNKNOWN, origin=built)
         rank = ranks.rank_of_call(node, qualname, callee, method, receiver, args)
         if rank is not None:
             result = rank
@@ -1122,6 +1136,15 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         if not all(item.kind == Kind.TENSOR and item.device is not None for item in outputs.info):
             return None
         return outputs
+
+    def _module_evidence(self, value: Value) -> Value:
+        """An object of unknown kind that the code uses as a module (``model.eval()``): a
+        module, on the host where a constructor built it (see constructions), unless it is a
+        submodule - in a module class's methods whatever is built moves with the model."""
+        context = self.current_function
+        if constructions.is_construction(value) and not (context.class_info is not None and context.class_info.is_module):
+            return constructions.built_module(value)
+        return Value(Kind.MODULE, value.device, value.origin)
 
     def _stored_module(self, func: cst.BaseExpression, state: State) -> Optional[Value]:
         """The module or criterion a dotted callee such as ``self.encoder`` holds, if known (or an

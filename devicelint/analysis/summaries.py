@@ -22,7 +22,7 @@ from typing import Callable, Iterator, Optional
 
 import libcst as cst
 
-from devicelint.analysis import helpers
+from devicelint.analysis import constructions, helpers
 from devicelint.analysis import torch_api as api
 from devicelint.analysis.facts import ClassInfo, CriterionInfo
 from devicelint.analysis.names import OwnScopeVisitor, dotted_name
@@ -126,7 +126,7 @@ class Summaries:
                     break
                 value = join(value, other[name])
             else:
-                if value.kind != Kind.UNKNOWN:
+                if value.kind != Kind.UNKNOWN or constructions.is_construction(value):
                     bound[name] = value
         return bound
 
@@ -596,7 +596,7 @@ class Summaries:
     def _escape_into(self, function: cst.FunctionDef, args: tuple[tuple[cst.Arg, Value], ...], state: State, skip_first: bool) -> None:
         """A module handed to a function of this file keeps its device unless the function
         may move it (``model.to(...)``, ``model.cuda()``) or hands it on to other code."""
-        if not any(value.kind in (Kind.MODULE, Kind.CRITERION) for _, value in args):
+        if not any(value.kind in (Kind.MODULE, Kind.CRITERION) or constructions.is_construction(value) for _, value in args):
             return  # nothing that could escape: spare the scan of the callee's text
         moving = self._may_move(function)
         names = helpers.argument_parameters(function, args, skip_first)
@@ -664,7 +664,11 @@ class Summaries:
     def _escape(self, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> None:
         """A module handed to code we cannot see may be moved there: forget its device."""
         for arg, value in args:
-            if value.kind in (Kind.MODULE, Kind.CRITERION):
+            if constructions.is_construction(value):
+                key = dotted_name(arg.value)
+                if key is not None:
+                    state[key] = UNKNOWN  # no longer known to be where its constructor left it
+            elif value.kind in (Kind.MODULE, Kind.CRITERION):
                 if isinstance(value.info, CriterionInfo):
                     value.info.escaped = True
                 key = dotted_name(arg.value)
@@ -683,13 +687,53 @@ class Summaries:
                 device = CPU
             return Value(Kind.MODULE, device, origin, info=info)
         if info.is_dataset:
-            device = None if self._places_data(info) else CPU
+            device = self._placed_items(info, args) if self._places_data(info) else CPU
             if info.item_positions is None:
                 info.item_positions = _item_positions(info)
             return Value(Kind.DATASET, device, Origin(node, "dataset", from_data=True), info=info, role=_item_role(info))
         if self.emitting:
             self._note_construction(info, args)
         return Value(Kind.UNKNOWN, info=info, fields=_dataclass_fields_given(info, args))
+
+    def _placed_items(self, info: ClassInfo, args: tuple[tuple[cst.Arg, Value], ...]) -> Optional[Device]:
+        """Where a dataset that places its own data puts its items, for this construction:
+        ``PointCloudDataset(root, device=device)`` whose ``__init__`` keeps ``self.device =
+        device`` and whose ``__getitem__`` returns ``torch.tensor(..., device=self.device)``
+        gives items on ``device``. Its ``__init__`` runs silently on these arguments, then its
+        ``__getitem__`` on the attributes that left; the device is known only where every
+        ``return`` gives a tensor on one device that can be the accelerator. None otherwise."""
+        found_init, found_item = info.find_method("__init__"), info.find_method("__getitem__")
+        if found_init is None or found_item is None or self._inline_depth >= helpers.MAX_DEPTH:
+            return None
+        (init, init_owner), (getitem, item_owner) = found_init, found_item
+        if init in self._inlining or getitem in self._inlining:
+            return None
+        site = helpers.bind_arguments(init, args, True)
+        item_params = [*getitem.params.posonly_params, *getitem.params.params]
+        if site is None or site[0] is None or not item_params:
+            return None
+        self_value = Value(Kind.UNKNOWN, info=info)
+        with self._silent_run(init), self._running(init, init_owner, None):
+            state = self._parameter_state(init, site[0], self_value, None, site[1], use_defaults=True)
+            self.exec_block(helpers.body_statements(init), state)
+        prefix = site[0].name.value + "."
+        attributes = {key[len(prefix):]: value for key, value in state.items() if key.startswith(prefix) and "." not in key[len(prefix):]}
+        with self._silent_run(getitem) as (returns, _), self._running(getitem, item_owner, None):
+            state = self._parameter_state(getitem, None, UNKNOWN, None, {}, use_defaults=True)
+            item_self = item_params[0].name.value
+            state[item_self] = self_value
+            for attribute, value in attributes.items():
+                state[f"{item_self}.{attribute}"] = value
+            self.exec_block(helpers.body_statements(getitem), state)
+        devices = {value.device for value in returns if value.kind == Kind.TENSOR}
+        if not returns or len(devices) != 1 or any(value.kind != Kind.TENSOR for value in returns):
+            return None
+        device = devices.pop()
+        handed = [value.device for value in site[1].values() if value.kind == Kind.DEVICE and value.device is not None and value.device.may_be_accelerator]
+        if device is None or not (device.is_accel or device in handed):
+            return None  # not on a device the program chose or handed in (`self.cache.unsqueeze(0)`)
+        # said in the caller's terms: the device handed to the constructor, not `self.device`
+        return handed[0] if len(handed) == 1 else device
 
     def _note_construction(self, info: ClassInfo, args: tuple[tuple[cst.Arg, Value], ...]) -> None:
         """``SummaryGraph(model, dummy_input)``: an object of a plain class of the file is built

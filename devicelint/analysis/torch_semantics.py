@@ -18,6 +18,7 @@ from typing import Optional
 
 import libcst as cst
 
+from devicelint.analysis import graphs
 from devicelint.analysis import torch_api as api
 from devicelint.analysis.facts import ClassInfo, CriterionInfo, LoaderInfo, StreamContext
 from devicelint.analysis.names import dotted_name, keyword_arg, looks_like_dtype_name, positional_args
@@ -188,6 +189,13 @@ class TorchSemantics:
                 device = value.device if value.kind == Kind.TENSOR and device is not None and (device == value.device or device is CPU and value.device is CPU) else None
             # its items are tuples (one element per tensor), so default collation makes lists
             return Value(Kind.DATASET, device, Origin(node, "dataset", from_data=True), role=Role.SEQUENCE_BATCH)
+        if graphs.is_graph_dataset(qualname):
+            return graphs.graph_dataset(Origin(node, "dataset", from_data=True))
+        if qualname in graphs.LOADER_NAMES:
+            loader = self._data_loader(node, args)
+            assert isinstance(loader.info, LoaderInfo)
+            loader.info.batch_role = Role.GRAPH_DATA  # it collates graphs into a Batch
+            return loader
         if qualname.startswith("torchvision.datasets."):
             # torchvision's datasets yield `(sample, target)` tuples
             tuples = qualname.rsplit(".", 1)[-1][:1].isupper()
@@ -537,7 +545,8 @@ class TorchSemantics:
             scalar = receiver.scalar
             return Value(Kind.TENSOR, device, origin, scalar=scalar, info=None)
         if kind == Kind.BATCH:
-            return Value(Kind.BATCH, device, origin, scalar=receiver.scalar)
+            # a graph moves whole (`data.to(device)`); a list or dict batch does not move at all
+            return Value(Kind.BATCH, device, origin, scalar=receiver.scalar, role=Role.GRAPH_DATA if graphs.is_graph(receiver) else None)
         if kind == Kind.CONTAINER or kind == Kind.LOADER or kind == Kind.DATASET:
             return UNKNOWN
         return Value(Kind.UNKNOWN, device, origin)

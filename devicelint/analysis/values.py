@@ -167,6 +167,9 @@ class Origin:
     how: str
     #: the value is input data: drawn from a DataLoader or dataset, or converted from numpy
     from_data: bool = False
+    #: the value is an object of unknown kind that a constructor built without being told a
+    #: device (see devicelint.analysis.constructions): a module on the host, once shown to be one
+    construction: bool = False
 
 
 class Role(enum.Enum):
@@ -206,6 +209,11 @@ class Role(enum.Enum):
     #: torch.device("cuda")`` under ``if torch.cuda.is_available():``, else ``torch.device("cpu")``):
     #: the program picks it when it runs, so it names the accelerator only on a GPU machine
     RUN_TIME_CHOICE = "device chosen at run time"
+    #: a PyTorch Geometric graph (``Data``, ``HeteroData``, a collated ``Batch``) or one of its
+    #: stores (``data["author"]``), drawn from a dataset or loader: its fields (``data.x``,
+    #: ``data["author"].y_index``) are tensors where it is, its API members (``num_nodes``,
+    #: ``x_dict``) are not; see devicelint.analysis.graphs
+    GRAPH_DATA = "graph data"
 
 
 @dataclass(frozen=True)

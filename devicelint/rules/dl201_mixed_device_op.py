@@ -16,7 +16,9 @@ class MixedDeviceOp(Rule):
     Flags an operation whose tensor operands are known to live on different devices: binary
     operators, torch functions (`torch.cat`, `torch.matmul`, `torch.where`, `F.linear`, ...),
     tensor methods (`x.add(y)`, `x.mm(y)`), and calls of a module whose parameters are on
-    another device than its argument. The message says where each side got its device.
+    another device than its argument - also a model built by a class the file imports
+    (`model = PIXOR()`, `models.__dict__[arch]()`), used as a module (`model.eval()`) and never
+    moved, which is on the CPU. The message says where each side got its device.
 
     0-dim CPU tensors (which PyTorch mixes with GPU tensors), Python scalars, `*_like`
     factories and operands of unknown device are never flagged. Batches fed to a moved model
@@ -53,6 +55,8 @@ class MixedDeviceOp(Rule):
         "import torch\nx = torch.randn(3, 4, device='cuda')\nz = x * 2 + 1\n",
         "import torch\ndef f(x):\n    return x + torch.ones(3)\n",
         "import torch\nx = torch.randn(3, device='cuda')\ns = torch.randn(3).sum()\ny = x * s\n",
+        "import torch\nfrom detectron2.modeling import build_model\nmodel = build_model(cfg)\nmodel.eval()\n"
+        "out = model(torch.randn(1, 3, 64, 64, device='cuda'))\n",
     )
     invalid = (
         Example(
@@ -64,6 +68,10 @@ class MixedDeviceOp(Rule):
         Example(
             "import torch\nfrom torch import nn\nmodel = nn.Linear(4, 2)\nx = torch.randn(8, 4, device='cuda')\n"
             "out = model(x)  # expect: DL201\n"
+        ),
+        Example(
+            "import torch\nfrom pixor import PIXOR\nmodel = PIXOR()\nmodel.load_state_dict(torch.load('w.pt', map_location='cuda'))\n"
+            "model.eval()\nx = torch.randn(1, 36, 800, 700, device='cuda')\nout = model(x)  # expect: DL201\n"
         ),
     )
 
