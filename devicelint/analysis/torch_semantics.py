@@ -352,6 +352,12 @@ class TorchSemantics:
                 device = weight.device
                 info = CriterionInfo(node, weight)
                 self.facts.criteria.append(info)
+            elif weight.kind == Kind.UNKNOWN and weight.is_bare and weight_arg is not None and not _is_none(weight_arg.value):
+                # `CrossEntropyLoss(weight=w)` with `w` out of sight: the loss class takes a
+                # tensor or None there, and the code passes one - a class-weight buffer the
+                # criterion keeps (DL105: not moved from a plain list); its device is unknown
+                info = CriterionInfo(node, weight)
+                self.facts.criteria.append(info)
             return Value(Kind.CRITERION, device, weight.origin if device is not None else origin, info=info)
         if qualname in api.MODULE_CONTAINERS:
             device = None
