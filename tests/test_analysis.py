@@ -978,3 +978,17 @@ def grid(n: int):
     for name in ("rows", "cols"):
         assert state[name].kind == Kind.TENSOR and place(state[name]) == "cpu" and state[name].scalar is False
     assert state["both"].kind == Kind.CONTAINER and len(state["both"].info) == 2
+
+
+def test_text_by_its_form_and_not_tensor_splits():
+    import libcst as cst
+
+    from devicelint.analysis.summaries import is_text
+
+    def expression(code: str) -> cst.BaseExpression:
+        return cst.parse_expression(code)
+
+    for text in ('"a"', 'f"{i}"', "str(i)", "name.strip()", '"/".join(parts)', 'folder.split("/")[0]', "line.split()[1]"):
+        assert is_text(expression(text)), text
+    for other in ("x.split(2)[0]", "torch.zeros(3)", "name", "x[0]", "str"):
+        assert not is_text(expression(other)), other

@@ -91,3 +91,4 @@ def test_a_name_unpacked_with_a_tensor_and_never_used_as_an_object_is_a_sibling_
     assert evidence.sibling_tensor_use("net") is None  # called: a model
     assert evidence.sibling_tensor_use("model") is None  # a method other than a move is read
     assert evidence.sibling_tensor_use("a") is None  # no sibling is used as a tensor
+
