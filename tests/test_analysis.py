@@ -1122,3 +1122,17 @@ def build(x: torch.Tensor, flag):
     assert state["by_keyword"].field_value("scale") is None  # a class variable is no field
     # two objects meet: what either path gave the fields is no longer known
     assert state["after_branch"].kind != Kind.TENSOR or place(state["after_branch"]) != "cpu"
+
+
+def test_text_by_its_form_and_not_tensor_splits():
+    import libcst as cst
+
+    from devicelint.analysis.summaries import is_text
+
+    def expression(code: str) -> cst.BaseExpression:
+        return cst.parse_expression(code)
+
+    for text in ('"a"', 'f"{i}"', "str(i)", "name.strip()", '"/".join(parts)', 'folder.split("/")[0]', "line.split()[1]"):
+        assert is_text(expression(text)), text
+    for other in ("x.split(2)[0]", "torch.zeros(3)", "name", "x[0]", "str"):
+        assert not is_text(expression(other)), other

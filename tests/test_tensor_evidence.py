@@ -66,3 +66,29 @@ def test_which_torch_functions_take_a_tensor_first():
     for name in ("torch.zeros", "torch.tensor", "torch.from_numpy", "torch.save", "torch.compile", "torch.vmap",
                  "torch.Generator", "torch.device", "torch.is_tensor", "torch.nn.functional", "torch.cuda.is_available"):
         assert not takes_tensor_first(name), name
+
+
+def test_a_name_unpacked_with_a_tensor_and_never_used_as_an_object_is_a_sibling_tensor():
+    evidence, module = _evidence(
+        "def split(X, Y, build):\n"
+        "    train_x, calib_x, train_y = stratify(X, Y)\n"
+        "    train_x.to('cuda')\n"
+        "    labels = torch.unique(train_y)\n"
+        "    n = calib_x.shape[0]\n"
+        "    net, inputs = build()\n"
+        "    net.to('cuda')\n"
+        "    out = net(inputs) * inputs\n"
+        "    model, w = build()\n"
+        "    model.eval()\n"
+        "    loss = w * 2\n"
+        "    a, b = build()\n"
+        "    a.to('cuda')\n"
+        "    return train_x, calib_x, b\n"
+    )
+    for name in ("train_x", "calib_x"):
+        found = evidence.sibling_tensor_use(name)
+        assert found is not None and found[0] == "train_y" and module.code_for_node(found[1]) == "torch.unique(train_y)"
+    assert evidence.sibling_tensor_use("net") is None  # called: a model
+    assert evidence.sibling_tensor_use("model") is None  # a method other than a move is read
+    assert evidence.sibling_tensor_use("a") is None  # no sibling is used as a tensor
+

@@ -8,12 +8,12 @@ where the interpreter is (FunctionContext, LoopInfo) and whole-file facts (FileF
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Optional, Union
 
 import libcst as cst
 
 from devicelint.analysis.names import OwnScopeVisitor, dotted_name
-from devicelint.analysis.values import CollatedItems, Role, Value
+from devicelint.analysis.values import CollatedItems, CollatedMapping, Role, Value
 
 
 @dataclass(eq=False)
@@ -42,6 +42,9 @@ class ClassInfo:
     #: a ``@dataclass`` of the file without bases or an ``__init__`` of its own: the names of
     #: its fields in the order its generated ``__init__`` takes them; None for other classes
     dataclass_fields: Optional[tuple[str, ...]] = None
+    #: a Dataset class whose items are dicts: the keys its ``__getitem__`` fills with Python
+    #: strings (default collation makes each a list of strings); None until computed
+    item_text_keys: Optional[tuple[str, ...]] = None
 
     def find_method(self, name: str) -> Optional[tuple[cst.FunctionDef, "ClassInfo"]]:
         """The method ``name`` and the class defining it, looked up through the bases the
@@ -81,7 +84,8 @@ class LoaderInfo:
     batch_role: Optional[Role] = None
     #: per position of the dataset's tuple items, what default collation makes of it (a
     #: values.CollatedItems, the payload of each batch), where known
-    batch_items: Optional[CollatedItems] = None
+    #: (for a dict batch: values.CollatedMapping, the keys that collate into lists of strings)
+    batch_items: Optional[Union[CollatedItems, CollatedMapping]] = None
 
 
 @dataclass(frozen=True)

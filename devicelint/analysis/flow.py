@@ -732,13 +732,23 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         function's tensor operand - when it binds ``name`` once, so that the use sees the same
         object as any statement of the scope (see devicelint.analysis.tensor_evidence); None
         where it does not. Flow-insensitive on purpose: it answers for statements above the use."""
+        return self._scope_tensor_evidence().tensor_use(name)
+
+    def sibling_tensor_use(self, name: str) -> Optional[tuple[str, cst.CSTNode]]:
+        """Weaker than ``tensor_use``: the local ``name`` is bound once, by a tuple unpacking
+        (``train_x, calib_x, train_y, calib_y = split(X, Y)``), next to a sibling the scope
+        uses as a tensor, and the scope never uses ``name`` as an object (calls it, reads an
+        attribute other than a move or ``.shape``). Returns the sibling and its tensor use."""
+        return self._scope_tensor_evidence().sibling_tensor_use(name)
+
+    def _scope_tensor_evidence(self) -> TensorEvidence:
         scope: cst.CSTNode = self.current_function.node or self.module
         evidence = self._tensor_evidence.get(scope)
         if evidence is None:
             evidence = self._tensor_evidence[scope] = scan_tensor_evidence(
                 scope, lambda node: self.qualname_of(node, self.module_state)  # type: ignore[arg-type]
             )
-        return evidence.tensor_use(name)
+        return evidence
 
     def qualname_of(self, node: cst.BaseExpression, state: State) -> Optional[str]:
         """The qualified name a dotted expression refers to (``t.zeros`` -> ``torch.zeros``), or

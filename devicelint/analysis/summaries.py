@@ -690,6 +690,8 @@ class Summaries:
             device = self._placed_items(info, args) if self._places_data(info) else CPU
             if info.item_positions is None:
                 info.item_positions = _item_positions(info)
+            if info.item_text_keys is None:
+                info.item_text_keys = _item_text_keys(info)
             return Value(Kind.DATASET, device, Origin(node, "dataset", from_data=True), info=info, role=_item_role(info))
         if self.emitting:
             self._note_construction(info, args)
@@ -844,7 +846,9 @@ def _in_caller_terms(value: Value, bound: dict[str, Value]) -> Value:
 
 def _item_role(info: ClassInfo) -> Optional[Role]:
     """What a dataset class's items are, where every ``return`` of its own ``__getitem__`` says
-    so: tuple or list displays (Role.SEQUENCE_BATCH) or dict displays (Role.MAPPING_BATCH)."""
+    so: tuple or list displays (Role.SEQUENCE_BATCH) or dict displays (Role.MAPPING_BATCH) -
+    also a name the method binds only to dict displays (``inputs = {}``, then
+    ``inputs["depth"] = ...``)."""
     method = info.methods.get("__getitem__")
     if method is None:
         return None
@@ -852,7 +856,10 @@ def _item_role(info: ClassInfo) -> Optional[Role]:
     method.body.visit(finder)
     if not finder.values or any(value is None for value in finder.values):
         return None
-    kinds = {type(value) for value in finder.values}
+    built = _DictBuilds({value.value for value in finder.values if isinstance(value, cst.Name)})  # type: ignore[union-attr]
+    if built.names:
+        method.body.visit(built)
+    kinds = {cst.Dict if isinstance(value, cst.Name) and built.only_dicts(value.value) else type(value) for value in finder.values}
     if kinds <= {cst.Tuple, cst.List}:
         return Role.SEQUENCE_BATCH
     if kinds == {cst.Dict}:
@@ -887,6 +894,124 @@ def _item_positions(info: ClassInfo) -> Optional[tuple[Optional[Role], ...]]:
         else:
             positions.append(None)
     return tuple(positions)
+
+
+def _item_text_keys(info: ClassInfo) -> tuple[str, ...]:
+    """The keys a dict-item dataset's ``__getitem__`` fills with Python strings (``"date":
+    folder.split("/")[0]`` in a returned display, or ``inputs["date"] = ...`` on a returned
+    name bound only to dicts), in source order; empty where it fills none or its items are
+    not dicts."""
+    method = info.methods.get("__getitem__")
+    if method is None or _item_role(info) is not Role.MAPPING_BATCH:
+        return ()
+    finder = _ReturnFinder()
+    method.body.visit(finder)
+    built = _DictBuilds({value.value for value in finder.values if isinstance(value, cst.Name)})
+    if built.names:
+        method.body.visit(built)
+    keys: list[str] = []
+    entries = [*built.entries]
+    for value in [*finder.values, *built.displays]:
+        if isinstance(value, cst.Dict):
+            entries.extend((element.key, element.value) for element in value.elements if isinstance(element, cst.DictElement))
+    for key, stored in entries:
+        if isinstance(key, cst.SimpleString) and is_text(stored):
+            literal = key.evaluated_value
+            if isinstance(literal, str) and literal not in keys:
+                keys.append(literal)
+    return tuple(keys)
+
+
+#: methods only Python strings have (a tensor, array or number has none of them)
+_STRING_METHODS = frozenset({"strip", "lstrip", "rstrip", "lower", "upper", "format", "capitalize", "casefold"})
+
+
+def is_text(node: cst.BaseExpression) -> bool:
+    """Is the expression a Python string by its very form: a literal, an f-string, ``str(...)``,
+    a string method's result (``name.strip()``, ``"/".join(parts)``), or an element of a
+    ``split`` by a string (``folder.split("/")[0]``, ``line.split()[1]``: ``Tensor.split``
+    takes a size, never a string or nothing)?"""
+    if isinstance(node, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)):
+        return True
+    if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Call):
+        call = node.value
+        if isinstance(call.func, cst.Attribute) and call.func.attr.value in ("split", "rsplit"):
+            return not call.args or isinstance(call.args[0].value, (cst.SimpleString, cst.FormattedString))
+        return False
+    if not isinstance(node, cst.Call):
+        return False
+    func = node.func
+    if isinstance(func, cst.Name):
+        return func.value == "str"
+    if isinstance(func, cst.Attribute):
+        if isinstance(func.value, (cst.SimpleString, cst.FormattedString)):
+            return True  # `"/".join(parts)`, `"{}-{}".format(a, b)`
+        return func.attr.value in _STRING_METHODS
+    return False
+
+
+class _DictBuilds(OwnScopeVisitor):
+    """For the names a function returns: the values bound to each (to tell a name bound only to
+    dict displays, ``inputs = {}``) and the entries stored in them by a string key
+    (``inputs["date"] = ...``)."""
+
+    def __init__(self, names: set[str]) -> None:
+        self.names = names
+        self.bound: dict[str, list[cst.BaseExpression]] = {}
+        #: names bound some other way (a loop target, an unpacking, ``+=``): not known dicts
+        self.other: set[str] = set()
+        self.entries: list[tuple[cst.BaseExpression, cst.BaseExpression]] = []
+
+    @property
+    def displays(self) -> list[cst.BaseExpression]:
+        return [value for values in self.bound.values() for value in values if isinstance(value, cst.Dict)]
+
+    def only_dicts(self, name: str) -> bool:
+        values = self.bound.get(name)
+        return bool(values) and name not in self.other and all(
+            isinstance(value, cst.Dict) or _empty_dict_call(value) for value in values
+        )
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            if isinstance(target.target, cst.Name) and target.target.value in self.names:
+                self.bound.setdefault(target.target.value, []).append(node.value)
+            elif isinstance(target.target, cst.Subscript) and isinstance(target.target.value, cst.Name) and target.target.value.value in self.names:
+                index = target.target.slice[0].slice if len(target.target.slice) == 1 else None
+                if isinstance(index, cst.Index):
+                    self.entries.append((index.value, node.value))
+            else:
+                self._other(target.target)
+
+    def _other(self, target: cst.BaseExpression) -> None:
+        if isinstance(target, cst.Name) and target.value in self.names:
+            self.other.add(target.value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._other(element.value)
+        elif isinstance(target, cst.StarredElement):
+            self._other(target.value)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._other(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if isinstance(node.target, cst.Name) and node.target.value in self.names and node.value is not None:
+            self.bound.setdefault(node.target.value, []).append(node.value)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._other(node.target)
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        if node.asname is not None:
+            self._other(node.asname.name)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._other(node.target)
+
+
+def _empty_dict_call(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "dict" and not node.args
 
 
 class _ReturnFinder(OwnScopeVisitor):

@@ -16,6 +16,13 @@ Evidence is what the code does, never how the name is spelled:
 * the first operand of a torch function that computes from a tensor (``torch.unique(t)``,
   ``F.softmax(t, -1)``, ``torch.zeros_like(t)``), or any operand of one that mixes tensors
   (``torch.cat([t, u])``).
+
+A weaker answer, for a name with no such use of its own: it is unpacked by one assignment
+together with a name that has one (``train_x, calib_x, train_y, calib_y = split(X, Y)`` with
+``torch.unique(train_y)`` below), and the function never uses it as a module or any other
+object would be used - it is never called and no attribute of it is read but a move
+(``.to``/``.cuda``/``.cpu``) or ``.shape``/``.ndim``. What one call hands back together is
+data of one sort; a model unpacked next to a tensor is called, or its methods are used.
 """
 
 from __future__ import annotations
@@ -37,6 +44,9 @@ TENSOR_ONLY_METHOD_NAMES = frozenset(
 )
 #: operators no module (nor an in-place-moving batch object) supports
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power, cst.MatrixMultiply)
+#: attributes of a sibling-unpacked name that say nothing against it being a tensor (a module is
+#: called, or its methods are: ``model(x)``, ``model.eval()``, ``model.parameters()``)
+_NEUTRAL_ATTRIBUTES = frozenset({"to", "cuda", "cpu", "pin_memory", "shape", "ndim"})
 #: torch.* names that do not take a tensor first (beyond the tables of torch_api)
 _NOT_TENSOR_FIRST = frozenset({"torch.from_file", "torch.set_default_tensor_type", "torch.get_device"})
 
@@ -71,15 +81,37 @@ class TensorEvidence:
     """Per scope (a function, or the module's top level): names bound once and the first node
     that uses each as a tensor."""
 
-    def __init__(self, bindings: dict[str, int], uses: dict[str, cst.CSTNode]) -> None:
+    def __init__(
+        self,
+        bindings: dict[str, int],
+        uses: dict[str, cst.CSTNode],
+        unpacked_with: dict[str, tuple[str, ...]],
+        object_uses: frozenset[str],
+    ) -> None:
         self._bindings = bindings
         self._uses = uses
+        self._unpacked_with = unpacked_with
+        self._object_uses = object_uses
 
     def tensor_use(self, name: str) -> Optional[cst.CSTNode]:
         """The node that shows ``name`` is a tensor, where the scope binds it once."""
         if self._bindings.get(name, 0) > 1:
             return None
         return self._uses.get(name)
+
+    def sibling_tensor_use(self, name: str) -> Optional[tuple[str, cst.CSTNode]]:
+        """For a name bound once by a tuple unpacking and never used as an object (called, an
+        attribute read other than a move or ``.shape``): a sibling of that unpacking, bound
+        once too, and the node that uses the sibling as a tensor."""
+        if self._bindings.get(name, 0) != 1 or name in self._object_uses:
+            return None
+        for sibling in self._unpacked_with.get(name, ()):
+            if sibling == name or self._bindings.get(sibling, 0) != 1:
+                continue
+            use = self._uses.get(sibling)
+            if use is not None:
+                return sibling, use
+        return None
 
 
 def scan(scope: Scope, qualname_of: Callable[[cst.BaseExpression], Optional[str]]) -> TensorEvidence:
@@ -94,7 +126,7 @@ def scan(scope: Scope, qualname_of: Callable[[cst.BaseExpression], Optional[str]
     else:
         for statement in scope.body:
             statement.visit(finder)
-    return TensorEvidence(finder.bindings, finder.uses)
+    return TensorEvidence(finder.bindings, finder.uses, finder.unpacked_with, frozenset(finder.object_uses))
 
 
 class _Finder(OwnScopeVisitor):
@@ -102,6 +134,10 @@ class _Finder(OwnScopeVisitor):
         self.qualname_of = qualname_of
         self.bindings: dict[str, int] = {}
         self.uses: dict[str, cst.CSTNode] = {}
+        #: per name bound by a tuple unpacking (``a, b = f()``): all the names it binds
+        self.unpacked_with: dict[str, tuple[str, ...]] = {}
+        #: names called, or with an attribute read that a tensor move or shape is not
+        self.object_uses: set[str] = set()
 
     # ------------------------------------------------------------------ bindings
 
@@ -116,6 +152,11 @@ class _Finder(OwnScopeVisitor):
 
     def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
         self.bind(node.target)
+        target = node.target
+        if isinstance(target, (cst.Tuple, cst.List)) and all(isinstance(element, cst.Element) and isinstance(element.value, cst.Name) for element in target.elements):
+            names = tuple(element.value.value for element in target.elements)  # type: ignore[attr-defined]
+            for name in names:
+                self.unpacked_with[name] = names
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         self.bind(node.target)
@@ -185,8 +226,14 @@ class _Finder(OwnScopeVisitor):
             self._use(node.left, node)
             self._use(node.right, node)
 
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if isinstance(node.value, cst.Name) and node.attr.value not in _NEUTRAL_ATTRIBUTES:
+            self.object_uses.add(node.value.value)
+
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
+        if isinstance(func, cst.Name):
+            self.object_uses.add(func.value)
         qualname = self.qualname_of(func) if isinstance(func, (cst.Name, cst.Attribute)) else None
         if qualname is None:
             # `w.unsqueeze(0)` on a local (`F.softmax(h)` names a torch function instead)

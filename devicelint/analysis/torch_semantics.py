@@ -26,6 +26,7 @@ from devicelint.analysis.state import DEFAULT_DEVICE_KEY, State
 from devicelint.analysis.values import (
     CPU,
     CollatedItems,
+    CollatedMapping,
     Homogeneous,
     UNKNOWN,
     Device,
@@ -347,6 +348,9 @@ class TorchSemantics:
             if batch_role is Role.SEQUENCE_BATCH and isinstance(dataset.info, ClassInfo) and dataset.info.item_positions is not None:
                 # ... also inside: `((a, b), label)` items collate into `[[A, B], labels]`
                 batch_items = CollatedItems(dataset.info.item_positions)
+            elif batch_role is Role.MAPPING_BATCH and isinstance(dataset.info, ClassInfo) and dataset.info.item_text_keys:
+                # `inputs["date"] = folder.split("/")[0]`: that entry of each batch is a list of strings
+                batch_items = CollatedMapping(dataset.info.item_text_keys)
         return Value(Kind.LOADER, device, Origin(node, "loader"), info=LoaderInfo(node, pinned, batch_role, batch_items))
 
     def _nn_class(self, node: cst.Call, qualname: str, leaf: str, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> Value:
@@ -364,6 +368,12 @@ class TorchSemantics:
             device = None
             if weight.kind == Kind.TENSOR:
                 device = weight.device
+                info = CriterionInfo(node, weight)
+                self.facts.criteria.append(info)
+            elif weight.kind == Kind.UNKNOWN and weight.is_bare and weight_arg is not None and not _is_none(weight_arg.value):
+                # `CrossEntropyLoss(weight=w)` with `w` out of sight: the loss class takes a
+                # tensor or None there, and the code passes one - a class-weight buffer the
+                # criterion keeps (DL105: not moved from a plain list); its device is unknown
                 info = CriterionInfo(node, weight)
                 self.facts.criteria.append(info)
             return Value(Kind.CRITERION, device, weight.origin if device is not None else origin, info=info)
@@ -438,6 +448,9 @@ class TorchSemantics:
                 return Value(Kind.NDARRAY) if method == "numpy" else UNKNOWN
             if kind == Kind.BATCH and method in ("items", "values", "keys", "get", "pop"):
                 element = Value(Kind.TENSOR, receiver.device, receiver.origin, scalar=receiver.scalar)
+                if isinstance(receiver.info, CollatedMapping) and method in ("items", "values"):
+                    # every entry in turn, the lists of strings too: not known to be a tensor
+                    element = Value(Kind.UNKNOWN, receiver.device, receiver.origin, info=receiver.info, role=Role.DICT_BATCH_ENTRY_WITH_TEXT)
                 if method == "items":
                     return Value(Kind.CONTAINER, info=Homogeneous(Value(Kind.CONTAINER, info=(Value(Kind.STR), element))))
                 if method == "values":

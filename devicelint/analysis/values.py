@@ -202,6 +202,10 @@ class Role(enum.Enum):
     SEQUENCE_BATCH = "sequence batch"
     #: a batch (or dataset item) that is a dict of tensors; on a dataset, its items are dicts
     MAPPING_BATCH = "mapping batch"
+    #: an entry of a dict batch taken by iterating it (``for key, value in batch.items()``)
+    #: where the dataset fills some keys with Python strings: that entry is a list of strings
+    #: (``info`` is the batch's CollatedMapping, which names those keys)
+    DICT_BATCH_ENTRY_WITH_TEXT = "dict batch entry, some entries text"
     #: a number or text that is the job-wide rank of the process (``dist.get_rank()``, the
     #: ``RANK`` variable), or a device string built from it; see devicelint.analysis.ranks
     GLOBAL_RANK = "global rank"
@@ -356,6 +360,14 @@ class CollatedItems:
     for a tensor or number (one batched tensor)."""
 
     positions: tuple[Optional[Role], ...]
+
+
+@dataclass(frozen=True)
+class CollatedMapping:
+    """Batch payload of a dict batch: the keys whose item values are Python strings, which
+    default collation gathers into a list of strings (no ``.to()``), in source order."""
+
+    text_keys: tuple[str, ...]
 
 
 def collated_item(batch: Value, position: int) -> Optional[Value]:

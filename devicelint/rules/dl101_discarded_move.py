@@ -54,7 +54,10 @@ class DiscardedMove(Rule):
     kind (`t, w = sampler.sample(n)`) that its function binds once and uses as a tensor - an
     arithmetic operand (`loss * w`), a tensor-only method (`w.unsqueeze(0)`), the tensor operand
     of a torch function (`torch.unique(t)`) - is a tensor there too: no module, nor a batch
-    object whose `.to()` works in place, supports those.
+    object whose `.to()` works in place, supports those. So is a local unpacked by the same
+    assignment as such a tensor (`t, w = sampler.sample(n)` with `loss * w` below: `t.to(d)`)
+    that the function never uses as an object - it is never called and no attribute of it but
+    a move or `.shape` is read: a model unpacked next to a tensor is called or its methods used.
 
     ## Why is this bad?
     On a tensor these methods return a new tensor and leave the original where it was: the moved
@@ -90,6 +93,9 @@ class DiscardedMove(Rule):
         # used only as a module is, and a name bound twice: no evidence it is a tensor
         "import torch\ndef f(build, x):\n    head = build()\n    head.to(x.device)\n    return head(x)\n",
         "import torch\ndef f(build, x):\n    y = build()\n    y.to(x.device)\n    y = x * 2\n    return y\n",
+        # unpacked next to a tensor, but used as a model is (called, its methods read)
+        "import torch\ndef f(build, device):\n    net, x = build()\n    net.to(device)\n    return net(x * 2)\n",
+        "import torch\ndef f(load, device):\n    model, w = load()\n    model.cuda()\n    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n    return w * 2\n",
         # a subscript of an object nothing says is data may hold modules, whatever its name
         "import torch\ndef f(batch):\n    batch[0].to('cuda')\n",
         "import torch\nfrom transformers import AutoModel\nm = AutoModel.from_pretrained('x')\nm.cuda()\n",
@@ -127,6 +133,12 @@ class DiscardedMove(Rule):
             "import torch\ndef step(sampler, batch, losses):\n    t, w = sampler.sample(len(batch))\n"
             "    w.to(batch.device)  # expect: DL101\n    return (losses * w).mean()\n"
         ),
+        # unpacked from one call with `w`, which is multiplied into the loss: data of one sort
+        Example(
+            "import torch\ndef step(sampler, model, batch):\n    t, w = sampler.sample(len(batch))\n"
+            "    t.to(batch.device)  # expect: DL101\n    w.to(batch.device)  # expect: DL101\n"
+            "    return (model(batch, t) * w).mean()\n"
+        ),
         Example(
             "import torch\nfrom torch.utils.data import DataLoader\nfrom tqdm import tqdm\n"
             "def evaluate(model, loader: DataLoader):\n    for images, labels in tqdm(loader):\n"
@@ -153,16 +165,21 @@ class DiscardedMove(Rule):
         assert isinstance(event.node.func, cst.Attribute) and event.receiver is not None
         receiver_node = event.node.func.value
         evidence = None
+        evidence_note = ""
         if event.receiver.kind not in (Kind.TENSOR, Kind.BATCH) and not self._cannot_be_module(receiver_node, event.receiver.kind, event.state):
-            evidence = self._used_as_tensor(receiver_node, event.receiver)
-            if evidence is None:
+            found = self._used_as_tensor(receiver_node, event.receiver)
+            if found is None:
                 return
+            sibling, evidence = found
+            where = f"`{self.ctx.source_of(evidence)}` at line {self.ctx.line(evidence)}"
+            if sibling is None:
+                evidence_note = f" (a tensor: {where} uses it as one)"
+            else:
+                evidence_note = f" (unpacked with `{sibling}`, a tensor: {where} uses it as one)"
         # a batch object itself may move in place; an item taken from it by subscript is a tensor
         if event.receiver.kind == Kind.BATCH and not isinstance(receiver_node, cst.Subscript) and not _collated_by_default(event.receiver):
             return
-        shown = f"`{self.ctx.source_of(receiver_node)}`"
-        if evidence is not None:
-            shown += f" (a tensor: `{self.ctx.source_of(evidence)}` at line {self.ctx.line(evidence)} uses it as one)"
+        shown = f"`{self.ctx.source_of(receiver_node)}`{evidence_note}"
         target = dotted_name(receiver_node)
         fix = None
         advice = ""
@@ -175,14 +192,20 @@ class DiscardedMove(Rule):
             fix=fix,
         )
 
-    def _used_as_tensor(self, receiver_node: cst.BaseExpression, receiver: Value) -> Optional[cst.CSTNode]:
+    def _used_as_tensor(self, receiver_node: cst.BaseExpression, receiver: Value) -> Optional[tuple[Optional[str], cst.CSTNode]]:
         """A local of unknown kind that its function binds once and uses as a tensor elsewhere
         (`loss * weights`, `torch.unique(labels)`, `labels.unsqueeze(1)`): not a module, whose
-        `.to()` would move it in place. Objects the analysis knows anything about beyond their
-        kind (an object of a class of the file, a moved model's output) are left to it."""
+        `.to()` would move it in place. Failing that, one unpacked from the same call as such
+        a tensor and never used as an object (see the analysis' `sibling_tensor_use`): the
+        sibling's name comes back with the evidence. Objects the analysis knows anything about
+        beyond their kind (an object of a class of the file, a moved model's output) are left
+        to it."""
         if receiver.kind != Kind.UNKNOWN or not receiver.is_bare or not isinstance(receiver_node, cst.Name):
             return None
-        return self.ctx.analyzer.tensor_use(receiver_node.value)
+        use = self.ctx.analyzer.tensor_use(receiver_node.value)
+        if use is not None:
+            return None, use
+        return self.ctx.analyzer.sibling_tensor_use(receiver_node.value)
 
     def _cannot_be_module(self, receiver_node: cst.BaseExpression, kind: Kind, state: dict) -> bool:
         """A subscript of data (a batch, a tensor, a list of tensors; never judged by a name's

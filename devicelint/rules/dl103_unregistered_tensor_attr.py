@@ -65,6 +65,10 @@ class UnregisteredTensorAttr(Rule):
     as `self.x` and then passed to `register_buffer("x", ...)` under the same name is reported
     too: PyTorch refuses a buffer name the module already has (`KeyError: attribute 'x' already
     exists`; old versions left the plain attribute in place), verified on torch 2.13.
+    Where one assignment of `self.x` is flagged, the other `self.x = <tensor>` lines of the
+    methods that build the module (`if isinstance(mask, torch.Tensor): self.mask = mask.float()`,
+    `else: self.mask = torch.tensor(mask)`) are reported with it: the attribute is plain on
+    every path, wherever the tensor came from.
     0-dim tensors, attributes no other method reads, attributes that the class moves itself
     where it reads them (`self.table.to(x.device)`, `self.table.type_as(x)`), and a
     `torch.randn(a, b)`-made table read only one element at a time (`self.logs[epoch, step]`,
@@ -104,6 +108,10 @@ class UnregisteredTensorAttr(Rule):
     summary = "A plain tensor attribute of an nn.Module is not moved by `model.to(device)`."
     fix_safety = "safe"
     valid = (
+        # a tensor handed in, with no flagged assignment of the attribute: where it lives is the caller's
+        "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self, mask):\n        super().__init__()\n"
+        "        if isinstance(mask, torch.Tensor):\n            self.mask = mask.float().t()\n"
+        "    def forward(self, x):\n        return x * self.mask\n",
         # the cache is rebuilt when the input's device changes
         "import torch\nfrom torch import nn\nclass Attn(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
         "        self.proj = nn.Linear(4, 4)\n        self.mask = None\n"
@@ -139,6 +147,13 @@ class UnregisteredTensorAttr(Rule):
         "        self.stride = fn(self.stride)\n        return self\n    def forward(self, x):\n        return x * self.stride\n",
     )
     invalid = (
+        # both paths set a plain attribute (CustomizedLinear's mask)
+        Example(
+            "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self, mask):\n        super().__init__()\n"
+            "        if isinstance(mask, torch.Tensor):\n            self.mask = mask.float().t()  # expect: DL103\n"
+            "        else:\n            self.mask = torch.tensor(mask).t()  # expect: DL103\n"
+            "    def forward(self, x):\n        return x * self.mask\n"
+        ),
         # a mask cached lazily by forward (darts' TFT): made on the first input's device, kept there
         Example(
             "import torch\nfrom torch import nn\nclass Attn(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
@@ -192,6 +207,9 @@ class UnregisteredTensorAttr(Rule):
         self._cached: dict[tuple[int, str], tuple[cst.FunctionDef, cst.BaseExpression]] = {}
         #: (class, attribute) -> a `self.register_buffer("attribute", ...)` call of the class
         self._buffer_calls: dict[tuple[int, str], cst.Call] = {}
+        #: (class, attribute) -> other `self.x = <tensor of unknown device>` lines of the
+        #: methods that build the module, reported with a flagged assignment of the attribute
+        self._alternatives: dict[tuple[int, str], list[tuple[cst.CSTNode, cst.BaseExpression]]] = {}
 
     def on_call(self, event) -> None:  # type: ignore[no-untyped-def]
         if event.method != "register_buffer" or not event.args or not isinstance(event.args[0][1].literal, str):
@@ -213,7 +231,10 @@ class UnregisteredTensorAttr(Rule):
             return  # only `self.x = ...` matters here
         empty = isinstance(value_node, cst.Name) and value_node.value == "None"
         placeholders = _placeholder_list(value)
-        if not empty and not placeholders and (value.kind != Kind.TENSOR or value.device is None):
+        if not empty and not placeholders and value.kind == Kind.TENSOR and value.device is None:
+            self._maybe_alternative(context.class_info, context.node, statement, target, value_node, value)
+            return
+        if not empty and not placeholders and value.kind != Kind.TENSOR:
             return  # decided before the (costlier) question of which method builds the module
         if not self._builds_the_module(context.class_info, context.node):
             if not placeholders:
@@ -246,6 +267,25 @@ class UnregisteredTensorAttr(Rule):
             return
         # reported once `__init__` is done: it may still wrap the tensor in a Parameter
         self._candidates.append((context.class_info, attribute, statement, value_node, value, name))
+
+    def _maybe_alternative(self, class_info, function: cst.FunctionDef, statement: cst.CSTNode, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value) -> None:  # type: ignore[no-untyped-def]
+        """``self.mask = mask.float()`` (a tensor the caller handed in, device unknown) where
+        another assignment of the same attribute is flagged (``else: self.mask =
+        torch.tensor(mask)``): the attribute is a plain one on every path, and this line needs
+        the same fix. Kept until ``finish`` decides; a line that rewrites the attribute's own
+        tensor (``self.mask = self.mask.t()``) is part of the flagged one's story."""
+        if value.role in (Role.PARAMETER, Role.BUFFER) or value.scalar is True:
+            return
+        name = dotted_name(target)
+        if name is None or not name.startswith("self.") or name.count(".") != 1:
+            return
+        if re.search(rf"\b{re.escape(name)}\b", self.ctx.module.code_for_node(value_node)):
+            return
+        if not self._builds_the_module(class_info, function):
+            return
+        seen = self._alternatives.setdefault((id(class_info), name[5:]), [])
+        if all(other is not statement for other, _ in seen):  # a loop body is analysed more than once
+            seen.append((statement, value_node))
 
     def _text(self, node: cst.CSTNode) -> str:
         """The source of a class or method, generated once per file (a method's body comes
@@ -287,6 +327,21 @@ class UnregisteredTensorAttr(Rule):
             if final is not None and final.role in (Role.PARAMETER, Role.BUFFER):
                 continue  # `self.mask = nn.Parameter(self.mask, requires_grad=False)` further down
             self._report(attribute, statement, value_node, value, name, self._buffer_calls.get((id(class_info), attribute)))
+            for other, other_value in self._alternatives.pop((id(class_info), attribute), ()):
+                fix = None
+                if isinstance(other, cst.Assign) and len(other.targets) == 1:
+                    expression = self.ctx.module.code_for_node(other_value)
+                    fix = FixSpec(
+                        "Register it as a non-persistent buffer",
+                        (NodeEdit(other, "replace", f'self.register_buffer("{attribute}", {expression}, persistent=False)'),),
+                    )
+                self.ctx.report(
+                    other,
+                    f"`{name}` is set here too, as a plain tensor attribute (see line {self.ctx.line(statement)}): "
+                    f"`model.to(device)` will not move it on this path either; register it as a buffer",
+                    fix=fix,
+                    related=((statement, "the other assignment"),),
+                )
         for key, (class_info, statement, placeholders) in self._starts_empty.items():
             # None is replaced by a cached tensor; a list of placeholders has its items replaced
             cached = self._cached.get((*key, placeholders))

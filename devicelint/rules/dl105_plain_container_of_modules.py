@@ -5,6 +5,7 @@ import re
 import libcst as cst
 
 from devicelint.analysis.events import CallEvent
+from devicelint.analysis.facts import CriterionInfo
 from devicelint.analysis.values import Homogeneous
 from devicelint.analysis.names import dotted_name
 from devicelint.analysis.values import Kind, Value
@@ -13,13 +14,33 @@ from devicelint.findings import Severity
 from devicelint.rules.base import Example, Rule
 
 
+def _is_module(value: Value) -> bool:
+    """A module, or a loss that keeps a class-weight tensor (`CrossEntropyLoss(weight=w)`) not
+    known to be on an accelerator already: `model.to(device)` must reach it as it reaches a
+    layer. A loss without a weight holds no tensor and may sit in a plain list."""
+    if value.kind == Kind.MODULE:
+        return True
+    if value.kind != Kind.CRITERION or not isinstance(value.info, CriterionInfo):
+        return False
+    return value.device is None or not value.device.may_be_accelerator
+
+
+def _missed_by(value: Value) -> str:
+    """What else misses what the container holds: losses keep class weights (buffers), not
+    parameters."""
+    element = value.info.element if value.kind == Kind.CONTAINER and isinstance(value.info, Homogeneous) else value
+    if element.kind == Kind.CRITERION or value.kind == Kind.CONTAINER and isinstance(value.info, tuple) and all(item.kind == Kind.CRITERION for item in value.info):
+        return "their class weights stay where they were made while the model's outputs move"
+    return "`parameters()` / `state_dict()` miss them"
+
+
 def _holds_modules(value: Value) -> bool:
     if value.kind != Kind.CONTAINER:
         return False
     if isinstance(value.info, Homogeneous):
-        return value.info.element.kind == Kind.MODULE
+        return _is_module(value.info.element)
     if isinstance(value.info, tuple) and value.info:
-        return all(item.kind == Kind.MODULE for item in value.info)
+        return all(_is_module(item) for item in value.info)
     return False
 
 
@@ -46,7 +67,11 @@ class PlainContainerOfModules(Rule):
     ## What it does
     In an `nn.Module` subclass's `__init__`, flags `self.layers = [nn.Linear(...), ...]` - a
     Python list, tuple, dict or comprehension of modules - and modules appended to a plain list
-    attribute (`self.heads.append(nn.Linear(...))`).
+    attribute (`self.heads.append(nn.Linear(...))`). Losses built with a class weight
+    (`nn.CrossEntropyLoss(weight=w)`) count as modules here: the weight is a buffer that
+    `.to(device)` moves only when the loss is registered. Losses without a weight hold no
+    tensor, and a plain list of them is left alone, as is a weighted loss whose weight was
+    already made on an accelerator.
 
     ## Why is this bad?
     Only `nn.Module` attributes (and `nn.ModuleList` / `nn.ModuleDict`) register submodules.
@@ -74,6 +99,10 @@ class PlainContainerOfModules(Rule):
     summary = "Submodules kept in a plain list/dict attribute are not registered: not moved, trained or saved."
     fix_safety = "safe"
     valid = (
+        # losses without a weight hold no tensor
+        "import torch\nclass M(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.losses = [torch.nn.CrossEntropyLoss(), torch.nn.MSELoss()]\n"
+        "        self.weighted = [torch.nn.CrossEntropyLoss(weight=None)]\n",
         "import torch.nn as nn\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
         "        self.blocks = nn.ModuleList([nn.Linear(2, 2)])\n",
         "import torch.nn as nn\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
@@ -89,6 +118,12 @@ class PlainContainerOfModules(Rule):
         "            self.add_module(str(i), layer)\n",
     )
     invalid = (
+        # a weighted loss per output position (pytorch-lightning issue 2984)
+        Example(
+            "import torch\nclass M(torch.nn.Module):\n    def __init__(self, weights):\n        super().__init__()\n"
+            "        self.losses = []  # expect: DL105\n        for w in weights:\n"
+            "            self.losses.append(torch.nn.CrossEntropyLoss(weight=w))\n"
+        ),
         Example(
             "import torch.nn as nn\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
             "        self.blocks = [nn.Linear(2, 2) for _ in range(3)]  # expect: DL105\n",
@@ -163,7 +198,7 @@ class PlainContainerOfModules(Rule):
             fix = FixSpec(f"Wrap it in `{nn}.{container}`", (NodeEdit(value_node, "replace", f"{nn}.{container}({inner})"),))
         message = (
             f"`{name}` holds modules in a plain Python container: they are not registered, so "
-            f"`.to(device)` does not move them and `parameters()` / `state_dict()` miss them; use `nn.{container}`"
+            f"`.to(device)` does not move them and {_missed_by(value)}; use `nn.{container}`"
         )
         self._candidates.append((self.ctx.current_function.node, name[5:], value_node, message, fix))
 
@@ -179,10 +214,10 @@ class PlainContainerOfModules(Rule):
         appended = event.args[-1][0].value if event.args else None
         if appended is not None and event.method != "extend" and _aliases_own_attributes(cst.List([cst.Element(appended)])):
             return  # `self.blocks.append(self.b1)`: b1 is registered as an attribute already
-        if added and (added[-1].kind == Kind.MODULE or _holds_modules(added[-1])) and owner.count(".") == 1:
+        if added and (_is_module(added[-1]) or _holds_modules(added[-1])) and owner.count(".") == 1:
             message = (
                 f"`{owner}` is a plain list of modules: modules appended to it are not registered, so "
-                "`.to(device)` does not move them and `parameters()` / `state_dict()` miss them; make it an `nn.ModuleList()`"
+                f"`.to(device)` does not move them and {_missed_by(added[-1])}; make it an `nn.ModuleList()`"
             )
             init = self.ctx.current_function.node
             created = self._empty_lists.get((id(init), owner[5:]))

@@ -1,12 +1,13 @@
 from __future__ import annotations
 
 import re
+from typing import Optional
 
 import libcst as cst
 
 from devicelint.analysis.events import CallEvent
 from devicelint.analysis.names import dotted_name
-from devicelint.analysis.values import Kind, Role, Value
+from devicelint.analysis.values import CollatedMapping, Kind, Role, Value
 from devicelint.findings import Severity
 from devicelint.rules.base import Example, Rule
 
@@ -34,6 +35,14 @@ class ToOnContainer(Rule):
       display and another a tensor (`init_hidden()` returning `(h, c)` for an LSTM and `h`
       for a GRU): on the tuple's path the move fails. Left alone when the calling function
       also indexes the name (`hidden[0].cuda()` on another branch handles the tuple).
+
+    * every entry of a dict batch in turn (`for key, value in batch.items(): value.to(d)`,
+      `{k: v.to(d) for k, v in batch.items()}`) where the dataset class's `__getitem__` puts a
+      Python string under some key - a literal, an f-string, `str(...)`, a string method's
+      result, `path.split("/")[0]` - in the dict it returns (a display, or a name bound only to
+      dicts and filled by `item["key"] = ...`): default collation makes that entry a list of
+      strings. Left alone when the function names such a key (it skips or handles that
+      entry) or tests the entry (`isinstance`, `torch.is_tensor`).
 
     A value of unknown kind (a parameter, a batch from a loader whose dataset returns a tensor
     or is not known) is left alone, and so is a name the function checks with `isinstance`,
@@ -82,6 +91,17 @@ class ToOnContainer(Rule):
         "        return [to_device(d, device) for d in data]\n    return data.to(device)\n"
         "moved = to_device([torch.zeros(2), torch.ones(2)], 'cuda')\n",
         "def move(batch, device):\n    return batch.to(device)\n",
+        # the loop skips the text entry by its key, or tests what each entry is
+        "import torch\nfrom torch.utils.data import DataLoader, Dataset\n"
+        "class Frames(Dataset):\n    def __getitem__(self, i):\n        item = {}\n        item['x'] = torch.zeros(3)\n"
+        "        item['name'] = self.paths[i].split('/')[-1]\n        return item\n    def __len__(self):\n        return 4\n"
+        "for batch in DataLoader(Frames(), batch_size=2):\n    for k, v in batch.items():\n"
+        "        if k != 'name':\n            batch[k] = v.to('cuda')\n",
+        "import torch\nfrom torch.utils.data import DataLoader, Dataset\n"
+        "class Frames(Dataset):\n    def __getitem__(self, i):\n        item = {}\n        item['x'] = torch.zeros(3)\n"
+        "        item['name'] = self.paths[i].split('/')[-1]\n        return item\n    def __len__(self):\n        return 4\n"
+        "for batch in DataLoader(Frames(), batch_size=2):\n"
+        "    batch = {k: v.to('cuda') if torch.is_tensor(v) else v for k, v in batch.items()}\n",
     )
     invalid = (
         Example(
@@ -100,10 +120,23 @@ class ToOnContainer(Rule):
         ),
     )
 
+    invalid = invalid + (
+        # the dataset puts a file name next to the tensors: collation makes it a list of strings
+        Example(
+            "import torch\nfrom torch.utils.data import DataLoader, Dataset\n"
+            "class Frames(Dataset):\n    def __getitem__(self, i):\n        item = {}\n        item['x'] = torch.zeros(3)\n"
+            "        item['name'] = self.paths[i].split('/')[-1]\n        return item\n    def __len__(self):\n        return 4\n"
+            "for batch in DataLoader(Frames(), batch_size=2):\n"
+            "    batch = {k: v.to('cuda') for k, v in batch.items()}  # expect: DL310\n"
+        ),
+    )
+
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)
         #: per function node: the names its type checks mention
         self._checked: dict[int, frozenset[str]] = {}
+        #: the module's top-level statements other than definitions, once asked for
+        self._script: Optional[str] = None
 
     def on_call(self, event: CallEvent) -> None:
         if event.method not in _MOVES or event.receiver is None or not isinstance(event.node.func, cst.Attribute):
@@ -118,6 +151,9 @@ class ToOnContainer(Rule):
         if event.receiver.role is Role.SEQUENCE_ON_SOME_PATHS and (name is None or self._indexed_here(name)):
             return  # the function also takes it apart (`hidden[0].cuda()` on another branch): it handles both shapes
         shown = self.ctx.source_of(receiver_node)
+        if event.receiver.role is Role.DICT_BATCH_ENTRY_WITH_TEXT:
+            self._report_text_entry(event, shown)
+            return
         python_type = _python_type(receiver_node, event.receiver)
         error = f"AttributeError: '{python_type}' object has no attribute '{event.method}'" if python_type else "AttributeError"
         self.ctx.report(
@@ -125,23 +161,53 @@ class ToOnContainer(Rule):
             f"`{shown}` is {what}, not a tensor: `.{event.method}()` raises {error}; move each tensor in it instead",
         )
 
+    def _report_text_entry(self, event: CallEvent, shown: str) -> None:
+        """``for key, value in batch.items(): value.to(d)`` over a dict batch whose dataset puts
+        strings under some keys - unless the function names one of those keys (it handles or
+        skips that entry: ``if key == "date": continue``)."""
+        info = event.receiver.info  # type: ignore[union-attr]
+        assert isinstance(info, CollatedMapping)
+        node = self.ctx.current_function.node
+        text = self.ctx.analyzer.body_text(node) if node is not None else self._script_text()
+        if any(f'"{key}"' in text or f"'{key}'" in text for key in info.text_keys):
+            return
+        keys = ", ".join(f'"{key}"' for key in info.text_keys)
+        self.ctx.report(
+            event.node,
+            f"`{shown}` takes every entry of a dict batch in turn, and the dataset's items hold strings under "
+            f"{keys}: default collation makes that entry a list of strings, so `.{event.method}()` raises "
+            f"AttributeError: 'list' object has no attribute '{event.method}'; move only the tensors "
+            f"(skip {keys}, or test `isinstance({shown}, torch.Tensor)`)",
+        )
+
+    def _script_text(self) -> str:
+        """The module's own statements, without its functions and classes (the dataset class
+        that names the keys is not the loop that handles them)."""
+        if self._script is None:
+            self._script = "".join(
+                self.ctx.module.code_for_node(statement)
+                for statement in self.ctx.module.body
+                if not isinstance(statement, (cst.FunctionDef, cst.ClassDef))
+            )
+        return self._script
+
     def _indexed_here(self, name: str) -> bool:
         node = self.ctx.current_function.node
         text = self.ctx.analyzer.body_text(node) if node is not None else self.ctx.source
         return re.search(rf"(?<![\w.]){re.escape(name)}\s*\[", text) is not None
 
     def _type_checked_names(self) -> frozenset[str]:
-        """Names the current function tests with isinstance / hasattr / type(...)."""
+        """Names the current function (or the script's own statements) tests with isinstance /
+        hasattr / type(...) / torch.is_tensor."""
         node = self.ctx.current_function.node
-        if node is None:
-            return frozenset()
-        key = id(node)
+        key = id(node) if node is not None else 0
         if key not in self._checked:
-            self._checked[key] = frozenset(_TYPE_CHECK.findall(self.ctx.analyzer.body_text(node)))
+            text = self.ctx.analyzer.body_text(node) if node is not None else self._script_text()
+            self._checked[key] = frozenset(_TYPE_CHECK.findall(text))
         return self._checked[key]
 
 
-_TYPE_CHECK = re.compile(r"\b(?:isinstance|hasattr|type)\(\s*([A-Za-z_]\w*)")
+_TYPE_CHECK = re.compile(r"\b(?:isinstance|hasattr|type|is_tensor)\(\s*([A-Za-z_]\w*)")
 
 
 def _container_kind(value: Value) -> str | None:
@@ -153,6 +219,8 @@ def _container_kind(value: Value) -> str | None:
         return "a batch that default collation made a dict (the dataset yields dicts)"
     if value.kind == Kind.UNKNOWN and value.role is Role.SEQUENCE_ON_SOME_PATHS:
         return "a tuple or list on some paths (the function that made it returns one there)"
+    if value.role is Role.DICT_BATCH_ENTRY_WITH_TEXT and isinstance(value.info, CollatedMapping):
+        return "an entry of a dict batch whose dataset holds strings under some keys"
     return None
 
 
