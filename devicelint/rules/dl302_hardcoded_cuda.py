@@ -28,7 +28,8 @@ class HardcodedCuda(Rule):
     `torch.cuda.is_available()`, `x.device.type == "cuda"`) or places the tensor on one branch
     only (`if self.use_cuda: mask = mask.cuda()`, the program's own choice) is left alone, and so
     is a file written for CUDA alone (streams, CUDA graphs, CUDA extensions, Triton or CuPy
-    kernels). `.cuda(args.gpu)` takes its device from configuration and is not flagged. Scripts that hard-code CUDA at their top level are DL314's (off by default).
+    kernels). `.cuda(args.gpu)` takes its device from configuration and is not flagged.
+    Scripts that hard-code CUDA at their top level are DL314's (off by default).
 
     ## Why is this bad?
     The layer or loss works only where its author ran it. On a CPU run the hard-coded tensor
