@@ -1194,3 +1194,21 @@ def f(xs, ys):
 '''
     state = function_state(analyse(code), "f")
     assert state["after_x"].device.only_on is None and state["after_y"].device.only_on is None
+
+
+def test_a_value_moved_on_some_arms_and_placed_otherwise_on_another_path_loses_its_arms():
+    code = '''
+import torch
+x = torch.randn(8, 4)
+y = torch.randn(8)
+if gpu:
+    x = x.cuda()
+else:
+    y = y.cuda()
+tagged = x
+if flag:
+    x = torch.randn(8, 4).cuda()
+'''
+    state = analyse(code).module_state
+    assert state["tagged"].device.only_on is not None
+    assert state["x"].device.kind == "accel" and state["x"].device.only_on is None

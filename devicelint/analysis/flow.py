@@ -1233,7 +1233,8 @@ def _tag_arm_moves(chain: cst.If, entry: State, arms: list[tuple[Optional[cst.CS
     for key, value in merged.items():
         before = entry.get(key)
         if (
-            before is None
+            before is value  # no arm rebound it (the cheap, common case)
+            or before is None
             or not before.is_tensor_like
             or before.device is None
             or not before.device.is_cpu

@@ -127,8 +127,8 @@ class PathPlacement:
     test true) counts as one. Arms that leave the chain (``return``, ``raise``, ``continue``,
     ``break``) or cannot run are not arms here."""
 
-    #: the chain's first ``if``: records of different chains are not compared
-    chain: cst.If = field(compare=False)
+    #: the chain's first ``if`` (compared by identity: records of different chains differ)
+    chain: cst.If
     #: the arms that left the value on the accelerator (on the others it is on the host)
     placed: frozenset[int]
     #: the arms that moved some value of the chain from the host to the accelerator: those a
@@ -183,6 +183,9 @@ def join_devices(first: Optional[Device], second: Optional[Device]) -> Optional[
         return None
     if first.index != second.index:
         return Device(first.kind, first.label, None)
+    if first.only_on != second.only_on:
+        # where it was on the host depends on the path taken before the merge: no longer known
+        return replace(first, only_on=None)
     return first
 
 
