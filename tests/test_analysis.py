@@ -1136,3 +1136,79 @@ def test_text_by_its_form_and_not_tensor_splits():
         assert is_text(expression(text)), text
     for other in ("x.split(2)[0]", "torch.zeros(3)", "name", "x[0]", "str"):
         assert not is_text(expression(other)), other
+
+
+def test_arms_of_a_chain_that_move_different_values_are_recorded():
+    code = '''
+import torch
+x = torch.randn(8, 4)
+y = torch.randn(8)
+z = torch.randn(8)
+if gpu:
+    x = x.cuda()
+elif mps:
+    y = y.to("mps")
+    z = z.to("mps")
+else:
+    pass
+'''
+    state = analyse(code).module_state
+    x, y, z = (state[name].device for name in "xyz")
+    assert x.only_on is not None and y.only_on is not None and z.only_on is not None
+    assert x.only_on.placed == {0} and y.only_on.placed == {1} == z.only_on.placed
+    assert x.only_on.moving == {0, 1} and x.only_on.chain is y.only_on.chain
+    assert len(x.only_on.arms) == 3
+    # the arms put y on different accelerators than x, but each is on one of them there
+    assert y.kind == "accel" and y.index is None
+
+
+def test_a_chain_that_moves_its_values_together_records_no_arms():
+    code = '''
+import torch
+x = torch.randn(8, 4)
+y = torch.randn(8)
+if gpu:
+    x = x.cuda()
+    y = y.cuda()
+elif mps:
+    x = x.to("mps")
+    y = y.to("mps")
+'''
+    state = analyse(code).module_state
+    assert state["x"].device.only_on is None and state["y"].device.only_on is None
+
+
+def test_an_arm_that_leaves_the_block_is_not_an_arm_where_paths_meet():
+    code = '''
+import torch
+def f(xs, ys):
+    for x, y in zip(xs, ys):
+        x = torch.randn(8, 4)
+        y = torch.randn(8)
+        if gpu:
+            x = x.cuda()
+        else:
+            y = y.cuda()
+            continue
+        after_x, after_y = x, y
+'''
+    state = function_state(analyse(code), "f")
+    assert state["after_x"].device.only_on is None and state["after_y"].device.only_on is None
+
+
+def test_a_value_moved_on_some_arms_and_placed_otherwise_on_another_path_loses_its_arms():
+    code = '''
+import torch
+x = torch.randn(8, 4)
+y = torch.randn(8)
+if gpu:
+    x = x.cuda()
+else:
+    y = y.cuda()
+tagged = x
+if flag:
+    x = torch.randn(8, 4).cuda()
+'''
+    state = analyse(code).module_state
+    assert state["tagged"].device.only_on is not None
+    assert state["x"].device.kind == "accel" and state["x"].device.only_on is None

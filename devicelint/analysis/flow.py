@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import replace
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional, Sequence
 
 import libcst as cst
 
@@ -58,6 +58,7 @@ from devicelint.analysis.values import (
     Homogeneous,
     Kind,
     Origin,
+    PathPlacement,
     Role,
     UNKNOWN,
     Value,
@@ -388,10 +389,15 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
             return True if left is True or right is True else (False if left is False and right is False else None)
         return None
 
-    def _exec_if(self, node: cst.If, state: State) -> None:
+    def _exec_if(self, node: cst.If, state: State, arms: Optional[list[tuple[Optional[cst.CSTNode], State]]] = None) -> None:
+        """``arms``: for an ``elif``, where its chain collects each arm's node and final state
+        (see _tag_arm_moves)."""
         self.eval_condition(node.test, state)
         body_state = dict(state)
         else_state = dict(state)
+        chain_head = arms is None
+        if arms is None:
+            arms = []
         checked = self._tensor_check(node.test, state)
         impossible = None
         if checked is not None:
@@ -417,15 +423,23 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
                 impossible = not truth
         if impossible is not True:
             self.exec_block(node.body.body, body_state)
+            if not _leaves_block(node.body.body):
+                arms.append((node, body_state))
+        first_else_arm = len(arms)
         orelse = node.orelse
         if isinstance(orelse, cst.If):
-            self._exec_if(orelse, else_state)
+            self._exec_if(orelse, else_state, arms)
         elif isinstance(orelse, cst.Else):
             self.exec_block(orelse.body.body, else_state)
+            if not _leaves_block(orelse.body.body):
+                arms.append((orelse, else_state))
+        else:
+            arms.append((None, else_state))
         if impossible is True:
             merged = else_state
         elif impossible is False:
             merged = body_state
+            del arms[first_else_arm:]
         else:
             merged = join_states(body_state, else_state)
         defaulted = none_checked_name(node.test)
@@ -436,6 +450,8 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
             made = (body_state if none_branch else else_state).get(name)
             if made is not None and made.kind == Kind.TENSOR and merged.get(name, UNKNOWN).kind == Kind.UNKNOWN:
                 merged[name] = made
+        if chain_head and len(arms) > 1:
+            _tag_arm_moves(node, state, arms, merged)  # the state is still the one before the chain
         replace_state(state, merged)
 
     def _tensor_check(self, test: cst.BaseExpression, state: State) -> Optional[tuple[str, bool]]:
@@ -1194,6 +1210,66 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
             return name
         text = self.source_of(node)
         return text if len(text) <= 40 else text[:37] + "..."
+
+
+_JUMPS = (cst.Return, cst.Raise, cst.Continue, cst.Break)
+
+
+def _leaves_block(statements: Sequence[cst.BaseStatement]) -> bool:
+    """The block ends by leaving it (``return``, ``raise``, ``continue``, ``break``): its state
+    never reaches the statement after it."""
+    if not statements:
+        return False
+    last = statements[-1]
+    return isinstance(last, cst.SimpleStatementLine) and bool(last.body) and isinstance(last.body[-1], _JUMPS)
+
+
+def _tag_arm_moves(chain: cst.If, entry: State, arms: list[tuple[Optional[cst.CSTNode], State]], merged: State) -> None:
+    """Where the arms of an if/elif chain moved different values from the host to the
+    accelerator, give each such value's device after the chain (``merged``) a PathPlacement
+    naming the arms that put it there. Chains that move the same values on the same arms
+    (``if cuda: x = x.cuda(); y = y.cuda()``) get none."""
+    placed_by_key: dict[str, tuple[frozenset[int], Value]] = {}
+    for key, value in merged.items():
+        before = entry.get(key)
+        if (
+            before is value  # no arm rebound it (the cheap, common case)
+            or before is None
+            or not before.is_tensor_like
+            or before.device is None
+            or not before.device.is_cpu
+            or not value.is_tensor_like
+            or (value.device is not None and not value.device.may_be_accelerator)
+        ):
+            continue
+        placed: set[int] = set()
+        first_placed: Optional[Value] = None
+        for index, (_, arm_state) in enumerate(arms):
+            arm_value = arm_state.get(key, before)
+            device = arm_value.device
+            if device is None or (not device.is_cpu and not device.may_be_accelerator) or device.only_on is not None:
+                break  # unknown, or on the accelerator on some paths of an inner chain only
+            if device.may_be_accelerator:
+                placed.add(index)
+                first_placed = first_placed or arm_value
+        else:
+            if first_placed is not None and len(placed) < len(arms):
+                placed_by_key[key] = (frozenset(placed), first_placed)
+    if len({placed for placed, _ in placed_by_key.values()}) < 2:
+        return
+    moving = frozenset().union(*(placed for placed, _ in placed_by_key.values()))
+    nodes = tuple(node for node, _ in arms)
+    for key, (placed, first_placed) in placed_by_key.items():
+        value = merged[key]
+        placement = PathPlacement(chain, placed, moving, nodes)
+        if value.device is None:
+            # arms that put it on different accelerators (`.cuda()`, `.to("mps")`): on one of
+            # them, whose index is not known
+            assert first_placed.device is not None
+            device, origin = replace(first_placed.device, index=None), first_placed.origin
+        else:
+            device, origin = value.device, value.origin
+        merged[key] = replace(value, device=replace(device, only_on=placement), origin=origin)
 
 
 def _dataclass_fields(body: Iterable[cst.BaseStatement]) -> tuple[str, ...]:

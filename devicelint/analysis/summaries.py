@@ -553,7 +553,10 @@ class Summaries:
             id(class_info),
             self_value,
             id(self_value.info) if self_value is not None else 0,
-            tuple((name, value, id(value.info), value.role) for name, value in sorted(bound.items(), key=lambda item: item[0])),
+            tuple(
+                (name, value, id(value.info), value.role, value.device.only_on if value.device is not None else None)
+                for name, value in sorted(bound.items(), key=lambda item: item[0])
+            ),
             default,
         )
         if ready:

@@ -70,6 +70,9 @@ class Device:
     #: ``follows`` only: the anchor is a tensor argument whose device the caller chose (in a
     #: free function) - evidence enough for a factory that meets it, not for numpy calls
     argument: bool = False
+    #: the value is here only on some arms of one if/elif chain, and on the host on the others
+    #: (see PathPlacement); like a label it does not take part in comparisons
+    only_on: Optional["PathPlacement"] = field(default=None, compare=False)
 
     @property
     def is_cpu(self) -> bool:
@@ -109,6 +112,30 @@ class Device:
         if self.argument:
             return f"the device of `{self.label}`"
         return f"`{self.label}`"
+
+
+@dataclass(frozen=True)
+class PathPlacement:
+    """Where paths meet, a value that one path put on the accelerator is taken to be there (see
+    join_devices). Where the arms of one if/elif chain moved *different* values from the host
+    (``if args.gpu: images = images.cuda()`` / ``elif ...: target = target.cuda()``), the
+    moved values' devices carry this record of the arms that put them there, so that an
+    operation that later meets two of them, or one of them and a value on the accelerator on
+    every path, can tell the arm that runs it with one operand left on the host.
+
+    Arms are numbered in source order; the arm after the last ``elif`` without an ``else`` (no
+    test true) counts as one. Arms that leave the chain (``return``, ``raise``, ``continue``,
+    ``break``) or cannot run are not arms here."""
+
+    #: the chain's first ``if`` (compared by identity: records of different chains differ)
+    chain: cst.If
+    #: the arms that left the value on the accelerator (on the others it is on the host)
+    placed: frozenset[int]
+    #: the arms that moved some value of the chain from the host to the accelerator: those a
+    #: GPU run takes
+    moving: frozenset[int]
+    #: each arm's ``if``/``elif``/``else`` node (None for the arm with no test true), for messages
+    arms: tuple[Optional[cst.CSTNode], ...] = field(compare=False)
 
 
 def follows(anchor: str, argument: bool = False) -> Device:
@@ -156,6 +183,9 @@ def join_devices(first: Optional[Device], second: Optional[Device]) -> Optional[
         return None
     if first.index != second.index:
         return Device(first.kind, first.label, None)
+    if first.only_on != second.only_on:
+        # where it was on the host depends on the path taken before the merge: no longer known
+        return replace(first, only_on=None)
     return first
 
 
@@ -443,6 +473,31 @@ def _join_items(first: Any, second: Any) -> Any:
         return second
     if second == () and isinstance(first, Homogeneous):
         return first
+    return None
+
+
+def conflicting_on_an_arm(first: Value, second: Value) -> Optional[tuple[Value, Value, Optional[cst.CSTNode]]]:
+    """Two tensors an if/elif chain left on one device on every arm but one that moved
+    something to the accelerator, where one of them stayed on the host (see PathPlacement):
+    (the one on the host there, the other, the arm's ``if``/``elif``/``else`` node or None for
+    the arm with no test true). None where no such arm is known.
+
+    The other (a tensor, or a module called on the first) must be on the accelerator on that
+    arm: moved there by the same arm, or placed without regard to the chain (a moved model, its
+    output). The one on the host must be known to
+    have a dimension (a 0-dim CPU tensor mixes with anything)."""
+    for host, other in ((first, second), (second, first)):
+        placement = host.device.only_on if host.device is not None else None
+        if placement is None or host.scalar is not False or other.kind not in (Kind.TENSOR, Kind.BATCH, Kind.MODULE):
+            continue
+        if other.device is None or not other.device.may_be_accelerator:
+            continue
+        other_placement = other.device.only_on
+        if other_placement is not None and other_placement.chain is not placement.chain:
+            continue  # placed on some paths of another chain: how the two chains correlate is not known
+        for arm in sorted(placement.moving - placement.placed):
+            if other_placement is None or arm in other_placement.placed:
+                return host, other, placement.arms[arm]
     return None
 
 

@@ -4,7 +4,7 @@ import libcst as cst
 
 from devicelint.analysis import torch_api as api
 from devicelint.analysis.events import BinaryEvent, CallEvent
-from devicelint.analysis.values import Kind, Role, Value, conflicting
+from devicelint.analysis.values import Kind, Role, Value, conflicting, conflicting_on_an_arm
 from devicelint.findings import Severity
 from devicelint.rules._messages import where
 from devicelint.rules.base import Example, Rule
@@ -57,6 +57,18 @@ class MixedDeviceOp(Rule):
         "import torch\nx = torch.randn(3, device='cuda')\ns = torch.randn(3).sum()\ny = x * s\n",
         "import torch\nfrom detectron2.modeling import build_model\nmodel = build_model(cfg)\nmodel.eval()\n"
         "out = model(torch.randn(1, 3, 64, 64, device='cuda'))\n",
+        # both operands moved on the same arm, or on every arm
+        "import torch\nfrom torch.utils.data import DataLoader\nmodel = torch.nn.Linear(4, 2).cuda()\n"
+        "for x, y in DataLoader(ds, batch_size=8):\n    if gpu:\n        x = x.cuda()\n        y = y.cuda()\n"
+        "    loss = torch.nn.functional.cross_entropy(model(x), y)\n",
+        "import torch\nfrom torch.utils.data import DataLoader\ndev = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+        "for x, y in DataLoader(ds, batch_size=8):\n    if gpu:\n        x = x.cuda()\n        y = y.cuda()\n"
+        "    elif mps:\n        x = x.to('mps')\n        y = y.to('mps')\n    else:\n        x = x.to(dev)\n        y = y.to(dev)\n"
+        "    z = torch.cat([x, y])\n",
+        # the arm that moves only y leaves the loop
+        "import torch\nfrom torch.utils.data import DataLoader\n"
+        "for x, y in DataLoader(ds, batch_size=8):\n    if gpu:\n        x = x.cuda()\n        y = y.cuda()\n"
+        "    elif mps:\n        y = y.to('mps')\n        continue\n    z = torch.cat([x, y])\n",
     )
     invalid = (
         Example(
@@ -72,6 +84,18 @@ class MixedDeviceOp(Rule):
         Example(
             "import torch\nfrom pixor import PIXOR\nmodel = PIXOR()\nmodel.load_state_dict(torch.load('w.pt', map_location='cuda'))\n"
             "model.eval()\nx = torch.randn(1, 36, 800, 700, device='cuda')\nout = model(x)  # expect: DL201\n"
+        ),
+        # each arm of the chain moves a different operand: on a GPU run one of them stays on the CPU
+        Example(
+            "import torch\nfrom torch.utils.data import DataLoader\ndev = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+            "for x, y in DataLoader(ds, batch_size=8):\n    if gpu:\n        x = x.cuda()\n    else:\n        y = y.to(dev)\n"
+            "    z = torch.cat([x, y])  # expect: DL201\n"
+        ),
+        Example(
+            "import torch\nfrom torch.utils.data import DataLoader\nmodel = torch.nn.Linear(4, 2).cuda()\n"
+            "criterion = torch.nn.CrossEntropyLoss()\nfor x, y in DataLoader(ds, batch_size=8):\n"
+            "    if args.gpu is not None:\n        x = x.cuda(args.gpu)\n    elif args.mps:\n        x = x.to('mps')\n        y = y.to('mps')\n"
+            "    loss = criterion(model(x), y)  # expect: DL201\n"
         ),
     )
 
@@ -110,6 +134,8 @@ class MixedDeviceOp(Rule):
     def on_binary(self, event: BinaryEvent) -> None:
         if self._conflict_to_report(event.left, event.right):
             self._report(event.node, event.left_node, event.left, event.right_node, event.right)
+        else:
+            self._check_arms(event.node, [(event.left_node, event.left), (event.right_node, event.right)])
 
     def on_call(self, event: CallEvent) -> None:
         if event.qualname in api.MIXING_FUNCTIONS:
@@ -121,6 +147,9 @@ class MixedDeviceOp(Rule):
             self._check_all(event.node, operands)
         elif event.callee.kind == Kind.MODULE and event.callee.device is not None and event.callee.role is not Role.PARALLEL_WRAPPER:
             self._check_module_call(event)
+        elif event.callee.kind == Kind.CRITERION:
+            # a loss on a batch never moved is DL203's; one moved on other arms of a chain is this rule's
+            self._check_arms(event.node, event.operands())
 
     def _check_module_call(self, event: CallEvent) -> None:
         module = event.callee
@@ -131,6 +160,8 @@ class MixedDeviceOp(Rule):
             if anywhere or value.kind not in (Kind.TENSOR, Kind.BATCH) or value.device is None or module.device is None:
                 continue
             if not module.device.conflicts_with(value.device):
+                if self._check_arms(event.node, [(event.node.func, module), (arg.value, value)]):
+                    return
                 continue
             if self._said_by_another_rule(value, module):
                 continue
@@ -148,6 +179,28 @@ class MixedDeviceOp(Rule):
                 if self._conflict_to_report(first, second):
                     self._report(node, first_node, first, second_node, second)
                     return
+        self._check_arms(node, operands)
+
+    def _check_arms(self, node: cst.CSTNode, operands: list[tuple[cst.BaseExpression, Value]]) -> bool:
+        """Report the first pair of operands that an if/elif chain put on one device on every
+        arm but one that moved something else to the accelerator (see
+        values.conflicting_on_an_arm); whether it reported."""
+        for index, (first_node, first) in enumerate(operands):
+            for second_node, second in operands[index + 1:]:
+                found = conflicting_on_an_arm(first, second)
+                if found is None:
+                    continue
+                host, other, arm = found
+                host_node, other_node = (first_node, second_node) if host is first else (second_node, first_node)
+                # (the arm where no test is true never moves anything, so it is never the one found)
+                branch = f"the branch at line {self.ctx.line(arm)}" if arm is not None else "the path where no branch runs"
+                self.ctx.report(
+                    node,
+                    f"mixes devices on {branch}: it leaves `{self.ctx.source_of(host_node)}` on the CPU, "
+                    f"which only other branches move, while `{self.ctx.source_of(other_node)}` is {where(other, self.ctx)}",
+                )
+                return True
+        return False
 
     def _report(self, node: cst.CSTNode, left_node: cst.BaseExpression, left: Value, right_node: cst.BaseExpression, right: Value) -> None:
         self.ctx.report(
