@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import replace
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional, Union
 
 import libcst as cst
 
@@ -743,7 +743,10 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         return self._scope_tensor_evidence().sibling_tensor_use(name)
 
     def _scope_tensor_evidence(self) -> TensorEvidence:
-        scope: cst.CSTNode = self.current_function.node or self.module
+        return self.tensor_evidence_of(self.current_function.node or self.module)
+
+    def tensor_evidence_of(self, scope: Union[cst.FunctionDef, cst.Module]) -> TensorEvidence:
+        """The tensor evidence of a function's own body (or the module's top level), scanned once."""
         evidence = self._tensor_evidence.get(scope)
         if evidence is None:
             evidence = self._tensor_evidence[scope] = scan_tensor_evidence(

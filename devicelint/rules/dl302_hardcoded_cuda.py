@@ -14,6 +14,8 @@ _CUDA_LITERAL = re.compile(r"cuda(:\d+)?")
 #: the function asks where it runs before it places anything: a CUDA-only path on purpose
 #: code written for CUDA alone: streams, events, graphs, CUDA extensions and kernels
 _CUDA_ONLY_FILE = re.compile(r"torch\.cuda\.(Stream|stream|Event|graph|CUDAGraph)\b|cpp_extension|^\s*(import|from)\s+(triton|cupy|pycuda)\b|numba\.cuda", re.MULTILINE)
+#: an ``if`` test about the size of the data (see _tests_data)
+_DATA_TEST = re.compile(r"\blen\s*\(|\.shape\b|\.numel\s*\(|\.size\s*\(|[!=]=\s*(\[\s*\]|\(\s*\)|\{\s*\})")
 _CHECKS_DEVICE = re.compile(r"\bis_cuda\b|is_available\s*\(|device_count\s*\(|\.device\.type\b|\.type\s*==|== *['\"]cuda")
 
 
@@ -177,7 +179,9 @@ def _names_cuda(node: cst.BaseExpression) -> bool:
 
 
 class _ConditionalCalls(cst.CSTVisitor):
-    """The calls in the branches of ``if`` statements and conditional expressions."""
+    """The calls in the branches of ``if`` statements and conditional expressions, but for
+    tests of the data (``if matching[i] != []:``, ``if x.shape[0] == 0:``, ``if len(boxes):``):
+    a branch taken for empty data is no device the program chose, and runs on any machine."""
 
     def __init__(self) -> None:
         self.calls: set[int] = set()
@@ -185,21 +189,29 @@ class _ConditionalCalls(cst.CSTVisitor):
 
     def visit_If(self, node: cst.If) -> bool:
         node.test.visit(self)
-        self._depth += 1
+        chosen = not _tests_data(node.test)
+        self._depth += chosen
         node.body.visit(self)
         if node.orelse is not None:
             node.orelse.visit(self)
-        self._depth -= 1
+        self._depth -= chosen
         return False
 
     def visit_IfExp(self, node: cst.IfExp) -> bool:
         node.test.visit(self)
-        self._depth += 1
+        chosen = not _tests_data(node.test)
+        self._depth += chosen
         node.body.visit(self)
         node.orelse.visit(self)
-        self._depth -= 1
+        self._depth -= chosen
         return False
 
     def visit_Call(self, node: cst.Call) -> None:
         if self._depth:
             self.calls.add(id(node))
+
+
+def _tests_data(test: cst.BaseExpression) -> bool:
+    """Does an ``if`` test ask about the data - its size or emptiness (``len(x)``, ``x.shape``,
+    ``x.numel()``, a comparison with an empty list) - rather than a flag or the device?"""
+    return _DATA_TEST.search(cst.Module([]).code_for_node(test)) is not None and _CHECKS_DEVICE.search(cst.Module([]).code_for_node(test)) is None
