@@ -77,6 +77,9 @@ class HardcodedCuda(Rule):
         # a GPU index the configuration chose
         "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def forward(self, x):\n"
         "        return x.cuda(self.gpu_ids[0])\n",
+        # a numpy array indexed like one (numpy's argmax): where the function runs is its own choice
+        "import torch\nclass Boxes:\n    def best(self, scores):\n        top = scores[:, 0]\n"
+        "        return torch.tensor([top.argmax()], device='cuda')\n",
         # a comparison, not a placement
         "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def forward(self, x):\n"
         "        assert x.device == torch.device('cuda')\n        return x\n",
@@ -94,6 +97,14 @@ class HardcodedCuda(Rule):
         Example(
             "import torch\nclass Loss:\n    def build(self, targets):\n"
             "        empty = torch.zeros(0, 6, device='cuda:0')  # expect: DL302\n        return torch.cat([empty, targets.unsqueeze(0)])\n"
+        ),
+        # targets indexed like an array and what that gives used as a tensor; the branch is
+        # taken for empty data, not chosen for the device (WongKinYiu/yolov7#530)
+        Example(
+            "import torch\nclass ComputeLoss:\n    def build_targets(self, targets, n):\n        found = []\n"
+            "        for b in range(n):\n            this = targets[targets[:, 0] == b]\n"
+            "            found.append(this[:, 1].long())\n        if found != []:\n            return torch.cat(found)\n"
+            "        else:\n            return torch.tensor([], device='cuda:0')  # expect: DL302\n"
         ),
     )
 
