@@ -92,3 +92,34 @@ def test_a_name_unpacked_with_a_tensor_and_never_used_as_an_object_is_a_sibling_
     assert evidence.sibling_tensor_use("model") is None  # a method other than a move is read
     assert evidence.sibling_tensor_use("a") is None  # no sibling is used as a tensor
 
+
+
+def test_an_array_whose_index_is_used_as_a_tensor_is_a_tensor():
+    evidence, module = _evidence(
+        "def build(self, targets, rows, boxes):\n"
+        "    this = targets[targets[:, 0] == 1]\n"
+        "    keep = this[:, 1] > 0\n"
+        "    ids = this[keep, 0].long()\n"
+        "    first = boxes[:, :2].long()\n"
+        "    return ids, first, rows\n"
+    )
+    use = evidence.indexed_tensor_use("targets")
+    assert use is not None and module.code_for_node(use) == "this[keep, 0].long()"
+    assert evidence.tensor_use("targets") is not None  # DL101's question sees it too
+    use = evidence.indexed_tensor_use("boxes")
+    assert use is not None and module.code_for_node(use) == "boxes[:, :2].long()"
+
+
+def test_indexing_without_an_array_index_or_with_numpy_methods_is_no_evidence():
+    evidence, _ = _evidence(
+        "def build(outputs, table, arrays, again):\n"
+        "    first = outputs[0].long()\n"  # a list of tensors indexed by an int gives a tensor
+        "    cell = table[1, 2].long()\n"  # a dict keyed by tuples might give one too
+        "    col = arrays[:, 0]\n"
+        "    top = col.argmax()\n"  # numpy arrays have argmax, squeeze and view
+        "    rows = again[:, 0]\n"
+        "    again = rows\n"  # bound twice
+        "    return again[:, 1].long()\n"
+    )
+    for name in ("outputs", "table", "arrays", "again"):
+        assert evidence.indexed_tensor_use(name) is None, name

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import replace
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional, Sequence, Union
 
 import libcst as cst
 
@@ -58,6 +58,7 @@ from devicelint.analysis.values import (
     Homogeneous,
     Kind,
     Origin,
+    ParamGroup,
     PathPlacement,
     Role,
     UNKNOWN,
@@ -758,7 +759,10 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         return self._scope_tensor_evidence().sibling_tensor_use(name)
 
     def _scope_tensor_evidence(self) -> TensorEvidence:
-        scope: cst.CSTNode = self.current_function.node or self.module
+        return self.tensor_evidence_of(self.current_function.node or self.module)
+
+    def tensor_evidence_of(self, scope: Union[cst.FunctionDef, cst.Module]) -> TensorEvidence:
+        """The tensor evidence of a function's own body (or the module's top level), scanned once."""
         evidence = self._tensor_evidence.get(scope)
         if evidence is None:
             evidence = self._tensor_evidence[scope] = scan_tensor_evidence(
@@ -968,11 +972,16 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
 
     def _eval_dict(self, node: cst.Dict, state: State) -> Value:
         element: Optional[Value] = None
+        group_parameters: Optional[Value] = None
         for item in node.elements:
-            if isinstance(item, cst.DictElement):
-                self.eval(item.key, state)
+            key = self.eval(item.key, state) if isinstance(item, cst.DictElement) else None
             value = self.eval(item.value, state)
+            if key is not None and key.literal == "params" and value.kind == Kind.PARAMETERS:
+                group_parameters = value
             element = value if element is None else join(element, value)
+        if group_parameters is not None:
+            # `{"params": model.parameters(), "lr": ...}`: a parameter group of an optimizer
+            return Value(Kind.CONTAINER, info=ParamGroup(group_parameters))
         return Value(Kind.CONTAINER, info=Homogeneous(element) if element is not None and not any(
             isinstance(item, cst.StarredDictElement) for item in node.elements) else None)
 
@@ -990,6 +999,9 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
             element = self.eval(node.value, scope)
         else:
             element = self.eval(node.elt, scope)  # type: ignore[attr-defined]
+            selected = _selected_parameters(node, iterable)
+            if selected is not None:
+                return selected
         return Value(Kind.CONTAINER, info=Homogeneous(element))
 
     def _eval_simple_string(self, node: cst.SimpleString, state: State) -> Value:
@@ -1292,3 +1304,18 @@ def _dataclass_fields(body: Iterable[cst.BaseStatement]) -> tuple[str, ...]:
 def _collated_length(value: Value) -> Optional[int]:
     """How many positions the dataset items behind a default-collated batch have, where known."""
     return len(value.info.positions) if value.kind == Kind.BATCH and isinstance(value.info, CollatedItems) else None
+
+
+def _selected_parameters(node: cst.BaseExpression, iterable: Value) -> Optional[Value]:
+    """``[p for p in model.parameters() if p.requires_grad]``, ``[p for n, p in
+    model.named_parameters() if "bias" not in n]``: some of the parameters of the module that
+    ``iterable`` (a single ``for`` clause's) takes them from, as that PARAMETERS value."""
+    clause = node.for_in  # type: ignore[attr-defined]
+    if iterable.kind != Kind.PARAMETERS or clause.inner_for_in is not None or not isinstance(node.elt, cst.Name):  # type: ignore[attr-defined]
+        return None
+    target = clause.target
+    if isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == 2:
+        target = target.elements[1].value  # named_parameters() gives (name, parameter) pairs
+    if isinstance(target, cst.Name) and target.value == node.elt.value:  # type: ignore[attr-defined]
+        return iterable
+    return None

@@ -48,6 +48,8 @@ _PLACEMENT_TEXT = re.compile(r"\.to\(|\.cuda\(|device")
 #: ``x.type(torch.FloatTensor)``: only tensors (and modules) take a torch type there
 _TORCH_TYPE_CAST = r"type\s*\(\s*torch\."
 _TENSOR_ONLY_USE = re.compile(rf"(?<![\w.])([A-Za-z_]\w*(?:\.\w+)*?)\s*\.\s*(?:{TENSOR_ONLY_MEMBERS}|{_TORCH_TYPE_CAST})")
+#: ``[:, 0]``, ``[..., 1]``, ``[0, :]``: text that may index an array (see tensor_evidence)
+_ARRAY_INDEX_TEXT = re.compile(r"\[\s*(:|\.\.\.)|,\s*(:|\.\.\.|None\b)")
 _MODULE_INPUT_USE = re.compile(rf"(?<![\w.])([A-Za-z_]\w*(?:\.\w+)*?)\s*\.\s*(?:{MODULE_INPUT_MEMBERS}|{_TORCH_TYPE_CAST})")
 
 
@@ -249,10 +251,27 @@ class Summaries:
                 used = {match.group(1) for match in pattern.finditer(self._body_text(function)) if match.group(1).split(".", 1)[0] in wanted}
                 rest = wanted - used
                 if rest:
+                    used |= self._indexed_as_tensors(function, rest)
+                    rest -= used
+                if rest:
                     used |= self._handed_to_tensor_users(function, rest)
             found = (frozenset(name for name in used if "." not in name), frozenset(name for name in used if "." in name))
             memo[function] = found
         return found
+
+    def _indexed_as_tensors(self, function: cst.FunctionDef, names: set[str]) -> set[str]:
+        """Parameters the body indexes like an array (``targets[:, 0]``) and whose indexing
+        gives what it uses as a tensor, as numpy refuses (``targets[mask].long()``; see
+        devicelint.analysis.tensor_evidence). The text is checked first, so that only a body
+        with such an index and an indexed parameter is walked."""
+        text = self._body_text(function)
+        if not _ARRAY_INDEX_TEXT.search(text):
+            return set()
+        indexed = {name for name in names if re.search(rf"(?<![\w.]){re.escape(name)}\s*\[", text)}
+        if not indexed:
+            return set()
+        evidence = self.tensor_evidence_of(function)
+        return {name for name in indexed if evidence.indexed_tensor_use(name) is not None}
 
     def _handed_to_tensor_users(self, function: cst.FunctionDef, names: set[str]) -> set[str]:
         """Parameters ``function`` hands, unchanged, to a function or method of this file that

@@ -17,6 +17,13 @@ Evidence is what the code does, never how the name is spelled:
   ``F.softmax(t, -1)``, ``torch.zeros_like(t)``), or any operand of one that mixes tensors
   (``torch.cat([t, u])``).
 
+A name that is indexed like an array somewhere in the scope - a tuple index with a slice,
+``...`` or ``None`` (``targets[:, 0]``): lists and tuples refuse tuple indices, and dicts are
+not keyed by slices - is a numpy array or a tensor; it is a tensor when what indexing it gives
+is used as one in a way numpy refuses (``targets[mask].long()``, or ``row = targets[mask]``
+with ``row`` bound once and ``row.long()`` / ``torch.cat([row])`` below). An index alone is no
+evidence: a list of tensors indexed by an int (``outputs[0].long()``) gives a tensor too.
+
 A weaker answer, for a name with no such use of its own: it is unpacked by one assignment
 together with a name that has one (``train_x, calib_x, train_y, calib_y = split(X, Y)`` with
 ``torch.unique(train_y)`` below), and the function never uses it as a module or any other
@@ -41,6 +48,12 @@ TENSOR_ONLY_METHOD_NAMES = frozenset(
     "gather scatter scatter_ scatter_add scatter_add_ numel long int bool softmax log_softmax argmax "
     "argmin type_as repeat_interleave narrow masked_select new_zeros new_ones new_empty new_full "
     "new_tensor add_ sub_ mul_ div_ clamp_ fill_ zero_ index_add_ index_copy_ index_fill_".split()
+)
+#: tensor methods numpy arrays lack (``squeeze``/``view``/``argmax``/``argmin`` are numpy's
+#: too); on what indexing an array gives, ``size``/``dim``/``detach``/``contiguous`` are
+#: evidence as well (a PyG ``Data`` is not what an array's index gives)
+_NOT_NUMPY_METHOD_NAMES = (TENSOR_ONLY_METHOD_NAMES - {"squeeze", "view", "argmax", "argmin"}) | frozenset(
+    "size dim detach contiguous get_device bmm copy_ float double half".split()
 )
 #: operators no module (nor an in-place-moving batch object) supports
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power, cst.MatrixMultiply)
@@ -87,9 +100,11 @@ class TensorEvidence:
         uses: dict[str, cst.CSTNode],
         unpacked_with: dict[str, tuple[str, ...]],
         object_uses: frozenset[str],
+        indexed_uses: Optional[dict[str, cst.CSTNode]] = None,
     ) -> None:
         self._bindings = bindings
         self._uses = uses
+        self._indexed_uses = indexed_uses or {}
         self._unpacked_with = unpacked_with
         self._object_uses = object_uses
 
@@ -98,6 +113,14 @@ class TensorEvidence:
         if self._bindings.get(name, 0) > 1:
             return None
         return self._uses.get(name)
+
+    def indexed_tensor_use(self, name: str) -> Optional[cst.CSTNode]:
+        """For an array (a name bound once that the scope indexes with a slice in a tuple,
+        ``x[:, 0]``): the node that uses what indexing it gives as a tensor, as numpy refuses
+        (``x[mask].long()``, or ``row.long()`` after ``row = x[mask]``)."""
+        if self._bindings.get(name, 0) > 1:
+            return None
+        return self._indexed_uses.get(name)
 
     def sibling_tensor_use(self, name: str) -> Optional[tuple[str, cst.CSTNode]]:
         """For a name bound once by a tuple unpacking and never used as an object (called, an
@@ -126,7 +149,26 @@ def scan(scope: Scope, qualname_of: Callable[[cst.BaseExpression], Optional[str]
     else:
         for statement in scope.body:
             statement.visit(finder)
-    return TensorEvidence(finder.bindings, finder.uses, finder.unpacked_with, frozenset(finder.object_uses))
+    indexed = finder.indexed_tensor_uses()
+    for name, use in indexed.items():
+        finder.uses.setdefault(name, use)
+    return TensorEvidence(finder.bindings, finder.uses, finder.unpacked_with, frozenset(finder.object_uses), indexed)
+
+
+def _is_array_index(node: cst.Subscript) -> bool:
+    """``x[:, 0]``, ``x[..., 1]``, ``x[:, None]``, ``x[...]``: an index that lists, tuples and
+    dicts refuse (or no code keys a dict by), so ``x`` is an array (numpy's or torch's)."""
+    elements = node.slice
+    if len(elements) == 1:
+        only = elements[0].slice
+        return isinstance(only, cst.Index) and isinstance(only.value, cst.Ellipsis)
+    for element in elements:
+        index = element.slice
+        if isinstance(index, cst.Slice):
+            return True
+        if isinstance(index.value, cst.Ellipsis) or isinstance(index.value, cst.Name) and index.value.value == "None":
+            return True
+    return False
 
 
 class _Finder(OwnScopeVisitor):
@@ -138,6 +180,33 @@ class _Finder(OwnScopeVisitor):
         self.unpacked_with: dict[str, tuple[str, ...]] = {}
         #: names called, or with an attribute read that a tensor move or shape is not
         self.object_uses: set[str] = set()
+        #: names indexed like an array somewhere (``x[:, 0]``)
+        self.arrays: set[str] = set()
+        #: names used as tensors in a way numpy arrays refuse (``row.long()``, ``torch.cat([row])``)
+        self.not_numpy_uses: dict[str, cst.CSTNode] = {}
+        #: ``x[...]`` used so (``x[mask].long()``): x -> the use
+        self.index_used_as_tensor: dict[str, cst.CSTNode] = {}
+        #: ``row = x[...]``: row -> x
+        self.bound_to_index: dict[str, list[str]] = {}
+
+    def indexed_tensor_uses(self) -> dict[str, cst.CSTNode]:
+        """Arrays (see _is_array_index) that what indexing them gives shows to be tensors,
+        directly (``x[mask].long()``) or through names bound once to an index of them."""
+        found = {name: use for name, use in self.index_used_as_tensor.items() if name in self.arrays}
+        shown = dict(self.not_numpy_uses)
+        shown.update(found)
+        changed = True
+        while changed:
+            changed = False
+            for row, containers in self.bound_to_index.items():
+                use = shown.get(row)
+                if use is None or self.bindings.get(row, 0) != 1:
+                    continue
+                for container in containers:
+                    if container in self.arrays and container not in found:
+                        found[container] = shown[container] = use
+                        changed = True
+        return found
 
     # ------------------------------------------------------------------ bindings
 
@@ -149,6 +218,15 @@ class _Finder(OwnScopeVisitor):
                 self.bind(element.value, times)
         elif isinstance(target, cst.StarredElement):
             self.bind(target.value, times)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        value = node.value
+        if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) and isinstance(value, cst.Subscript) and isinstance(value.value, cst.Name):
+            self.bound_to_index.setdefault(node.targets[0].target.value, []).append(value.value.value)
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        if isinstance(node.value, cst.Name) and _is_array_index(node):
+            self.arrays.add(node.value.value)
 
     def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
         self.bind(node.target)
@@ -217,9 +295,18 @@ class _Finder(OwnScopeVisitor):
 
     # ------------------------------------------------------------------ uses
 
-    def _use(self, node: cst.BaseExpression, where: cst.CSTNode) -> None:
+    def _use(self, node: cst.BaseExpression, where: cst.CSTNode, not_numpy: bool = False) -> None:
         if isinstance(node, cst.Name):
             self.uses.setdefault(node.value, where)
+        self._not_numpy_use(node, where, not_numpy)
+
+    def _not_numpy_use(self, node: cst.BaseExpression, where: cst.CSTNode, not_numpy: bool) -> None:
+        if not not_numpy:
+            return
+        if isinstance(node, cst.Name):
+            self.not_numpy_uses.setdefault(node.value, where)
+        elif isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name):
+            self.index_used_as_tensor.setdefault(node.value.value, where)
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
         if isinstance(node.operator, _ARITHMETIC):
@@ -238,7 +325,9 @@ class _Finder(OwnScopeVisitor):
         if qualname is None:
             # `w.unsqueeze(0)` on a local (`F.softmax(h)` names a torch function instead)
             if isinstance(func, cst.Attribute) and func.attr.value in TENSOR_ONLY_METHOD_NAMES:
-                self._use(func.value, node)
+                self._use(func.value, node, not_numpy=func.attr.value in _NOT_NUMPY_METHOD_NAMES)
+            elif isinstance(func, cst.Attribute) and func.attr.value in _NOT_NUMPY_METHOD_NAMES:
+                self._not_numpy_use(func.value, node, True)
             return
         positional = [arg for arg in node.args if arg.keyword is None]
         if qualname in api.MIXING_FUNCTIONS:
@@ -248,8 +337,8 @@ class _Finder(OwnScopeVisitor):
                 if isinstance(arg.value, (cst.List, cst.Tuple)):
                     for element in arg.value.elements:
                         if not isinstance(element, cst.StarredElement):
-                            self._use(element.value, node)
+                            self._use(element.value, node, not_numpy=True)
                 else:
-                    self._use(arg.value, node)
+                    self._use(arg.value, node, not_numpy=True)
         elif takes_tensor_first(qualname) and positional and not positional[0].star:
-            self._use(positional[0].value, node)
+            self._use(positional[0].value, node, not_numpy=True)

@@ -37,6 +37,7 @@ from devicelint.analysis.values import (
     appended,
     device_from_string,
     follows,
+    optimized_parameters,
 )
 
 #: Python builtins the interpreter follows: a name that no import or assignment binds
@@ -202,7 +203,12 @@ class TorchSemantics:
             tuples = qualname.rsplit(".", 1)[-1][:1].isupper()
             return Value(Kind.DATASET, CPU, Origin(node, "dataset", from_data=True), role=Role.SEQUENCE_BATCH if tuples else None)
         if qualname.startswith(api.OPTIMIZER_PREFIX) and qualname.rsplit(".", 1)[-1][:1].isupper() and "lr_scheduler" not in qualname:
-            return Value(Kind.OPTIMIZER, origin=Origin(node, "created"), info=args[0][1] if args else None)
+            optimized = optimized_parameters(args[0][1]) if args else None
+            return Value(Kind.OPTIMIZER, origin=Origin(node, "created"), info=optimized or (args[0][1] if args else None))
+        if not qualname.startswith("torch.") and qualname.rsplit(".", 1)[-1][:1].isupper() and _builds_optimizer(node, args):
+            # `BertAdam(groups, lr=...)`, `FusedAdam(model.parameters(), lr=...)`: an optimizer
+            # of another package
+            return Value(Kind.OPTIMIZER, origin=Origin(node, "created"), info=optimized_parameters(args[0][1]))
         if qualname == "torch.compile" or qualname == "torch.jit.script" or qualname in api.VARIABLE_WRAPPERS:
             return args[0][1] if args else UNKNOWN
         if qualname in api.PASS_THROUGH_ITERABLES:
@@ -488,7 +494,8 @@ class TorchSemantics:
             if method in _SAME_MODULE_METHODS:
                 return receiver
             if method in _MODULE_PARAMETER_METHODS:
-                return Value(Kind.PARAMETERS, info=receiver)
+                # the origin names the module the parameters were taken from (`model.parameters()`)
+                return Value(Kind.PARAMETERS, origin=Origin(node, "parameters of"), info=receiver)
             if method == "forward":
                 return self._call_module(receiver, args)
             if method == "register_buffer" and len(args) >= 2 and isinstance(args[0][0].value, cst.SimpleString):
@@ -716,6 +723,19 @@ def _factory_scalar(qualname: str, positional: list[tuple[cst.Arg, Value]], node
     if positional or keyword_arg(node, "size") is not None:
         return False
     return None
+
+
+def _builds_optimizer(node: cst.Call, args: tuple[tuple[cst.Arg, Value], ...]) -> bool:
+    """Is a class of another package built here an optimizer: its first argument is a model's
+    parameters, given as parameter groups (a dict with ``"params"`` is the optimizers' own
+    format) or directly next to a learning rate (``lr=``)? An object that takes parameters
+    without a learning rate (an exponential moving average with ``decay=``) is not taken for one."""
+    if not args or args[0][0].keyword is not None or args[0][0].star:
+        return False
+    first = args[0][1]
+    if optimized_parameters(first) is None:
+        return False
+    return first.kind == Kind.CONTAINER or keyword_arg(node, "lr") is not None
 
 
 def _is_none(node: cst.BaseExpression) -> bool:

@@ -9,6 +9,8 @@ from typing import Any, Optional
 
 import libcst as cst
 
+from devicelint.analysis.names import dotted_name
+
 
 class Kind(enum.Enum):
     TENSOR = "tensor"
@@ -380,6 +382,46 @@ class Homogeneous:
     #: the ``append``/``extend`` call that last put in an element that may be on an
     #: accelerator (where a `.cpu()` or `.item()` would keep the list on the host)
     put_by: Optional[cst.CSTNode] = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class ParamGroup:
+    """Container payload of a dict that is one of an optimizer's parameter groups
+    (``{"params": model.parameters(), "weight_decay": 0.0}``): ``parameters`` is the PARAMETERS
+    value under ``"params"``."""
+
+    parameters: Value
+
+
+def optimized_parameters(value: Value) -> Optional[Value]:
+    """The PARAMETERS value an optimizer built from ``value`` optimizes: ``model.parameters()``
+    itself, or a list of parameter groups (``[{"params": ...}, {"params": ...}]``) whose
+    parameters all come from one module. None when ``value`` is neither."""
+    if value.kind == Kind.PARAMETERS:
+        return value
+    if value.kind != Kind.CONTAINER:
+        return None
+    if isinstance(value.info, ParamGroup):
+        return value.info.parameters
+    groups = (value.info.element,) if isinstance(value.info, Homogeneous) else value.info if isinstance(value.info, tuple) else ()
+    found: Optional[Value] = None
+    for group in groups:
+        if group.kind != Kind.CONTAINER or not isinstance(group.info, ParamGroup):
+            return None
+        parameters = group.info.parameters
+        if found is not None and parameters.info is not found.info and (parameters_owner(parameters) is None or parameters_owner(parameters) != parameters_owner(found)):
+            return None  # groups of different modules: no one model is the optimized one
+        found = parameters
+    return found
+
+
+def parameters_owner(parameters: Value) -> Optional[str]:
+    """How the code spells the module a PARAMETERS value was taken from (``self.network`` for
+    ``self.network.named_parameters()``), where it is a name or a dotted attribute chain."""
+    node = parameters.origin.node if parameters.origin is not None else None
+    if not isinstance(node, cst.Call) or not isinstance(node.func, cst.Attribute):
+        return None
+    return dotted_name(node.func.value)
 
 
 @dataclass(frozen=True)

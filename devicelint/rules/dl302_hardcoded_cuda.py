@@ -14,6 +14,8 @@ _CUDA_LITERAL = re.compile(r"cuda(:\d+)?")
 #: the function asks where it runs before it places anything: a CUDA-only path on purpose
 #: code written for CUDA alone: streams, events, graphs, CUDA extensions and kernels
 _CUDA_ONLY_FILE = re.compile(r"torch\.cuda\.(Stream|stream|Event|graph|CUDAGraph)\b|cpp_extension|^\s*(import|from)\s+(triton|cupy|pycuda)\b|numba\.cuda", re.MULTILINE)
+#: an ``if`` test about the size of the data (see _tests_data)
+_DATA_TEST = re.compile(r"\blen\s*\(|\.shape\b|\.numel\s*\(|\.size\s*\(|[!=]=\s*(\[\s*\]|\(\s*\)|\{\s*\})")
 _CHECKS_DEVICE = re.compile(r"\bis_cuda\b|is_available\s*\(|device_count\s*\(|\.device\.type\b|\.type\s*==|== *['\"]cuda")
 
 
@@ -76,6 +78,9 @@ class HardcodedCuda(Rule):
         # a GPU index the configuration chose
         "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def forward(self, x):\n"
         "        return x.cuda(self.gpu_ids[0])\n",
+        # a numpy array indexed like one (numpy's argmax): where the function runs is its own choice
+        "import torch\nclass Boxes:\n    def best(self, scores):\n        top = scores[:, 0]\n"
+        "        return torch.tensor([top.argmax()], device='cuda')\n",
         # a comparison, not a placement
         "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def forward(self, x):\n"
         "        assert x.device == torch.device('cuda')\n        return x\n",
@@ -93,6 +98,14 @@ class HardcodedCuda(Rule):
         Example(
             "import torch\nclass Loss:\n    def build(self, targets):\n"
             "        empty = torch.zeros(0, 6, device='cuda:0')  # expect: DL302\n        return torch.cat([empty, targets.unsqueeze(0)])\n"
+        ),
+        # targets indexed like an array and what that gives used as a tensor; the branch is
+        # taken for empty data, not chosen for the device (WongKinYiu/yolov7#530)
+        Example(
+            "import torch\nclass ComputeLoss:\n    def build_targets(self, targets, n):\n        found = []\n"
+            "        for b in range(n):\n            this = targets[targets[:, 0] == b]\n"
+            "            found.append(this[:, 1].long())\n        if found != []:\n            return torch.cat(found)\n"
+            "        else:\n            return torch.tensor([], device='cuda:0')  # expect: DL302\n"
         ),
     )
 
@@ -178,7 +191,9 @@ def _names_cuda(node: cst.BaseExpression) -> bool:
 
 
 class _ConditionalCalls(cst.CSTVisitor):
-    """The calls in the branches of ``if`` statements and conditional expressions."""
+    """The calls in the branches of ``if`` statements and conditional expressions, but for
+    tests of the data (``if matching[i] != []:``, ``if x.shape[0] == 0:``, ``if len(boxes):``):
+    a branch taken for empty data is no device the program chose, and runs on any machine."""
 
     def __init__(self) -> None:
         self.calls: set[int] = set()
@@ -186,21 +201,29 @@ class _ConditionalCalls(cst.CSTVisitor):
 
     def visit_If(self, node: cst.If) -> bool:
         node.test.visit(self)
-        self._depth += 1
+        chosen = not _tests_data(node.test)
+        self._depth += chosen
         node.body.visit(self)
         if node.orelse is not None:
             node.orelse.visit(self)
-        self._depth -= 1
+        self._depth -= chosen
         return False
 
     def visit_IfExp(self, node: cst.IfExp) -> bool:
         node.test.visit(self)
-        self._depth += 1
+        chosen = not _tests_data(node.test)
+        self._depth += chosen
         node.body.visit(self)
         node.orelse.visit(self)
-        self._depth -= 1
+        self._depth -= chosen
         return False
 
     def visit_Call(self, node: cst.Call) -> None:
         if self._depth:
             self.calls.add(id(node))
+
+
+def _tests_data(test: cst.BaseExpression) -> bool:
+    """Does an ``if`` test ask about the data - its size or emptiness (``len(x)``, ``x.shape``,
+    ``x.numel()``, a comparison with an empty list) - rather than a flag or the device?"""
+    return _DATA_TEST.search(cst.Module([]).code_for_node(test)) is not None and _CHECKS_DEVICE.search(cst.Module([]).code_for_node(test)) is None

@@ -7,7 +7,8 @@ import libcst as cst
 from devicelint.analysis.events import CallEvent
 from devicelint.analysis.helpers import argument_parameters
 from devicelint.analysis.names import dotted_name
-from devicelint.analysis.values import Kind, Value
+from devicelint.analysis.facts import ClassInfo
+from devicelint.analysis.values import Kind, Value, parameters_owner
 from devicelint.findings import Severity
 from devicelint.rules.base import Example, Rule
 
@@ -15,9 +16,12 @@ from devicelint.rules.base import Example, Rule
 class OptimizerBeforeMove(Rule):
     """
     ## What it does
-    Flags an optimizer built from `model.parameters()` when `model.cuda()` / `model.to(...)`
-    comes after it in the same function (or at module level). The finding sits on the
-    optimizer, the line to change; the move is its related location.
+    Flags an optimizer built from `model.parameters()` (or from parameter groups of them,
+    `[{"params": ...}, ...]`) when `model.cuda()` / `model.to(...)` comes after it in the same
+    function (or at module level), in a function it is handed to, or - for an optimizer that a
+    class's `__init__` builds over `self.network` - in a method of that class called on its
+    object (`trainer.cuda()`). The finding sits on the optimizer, the line to change; the move
+    is its related location.
 
     ## Why is this bad?
     PyTorch's `Module.cuda` documentation: "This also makes associated parameters and buffers
@@ -56,6 +60,22 @@ class OptimizerBeforeMove(Rule):
         # the name is rebound to another model before the move
         "import torch\nmodel = torch.nn.Linear(2, 2)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
         "model = torch.nn.Linear(4, 4)\nmodel.cuda()\n",
+        # a plain class whose `cuda()` builds the optimizer again after moving the network
+        "import torch\nclass Trainer:\n    def __init__(self):\n        self.net = torch.nn.Linear(2, 2)\n"
+        "        self.opt = torch.optim.SGD(self.net.parameters(), lr=0.1)\n"
+        "    def cuda(self):\n        self.net.cuda()\n        self.opt = torch.optim.SGD(self.net.parameters(), lr=0.1)\n"
+        "trainer = Trainer()\ntrainer.cuda()\n",
+        # the class's `cuda()` exists but nothing calls it
+        "import torch\nclass Trainer:\n    def __init__(self):\n        self.net = torch.nn.Linear(2, 2)\n"
+        "        self.opt = torch.optim.SGD(self.net.parameters(), lr=0.1)\n"
+        "    def cuda(self):\n        self.net.cuda()\ntrainer = Trainer()\n",
+        # an object of another package that takes the parameters without a learning rate is
+        # not taken for an optimizer (an exponential moving average)
+        "import torch\nfrom torch_ema import ExponentialMovingAverage\nmodel = torch.nn.Linear(2, 2)\n"
+        "ema = ExponentialMovingAverage(model.parameters(), decay=0.99)\nmodel.cuda()\n",
+        # parameter groups of two different models
+        "import torch\na = torch.nn.Linear(2, 2)\nb = torch.nn.Linear(2, 2)\n"
+        "opt = torch.optim.SGD([{'params': a.parameters()}, {'params': b.parameters(), 'lr': 0.01}], lr=0.1)\na.cuda()\n",
     )
     invalid = (
         Example(
@@ -67,30 +87,59 @@ class OptimizerBeforeMove(Rule):
             "import torch\nmodel = torch.nn.Linear(2, 2)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)  # expect: DL407\n"
             "model.cuda()\n"
         ),
+        # parameter groups built from named_parameters(), an optimizer of another package
+        Example(
+            "import torch\nfrom pytorch_pretrained_bert import BertAdam\nmodel = torch.nn.Linear(2, 2)\n"
+            "groups = [{'params': [p for n, p in model.named_parameters() if 'bias' not in n], 'weight_decay': 0.01},\n"
+            "          {'params': [p for n, p in model.named_parameters() if 'bias' in n], 'weight_decay': 0.0}]\n"
+            "opt = BertAdam(groups, lr=1e-4)  # expect: DL407\nmodel.cuda()\n"
+        ),
+        # a plain class builds the optimizer in `__init__`; its `cuda()`, called afterwards,
+        # moves the network (namisan/mt-dnn#40)
+        Example(
+            "import torch\nclass Trainer:\n    def __init__(self):\n        self.net = torch.nn.Linear(2, 2)\n"
+            "        self.opt = torch.optim.SGD(self.net.parameters(), lr=0.1)  # expect: DL407\n"
+            "    def cuda(self):\n        self.net.cuda()\ntrainer = Trainer()\ntrainer.cuda()\n"
+        ),
     )
 
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)
-        #: (function node, module expression) -> the optimizer's constructor
-        self._optimized: dict[tuple[int, str], cst.Call] = {}
+        #: (function node, module expression) -> the optimizers' constructors (one per branch)
+        self._optimized: dict[tuple[int, str], list[cst.Call]] = {}
+        #: per function node: the `.parameters()` / `.named_parameters()` calls it makes
+        self._parameters_taken: dict[int, set[int]] = {}
+        #: `__init__` nodes that built an optimizer over one of `self`'s modules -> (their
+        #: class, the name of `self` there)
+        self._constructors: dict[int, tuple[ClassInfo, str]] = {}
+        #: optimizer constructor -> the attribute of `self` that `__init__` keeps it in
+        self._kept_in: dict[int, str] = {}
+        #: calls of a method of a class of the file on one of its objects: (class, method, call)
+        self._object_calls: list[tuple[ClassInfo, str, cst.Call]] = []
 
     def on_assign(self, statement: cst.CSTNode, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value) -> None:
         name = dotted_name(target)
         if name is not None:
             # the name now holds another model: a later move is not of the optimized one
             self._optimized.pop((id(self.ctx.current_function.node), name), None)
+            if value.kind == Kind.OPTIMIZER and name.count(".") == 1:
+                self._kept_in[id(value_node)] = name.split(".", 1)[1]
 
     def on_call(self, event: CallEvent) -> None:
         scope = id(self.ctx.current_function.node)
+        if event.result.kind == Kind.PARAMETERS and event.method in ("parameters", "named_parameters"):
+            self._parameters_taken.setdefault(scope, set()).add(id(event.node))
         if event.result.kind == Kind.OPTIMIZER and event.args:
-            first = event.args[0][0].value
-            if isinstance(first, cst.Call) and isinstance(first.func, cst.Attribute) and first.func.attr.value in ("parameters", "named_parameters"):
-                owner = dotted_name(first.func.value)
-                parameters = event.args[0][1]
-                model = parameters.info if parameters.kind == Kind.PARAMETERS and isinstance(parameters.info, Value) else None
+            # `Adam(model.parameters())`, or parameter groups of one module's parameters
+            # (`[{"params": [p for n, p in model.named_parameters() if ...]}, ...]`)
+            parameters = event.result.info if isinstance(event.result.info, Value) and event.result.info.kind == Kind.PARAMETERS else None
+            if parameters is not None and parameters.origin is not None and id(parameters.origin.node) in self._parameters_taken.get(scope, ()):
+                owner = parameters_owner(parameters)
+                model = parameters.info if isinstance(parameters.info, Value) else None
                 already_placed = model is not None and model.device is not None and model.device.may_be_accelerator
                 if owner is not None and not already_placed:
-                    self._optimized[(scope, owner)] = event.node
+                    self._optimized.setdefault((scope, owner), []).append(event.node)
+                    self._note_constructor(scope, owner)
             elif event.callee.kind == Kind.FUNCTION and isinstance(event.result.info, Value) and event.result.info.kind == Kind.PARAMETERS:
                 # `build_optimizer(model, lr)`: a helper (of this file or another module of the
                 # project) that builds it from the parameters of a model handed to it
@@ -98,8 +147,10 @@ class OptimizerBeforeMove(Rule):
                     owner = dotted_name(arg.value)
                     placed = value.device is not None and value.device.may_be_accelerator
                     if owner is not None and value.kind == Kind.MODULE and not placed:
-                        self._optimized[(scope, owner)] = event.node
+                        self._optimized.setdefault((scope, owner), []).append(event.node)
             return
+        if event.method is not None and event.receiver is not None and isinstance(event.receiver.info, ClassInfo):
+            self._object_calls.append((event.receiver.info, event.method, event.node))
         if event.callee.kind == Kind.FUNCTION and isinstance(event.callee.info, cst.FunctionDef):
             self._handed_to_mover(scope, event, event.callee.info)
             return
@@ -110,8 +161,7 @@ class OptimizerBeforeMove(Rule):
         func = event.node.func
         assert isinstance(func, cst.Attribute)
         owner = dotted_name(func.value)
-        optimizer = self._optimized.pop((scope, owner or ""), None)
-        if optimizer is not None:
+        for optimizer in self._optimized.pop((scope, owner or ""), ()):
             # the line to change is the optimizer's: report there, and point at the move
             self.ctx.report(
                 optimizer,
@@ -128,12 +178,14 @@ class OptimizerBeforeMove(Rule):
             owner = dotted_name(arg.value)
             if parameter is None or owner is None or value.kind != Kind.MODULE:
                 continue
-            optimizer = self._optimized.get((scope, owner))
-            if optimizer is None:
+            optimizers = self._optimized.get((scope, owner))
+            if not optimizers:
                 continue
             # moved to an accelerator there (not `.cpu()`, not merely handed on)
-            if re.search(rf"\b{re.escape(parameter)}\s*\.\s*(cuda|to)\s*\(", self.ctx.analyzer.body_text(function)):
-                del self._optimized[(scope, owner)]
+            if not re.search(rf"\b{re.escape(parameter)}\s*\.\s*(cuda|to)\s*\(", self.ctx.analyzer.body_text(function)):
+                continue
+            del self._optimized[(scope, owner)]
+            for optimizer in optimizers:
                 self.ctx.report(
                     optimizer,
                     f"this optimizer is built from `{owner}.parameters()` before `{function.name.value}()` "
@@ -141,3 +193,63 @@ class OptimizerBeforeMove(Rule):
                     "then build the optimizer",
                     related=((event.node, f"`{function.name.value}()` moves `{owner}`"),),
                 )
+
+    def _note_constructor(self, scope: int, owner: str) -> None:
+        """Remember an `__init__` that builds an optimizer over `self.<module>`."""
+        context = self.ctx.current_function
+        function = context.node
+        if function is None or context.class_info is None or function.name.value != "__init__":
+            return
+        positional = [*function.params.posonly_params, *function.params.params]
+        if positional and owner.startswith(positional[0].name.value + "."):
+            self._constructors[scope] = (context.class_info, positional[0].name.value)
+
+    def finish(self) -> None:
+        """``model = Trainer(cfg)`` whose ``__init__`` builds the optimizer over
+        ``self.network``, then ``model.cuda()`` where that method of the class moves
+        ``self.network``: the object is built before any of its methods runs, so the move always
+        comes after the optimizer."""
+        reported: set[int] = set()
+        for class_info, method, call in self._object_calls:
+            constructor = class_info.find_method("__init__")
+            found = class_info.find_method(method)
+            if constructor is None or found is None or id(constructor[0]) not in self._constructors:
+                continue
+            mover = found[0]
+            positional = [*mover.params.posonly_params, *mover.params.params]
+            if not positional or _is_static(mover):
+                continue
+            self_name = positional[0].name.value
+            text = self.ctx.analyzer.body_text(mover)
+            scope = id(constructor[0])
+            init_self = self._constructors[scope][1]
+            for (where, owner), optimizers in self._optimized.items():
+                for optimizer in optimizers:
+                    if where == scope and id(optimizer) not in reported:
+                        self._report_moved_later(optimizer, owner, init_self, class_info, method, call, self_name, text, reported)
+
+    def _report_moved_later(
+        self, optimizer: cst.Call, owner: str, init_self: str, class_info: ClassInfo, method: str, call: cst.Call, self_name: str, text: str, reported: set[int]
+    ) -> None:
+        """Report ``optimizer`` (built over ``owner`` in ``class_info.__init__``) if the
+        method called at ``call``, whose body is ``text``, moves ``owner`` and keeps the optimizer."""
+        attribute = owner[len(init_self) + 1:]
+        kept_in = self._kept_in.get(id(optimizer))
+        if kept_in is None or "." in attribute:
+            return  # an optimizer `__init__` does not keep is not used afterwards
+        moved = rf"\b{re.escape(self_name)}\s*\.\s*{re.escape(attribute)}\s*\.\s*(cuda|to)\s*\("
+        rebuilt = rf"\b{re.escape(self_name)}\s*\.\s*{re.escape(kept_in)}\s*=(?!=)"
+        if not re.search(moved, text) or re.search(rebuilt, text):
+            return  # not moved there, or the method builds the optimizer again after the move
+        reported.add(id(optimizer))
+        self.ctx.report(
+            optimizer,
+            f"this optimizer is built from `{owner}`'s parameters in `{class_info.name}.__init__`, and "
+            f"`{method}()` moves `{owner}` afterwards (called at line {self.ctx.line(call)}); move the "
+            "model before building the optimizer, or build the optimizer after the move",
+            related=((call, f"`{method}()` moves `{owner}`"),),
+        )
+
+
+def _is_static(function: cst.FunctionDef) -> bool:
+    return any(isinstance(decorator.decorator, cst.Name) and decorator.decorator.value in ("staticmethod", "classmethod") for decorator in function.decorators)
