@@ -1212,3 +1212,36 @@ if flag:
     state = analyse(code).module_state
     assert state["tagged"].device.only_on is not None
     assert state["x"].device.kind == "accel" and state["x"].device.only_on is None
+
+
+def test_lists_that_hold_host_placeholders_beside_accelerator_entries():
+    code = '''
+import torch
+def fill(x: torch.Tensor, rows):
+    skipped = [torch.zeros(0, 6)] * 4
+    every = [torch.zeros(0, 6)] * 4
+    inner = [torch.zeros(0, 6)] * 4
+    for i in range(4):
+        for r in rows:
+            if r:
+                continue
+        every[i] = x[i]
+        if rows:
+            skipped[i] = x[i]
+    for i in range(4):
+        inner[i] = x[i]
+    stats = []
+    for r in rows:
+        stats.append((x, *torch.zeros((2, 0))))
+        stats.append((x, x, x))
+    columns = zip(*stats)
+'''
+    state = function_state(analyse(code), "fill")
+    # a store some iterations skip leaves placeholders; a nested loop's `continue` skips nothing here
+    assert state["skipped"].info.apart is not None and state["skipped"].info.apart.position is None
+    # a store every iteration makes forgets the list's entries, as any other store does
+    assert state["every"].info is None and state["inner"].info is None
+    # `*torch.zeros((2, 0))` is two rows; the rows disagree at positions 1 and 2
+    assert state["stats"].info.apart is not None and state["stats"].info.apart.position in (1, 2)
+    column = state["columns"].info.element
+    assert column.info.apart is not None and column.info.apart.position is None

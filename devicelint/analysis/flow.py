@@ -56,6 +56,7 @@ from devicelint.analysis.torch_semantics import BUILTIN_REFS, MODULE_ONLY_METHOD
 from devicelint.analysis.values import (
     CollatedItems,
     Homogeneous,
+    HostBesideAccelerator,
     Kind,
     Origin,
     ParamGroup,
@@ -67,6 +68,7 @@ from devicelint.analysis.values import (
     device_from_string,
     follows,
     homogeneous_element,
+    host_beside_accelerator,
     join,
 )
 
@@ -707,7 +709,7 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
             key = dotted_name(target.value)
             if key is not None and key in state and state[key].kind in (Kind.BATCH, Kind.CONTAINER):
                 # batch["x"] = batch["x"].to(d): the collection is no longer all-CPU
-                state[key] = Value(state[key].kind)
+                state[key] = self._placeholder_replaced(state[key], target, value) or Value(state[key].kind)
             return
         if isinstance(target, cst.StarredElement):
             self.assign(target.value, UNKNOWN, state, None)
@@ -849,6 +851,17 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
                     self.sink.on_index(node, base, element.slice.value, index_value)
         if base.kind == Kind.TENSOR:
             return Value(Kind.TENSOR, base.device, base.origin)
+        if (
+            base.kind == Kind.UNKNOWN
+            and base.is_bare
+            and base.device is not None
+            and base.device.may_be_accelerator
+            and len(node.slice) >= 2
+        ):
+            # `targets = targets.to(device)`, then `targets[:, 0]`: only a tensor is both moved by
+            # `.to()` and indexed along several dimensions (numpy arrays have no `.to()`, modules,
+            # graphs and batch encodings take one key)
+            return Value(Kind.TENSOR, base.device, base.origin)
         if graphs.is_graph(base):
             return base  # `data["author"]`: a store of the graph, where the graph is
         if base.kind == Kind.BATCH:
@@ -964,11 +977,44 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         for element in node.elements:  # type: ignore[attr-defined]
             value = self.eval(element.value, state)
             if isinstance(element, cst.StarredElement):
+                rows = self._rows_of_factory(element.value, value)
+                if rows is not None:
+                    items.extend(rows)  # `(correct, *torch.zeros((3, 0)))`: three entries
+                    continue
                 starred = True
             items.append(value)
         if starred:
             return Value(Kind.CONTAINER)
         return Value(Kind.CONTAINER, info=tuple(items))
+
+    def _rows_of_factory(self, node: cst.BaseExpression, value: Value) -> Optional[list[Value]]:
+        """What unpacking a tensor that a sized factory made yields (``*torch.zeros((3, 0))``):
+        one entry per row of its literal leading dimension, where it lives; None where the
+        number of rows is not written out."""
+        if value.kind != Kind.TENSOR or not isinstance(node, cst.Call) or self.factory_name(node) not in _SIZED_FACTORIES:
+            return None
+        sizes = _literal_sizes(node)
+        if not sizes or sizes[0] > _MAX_UNPACKED_ROWS:
+            return None
+        return [Value(Kind.TENSOR, value.device, value.origin, scalar=len(sizes) == 1) for _ in range(sizes[0])]
+
+    def _placeholder_replaced(self, container: Value, target: cst.Subscript, value: Value) -> Optional[Value]:
+        """``output[i] = x[keep]`` into ``output = [torch.zeros(0, 6)] * n``, where some
+        iterations leave their entry alone (a ``continue`` before the store, or a branch around
+        it): the list then holds host placeholders beside entries that may be on an
+        accelerator. None where the store says nothing of the kind (the caller forgets the
+        list's elements)."""
+        info = container.info
+        if not isinstance(info, Homogeneous) or len(target.slice) != 1 or not isinstance(target.slice[0].slice, cst.Index):
+            return None
+        if info.apart is not None:
+            if value.kind != Kind.TENSOR or not (value.device is not None and value.device.may_be_accelerator):
+                return None
+            return Value(Kind.CONTAINER, container.device, container.origin, info=replace(info, element=join(info.element, value)))
+        apart = host_beside_placeholders(info.element, value, target)
+        if apart is None or (self.loop_stack and _stored_on_every_iteration(self.loop_stack[-1].node, target)):
+            return None
+        return Value(Kind.CONTAINER, container.device, container.origin, info=Homogeneous(join(info.element, value), apart=apart))
 
     def _eval_dict(self, node: cst.Dict, state: State) -> Value:
         element: Optional[Value] = None
@@ -1204,6 +1250,8 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
     def _builtin(self, name: str, args: tuple[tuple[cst.Arg, Value], ...]) -> Value:
         if name == "enumerate" and args:
             return Value(Kind.CONTAINER, info=Homogeneous(Value(Kind.CONTAINER, info=(Value(Kind.NUMBER), self.element_of(args[0][1])))))
+        if name == "zip" and len(args) == 1 and args[0][0].star == "*":
+            return Value(Kind.CONTAINER, info=Homogeneous(_column_of(args[0][1])))
         if name == "zip":
             return Value(Kind.CONTAINER, info=Homogeneous(Value(Kind.CONTAINER, info=tuple(self.element_of(value) for _, value in args))))
         if name == "range":
@@ -1319,3 +1367,94 @@ def _selected_parameters(node: cst.BaseExpression, iterable: Value) -> Optional[
     if isinstance(target, cst.Name) and target.value == node.elt.value:  # type: ignore[attr-defined]
         return iterable
     return None
+
+
+#: factories whose positional arguments are the sizes of the tensor they make
+_SIZED_FACTORIES = frozenset({"torch.zeros", "torch.ones", "torch.empty", "torch.rand", "torch.randn"})
+
+#: beyond this many rows, unpacking a tensor is not a tuple of placeholders
+_MAX_UNPACKED_ROWS = 16
+
+
+def _literal_sizes(call: cst.Call) -> Optional[list[int]]:
+    """The sizes a factory call spells as integer literals (``zeros(3, 0)``, ``zeros((3, 0))``)."""
+    positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+    if len(positional) == 1 and isinstance(positional[0], (cst.Tuple, cst.List)):
+        positional = [element.value for element in positional[0].elements]
+    if not positional or not all(isinstance(size, cst.Integer) for size in positional):
+        return None
+    return [int(size.evaluated_value) for size in positional]  # type: ignore[union-attr]
+
+
+def host_beside_placeholders(element: Value, value: Value, store: cst.CSTNode) -> Optional[HostBesideAccelerator]:
+    """A host tensor with a dimension is what every entry of the list was, and the store puts a
+    tensor that may be on an accelerator into one of them."""
+    apart = host_beside_accelerator(element, value, store)
+    return apart if apart is not None and apart.position is None and apart.host is element else None
+
+
+def _column_of(rows: Value) -> Value:
+    """One item of ``zip(*rows)``: a column of the rows, a list. Where the rows are tuples that
+    hold a host tensor and, at the same position of another row, a tensor that may be on an
+    accelerator, that column's entries live apart."""
+    info = rows.info
+    if rows.kind != Kind.CONTAINER or not isinstance(info, Homogeneous) or not isinstance(info.element.info, tuple) or not info.element.info:
+        return Value(Kind.CONTAINER)
+    entries = info.element.info
+    element = entries[0]
+    for entry in entries[1:]:
+        element = join(element, entry)
+    apart = info.apart
+    if apart is not None and apart.position is not None:
+        apart = replace(apart, position=None)
+    else:
+        apart = None
+    return Value(Kind.CONTAINER, info=Homogeneous(element, apart=apart))
+
+
+def _stored_on_every_iteration(loop: cst.CSTNode, target: cst.CSTNode) -> bool:
+    """Does every iteration of ``loop`` reach the statement that stores into ``target``: it is
+    a plain statement of the loop's body, with no ``continue``/``break``/``return`` before it."""
+    body = getattr(loop, "body", None)
+    for statement in body.body if isinstance(body, cst.IndentedBlock) else ():
+        if _contains(statement, target):
+            return isinstance(statement, cst.SimpleStatementLine)
+        if _contains_jump(statement):
+            return False
+    return True
+
+
+class _Finder(cst.CSTVisitor):
+    """Whether a statement holds a node that ``wanted`` picks, outside nested functions and
+    classes (and, with ``skip_loops``, outside nested loops)."""
+
+    def __init__(self, wanted: Callable[[cst.CSTNode], bool], skip_loops: bool = False) -> None:
+        self.wanted = wanted
+        self.skipped: tuple[type, ...] = (cst.FunctionDef, cst.ClassDef, cst.Lambda) + ((cst.For, cst.While) if skip_loops else ())
+        self.found = False
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if self.found or isinstance(node, self.skipped):
+            return False
+        if self.wanted(node):
+            self.found = True
+            return False
+        return True
+
+
+def _contains(statement: cst.CSTNode, target: cst.CSTNode) -> bool:
+    finder = _Finder(lambda node: node is target)
+    statement.visit(finder)
+    return finder.found
+
+
+def _contains_jump(statement: cst.CSTNode) -> bool:
+    """A ``continue``, ``break``, ``return`` or ``raise`` that can end an iteration early; the
+    ``continue`` or ``break`` of a nested loop ends that loop's iteration, not this one's."""
+    loop_jumps = _Finder(lambda node: isinstance(node, (cst.Continue, cst.Break)), skip_loops=True)
+    statement.visit(loop_jumps)
+    if loop_jumps.found:
+        return True
+    exits = _Finder(lambda node: isinstance(node, (cst.Return, cst.Raise)))
+    statement.visit(exits)
+    return exits.found

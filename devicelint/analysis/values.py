@@ -382,6 +382,27 @@ class Homogeneous:
     #: the ``append``/``extend`` call that last put in an element that may be on an
     #: accelerator (where a `.cpu()` or `.item()` would keep the list on the host)
     put_by: Optional[cst.CSTNode] = field(default=None, compare=False)
+    #: entries of the list that live apart at once: some a host tensor, others a tensor that
+    #: may be on an accelerator (see HostBesideAccelerator)
+    apart: Optional["HostBesideAccelerator"] = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class HostBesideAccelerator:
+    """A list whose entries live apart at once, not on alternative paths: a placeholder made
+    on the host (``[torch.zeros(0, 6)] * n``, ``stats.append((correct, *torch.zeros((3, 0))))``)
+    next to entries that may be on an accelerator (``output[i] = x[keep]``). A CPU tensor with
+    a dimension - empty or not - and a GPU tensor in one ``torch.cat``/``torch.stack`` fail
+    ("Expected all tensors to be on the same device"); only a 0-dim CPU tensor is let through,
+    and only by elementwise operations."""
+
+    #: None: the list's elements themselves; ``j``: position ``j`` of its tuple elements
+    #: (rows that ``zip(*rows)`` turns into columns)
+    position: Optional[int]
+    host: Value
+    accelerator: Value
+    #: the call or store that put the accelerator entry (or the host one) beside the other
+    put_by: Optional[cst.CSTNode] = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -482,10 +503,31 @@ def appended(container: Value, element: Value, call: Optional[cst.CSTNode] = Non
         put_by = call
         if not _maybe_on_accelerator(joined):
             some = element
+    apart = container.info.apart if isinstance(container.info, Homogeneous) else None
+    if apart is None and known is not None:
+        apart = host_beside_accelerator(known, element, call)
     return Value(
         Kind.CONTAINER, container.device, container.origin,
-        info=Homogeneous(joined, None if _maybe_on_accelerator(joined) else some, put_by),
+        info=Homogeneous(joined, None if _maybe_on_accelerator(joined) else some, put_by, apart),
     )
+
+
+def host_beside_accelerator(present: Value, added: Value, call: Optional[cst.CSTNode]) -> Optional[HostBesideAccelerator]:
+    """``added`` is put into a list whose entries are ``present`` (both stay in it): a host
+    tensor with a dimension on one side and a tensor that may be on an accelerator on the
+    other, in the entries themselves or at one position of tuple entries of one length."""
+    pairs: list[tuple[Optional[int], Value, Value]] = [(None, present, added)]
+    if isinstance(present.info, tuple) and isinstance(added.info, tuple) and len(present.info) == len(added.info):
+        pairs = [(position, a, b) for position, (a, b) in enumerate(zip(present.info, added.info))]
+    for position, first, second in pairs:
+        for host, other in ((first, second), (second, first)):
+            if _host_with_dimension(host) and _maybe_on_accelerator(other):
+                return HostBesideAccelerator(position, host, other, call)
+    return None
+
+
+def _host_with_dimension(value: Value) -> bool:
+    return value.kind == Kind.TENSOR and value.scalar is False and value.device is not None and value.device.is_cpu
 
 
 def _maybe_on_accelerator(value: Value) -> bool:
@@ -500,6 +542,7 @@ def _join_items(first: Any, second: Any) -> Any:
             join(first.element, second.element),
             first.some if first.some is not None else second.some,
             first.put_by if first.put_by is not None else second.put_by,
+            first.apart if first.apart is not None else second.apart,
         )
     for items, filled in ((first, second), (second, first)):
         if isinstance(items, tuple) and items and isinstance(filled, Homogeneous):
@@ -508,7 +551,7 @@ def _join_items(first: Any, second: Any) -> Any:
             element = filled.element
             for item in items:
                 element = join(element, item)
-            return Homogeneous(element, filled.some, filled.put_by)
+            return Homogeneous(element, filled.some, filled.put_by, filled.apart)
     # a list still empty on one path and filled by `append` on the other (a loop that ran):
     # its elements are the appended ones
     if first == () and isinstance(second, Homogeneous):

@@ -6,7 +6,7 @@ import libcst as cst
 
 from devicelint.analysis import torch_api as api
 from devicelint.analysis.events import BinaryEvent, CallEvent
-from devicelint.analysis.values import Kind, Role, Value
+from devicelint.analysis.values import Homogeneous, HostBesideAccelerator, Kind, Role, Value
 from devicelint.rule_api import FixSpec, NodeEdit
 from devicelint.findings import Severity
 from devicelint.rules._messages import where
@@ -102,6 +102,15 @@ class FactoryWithoutDevice(Rule):
         "    rotations: torch.Tensor\nclass Structure(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
         "        self.layer = nn.Linear(3, 3)\n    def forward(self, single):\n"
         "        frames = Frame(torch.eye(3, device=single.device))\n        return self.layer(frames)\n",
+        # every entry of the pre-filled list is replaced on every iteration: no placeholder is left
+        "import torch\ndef rows(x: torch.Tensor):\n    out = [torch.zeros(0, 6)] * x.shape[0]\n"
+        "    for i in range(x.shape[0]):\n        out[i] = x[i]\n    return out\n",
+        # the placeholder column is on the host in every row: each column is on one device
+        "import torch\ndef gather(preds, targets, device):\n    stats = []\n    targets = targets.to(device)\n"
+        "    for pred in preds:\n        labels = targets[:, 1:]\n        if pred.shape[0] == 0:\n"
+        "            stats.append((labels[:, 0], *torch.zeros((2, 0))))\n            continue\n"
+        "        stats.append((labels[:, 0], labels[:, 1].cpu(), labels[:, 2].cpu()))\n"
+        "    return [torch.cat(column, 0) for column in zip(*stats)]\n",
         # a module's constructor: its tensors are all on the host until the module is moved
         "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
         "        self.w = nn.Parameter(torch.randn(4))\n        self.register_buffer('scaled', self.w.detach() * torch.ones(4))\n",
@@ -161,6 +170,23 @@ class FactoryWithoutDevice(Rule):
             "                       torch.zeros(single.size(0), 3))  # expect: DL202\n"
             "        for layer in self.layers:\n            frames = layer(frames)\n        return frames\n"
         ),
+        # placeholder stats for images without predictions beside GPU stats, concatenated per
+        # column (yolov5's val.py); empty or not, a CPU tensor in torch.cat with GPU ones fails
+        Example(
+            "import torch\ndef gather(preds, targets, device):\n    stats = []\n    targets = targets.to(device)\n"
+            "    for pred in preds:\n        labels = targets[:, 1:]\n        if pred.shape[0] == 0:\n"
+            "            stats.append((labels[:, 0], *torch.zeros((2, 0))))  # expect: DL202\n            continue\n"
+            "        stats.append((labels[:, 0], labels[:, 1], labels[:, 2]))\n"
+            "    return [torch.cat(column, 0) for column in zip(*stats)]\n"
+        ),
+        # per-image outputs pre-filled with CPU placeholders, some replaced by the input's rows
+        # (yolov5's non_max_suppression): callers get entries on two devices
+        Example(
+            "import torch\ndef keep(prediction: torch.Tensor, threshold: float):\n"
+            "    output = [torch.zeros(0, 6)] * prediction.shape[0]  # expect: DL202\n"
+            "    for i, x in enumerate(prediction):\n        x = x[x[:, 4] > threshold]\n        if not x.shape[0]:\n"
+            "            continue\n        output[i] = x\n    return output\n"
+        ),
         # a distribution built from a CUDA parameter: broadcast_all keeps it there (LKJCholesky)
         Example(
             "import torch\nfrom torch.distributions.utils import broadcast_all\nclass Onion:\n"
@@ -206,6 +232,10 @@ class FactoryWithoutDevice(Rule):
                     if factory is not None:
                         self._report(factory, function, event.node, other=(event.node.func, module))
             return
+        if event.qualname in _CONCATENATING and event.args and event.args[0][0].keyword is None:
+            apart = _entries_apart(event.args[0][1])
+            if apart is not None:
+                self._report_apart(apart, function, event.node)
         operands = event.operands(api.OPERAND_KEYWORDS)
         if event.qualname in api.MIXING_FUNCTIONS:
             self._check_operands(operands, function, event.node)
@@ -217,6 +247,9 @@ class FactoryWithoutDevice(Rule):
         returns to be on the model's device and combine it with their own GPU tensors."""
         function = self._function()
         context = self.ctx.current_function
+        apart = _entries_apart(value)
+        if function is not None and apart is not None:
+            self._report_apart(apart, function, node, returned=True)
         if function is None or function.name.value != "forward" or context.class_info is None or not context.class_info.is_module:
             return
         factories = [factory for factory in map(self._cpu_factory, _tensors_in(value)) if factory is not None]
@@ -242,9 +275,42 @@ class FactoryWithoutDevice(Rule):
                     self._report(factory, function, node, other=(other, other_value))
                     return
 
+    def _report_apart(self, apart: HostBesideAccelerator, function: cst.FunctionDef, meeting: cst.CSTNode, returned: bool = False) -> None:
+        """A list holds a host tensor (a placeholder, often empty) beside tensors that may be on
+        an accelerator: ``torch.cat``/``torch.stack`` of it fail on a GPU, and so does a caller
+        that takes the device of one entry for all of them."""
+        found = self._cpu_factory(apart.host, allow_placeholder=True)
+        if found is None or id(found[0]) in self._reported:
+            return
+        factory, home = found
+        if self.ctx.analyzer.foreign_home(home) is not None:
+            return  # made in another module: its own lint run reports it there
+        self._reported.add(id(factory))
+        other = apart.accelerator
+        beside = where(other, self.ctx) if other.device is not None else "on an accelerator"
+        put = f" (put in at line {self.ctx.line(apart.put_by)})" if apart.put_by is not None else ""
+        if returned:
+            place = (
+                f"`{function.name.value}()` returns it in a list beside tensors{put} {beside}: its callers get "
+                "entries on the CPU or on the GPU depending on the path, and fail where they concatenate them or "
+                "take one entry's device for all"
+            )
+        else:
+            place = f"a list holds it beside tensors{put} {beside}, and line {self.ctx.line(meeting)} concatenates them"
+        source = self._device_source(factory, home)
+        self._pending.append((
+            factory,
+            f"`{self.ctx.source_of(factory.func)}` without `device=` makes a CPU tensor, and {place}; "
+            "on a GPU this fails with mixed devices (also for an empty tensor): pass `device=`"
+            + (f" (e.g. `device={source}.device`)" if source else ""),
+            self._fix(factory, source),
+        ))
+
     # ------------------------------------------------------------------ helpers
 
-    def _cpu_factory(self, value: Value, allow_unknown_rank: bool = False) -> Optional[tuple[cst.Call, cst.FunctionDef]]:
+    def _cpu_factory(
+        self, value: Value, allow_unknown_rank: bool = False, allow_placeholder: bool = False
+    ) -> Optional[tuple[cst.Call, cst.FunctionDef]]:
         """The device-less factory call, made in a function, that a host tensor comes from;
         elementwise operators accept a 0-dim CPU tensor, so there it must be known to have a
         dimension. A factory in a module's ``__init__`` is an attribute: DL103's (one in a plain
@@ -257,7 +323,9 @@ class FactoryWithoutDevice(Rule):
         if made is None:
             return None
         call, qualname, home = made
-        if qualname not in api.FUNCTION_HOST_FACTORIES or home is None or self.ctx.analyzer.constructs_module(home) or _empty_placeholder(call, qualname):
+        if qualname not in api.FUNCTION_HOST_FACTORIES or home is None or self.ctx.analyzer.constructs_module(home):
+            return None
+        if not allow_placeholder and _empty_placeholder(call, qualname):
             return None
         return call, home
 
@@ -376,6 +444,21 @@ def _tensors_in(value: Value) -> list[Value]:
     if value.fields is not None:
         return [item for _, item in value.fields]
     return [value]
+
+
+#: torch functions that put the tensors of one list on one device and fail on a CPU tensor
+#: with a dimension beside a GPU one, empty or not
+_CONCATENATING = frozenset(
+    f"torch.{name}" for name in ("cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "row_stack")
+)
+
+
+def _entries_apart(value: Value) -> Optional[HostBesideAccelerator]:
+    """Where a list holds a host tensor beside tensors that may be on an accelerator, at once."""
+    if value.kind != Kind.CONTAINER or not isinstance(value.info, Homogeneous):
+        return None
+    apart = value.info.apart
+    return apart if apart is not None and apart.position is None else None
 
 
 #: factories whose positional arguments are not sizes: the 0 of `randint(0, n, (k,))` or
