@@ -11,11 +11,11 @@ from devicelint.findings import Severity
 from devicelint.rules.base import Example, Rule
 
 _CUDA_LITERAL = re.compile(r"cuda(:\d+)?")
-#: the function asks where it runs before it places anything: a CUDA-only path on purpose
 #: code written for CUDA alone: streams, events, graphs, CUDA extensions and kernels
 _CUDA_ONLY_FILE = re.compile(r"torch\.cuda\.(Stream|stream|Event|graph|CUDAGraph)\b|cpp_extension|^\s*(import|from)\s+(triton|cupy|pycuda)\b|numba\.cuda", re.MULTILINE)
 #: an ``if`` test about the size of the data (see _tests_data)
 _DATA_TEST = re.compile(r"\blen\s*\(|\.shape\b|\.numel\s*\(|\.size\s*\(|[!=]=\s*(\[\s*\]|\(\s*\)|\{\s*\})")
+#: the function asks where it runs before it places anything: a CUDA-only path on purpose
 _CHECKS_DEVICE = re.compile(r"\bis_cuda\b|is_available\s*\(|device_count\s*\(|\.device\.type\b|\.type\s*==|== *['\"]cuda")
 
 
