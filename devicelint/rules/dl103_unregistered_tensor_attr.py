@@ -328,13 +328,7 @@ class UnregisteredTensorAttr(Rule):
                 continue  # `self.mask = nn.Parameter(self.mask, requires_grad=False)` further down
             self._report(attribute, statement, value_node, value, name, self._buffer_calls.get((id(class_info), attribute)))
             for other, other_value in self._alternatives.pop((id(class_info), attribute), ()):
-                fix = None
-                if isinstance(other, cst.Assign) and len(other.targets) == 1:
-                    expression = self.ctx.module.code_for_node(other_value)
-                    fix = FixSpec(
-                        "Register it as a non-persistent buffer",
-                        (NodeEdit(other, "replace", f'self.register_buffer("{attribute}", {expression}, persistent=False)'),),
-                    )
+                fix = self._buffer_fix(attribute, other, other_value)
                 self.ctx.report(
                     other,
                     f"`{name}` is set here too, as a plain tensor attribute (see line {self.ctx.line(statement)}): "
@@ -378,17 +372,22 @@ class UnregisteredTensorAttr(Rule):
         ``self.grid[i].device``)?"""
         return re.search(rf"\bself\.{re.escape(attribute)}(\[[^\]]*\])?\.device\b", self._text(class_info.node)) is not None
 
+    def _buffer_fix(self, attribute: str, statement: cst.CSTNode, value_node: cst.BaseExpression) -> Optional[FixSpec]:
+        """``self.x = expr`` -> ``self.register_buffer("x", expr, persistent=False)``; None for
+        another kind of statement (an augmented or multiple assignment)."""
+        if not (isinstance(statement, cst.Assign) and len(statement.targets) == 1):
+            return None
+        expression = self.ctx.module.code_for_node(value_node)
+        return FixSpec(
+            "Register it as a non-persistent buffer",
+            (NodeEdit(statement, "replace", f'self.register_buffer("{attribute}", {expression}, persistent=False)'),),
+        )
+
     def _report(
         self, attribute: str, statement: cst.CSTNode, value_node: cst.BaseExpression, value: Value, name: str, refused: Optional[cst.Call] = None
     ) -> None:
         assert value.origin is not None
-        fix = None
-        if isinstance(statement, cst.Assign) and len(statement.targets) == 1:
-            expression = self.ctx.module.code_for_node(value_node)
-            fix = FixSpec(
-                "Register it as a non-persistent buffer",
-                (NodeEdit(statement, "replace", f'self.register_buffer("{attribute}", {expression}, persistent=False)'),),
-            )
+        fix = self._buffer_fix(attribute, statement, value_node)
         assert value.device is not None
         wants_gradient = "requires_grad=True" in self.ctx.module.code_for_node(value_node)
         if wants_gradient:
