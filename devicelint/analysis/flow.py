@@ -70,6 +70,7 @@ from devicelint.analysis.values import (
     homogeneous_element,
     host_beside_accelerator,
     join,
+    optimized_parameters,
 )
 
 if TYPE_CHECKING:
@@ -1190,6 +1191,8 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         else:
             result = UNKNOWN
             self._escape(args, state)
+        if result is UNKNOWN:
+            result = _optimizer_built_from_package(node, args) or result
         if result is UNKNOWN and method is None:
             built = constructions.construction_origin(node, callee, args, self._default_device(state))
             if built is not None:
@@ -1262,6 +1265,8 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
             return Value(Kind.NUMBER)
         if name == "next" and args:
             return self.element_of(args[0][1])
+        if name == "filter" and len(args) == 2 and args[1][1].kind == Kind.PARAMETERS:
+            return args[1][1]  # `filter(lambda p: p.requires_grad, model.parameters())`
         return UNKNOWN
 
     def _label(self, node: cst.BaseExpression) -> str:
@@ -1458,3 +1463,18 @@ def _contains_jump(statement: cst.CSTNode) -> bool:
     exits = _Finder(lambda node: isinstance(node, (cst.Return, cst.Raise)))
     statement.visit(exits)
     return exits.found
+
+
+def _optimizer_built_from_package(node: cst.Call, args: tuple[tuple[cst.Arg, Value], ...]) -> Optional[Value]:
+    """``config.init_obj("optimizer", torch.optim, params)``: a builder of unknown origin handed
+    the ``torch.optim`` package itself and a model's parameters can only build an optimizer of
+    that package over them (the pytorch-template idiom)."""
+    if not any(value.kind == Kind.REF and value.qualname == "torch.optim" for _, value in args):
+        return None
+    for arg, value in args:
+        if arg.star:
+            continue
+        parameters = optimized_parameters(value)
+        if parameters is not None:
+            return Value(Kind.OPTIMIZER, origin=Origin(node, "created"), info=parameters)
+    return None

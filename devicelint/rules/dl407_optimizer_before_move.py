@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import re
+from typing import Optional
 
 import libcst as cst
 
@@ -20,7 +21,11 @@ class OptimizerBeforeMove(Rule):
     `[{"params": ...}, ...]`) when `model.cuda()` / `model.to(...)` comes after it in the same
     function (or at module level), in a function it is handed to, or - for an optimizer that a
     class's `__init__` builds over `self.network` - in a method of that class called on its
-    object (`trainer.cuda()`). The finding sits on the optimizer, the line to change; the move
+    object (`trainer.cuda()`). A class of the file counts as moving the model when its
+    `__init__`, or a base class's `__init__` it hands the model to through
+    `super().__init__(...)`, moves it (`Trainer(model, optimizer)`). A builder handed the
+    `torch.optim` package and the parameters (`config.init_obj("optimizer", torch.optim,
+    params)`) builds an optimizer. The finding sits on the optimizer, the line to change; the move
     is its related location.
 
     ## Why is this bad?
@@ -73,6 +78,11 @@ class OptimizerBeforeMove(Rule):
         # not taken for an optimizer (an exponential moving average)
         "import torch\nfrom torch_ema import ExponentialMovingAverage\nmodel = torch.nn.Linear(2, 2)\n"
         "ema = ExponentialMovingAverage(model.parameters(), decay=0.99)\nmodel.cuda()\n",
+        # the trainer class takes the model but never moves it (its base class moves another argument)
+        "import torch\nclass Base:\n    def __init__(self, model, loss):\n        self.model = model\n        self.loss = loss.cuda()\n"
+        "class Trainer(Base):\n    def __init__(self, model, loss):\n        super().__init__(model, loss)\n"
+        "model = torch.nn.Linear(2, 2)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "trainer = Trainer(model, torch.nn.MSELoss())\n",
         # parameter groups of two different models
         "import torch\na = torch.nn.Linear(2, 2)\nb = torch.nn.Linear(2, 2)\n"
         "opt = torch.optim.SGD([{'params': a.parameters()}, {'params': b.parameters(), 'lr': 0.01}], lr=0.1)\na.cuda()\n",
@@ -93,6 +103,18 @@ class OptimizerBeforeMove(Rule):
             "groups = [{'params': [p for n, p in model.named_parameters() if 'bias' not in n], 'weight_decay': 0.01},\n"
             "          {'params': [p for n, p in model.named_parameters() if 'bias' in n], 'weight_decay': 0.0}]\n"
             "opt = BertAdam(groups, lr=1e-4)  # expect: DL407\nmodel.cuda()\n"
+        ),
+        # a configuration builder handed `torch.optim` and the trainable parameters; the trainer's
+        # base class moves the model in its `__init__` (victoresque/pytorch-template#82)
+        Example(
+            "import torch\nclass BaseTrainer:\n    def __init__(self, model, optimizer, device):\n"
+            "        self.model = model.to(device)\n        self.optimizer = optimizer\n"
+            "class Trainer(BaseTrainer):\n    def __init__(self, model, optimizer, device, loader):\n"
+            "        super().__init__(model, optimizer, device)\n        self.loader = loader\n"
+            "def main(config, loader):\n    model = config.init_obj('arch')\n"
+            "    params = filter(lambda p: p.requires_grad, model.parameters())\n"
+            "    optimizer = config.init_obj('optimizer', torch.optim, params)  # expect: DL407\n"
+            "    Trainer(model, optimizer, 'cuda', loader)\n"
         ),
         # a plain class builds the optimizer in `__init__`; its `cuda()`, called afterwards,
         # moves the network (namisan/mt-dnn#40)
@@ -154,6 +176,9 @@ class OptimizerBeforeMove(Rule):
         if event.callee.kind == Kind.FUNCTION and isinstance(event.callee.info, cst.FunctionDef):
             self._handed_to_mover(scope, event, event.callee.info)
             return
+        if event.callee.kind == Kind.CLASS and isinstance(event.callee.info, ClassInfo):
+            self._handed_to_mover(scope, event, None, event.callee.info)
+            return
         if event.method not in ("cuda", "to") or event.receiver is None or event.receiver.kind != Kind.MODULE:
             return
         if event.result.device is None or not event.result.device.may_be_accelerator:
@@ -170,10 +195,18 @@ class OptimizerBeforeMove(Rule):
                 related=((event.node, f"`{owner}` is moved here"),),
             )
 
-    def _handed_to_mover(self, scope: int, event: CallEvent, function: cst.FunctionDef) -> None:
+    def _handed_to_mover(self, scope: int, event: CallEvent, function: Optional[cst.FunctionDef], built: Optional[ClassInfo] = None) -> None:
         """``train(model, loader, optimizer)`` where ``train`` moves ``model`` (``model.cuda()``)
-        after the optimizer was built here: the same bug, with the move one call away."""
-        names = argument_parameters(function, event.args, skip_first=False)
+        after the optimizer was built here: the same bug, with the move one call away. With
+        ``built``, the call constructs an object of that class of the file, whose ``__init__``
+        (or a base's, through ``super().__init__(...)``) moves the model: ``Trainer(model, ...)``."""
+        if built is not None:
+            found = built.find_method("__init__")
+            if found is None:
+                return
+            function, defined_in = found
+        assert function is not None
+        names = argument_parameters(function, event.args, skip_first=built is not None)
         for (arg, value), parameter in zip(event.args, names):
             owner = dotted_name(arg.value)
             if parameter is None or owner is None or value.kind != Kind.MODULE:
@@ -181,18 +214,44 @@ class OptimizerBeforeMove(Rule):
             optimizers = self._optimized.get((scope, owner))
             if not optimizers:
                 continue
-            # moved to an accelerator there (not `.cpu()`, not merely handed on)
-            if not re.search(rf"\b{re.escape(parameter)}\s*\.\s*(cuda|to)\s*\(", self.ctx.analyzer.body_text(function)):
+            mover = self._mover_of(function, defined_in, parameter) if built is not None else (function if self._moves(function, parameter) else None)
+            if mover is None:
                 continue
             del self._optimized[(scope, owner)]
+            called = built.name if built is not None else function.name.value
             for optimizer in optimizers:
                 self.ctx.report(
                     optimizer,
-                    f"this optimizer is built from `{owner}.parameters()` before `{function.name.value}()` "
+                    f"this optimizer is built from `{owner}.parameters()` before `{called}()` "
                     f"moves `{owner}` (called at line {self.ctx.line(event.node)}); move the model first, "
                     "then build the optimizer",
-                    related=((event.node, f"`{function.name.value}()` moves `{owner}`"),),
+                    related=((event.node, f"`{called}()` moves `{owner}`"),),
                 )
+
+    def _moves(self, function: cst.FunctionDef, parameter: str) -> bool:
+        """Does ``function`` move its parameter ``parameter`` to an accelerator (not `.cpu()`,
+        not merely hand it on)?"""
+        return re.search(rf"\b{re.escape(parameter)}\s*\.\s*(cuda|to)\s*\(", self.ctx.analyzer.body_text(function)) is not None
+
+    def _mover_of(self, constructor: cst.FunctionDef, defined_in: ClassInfo, parameter: str, depth: int = 0) -> Optional[cst.FunctionDef]:
+        """The ``__init__`` that moves the constructor parameter ``parameter``: this one, or the
+        base class's one it hands the parameter to through ``super().__init__(...)`` (at most a
+        few levels up)."""
+        if self._moves(constructor, parameter):
+            return constructor
+        if depth >= 3:
+            return None
+        for call in _base_init_calls(constructor):
+            found = next((base.find_method("__init__") for base in defined_in.bases if base.find_method("__init__") is not None), None)
+            if found is None:
+                return None
+            base_init, base_class = found
+            explicit_self = not (isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Call))
+            forwarded = [(arg, Value(Kind.UNKNOWN)) for arg in call.args]
+            for (arg, _), name in zip(forwarded, argument_parameters(base_init, tuple(forwarded), skip_first=not explicit_self)):
+                if name is not None and isinstance(arg.value, cst.Name) and arg.value.value == parameter:
+                    return self._mover_of(base_init, base_class, name, depth + 1)
+        return None
 
     def _note_constructor(self, scope: int, owner: str) -> None:
         """Remember an `__init__` that builds an optimizer over `self.<module>`."""
@@ -249,6 +308,21 @@ class OptimizerBeforeMove(Rule):
             "model before building the optimizer, or build the optimizer after the move",
             related=((call, f"`{method}()` moves `{owner}`"),),
         )
+
+
+def _base_init_calls(constructor: cst.FunctionDef) -> list[cst.Call]:
+    """``super().__init__(...)`` / ``Base.__init__(self, ...)`` statements at the top level of a
+    constructor's body."""
+    calls = []
+    body = constructor.body.body if isinstance(constructor.body, cst.IndentedBlock) else ()
+    for statement in body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            call = small.value if isinstance(small, cst.Expr) else None
+            if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "__init__":
+                calls.append(call)
+    return calls
 
 
 def _is_static(function: cst.FunctionDef) -> bool:
