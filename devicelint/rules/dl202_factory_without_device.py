@@ -20,7 +20,9 @@ class FactoryWithoutDevice(Rule):
     tensor made by a torch factory without `device=` (`torch.zeros`, `torch.arange`,
     `torch.tensor([...])`, ...) or a legacy constructor (`torch.LongTensor(ids)`) that is then
     combined - by an operator, a torch function, a tensor method such as
-    `masked_fill` or `scatter_add_`, or a submodule call - with a tensor that can be on an
+    `masked_fill` or `scatter_add_`, a submodule call, or a subscript whose index or mask is
+    such a tensor (`table[idx]`: PyTorch reads it only with indices on the CPU or on the
+    table's device; a factory subscripted where it is made is DL207's) - with a tensor that can be on an
     accelerator: the model's (a submodule's output, a parameter or buffer, a module method's
     tensor input), one placed on a device the code chose (`x.to(device)`, `device=args.device`),
     or a free function's tensor argument (annotated `torch.Tensor`, or used as one:
