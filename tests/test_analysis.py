@@ -1245,3 +1245,32 @@ def fill(x: torch.Tensor, rows):
     assert state["stats"].info.apart is not None and state["stats"].info.apart.position in (1, 2)
     column = state["columns"].info.element
     assert column.info.apart is not None and column.info.apart.position is None
+
+
+def test_an_attribute_of_an_argument_read_into_a_local_used_as_a_tensor_is_placed_by_the_caller():
+    analyzer = analyse(
+        "import torch\n"
+        "def adjust(state, positions):\n"
+        "    system_idx = state.system_idx\n"
+        "    counts = torch.bincount(system_idx.long())\n"
+        "    name = state.name\n"
+        "    return positions, counts, name\n"
+    )
+    state = function_state(analyzer, "adjust")
+    assert state["system_idx"].kind == Kind.TENSOR
+    assert state["system_idx"].device is not None and state["system_idx"].device.argument
+    assert state["system_idx"].device.label == "state.system_idx"
+    # read into a local that is never used as a tensor: nothing is said of it
+    assert state["name"].kind == Kind.UNKNOWN
+
+
+def test_an_aliased_attribute_rebound_in_the_body_is_no_evidence():
+    analyzer = analyse(
+        "import torch\n"
+        "def adjust(state):\n"
+        "    idx = state.idx\n"
+        "    idx = idx.long()\n"
+        "    return idx\n"
+    )
+    # bound twice: the local's uses do not all see the attribute's object
+    assert function_state(analyzer, "adjust")["idx"].device is None

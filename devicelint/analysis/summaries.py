@@ -50,6 +50,8 @@ _TORCH_TYPE_CAST = r"type\s*\(\s*torch\."
 _TENSOR_ONLY_USE = re.compile(rf"(?<![\w.])([A-Za-z_]\w*(?:\.\w+)*?)\s*\.\s*(?:{TENSOR_ONLY_MEMBERS}|{_TORCH_TYPE_CAST})")
 #: ``[:, 0]``, ``[..., 1]``, ``[0, :]``: text that may index an array (see tensor_evidence)
 _ARRAY_INDEX_TEXT = re.compile(r"\[\s*(:|\.\.\.)|,\s*(:|\.\.\.|None\b)")
+#: ``local = param.attribute`` as a statement of its own (see _aliased_tensor_attributes)
+_ATTRIBUTE_ALIAS = re.compile(r"^[ \t]*([A-Za-z_]\w*)[ \t]*=[ \t]*([A-Za-z_]\w*\.[A-Za-z_]\w*)[ \t]*(?:#.*)?$", re.MULTILINE)
 _MODULE_INPUT_USE = re.compile(rf"(?<![\w.])([A-Za-z_]\w*(?:\.\w+)*?)\s*\.\s*(?:{MODULE_INPUT_MEMBERS}|{_TORCH_TYPE_CAST})")
 
 
@@ -255,9 +257,30 @@ class Summaries:
                     rest -= used
                 if rest:
                     used |= self._handed_to_tensor_users(function, rest)
+                used |= self._aliased_tensor_attributes(function, wanted, pattern)
             found = (frozenset(name for name in used if "." not in name), frozenset(name for name in used if "." in name))
             memo[function] = found
         return found
+
+    def _aliased_tensor_attributes(self, function: cst.FunctionDef, names: set[str], pattern: "re.Pattern[str]") -> set[str]:
+        """Attributes of parameters that the body reads into a local once and uses, through
+        that local, as tensors (``system_idx = state.system_idx``, then
+        ``system_idx.unsqueeze(-1)``): the same object, so ``state.system_idx`` is a tensor
+        the argument carries, as ``state.system_idx.unsqueeze(-1)`` would say."""
+        text = self._body_text(function)
+        aliases = {
+            match.group(1): match.group(2)
+            for match in _ATTRIBUTE_ALIAS.finditer(text)
+            if match.group(2).split(".", 1)[0] in names
+        }
+        if not aliases:
+            return set()
+        used_locals = {match.group(1) for match in pattern.finditer(text)} & set(aliases)
+        if not used_locals:
+            return set()
+        evidence = self.tensor_evidence_of(function)
+        # bound once: every use of the local sees the attribute's object
+        return {aliases[local] for local in used_locals if evidence.tensor_use(local) is not None}
 
     def _indexed_as_tensors(self, function: cst.FunctionDef, names: set[str]) -> set[str]:
         """Parameters the body indexes like an array (``targets[:, 0]``) and whose indexing

@@ -20,7 +20,9 @@ class FactoryWithoutDevice(Rule):
     tensor made by a torch factory without `device=` (`torch.zeros`, `torch.arange`,
     `torch.tensor([...])`, ...) or a legacy constructor (`torch.LongTensor(ids)`) that is then
     combined - by an operator, a torch function, a tensor method such as
-    `masked_fill` or `scatter_add_`, or a submodule call - with a tensor that can be on an
+    `masked_fill` or `scatter_add_`, a submodule call, or a subscript whose index or mask is
+    such a tensor (`table[idx]`: PyTorch reads it only with indices on the CPU or on the
+    table's device; a factory subscripted where it is made is DL207's) - with a tensor that can be on an
     accelerator: the model's (a submodule's output, a parameter or buffer, a module method's
     tensor input), one placed on a device the code chose (`x.to(device)`, `device=args.device`),
     or a free function's tensor argument (annotated `torch.Tensor`, or used as one:
@@ -111,6 +113,10 @@ class FactoryWithoutDevice(Rule):
         "            stats.append((labels[:, 0], *torch.zeros((2, 0))))\n            continue\n"
         "        stats.append((labels[:, 0], labels[:, 1].cpu(), labels[:, 2].cpu()))\n"
         "    return [torch.cat(column, 0) for column in zip(*stats)]\n",
+        # an int index of unknown kind: `table[i]` may be a 0-dim tensor, which mixes with anything
+        "import torch\ndef pick(x: torch.Tensor, i):\n    table = torch.zeros(3)\n    return x.add_(table[i])\n",
+        # assigned through an accelerator index: `index_put_` moves the indices to the table
+        "import torch\ndef mark(labels: torch.Tensor):\n    seen = torch.zeros(10)\n    seen[labels] = 1.0\n    return seen.sum().item()\n",
         # a module's constructor: its tensors are all on the host until the module is moved
         "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
         "        self.w = nn.Parameter(torch.randn(4))\n        self.register_buffer('scaled', self.w.detach() * torch.ones(4))\n",
@@ -187,6 +193,20 @@ class FactoryWithoutDevice(Rule):
             "    for i, x in enumerate(prediction):\n        x = x[x[:, 4] > threshold]\n        if not x.shape[0]:\n"
             "            continue\n        output[i] = x\n    return output\n"
         ),
+        # a host table subscripted with a mask from the model's output (detrex's DETA assigner)
+        Example(
+            "import torch\nfrom torch import nn\nclass Matcher(nn.Module):\n    def __init__(self):\n"
+            "        super().__init__()\n        self.proj = nn.Linear(8, 8)\n"
+            "    def forward(self, a, truth):\n        indices = self.proj(a).max(1).indices\n"
+            "        ids = torch.arange(0, indices.shape[0])  # expect: DL202\n        return ids[truth == indices]  # expect: DL207\n"
+        ),
+        # indexed by a tensor the argument object carries, read into a local (torch-sim's FixCom)
+        Example(
+            "import torch\nclass FixCom:\n    def adjust(self, state, positions):\n"
+            "        system_idx = state.system_idx\n        counts = torch.bincount(system_idx.long())\n"
+            "        shift = torch.zeros(state.n_systems, 3)  # expect: DL202\n"
+            "        return positions + shift[system_idx] / counts[system_idx].unsqueeze(-1)\n"
+        ),
         # a distribution built from a CUDA parameter: broadcast_all keeps it there (LKJCholesky)
         Example(
             "import torch\nfrom torch.distributions.utils import broadcast_all\nclass Onion:\n"
@@ -257,6 +277,29 @@ class FactoryWithoutDevice(Rule):
         if factories and self.ctx.analyzer.owns_parameters(context.class_info):
             for factory in factories:
                 self._report(factory, function, node, returned=True)
+
+    def on_index(self, node: cst.Subscript, base: Value, index_node: cst.BaseExpression, index: Value) -> None:
+        """``table[idx]`` / ``table[mask]`` where ``table`` is a device-less factory's tensor and
+        the index may be on an accelerator (also a tensor argument's, as for the operators):
+        PyTorch reads a subscript only with indices on the CPU or on the table's device.
+
+        Checked on torch 2.13 (CPU build) by running the CPU kernel of ``aten::index`` on a CPU
+        table with a ``meta`` index (``aten.index.Tensor.redispatch(DispatchKeySet(CPU), ...)``;
+        CUDA's kernel shares that check): an integer index, a boolean mask and ``t[:, idx]``
+        all raise "indices should be either on cpu or on the same device as the indexed tensor
+        (cpu)". A 0-dim integer index is left alone (a Python subscript turns it into an int),
+        and so are assignments (``table[idx] = v``: ``index_put_`` moves the indices)."""
+        function = self._function()
+        if function is None or index.scalar is True:
+            return
+        if index.device is None or not index.device.may_be_accelerator:
+            return
+        factory = self._cpu_factory(base, allow_unknown_rank=True)
+        if factory is None:
+            return
+        if factory[0] is node.value and not index.device.argument:
+            return  # `torch.arange(n)[mask]`, subscripted where it is made: DL207's, on this very expression
+        self._report(factory, function, node, other=(index_node, index), indexed=True)
 
     def on_binary(self, event: BinaryEvent) -> None:
         function = self._function()
@@ -336,6 +379,7 @@ class FactoryWithoutDevice(Rule):
         meeting: cst.CSTNode,
         other: Optional[tuple[cst.CSTNode, Value]] = None,
         returned: bool = False,
+        indexed: bool = False,
     ) -> None:
         factory, home = found
         if id(factory) in self._reported:
@@ -349,6 +393,7 @@ class FactoryWithoutDevice(Rule):
         other_text = "the model's tensors"
         if other is not None and other[1].device is not None:
             other_text = f"`{_short(self.ctx.source_of(other[0]))}`, {where(other[1], self.ctx)}"
+        meets = "is indexed by" if indexed else "meets"
         if returned:
             via = "" if home is method else f"`{home.name.value}()` makes it for `forward`, and "
             place = (
@@ -356,12 +401,12 @@ class FactoryWithoutDevice(Rule):
                 "tensor next to their GPU ones"
             )
         elif home is method:
-            place = f"it meets {other_text} at line {self.ctx.line(meeting)}"
+            place = f"it {meets} {other_text} at line {self.ctx.line(meeting)}"
         elif home.name.value == "__init__":
             # a plain class's constructor keeps it (`self.stats = {...}`) for its other methods
-            place = f"`__init__()` keeps it for `{method.name.value}()`, where it meets {other_text} at line {self.ctx.line(meeting)}"
+            place = f"`__init__()` keeps it for `{method.name.value}()`, where it {meets} {other_text} at line {self.ctx.line(meeting)}"
         else:
-            place = f"`{home.name.value}()` returns it to `{method.name.value}`, where it meets {other_text} at line {self.ctx.line(meeting)}"
+            place = f"`{home.name.value}()` returns it to `{method.name.value}`, where it {meets} {other_text} at line {self.ctx.line(meeting)}"
         # decided at the end of the file: only then is it known whether the file is a CPU-only
         # program that runs its own model
         if self.ctx.analyzer.factory_name(factory) in api.LEGACY_TYPED_CONSTRUCTORS:
@@ -374,10 +419,14 @@ class FactoryWithoutDevice(Rule):
                 None,
             ))
             return
+        failure = (
+            "PyTorch raises \"indices should be either on cpu or on the same device as the indexed tensor\""
+            if indexed else "this fails with mixed devices"
+        )
         self._pending.append((
             factory,
             f"`{spelled}` without `device=` makes a CPU tensor, and {place}; "
-            f"on a GPU this fails with mixed devices: pass `device=`"
+            f"on a GPU {failure}: pass `device=`"
             + (f" (e.g. `device={source}.device`)" if source else ""),
             self._fix(factory, source),
         ))
