@@ -132,6 +132,7 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         self._own_texts = FunctionTexts(module, text) if text is not None else None
         #: per function: the unannotated parameters its body uses as tensors
         self._tensor_uses_found: dict[cst.FunctionDef, tuple[frozenset[str], frozenset[str]]] = {}
+        self._module_uses_found: dict[cst.FunctionDef, frozenset[str]] = {}
         #: functions whose hand-on of parameters (see _handed_to_tensor_users) is being scanned
         self._tensor_use_scans: set[cst.FunctionDef] = set()
         #: per function: the parameters its body may move or hand on (see _may_move)
@@ -1205,7 +1206,30 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         if self.emitting:
             discarded = node is self._statement_call
             self.sink.on_call(CallEvent(node, qualname, callee, method, receiver, args, result, state, discarded))
+            if qualname in api.MODULE_RUNNERS:
+                self._emit_module_run(node, api.MODULE_RUNNERS[qualname], args, state)
         return result
+
+    def _emit_module_run(
+        self, node: cst.Call, where: tuple[tuple[int, str], tuple[int, str]], args: tuple[tuple[cst.Arg, Value], ...], state: State
+    ) -> None:
+        """``profile(model, inputs=(x,))``: the library calls ``model(*inputs)``; the rules see
+        that call of the module (see CallEvent.runs_module)."""
+        found = [_argument_at(args, position, keyword) for position, keyword in where]
+        module, inputs = found
+        if module is None or inputs is None or module[1].kind != Kind.MODULE:
+            return
+        (inputs_arg, inputs_value) = inputs
+        if inputs_value.kind != Kind.CONTAINER or not isinstance(inputs_value.info, tuple):
+            return
+        if isinstance(inputs_arg.value, (cst.Tuple, cst.List)) and len(inputs_arg.value.elements) == len(inputs_value.info):
+            if any(isinstance(element, cst.StarredElement) for element in inputs_arg.value.elements):
+                return
+            run_args = tuple((cst.Arg(element.value), item) for element, item in zip(inputs_arg.value.elements, inputs_value.info))
+        else:
+            run_args = tuple((cst.Arg(inputs_arg.value), item) for item in inputs_value.info)
+        output = self._call_module(module[1], run_args)
+        self.sink.on_call(CallEvent(node, None, module[1], None, None, run_args, output, state, runs_module=module[0].value))
 
     def _own_forward_outputs(self, node: cst.Call, callee: Value, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> Optional[Value]:
         """``indices, scores = self(x)`` in a method of a module of the file: its own
@@ -1310,6 +1334,18 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
 
 
 _JUMPS = (cst.Return, cst.Raise, cst.Continue, cst.Break)
+
+
+def _argument_at(args: tuple[tuple[cst.Arg, Value], ...], position: int, keyword: str) -> Optional[tuple[cst.Arg, Value]]:
+    """The argument a call binds to the parameter at ``position`` named ``keyword``; None where
+    it is not given or ``*``/``**`` unpacking hides it."""
+    if any(arg.star for arg, _ in args):
+        return None
+    for arg, value in args:
+        if arg.keyword is not None and arg.keyword.value == keyword:
+            return arg, value
+    positional = [(arg, value) for arg, value in args if arg.keyword is None]
+    return positional[position] if position < len(positional) else None
 
 
 def _leaves_block(statements: Sequence[cst.BaseStatement]) -> bool:

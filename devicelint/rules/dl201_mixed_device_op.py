@@ -160,12 +160,12 @@ class MixedDeviceOp(Rule):
             if anywhere or value.kind not in (Kind.TENSOR, Kind.BATCH) or value.device is None or module.device is None:
                 continue
             if not module.device.conflicts_with(value.device):
-                if self._check_arms(event.node, [(event.node.func, module), (arg.value, value)]):
+                if self._check_arms(event.node, [(event.callee_node, module), (arg.value, value)]):
                     return
                 continue
             if self._said_by_another_rule(value, module):
                 continue
-            name = self.ctx.source_of(event.node.func)
+            name = self.ctx.source_of(event.callee_node)
             self.ctx.report(
                 event.node,
                 f"`{name}` has its parameters {where(module, self.ctx)}, but its input "

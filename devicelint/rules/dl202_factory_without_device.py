@@ -230,7 +230,7 @@ class FactoryWithoutDevice(Rule):
                 for item in _tensors_in(value):
                     factory = self._cpu_factory(item, allow_unknown_rank=True)
                     if factory is not None:
-                        self._report(factory, function, event.node, other=(event.node.func, module))
+                        self._report(factory, function, event.node, other=(event.callee_node, module))
             return
         if event.qualname in _CONCATENATING and event.args and event.args[0][0].keyword is None:
             apart = _entries_apart(event.args[0][1])
