@@ -47,6 +47,10 @@ class InputNotMoved(Rule):
     severity = Severity.ERROR
     summary = "A model moved to a device is called on batches that never were."
     valid = (
+        # a model handed to the function: its caller may keep it on the host, with the batches
+        "import torch\nfrom torch.utils.data import DataLoader\ndef evaluate(model, ds):\n"
+        "    print(sum(p.numel() for p in model.parameters()))\n    for x, y in DataLoader(ds):\n"
+        "        loss = torch.nn.functional.cross_entropy(model(x), y)\n",
         "import torch\nfrom torch.utils.data import DataLoader\nmodel = torch.nn.Linear(4, 2).to('cuda')\n"
         "for x, y in DataLoader(ds):\n    x = x.to('cuda')\n    out = model(x)\n",
         "import torch\nfrom torch.utils.data import DataLoader\nmodel = torch.nn.Linear(4, 2).to('cuda')\n"
