@@ -1274,3 +1274,30 @@ def test_an_aliased_attribute_rebound_in_the_body_is_no_evidence():
     )
     # bound twice: the local's uses do not all see the attribute's object
     assert function_state(analyzer, "adjust")["idx"].device is None
+
+
+def test_object_an_imported_class_builds_in_a_module_init_is_a_submodule_once_called_with_a_tensor():
+    analyzer = analyse(
+        "import torch\nfrom torch import nn\nfrom esm.decoder import TransformerDecoder\nfrom esm.util import Converter\n"
+        "class Model(nn.Module):\n    def __init__(self, args):\n        super().__init__()\n"
+        "        self.decoder = TransformerDecoder(args, nn.Embedding(4, 8))\n        self.converter = Converter(args)\n"
+        "    def sample(self, n):\n        tokens = torch.zeros(1, n, dtype=torch.long)\n"
+        "        out = self.decoder(tokens)\n        labels = self.converter(n)\n        return out\n"
+    )
+    state = function_state(analyzer, "sample")
+    assert state["out"].kind == Kind.TENSOR and state["out"].device.label == "the model's device"
+    assert state["labels"].kind == Kind.UNKNOWN  # called with no tensor: nothing says it is a module
+
+
+def test_module_parameter_of_a_free_function_follows_its_caller_and_deepcopy_keeps_it():
+    analyzer = analyse(
+        "import torch\nfrom copy import deepcopy\ndef info(model, other):\n"
+        "    n = sum(p.numel() for p in model.parameters())\n    clone = deepcopy(model)\n"
+        "    other.eval()\n    return n\n"
+        "def rebinds(model):\n    model = model.module\n    return list(model.parameters())\n"
+    )
+    state = function_state(analyzer, "info")
+    assert state["model"].kind == Kind.MODULE and state["model"].device.argument and state["model"].device.label == "model"
+    assert state["clone"].kind == Kind.MODULE and state["clone"].device == state["model"].device
+    assert place(state["other"]) == "unknown"  # `.eval()` alone: trainers and environments have it too
+    assert place(function_state(analyzer, "rebinds")["model"]) == "unknown"

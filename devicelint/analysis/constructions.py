@@ -21,6 +21,11 @@ the program can give, never a guess from names:
 * it is not a submodule: in the methods of a module class whatever it builds moves with the
   model (see ``FlowAnalyzer._module_evidence``).
 
+In an ``nn.Module``'s ``__init__`` such an object kept as ``self.decoder`` is a submodule once a
+method of the class calls it with a tensor (``self.decoder(tokens, ...)``) or uses it as a
+module: it follows the model (``submodule``). There a layer handed to the constructor
+(``TransformerDecoder(args, embed_tokens)``) becomes part of it, so it tells no device.
+
 Whatever may move the object before that evidence forgets the construction: a move method
 (``.to``, ``.cuda``), any method given a device, or handing it to code the analysis cannot see
 (``trainer.fit(model)``, ``accelerator.prepare(model)``; see ``Summaries._escape``).
@@ -33,7 +38,7 @@ from typing import Optional
 import libcst as cst
 
 from devicelint.analysis.names import dotted_name
-from devicelint.analysis.values import CPU, Kind, Origin, Value, device_from_string
+from devicelint.analysis.values import CPU, MODEL_DEVICE, Kind, Origin, Value, device_from_string
 
 #: keywords by which a constructor is told where to put what it builds (the callee's API, not
 #: the caller's names)
@@ -45,14 +50,19 @@ _NOT_CONSTRUCTORS = ("torch.", "numpy.", "builtins.", "collections.", "typing.",
 _MOVE_METHODS = frozenset({"to", "cuda", "xpu", "mps", "npu", "to_empty", "cpu"})
 
 
-def construction_origin(node: cst.Call, callee: Value, args: tuple[tuple[cst.Arg, Value], ...], default_device: Optional[Value]) -> Optional[Origin]:
+def construction_origin(
+    node: cst.Call, callee: Value, args: tuple[tuple[cst.Arg, Value], ...], default_device: Optional[Value], in_module_init: bool = False
+) -> Optional[Origin]:
     """The construction origin of a call's result (see the module's docs), or None where the
-    call is not known to construct an object it cannot have placed."""
+    call is not known to construct an object it cannot have placed. ``in_module_init``: the
+    call is in an ``nn.Module``'s ``__init__``, where layers handed to it become its parts."""
     if default_device is not None and default_device.device is not None and not default_device.device.is_cpu:
         return None
     if not _constructs(node, callee):
         return None
     for arg, value in args:
+        if in_module_init and not arg.star and value.kind in (Kind.MODULE, Kind.CRITERION) and (arg.keyword is None or arg.keyword.value not in _PLACING_KEYWORDS):
+            continue
         if arg.star or _may_place(arg, value):
             return None
     return Origin(node, f"built by `{_spelled(node)}`", construction=True)
@@ -103,6 +113,13 @@ def built_module(value: Value) -> Value:
     constructor allocated its parameters."""
     assert value.origin is not None
     return Value(Kind.MODULE, CPU, Origin(value.origin.node, f"never moved since it was {value.origin.how}"))
+
+
+def submodule(value: Value) -> Value:
+    """``value`` (see is_construction), kept by an ``nn.Module`` and shown to be a module: a
+    submodule, on the model's device."""
+    assert value.origin is not None
+    return Value(Kind.MODULE, MODEL_DEVICE, Origin(value.origin.node, f"a submodule {value.origin.how}"))
 
 
 def moves_construction(method: str, args: tuple[tuple[cst.Arg, Value], ...]) -> bool:

@@ -31,6 +31,16 @@ class CallEvent:
     state: State
     #: the call is a whole expression statement: its result is thrown away
     discarded: bool = False
+    #: for a library function that runs a module on inputs it is handed (thop's
+    #: ``profile(model, inputs=(x,))``, see torch_api.MODULE_RUNNERS): the module's expression.
+    #: The event is then that module's call - ``callee`` the module, ``args`` its inputs
+    runs_module: Optional[cst.BaseExpression] = None
+
+    @property
+    def callee_node(self) -> cst.BaseExpression:
+        """The expression of what is called: ``node.func``, or the module a library function
+        runs (``runs_module``)."""
+        return self.runs_module if self.runs_module is not None else self.node.func
 
     def operands(self, keywords: Optional[frozenset[str]] = None) -> list[tuple[cst.BaseExpression, Value]]:
         """The tensors a mixing call (``torch.cat``, ``torch.where``, ``x.gather``) puts on one

@@ -50,7 +50,7 @@ from devicelint.analysis.state import (
     replace_state,
     widen,
 )
-from devicelint.analysis.summaries import Summaries
+from devicelint.analysis.summaries import Summaries, has_decorator
 from devicelint.analysis.tensor_evidence import TensorEvidence, scan as scan_tensor_evidence
 from devicelint.analysis.torch_semantics import BUILTIN_REFS, MODULE_ONLY_METHODS, TENSOR_ANNOTATIONS, TorchSemantics, propagate
 from devicelint.analysis.values import (
@@ -133,6 +133,7 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         self._own_texts = FunctionTexts(module, text) if text is not None else None
         #: per function: the unannotated parameters its body uses as tensors
         self._tensor_uses_found: dict[cst.FunctionDef, tuple[frozenset[str], frozenset[str]]] = {}
+        self._module_uses_found: dict[cst.FunctionDef, frozenset[str]] = {}
         #: functions whose hand-on of parameters (see _handed_to_tensor_users) is being scanned
         self._tensor_use_scans: set[cst.FunctionDef] = set()
         #: per function: the parameters its body may move or hand on (see _may_move)
@@ -1154,13 +1155,16 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         if callee.kind == Kind.REF and isinstance(callee.info, ProjectRef):
             callee = Value(Kind.REF)  # a module of the project called: nothing torch knows
         args = tuple((arg, self.eval(arg.value, state)) for arg in node.args)
+        called = self._called_submodule(func, args, state) if method is not None else None
+        if called is not None:
+            callee, receiver, method = called, None, None  # `self.decoder(tokens)`: a call of the submodule
         qualname = callee.qualname if callee.kind == Kind.REF else None
         if qualname in api.MIXING_FUNCTIONS:
             args = self._tensor_operands(args, state)
         if method is not None and receiver is not None and receiver.kind == Kind.UNKNOWN and receiver.is_bare and method in MODULE_ONLY_METHODS:
             # `model.eval()`: only an nn.Module has these, so the object of unknown class is one
             key = dotted_name(func.value) if isinstance(func, cst.Attribute) else None
-            receiver = self._module_evidence(receiver)
+            receiver = self._module_evidence(receiver, key)
             if key is not None:
                 state[key] = receiver
         elif method is not None and receiver is not None and constructions.is_construction(receiver) and constructions.moves_construction(method, args):
@@ -1194,7 +1198,9 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         if result is UNKNOWN:
             result = _optimizer_built_from_package(node, args) or result
         if result is UNKNOWN and method is None:
-            built = constructions.construction_origin(node, callee, args, self._default_device(state))
+            context = self.current_function
+            in_module_init = context.class_info is not None and context.class_info.is_module and context.name == "__init__"
+            built = constructions.construction_origin(node, callee, args, self._default_device(state), in_module_init)
             if built is not None:
                 result = Value(Kind.UNKNOWN, origin=built)
         rank = ranks.rank_of_call(node, qualname, callee, method, receiver, args)
@@ -1203,7 +1209,30 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         if self.emitting:
             discarded = node is self._statement_call
             self.sink.on_call(CallEvent(node, qualname, callee, method, receiver, args, result, state, discarded))
+            if qualname in api.MODULE_RUNNERS:
+                self._emit_module_run(node, api.MODULE_RUNNERS[qualname], args, state)
         return result
+
+    def _emit_module_run(
+        self, node: cst.Call, where: tuple[tuple[int, str], tuple[int, str]], args: tuple[tuple[cst.Arg, Value], ...], state: State
+    ) -> None:
+        """``profile(model, inputs=(x,))``: the library calls ``model(*inputs)``; the rules see
+        that call of the module (see CallEvent.runs_module)."""
+        found = [_argument_at(args, position, keyword) for position, keyword in where]
+        module, inputs = found
+        if module is None or inputs is None or module[1].kind != Kind.MODULE:
+            return
+        (inputs_arg, inputs_value) = inputs
+        if inputs_value.kind != Kind.CONTAINER or not isinstance(inputs_value.info, tuple):
+            return
+        if isinstance(inputs_arg.value, (cst.Tuple, cst.List)) and len(inputs_arg.value.elements) == len(inputs_value.info):
+            if any(isinstance(element, cst.StarredElement) for element in inputs_arg.value.elements):
+                return
+            run_args = tuple((cst.Arg(element.value), item) for element, item in zip(inputs_arg.value.elements, inputs_value.info))
+        else:
+            run_args = tuple((cst.Arg(inputs_arg.value), item) for item in inputs_value.info)
+        output = self._call_module(module[1], run_args)
+        self.sink.on_call(CallEvent(node, None, module[1], None, None, run_args, output, state, runs_module=module[0].value))
 
     def _own_forward_outputs(self, node: cst.Call, callee: Value, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> Optional[Value]:
         """``indices, scores = self(x)`` in a method of a module of the file: its own
@@ -1224,14 +1253,46 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
             return None
         return outputs
 
-    def _module_evidence(self, value: Value) -> Value:
+    def _module_evidence(self, value: Value, key: Optional[str] = None) -> Value:
         """An object of unknown kind that the code uses as a module (``model.eval()``): a
         module, on the host where a constructor built it (see constructions), unless it is a
-        submodule - in a module class's methods whatever is built moves with the model."""
+        submodule - in a module class's methods whatever is built moves with the model, and
+        what its ``__init__`` built and kept (``self.decoder``, ``key``) follows the model."""
         context = self.current_function
-        if constructions.is_construction(value) and not (context.class_info is not None and context.class_info.is_module):
-            return constructions.built_module(value)
+        if constructions.is_construction(value):
+            if context.class_info is None or not context.class_info.is_module:
+                return constructions.built_module(value)
+            if key is not None and self._kept_by_module(key):
+                return constructions.submodule(value)
         return Value(Kind.MODULE, value.device, value.origin)
+
+    def _kept_by_module(self, key: str) -> bool:
+        """Is ``key`` an attribute of ``self`` (``self.decoder``) seen from a method - not
+        ``__init__`` - of an ``nn.Module`` class, where what ``__init__`` kept is a part of the
+        model?"""
+        context = self.current_function
+        function = context.node
+        if function is None or context.class_info is None or not context.class_info.is_module or function.name.value == "__init__":
+            return False
+        positional = [*function.params.posonly_params, *function.params.params]
+        if not positional or has_decorator(function, "staticmethod") or has_decorator(function, "classmethod"):
+            return False
+        head, _, attribute = key.partition(".")
+        return head == positional[0].name.value and bool(attribute) and "." not in attribute
+
+    def _called_submodule(self, func: cst.BaseExpression, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> Optional[Value]:
+        """``self.decoder(tokens, ...)`` in a method of an ``nn.Module``, where ``__init__``
+        kept an object an imported class built (see constructions) and the call hands it a
+        tensor: only a module is called with tensors there, and a submodule follows the model."""
+        if not isinstance(func, cst.Attribute) or not any(value.is_tensor_like for _, value in args):
+            return None
+        key = dotted_name(func)
+        if key is None or not self._kept_by_module(key):
+            return None
+        known = self._lookup_dotted(key, state)
+        if known is None or not constructions.is_construction(known):
+            return None
+        return constructions.submodule(known)
 
     def _stored_module(self, func: cst.BaseExpression, state: State) -> Optional[Value]:
         """The module or criterion a dotted callee such as ``self.encoder`` holds, if known (or an
@@ -1278,6 +1339,18 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
 
 
 _JUMPS = (cst.Return, cst.Raise, cst.Continue, cst.Break)
+
+
+def _argument_at(args: tuple[tuple[cst.Arg, Value], ...], position: int, keyword: str) -> Optional[tuple[cst.Arg, Value]]:
+    """The argument a call binds to the parameter at ``position`` named ``keyword``; None where
+    it is not given or ``*``/``**`` unpacking hides it."""
+    if any(arg.star for arg, _ in args):
+        return None
+    for arg, value in args:
+        if arg.keyword is not None and arg.keyword.value == keyword:
+            return arg, value
+    positional = [(arg, value) for arg, value in args if arg.keyword is None]
+    return positional[position] if position < len(positional) else None
 
 
 def _leaves_block(statements: Sequence[cst.BaseStatement]) -> bool:

@@ -53,6 +53,9 @@ _ARRAY_INDEX_TEXT = re.compile(r"\[\s*(:|\.\.\.)|,\s*(:|\.\.\.|None\b)")
 #: ``local = param.attribute`` as a statement of its own (see _aliased_tensor_attributes)
 _ATTRIBUTE_ALIAS = re.compile(r"^[ \t]*([A-Za-z_]\w*)[ \t]*=[ \t]*([A-Za-z_]\w*\.[A-Za-z_]\w*)[ \t]*(?:#.*)?$", re.MULTILINE)
 _MODULE_INPUT_USE = re.compile(rf"(?<![\w.])([A-Za-z_]\w*(?:\.\w+)*?)\s*\.\s*(?:{MODULE_INPUT_MEMBERS}|{_TORCH_TYPE_CAST})")
+#: ``name.parameters(`` / ``name.named_modules(``: methods only an nn.Module has (not
+#: ``train``/``eval``, which trainers and environments have too)
+_MODULE_ONLY_USE = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*\.\s*(?:(?:named_)?(?:parameters|buffers|modules|children))\s*\(")
 
 
 class Summaries:
@@ -192,6 +195,9 @@ class Summaries:
                 value = self._parameter_value(param)
                 if value.kind == Kind.UNKNOWN and name in self._tensor_uses(function, in_module)[0]:
                     value = Value(Kind.TENSOR)
+                elif value.kind == Kind.UNKNOWN and self_param is None and name in self._module_uses(function):
+                    # a model handed to a free function: like a tensor argument, wherever its caller put it
+                    value = Value(Kind.MODULE, follows(name, argument=True), Origin(param, f"handed to `{function.name.value}()`"))
                 if value.kind == Kind.TENSOR and value.device is None:
                     value = Value(Kind.TENSOR, _input_device(name, in_module, placed_by_caller=self_param is None), info=value.info)
                 state[name] = value
@@ -234,6 +240,22 @@ class Summaries:
                 if key.startswith(prefix) and "." not in key[len(prefix):]:
                     class_info.attributes[key[len(prefix):]] = value
             class_info.init_analysed = True
+
+    def _module_uses(self, function: cst.FunctionDef) -> frozenset[str]:
+        """Parameters the body uses as modules (``model.parameters()``, ``model.named_modules()``)
+        and never rebinds; one scan of the body's text."""
+        memo = self.function_memo(function, self._module_uses_found, "module uses")
+        found = memo.get(function)
+        if found is None:
+            params = function.params
+            names = {p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params] if p.annotation is None}
+            found = frozenset()
+            text = self._body_text(function)
+            used = {match.group(1) for match in _MODULE_ONLY_USE.finditer(text)} & names if names else set()
+            if used:
+                found = frozenset(used - helpers.assigned_names(helpers.body_statements(function)))
+            memo[function] = found
+        return found
 
     def _tensor_uses(self, function: cst.FunctionDef, in_module: bool = False) -> tuple[frozenset[str], frozenset[str]]:
         """Unannotated parameters the body uses as torch tensors (``x.size(1)``,

@@ -251,6 +251,19 @@ PASS_THROUGH_ITERABLES = frozenset(
 #: broadcast where it is, a number made a tensor on the device of the first tensor argument
 BROADCASTING_CONVERTERS = frozenset({"torch.distributions.utils.broadcast_all"})
 
+#: copies that keep what they copy where it is: ``deepcopy(model)`` is a module on the same
+#: device (``copy.deepcopy`` copies a module's parameters, and a tensor, onto their own device)
+SAME_DEVICE_COPIES = frozenset({"copy.deepcopy", "copy.copy"})
+
+#: functions of other libraries that run a module on the inputs they are handed, as
+#: ``module(*inputs)``: name -> ((position, keyword) of the module, (position, keyword) of the
+#: tuple of inputs). thop's ``profile(model, inputs)`` counts operations by calling
+#: ``model(*inputs)`` with counting hooks registered
+MODULE_RUNNERS = {
+    "thop.profile": ((0, "model"), (1, "inputs")),
+    "thop.profile.profile": ((0, "model"), (1, "inputs")),
+}
+
 #: the legacy autograd wrapper: ``Variable(x)`` is ``x``
 VARIABLE_WRAPPERS = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})
 

@@ -213,6 +213,9 @@ class TorchSemantics:
             return args[0][1] if args else UNKNOWN
         if qualname in api.PASS_THROUGH_ITERABLES:
             return args[0][1] if args else UNKNOWN
+        if qualname in api.SAME_DEVICE_COPIES and len(args) == 1 and args[0][1].kind in (Kind.MODULE, Kind.TENSOR):
+            copied = args[0][1]
+            return Value(copied.kind, copied.device, copied.origin, scalar=copied.scalar, role=copied.role)
         if qualname in api.BROADCASTING_CONVERTERS and args and not any(arg.star or arg.keyword is not None for arg, _ in args):
             return _broadcast_all(args)
         if qualname in BUILTIN_REFS:

@@ -110,7 +110,8 @@ class MixedDeviceOp(Rule):
         return module.origin is not None and module.origin.how.startswith("created")
 
     def _said_by_another_rule(self, host: Value, other: Value) -> bool:
-        """One bug, one finding: a batch that reaches a moved model is DL203's; a CPU tensor
+        """One bug, one finding: a batch that reaches a moved model is DL203's (one that meets
+        what a free function was handed is no finding: its caller decides); a CPU tensor
         from a device-less factory made in a function is DL202's where it meets, in a function,
         a tensor that can be on the accelerator, and DL103's (or DL102's) when it is an
         attribute made in `__init__`; a tensor `.type(torch.FloatTensor)` cast to the host is
@@ -118,6 +119,10 @@ class MixedDeviceOp(Rule):
         if other.device is None or not other.device.may_be_accelerator or host.device is None or not host.device.is_cpu:
             return False
         if host.origin is not None and host.origin.from_data and other.kind == Kind.MODULE:
+            return True
+        if host.origin is not None and host.origin.from_data and other.device.argument:
+            # not a bug this rule can show: a model or tensor handed to the function may be
+            # kept on the host by its caller, with the batches
             return True
         if host.role is Role.LEGACY_TYPE_CAST:
             return True  # `.type(torch.FloatTensor)` moved it to the host: DL313's
@@ -160,12 +165,12 @@ class MixedDeviceOp(Rule):
             if anywhere or value.kind not in (Kind.TENSOR, Kind.BATCH) or value.device is None or module.device is None:
                 continue
             if not module.device.conflicts_with(value.device):
-                if self._check_arms(event.node, [(event.node.func, module), (arg.value, value)]):
+                if self._check_arms(event.node, [(event.callee_node, module), (arg.value, value)]):
                     return
                 continue
             if self._said_by_another_rule(value, module):
                 continue
-            name = self.ctx.source_of(event.node.func)
+            name = self.ctx.source_of(event.callee_node)
             self.ctx.report(
                 event.node,
                 f"`{name}` has its parameters {where(module, self.ctx)}, but its input "

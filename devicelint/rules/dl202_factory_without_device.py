@@ -120,6 +120,16 @@ class FactoryWithoutDevice(Rule):
         # a module's constructor: its tensors are all on the host until the module is moved
         "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
         "        self.w = nn.Parameter(torch.randn(4))\n        self.register_buffer('scaled', self.w.detach() * torch.ones(4))\n",
+        # an object an imported class built, kept by the module but never called with a tensor
+        "import torch\nfrom torch import nn\nfrom tokenizers import Tokenizer\nclass M(nn.Module):\n"
+        "    def __init__(self, path):\n        super().__init__()\n        self.tokenizer = Tokenizer(path)\n"
+        "    def encode(self, text):\n        ids = torch.tensor(self.tokenizer(text))\n        return ids\n",
+        # the dummy input made where the model's parameters are
+        "import torch\nfrom copy import deepcopy\nfrom thop import profile\ndef model_info(model):\n"
+        "    img = torch.zeros(1, 3, 64, 64, device=next(model.parameters()).device)\n"
+        "    return profile(deepcopy(model), inputs=(img,))[0]\n",
+        # a model handed to a function that never shows it is a module: it may be anything
+        "import torch\nfrom thop import profile\ndef flops(net):\n    return profile(net, inputs=(torch.zeros(1, 3, 8, 8),))\n",
     )
     invalid = (
         # forward fills a CPU buffer and returns it (DA-RNN's encoder)
@@ -207,6 +217,23 @@ class FactoryWithoutDevice(Rule):
             "        shift = torch.zeros(state.n_systems, 3)  # expect: DL202\n"
             "        return positions + shift[system_idx] / counts[system_idx].unsqueeze(-1)\n"
         ),
+        # a submodule an imported class built in `__init__` follows the model; the token buffer
+        # handed to it is on the host (esm's GVPTransformerModel.sample)
+        Example(
+            "import torch\nfrom torch import nn\nfrom esm.decoder import TransformerDecoder\nclass Model(nn.Module):\n"
+            "    def __init__(self, args, alphabet):\n        super().__init__()\n"
+            "        embed = nn.Embedding(len(alphabet), 8)\n        self.decoder = TransformerDecoder(args, alphabet, embed)\n"
+            "    def sample(self, length):\n        tokens = torch.full((1, 1 + length), 0, dtype=int)  # expect: DL202\n"
+            "        for i in range(1, length + 1):\n            logits, _ = self.decoder(tokens[:, :i])\n"
+            "        return tokens\n"
+        ),
+        # thop's profile runs the model handed to the function on a CPU dummy input (yolov5's model_info)
+        Example(
+            "import torch\nfrom copy import deepcopy\nfrom thop import profile\ndef model_info(model):\n"
+            "    n = sum(p.numel() for p in model.parameters())\n"
+            "    flops = profile(deepcopy(model), inputs=(torch.zeros(1, 3, 64, 64),))[0]  # expect: DL202\n"
+            "    return n, flops\n"
+        ),
         # a distribution built from a CUDA parameter: broadcast_all keeps it there (LKJCholesky)
         Example(
             "import torch\nfrom torch.distributions.utils import broadcast_all\nclass Onion:\n"
@@ -250,7 +277,7 @@ class FactoryWithoutDevice(Rule):
                 for item in _tensors_in(value):
                     factory = self._cpu_factory(item, allow_unknown_rank=True)
                     if factory is not None:
-                        self._report(factory, function, event.node, other=(event.node.func, module))
+                        self._report(factory, function, event.node, other=(event.callee_node, module))
             return
         if event.qualname in _CONCATENATING and event.args and event.args[0][0].keyword is None:
             apart = _entries_apart(event.args[0][1])

@@ -47,6 +47,10 @@ class InputNotMoved(Rule):
     severity = Severity.ERROR
     summary = "A model moved to a device is called on batches that never were."
     valid = (
+        # a model handed to the function: its caller may keep it on the host, with the batches
+        "import torch\nfrom torch.utils.data import DataLoader\ndef evaluate(model, ds):\n"
+        "    print(sum(p.numel() for p in model.parameters()))\n    for x, y in DataLoader(ds):\n"
+        "        loss = torch.nn.functional.cross_entropy(model(x), y)\n",
         "import torch\nfrom torch.utils.data import DataLoader\nmodel = torch.nn.Linear(4, 2).to('cuda')\n"
         "for x, y in DataLoader(ds):\n    x = x.to('cuda')\n    out = model(x)\n",
         "import torch\nfrom torch.utils.data import DataLoader\nmodel = torch.nn.Linear(4, 2).to('cuda')\n"
@@ -87,6 +91,8 @@ class InputNotMoved(Rule):
             return
         if module.kind == Kind.UNKNOWN and not module.is_bare:
             return
+        if module.device.argument:
+            return  # a model handed to the function: the caller may keep it, and its batches, on the host
         if module.role in (Role.PARALLEL_WRAPPER, Role.INFERRED_MODULE):
             # wrappers scatter their inputs; an object of unknown class that only moved in place
             # may be a pipeline, which takes prompts
@@ -102,7 +108,7 @@ class InputNotMoved(Rule):
             self.ctx.report(
                 event.node,
                 f"`{shown}` is a batch {where(value, self.ctx)} that was never moved, but "
-                f"`{self.ctx.source_of(event.node.func)}` was {module.origin.how if module.origin else 'moved'}"
+                f"`{self.ctx.source_of(event.callee_node)}` was {module.origin.how if module.origin else 'moved'}"
                 + (f" at line {self.ctx.line(module.origin.node)}" if module.origin else "")
                 + f"; move the batch first (`{moved}.to(...)`)",
             )
@@ -112,7 +118,11 @@ class InputNotMoved(Rule):
         """``criterion(model(x), y)`` with ``y`` a batch never moved: the loss meets the
         model's output, on the accelerator, and the CPU target ("Expected all tensors to be on
         the same device")."""
-        on_device = [(arg, value) for arg, value in event.args if value.kind == Kind.TENSOR and value.device is not None and value.device.may_be_accelerator]
+        # (not a value on the device of an argument: the caller may keep that on the host)
+        on_device = [
+            (arg, value) for arg, value in event.args
+            if value.kind == Kind.TENSOR and value.device is not None and value.device.may_be_accelerator and not value.device.argument
+        ]
         if not on_device:
             return
         for arg, value in event.args:
