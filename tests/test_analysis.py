@@ -1301,3 +1301,51 @@ def test_module_parameter_of_a_free_function_follows_its_caller_and_deepcopy_kee
     assert state["clone"].kind == Kind.MODULE and state["clone"].device == state["model"].device
     assert place(state["other"]) == "unknown"  # `.eval()` alone: trainers and environments have it too
     assert place(function_state(analyzer, "rebinds")["model"]) == "unknown"
+
+
+def test_a_tensor_or_none_is_the_tensor_only_where_none_is_ruled_out():
+    analyzer = analyse(
+        "import torch\n"
+        "def fit(use_weights):\n"
+        "    weights = torch.tensor([1., 3.]) if use_weights else None\n"
+        "    maybe = weights\n"
+        "    if weights is not None:\n"
+        "        given = weights\n"
+        "    if weights is None:\n"
+        "        pass\n"
+        "    else:\n"
+        "        other = weights\n"
+    )
+    state = function_state(analyzer, "fit")
+    assert state["maybe"].kind == Kind.UNKNOWN  # not taken for a tensor where it is used
+    assert state["given"].kind == Kind.TENSOR and place(state["given"]) == "cpu"
+    assert state["other"].kind == Kind.TENSOR and place(state["other"]) == "cpu"
+
+
+def test_a_known_generator_is_never_none_and_has_its_device():
+    analyzer = analyse(
+        "import torch\n"
+        "g = torch.Generator('cpu')\n"
+        "draw_on = g.device if g is not None else 'cuda'\n"
+        "fallback = 'cuda' if g is None else g.device\n"
+    )
+    for name in ("draw_on", "fallback"):
+        value = analyzer.module_state[name]
+        assert value.kind == Kind.DEVICE and place(value) == "cpu", name
+
+
+def test_a_diffusers_pipeline_of_the_file_keeps_its_class_when_loaded_and_moved():
+    analyzer = analyse(
+        "import torch\n"
+        "from diffusers import DiffusionPipeline\n"
+        "class Pyramid(DiffusionPipeline):\n"
+        "    def __call__(self, latents, generator=None):\n"
+        "        seen = generator\n"
+        "        return latents\n"
+        "pipe = Pyramid.from_pretrained('org/model').to('cuda')\n"
+        "video = pipe(torch.randn(4), generator=torch.Generator('cpu'))\n"
+    )
+    pipe = analyzer.module_state["pipe"]
+    assert pipe.info is not None and pipe.info.name == "Pyramid" and pipe.device.is_accel
+    seen = function_state(analyzer, "__call__")["seen"]
+    assert seen.kind == Kind.GENERATOR and place(seen) == "cpu"

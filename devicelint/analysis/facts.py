@@ -1,7 +1,7 @@
 """Facts the analysis gathers about one file, kept in the Values and handed to the rules.
 
-Payloads of ``Value.info`` (ClassInfo, CriterionInfo, LoaderInfo, StreamContext; Homogeneous
-lives with the values it joins),
+Payloads of ``Value.info`` (ClassInfo, CriterionInfo, CriterionBuilder, LoaderInfo, StreamContext;
+Homogeneous and TensorOrNone live with the values they join),
 where the interpreter is (FunctionContext, LoopInfo) and whole-file facts (FileFacts).
 """
 
@@ -45,6 +45,8 @@ class ClassInfo:
     #: a Dataset class whose items are dicts: the keys its ``__getitem__`` fills with Python
     #: strings (default collation makes each a list of strings); None until computed
     item_text_keys: Optional[tuple[str, ...]] = None
+    #: a subclass of a diffusers pipeline (see torch_api.is_diffusers_pipeline)
+    diffusers_pipeline: bool = False
 
     def find_method(self, name: str) -> Optional[tuple[cst.FunctionDef, "ClassInfo"]]:
         """The method ``name`` and the class defining it, looked up through the bases the
@@ -73,6 +75,18 @@ class CriterionInfo:
     moved: bool = False
     escaped: bool = False
     registered: bool = False
+
+
+@dataclass(frozen=True)
+class CriterionBuilder:
+    """Payload of a FUNCTION value that builds a torch.nn loss from the keywords it is called
+    with: ``lambda **kwargs: nn.CrossEntropyLoss(**kwargs, ignore_index=-100)``. Which loss it
+    builds is not kept - lambdas that build different losses join into one builder - only that
+    calling it with ``weight=w`` builds a criterion that holds ``w``. Use the one instance,
+    CRITERION_BUILDER: joins keep a payload only where both sides hold the very same one."""
+
+
+CRITERION_BUILDER = CriterionBuilder()
 
 
 @dataclass(eq=False)

@@ -31,6 +31,7 @@ from devicelint.analysis.function_text import FunctionTexts
 from devicelint.analysis import torch_api as api
 from devicelint.analysis.events import BinaryEvent, CallEvent, EventSink
 from devicelint.analysis.facts import (
+    CRITERION_BUILDER,
     ClassInfo,
     CriterionInfo,
     FileFacts,
@@ -52,7 +53,7 @@ from devicelint.analysis.state import (
 )
 from devicelint.analysis.summaries import Summaries, has_decorator
 from devicelint.analysis.tensor_evidence import TensorEvidence, scan as scan_tensor_evidence
-from devicelint.analysis.torch_semantics import BUILTIN_REFS, MODULE_ONLY_METHODS, TENSOR_ANNOTATIONS, TorchSemantics, propagate
+from devicelint.analysis.torch_semantics import BUILTIN_REFS, MODULE_ONLY_METHODS, TENSOR_ANNOTATIONS, TorchSemantics, is_loss_class, propagate
 from devicelint.analysis.values import (
     CollatedItems,
     Homogeneous,
@@ -62,6 +63,7 @@ from devicelint.analysis.values import (
     ParamGroup,
     PathPlacement,
     Role,
+    TensorOrNone,
     UNKNOWN,
     Value,
     collated_item,
@@ -78,6 +80,8 @@ if TYPE_CHECKING:
 
 _MAX_FIXPOINT_PASSES = 3
 _NONE = Value(Kind.NUMBER, literal=None)
+#: kinds of values that are known objects, never None
+_NEVER_NONE = frozenset({Kind.TENSOR, Kind.MODULE, Kind.CRITERION, Kind.OPTIMIZER, Kind.LOADER, Kind.DATASET, Kind.GENERATOR, Kind.DEVICE})
 
 
 class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
@@ -199,7 +203,7 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
             cst.NamedExpr: self._eval_named_expr,
             cst.Await: self._eval_passthrough,
             cst.StarredElement: self._eval_passthrough,
-            cst.Lambda: self._eval_opaque,
+            cst.Lambda: self._eval_lambda,
             cst.Ellipsis: self._eval_opaque,
             cst.Yield: self._eval_yield,
         }
@@ -419,6 +423,13 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
                     branch[name] = Value(Kind.TENSOR, current.device, current.origin)
                 elif not holds_tensor and current.kind == Kind.TENSOR:
                     branch[name] = UNKNOWN
+        none_checked = none_checked_name(node.test)
+        if none_checked is not None:
+            # `if weight is not None:` where `weight` is a tensor or None: that tensor there
+            name, none_branch = none_checked
+            current = state.get(name, UNKNOWN)
+            if current.kind == Kind.UNKNOWN and isinstance(current.info, TensorOrNone):
+                (else_state if none_branch else body_state)[name] = current.info.tensor
         if impossible is None and self._inline_depth > 0:
             # summarising a helper on its caller's arguments: `if use_real:` with the caller's
             # `use_real=False` takes one branch only (the file's own analysis keeps both: a
@@ -625,6 +636,7 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         is_module = any(api.is_module_base(q) for q in qualnames) or any(info.is_module for info in base_infos)
         framework = any(api.is_framework_module_base(q) for q in qualnames) or any(info.framework_placed for info in base_infos)
         is_dataset = any(q in api.DATASET_BASES for q in qualnames) or any(info.is_dataset for info in base_infos)
+        pipeline = any(api.is_diffusers_pipeline(q) for q in qualnames) or any(info.diffusers_pipeline for info in base_infos)
         methods: dict[str, cst.FunctionDef] = {}
         body = node.body.body if isinstance(node.body, cst.IndentedBlock) else []
         for statement in body:
@@ -639,6 +651,7 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
             is_dataset=is_dataset,
             bases=base_infos,
             methods=methods,
+            diffusers_pipeline=pipeline,
         )
         if not node.bases and "__init__" not in methods and any(
             self.qualname_of(decorator.decorator.func if isinstance(decorator.decorator, cst.Call) else decorator.decorator, state)
@@ -841,6 +854,8 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
                 return Value(Kind.DEVICE, base.device if base.device is not None else symbolic, base.origin)
             if attribute in ("T", "mT", "H", "mH", "data", "real", "imag", "values", "indices"):
                 return Value(Kind.TENSOR, base.device, base.origin, scalar=base.scalar if attribute != "values" else None)
+        if base.kind == Kind.GENERATOR and attribute == "device" and base.device is not None:
+            return Value(Kind.DEVICE, base.device, base.origin)  # where the generator draws
         return UNKNOWN
 
     def _eval_subscript(self, node: cst.Subscript, state: State) -> Value:
@@ -963,6 +978,11 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
 
     def _eval_if_exp(self, node: cst.IfExp, state: State) -> Value:
         self.eval_condition(node.test, state)
+        none_checked = none_checked_name(node.test)
+        if none_checked is not None and self.lookup(none_checked[0], state).kind in _NEVER_NONE:
+            # `generator.device if generator is not None else device` with a known generator:
+            # only one arm can run
+            return self.eval(node.orelse if none_checked[1] else node.body, state)
         body = self.eval(node.body, state)
         orelse = self.eval(node.orelse, state)
         body_device = self._device_of_value(node.body, body)
@@ -971,6 +991,10 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
             # "cuda" if torch.cuda.is_available() else "cpu": the accelerator, on any GPU machine
             accel = body_device if body_device.is_accel else orelse_device
             return Value(Kind.DEVICE, accel, Origin(node, "chosen"))
+        for tensor, none_node in ((body, node.orelse), (orelse, node.body)):
+            if tensor.kind == Kind.TENSOR and isinstance(none_node, cst.Name) and none_node.value == "None":
+                # `weights if use_weights else None`: a tensor, or nothing at all
+                return Value(Kind.UNKNOWN, info=TensorOrNone(tensor))
         return join(body, orelse)
 
     def _eval_sequence(self, node: cst.BaseExpression, state: State) -> Value:
@@ -1098,6 +1122,29 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
     def _eval_opaque(self, node: cst.BaseExpression, state: State) -> Value:
         return UNKNOWN
 
+    def _eval_lambda(self, node: cst.Lambda, state: State) -> Value:
+        """``lambda **kwargs: nn.CrossEntropyLoss(**kwargs, ignore_index=-100)``: a builder of a
+        loss that hands the loss every keyword it is called with (see CriterionBuilder). Only a
+        lambda that takes nothing but ``**kwargs`` (and ``*args``) and forwards them, and that
+        sets no weight of its own; any other lambda is opaque."""
+        params = node.params
+        body = node.body
+        if params.params or params.posonly_params or params.kwonly_params or not isinstance(params.star_kwarg, cst.Param):
+            return UNKNOWN
+        if not isinstance(body, cst.Call) or not is_loss_class(self.qualname_of(body.func, state)):
+            return UNKNOWN
+        star_args = params.star_arg.name.value if isinstance(params.star_arg, cst.Param) else None
+        forwarded = False
+        for arg in body.args:
+            spread = arg.value.value if isinstance(arg.value, cst.Name) else None
+            if arg.star == "**" and spread == params.star_kwarg.name.value:
+                forwarded = True
+            elif arg.star == "*" and spread is not None and spread == star_args:
+                continue
+            elif arg.star or arg.keyword is None or arg.keyword.value in ("weight", "pos_weight"):
+                return UNKNOWN  # a loss built from more than what the lambda is called with
+        return Value(Kind.FUNCTION, info=CRITERION_BUILDER) if forwarded else UNKNOWN
+
     # ------------------------------------------------------------------ iteration
 
     def element_of(self, iterable: Value) -> Value:
@@ -1189,6 +1236,8 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
             # returns is there too, though not known to be a tensor
             result = Value(Kind.UNKNOWN, callee.device, callee.origin)
             self._escape(args, state)
+        elif callee.kind == Kind.FUNCTION and callee.info is CRITERION_BUILDER:
+            result = self.criterion(node, args)  # the loss holds the `weight=` it is called with
         elif callee.kind == Kind.FUNCTION and isinstance(callee.info, cst.FunctionDef):
             result = self._summarise(callee.info, None, None, False, args, state)
             self._escape_into(callee.info, args, state, skip_first=False)

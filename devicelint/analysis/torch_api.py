@@ -225,6 +225,13 @@ def is_framework_module_base(qualname: str) -> bool:
     )
 
 
+def is_diffusers_pipeline(qualname: str) -> bool:
+    """A pipeline class of diffusers (``diffusers.DiffusionPipeline``,
+    ``diffusers.StableDiffusionPipeline``): not an nn.Module, but ``Cls.from_pretrained(...)``
+    builds an object of ``Cls`` and ``pipe.to(device)`` moves its models and returns ``pipe``."""
+    return qualname.startswith("diffusers.") and "Pipeline" in qualname.rsplit(".", 1)[-1]
+
+
 #: calls that build a model from a library: an nn.Module on the CPU
 MODEL_FACTORIES = frozenset({"timm.create_model", "timm.models.create_model"})
 #: torchvision.models.<name>() builds a model unless <name> is one of its helpers

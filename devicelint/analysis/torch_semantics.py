@@ -33,6 +33,7 @@ from devicelint.analysis.values import (
     Kind,
     Origin,
     Role,
+    TensorOrNone,
     Value,
     appended,
     device_from_string,
@@ -362,30 +363,42 @@ class TorchSemantics:
                 batch_items = CollatedMapping(dataset.info.item_text_keys)
         return Value(Kind.LOADER, device, Origin(node, "loader"), info=LoaderInfo(node, pinned, batch_role, batch_items))
 
+    def criterion(self, node: cst.Call, args: tuple[tuple[cst.Arg, Value], ...]) -> Value:
+        """A torch.nn loss built by ``node`` (``nn.CrossEntropyLoss(weight=w)``, or a builder of
+        one called - see CriterionBuilder): it keeps the tensor given as ``weight=`` or
+        ``pos_weight=`` where that tensor is."""
+        origin = Origin(node, f"created by `{spelled(node)}`")
+        weight = UNKNOWN
+        weight_arg = None
+        for name in ("weight", "pos_weight"):
+            weight_arg = keyword_arg(node, name)
+            if weight_arg is not None:
+                weight = next((value for arg, value in args if arg is weight_arg), UNKNOWN)
+                break
+        if weight.kind == Kind.UNKNOWN and isinstance(weight.info, TensorOrNone):
+            # `weight=w` with `w` None on some paths: without a weight the loss holds no tensor,
+            # with one it holds that tensor
+            weight = weight.info.tensor
+        info = None
+        device = None
+        if weight.kind == Kind.TENSOR:
+            device = weight.device
+            info = CriterionInfo(node, weight)
+            self.facts.criteria.append(info)
+        elif weight.kind == Kind.UNKNOWN and weight.is_bare and weight_arg is not None and not _is_none(weight_arg.value):
+            # `CrossEntropyLoss(weight=w)` with `w` out of sight: the loss class takes a
+            # tensor or None there, and the code passes one - a class-weight buffer the
+            # criterion keeps (DL105: not moved from a plain list); its device is unknown
+            info = CriterionInfo(node, weight)
+            self.facts.criteria.append(info)
+        return Value(Kind.CRITERION, device, weight.origin if device is not None else origin, info=info)
+
     def _nn_class(self, node: cst.Call, qualname: str, leaf: str, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> Value:
         origin = Origin(node, f"created by `{spelled(node)}`")
         device_arg = keyword_arg(node, "device")
         explicit = self.device_of(device_arg.value, self.eval(device_arg.value, state)) if device_arg is not None else None
-        if leaf.endswith("Loss"):
-            weight = UNKNOWN
-            for name in ("weight", "pos_weight"):
-                weight_arg = keyword_arg(node, name)
-                if weight_arg is not None:
-                    weight = next((value for arg, value in args if arg is weight_arg), UNKNOWN)
-                    break
-            info = None
-            device = None
-            if weight.kind == Kind.TENSOR:
-                device = weight.device
-                info = CriterionInfo(node, weight)
-                self.facts.criteria.append(info)
-            elif weight.kind == Kind.UNKNOWN and weight.is_bare and weight_arg is not None and not _is_none(weight_arg.value):
-                # `CrossEntropyLoss(weight=w)` with `w` out of sight: the loss class takes a
-                # tensor or None there, and the code passes one - a class-weight buffer the
-                # criterion keeps (DL105: not moved from a plain list); its device is unknown
-                info = CriterionInfo(node, weight)
-                self.facts.criteria.append(info)
-            return Value(Kind.CRITERION, device, weight.origin if device is not None else origin, info=info)
+        if is_loss_class(qualname):
+            return self.criterion(node, args)
         if qualname in api.MODULE_CONTAINERS:
             device = None
             for _, value in args:
@@ -452,6 +465,10 @@ class TorchSemantics:
             # framework's): an object of that very class, so its `forward` is known; where the
             # weights land depends on the loader's arguments, as for any `from_pretrained`
             return Value(Kind.MODULE, None, Origin(node, "loaded"), info=receiver.info)
+        if kind == Kind.CLASS and method in _LOADING_CONSTRUCTORS and isinstance(receiver.info, ClassInfo) and receiver.info.diffusers_pipeline:
+            # `MyPipeline.from_pretrained(...)`: diffusers builds an object of that very class,
+            # so calling it runs its `__call__`
+            return Value(Kind.UNKNOWN, None, Origin(node, "loaded"), info=receiver.info)
         if kind == Kind.TENSOR or kind == Kind.BATCH:
             if method in api.HOST_RESULT_METHODS:
                 return Value(Kind.NDARRAY) if method == "numpy" else UNKNOWN
@@ -572,6 +589,9 @@ class TorchSemantics:
             return Value(Kind.BATCH, device, origin, scalar=receiver.scalar, role=Role.GRAPH_DATA if graphs.is_graph(receiver) else None)
         if kind == Kind.CONTAINER or kind == Kind.LOADER or kind == Kind.DATASET:
             return UNKNOWN
+        if isinstance(receiver.info, ClassInfo) and receiver.info.diffusers_pipeline and method == "to":
+            # a diffusers pipeline's `to` moves its models and returns the pipeline itself
+            return Value(Kind.UNKNOWN, device, origin, info=receiver.info)
         return Value(Kind.UNKNOWN, device, origin)
 
     def _move_target(self, node: cst.Call, receiver: Value, method: str, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> object:
@@ -739,6 +759,14 @@ def _builds_optimizer(node: cst.Call, args: tuple[tuple[cst.Arg, Value], ...]) -
     if optimized_parameters(first) is None:
         return False
     return first.kind == Kind.CONTAINER or keyword_arg(node, "lr") is not None
+
+
+def is_loss_class(qualname: Optional[str]) -> bool:
+    """A loss class of torch.nn (``torch.nn.CrossEntropyLoss``, ``torch.nn.modules.loss.NLLLoss``)."""
+    if qualname is None or not qualname.startswith("torch.nn.") or qualname.startswith(("torch.nn.functional.", "torch.nn.init.", "torch.nn.utils.")):
+        return False
+    leaf = qualname.rsplit(".", 1)[-1]
+    return leaf[:1].isupper() and leaf.endswith("Loss")
 
 
 def _is_none(node: cst.BaseExpression) -> bool:

@@ -294,10 +294,35 @@ class Value:
 UNKNOWN = Value(Kind.UNKNOWN)
 
 
+@dataclass(frozen=True)
+class TensorOrNone:
+    """Payload of a value of unknown kind that is ``None`` on some paths and this tensor on the
+    others (``compute_weights() if use_weights else None``). It is not taken for a tensor
+    where it is used: only a test that rules out ``None`` (``if w is not None:``) gives the
+    tensor, and so does a loss's ``weight=``, which holds a tensor only where one is given."""
+
+    tensor: Value
+
+
+def _tensor_or_none(value: Value) -> Optional[Value]:
+    """The tensor of a TensorOrNone value, the value itself for a tensor; else None."""
+    if value.kind == Kind.TENSOR:
+        return value
+    if value.kind == Kind.UNKNOWN and isinstance(value.info, TensorOrNone):
+        return value.info.tensor
+    return None
+
+
 def join(first: Value, second: Value) -> Value:
     """Least upper bound at a control-flow merge: facts that disagree become unknown."""
     if first is second or first == second and first.info is second.info and first.role is second.role and first.fields is second.fields:
         return first
+    if isinstance(first.info, TensorOrNone) or isinstance(second.info, TensorOrNone):
+        # `if w is not None:` narrowed `w` on one path only: still a tensor or None after it
+        tensors = _tensor_or_none(first), _tensor_or_none(second)
+        if tensors[0] is None or tensors[1] is None:
+            return UNKNOWN
+        return Value(Kind.UNKNOWN, info=TensorOrNone(join(*tensors)))
     if first.kind != second.kind:
         for number, tensor in ((first, second), (second, first)):
             if (
@@ -324,6 +349,10 @@ def join(first: Value, second: Value) -> Value:
         origin = second.origin if device is second.device and device is not first.device else first.origin
     scalar = first.scalar if first.scalar == second.scalar else None
     info = first.info if first.info is second.info else None
+    if first.kind == Kind.CRITERION and info is None and (first.info is None or second.info is None):
+        # a weighted loss on one path, an unweighted one on the other: only the weighted one
+        # has an identity (its CriterionInfo), and moving the joined value moves it
+        info = first.info if second.info is None else second.info
     if first.kind == Kind.CONTAINER and info is None:
         info = _join_items(first.info, second.info)
     role = first.role if first.role is second.role else None

@@ -50,6 +50,19 @@ class UnmovedCriterionWeight(Rule):
         "import torch\nfrom torch import nn\ncriterion = nn.CrossEntropyLoss(weight=torch.tensor([1., 3.]))\nmodel = nn.Linear(2, 2)\n",
         "import torch\nfrom torch import nn\nclass Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
         "        self.loss = nn.CrossEntropyLoss(weight=torch.tensor([1., 3.]))\nnet = Net().cuda()\n",
+        # a helper that builds a weighted loss on one path and an unweighted one on the other:
+        # moving what it returns moves the weighted one
+        "import torch\nfrom torch import nn\ndef get_loss(weight=None):\n    if weight is not None:\n"
+        "        return nn.CrossEntropyLoss(weight=weight)\n    return nn.CrossEntropyLoss()\n"
+        "criterion = get_loss(torch.tensor([1., 3.])).cuda()\nmodel = nn.Linear(2, 2).cuda()\n",
+        # a builder of losses, called with an optional weight; the criterion is moved
+        "import torch\nfrom torch import nn\n"
+        "LOSSES = {'ce': lambda **kwargs: nn.CrossEntropyLoss(**kwargs, ignore_index=-100),\n"
+        "          'mse': lambda **kwargs: nn.MSELoss(**kwargs)}\n"
+        "def get_loss(name, weight=None):\n    loss = LOSSES.get(name)\n"
+        "    if weight is not None:\n        return loss(weight=weight)\n    return loss()\n"
+        "def train(model, use_weights):\n    weights = torch.tensor([1., 3.]) if use_weights else None\n"
+        "    criterion = get_loss('ce', weights).cuda()\n    model.cuda()\n",
     )
     invalid = (
         Example(
@@ -63,6 +76,17 @@ class UnmovedCriterionWeight(Rule):
         Example(
             "import torch\nfrom torch.nn import BCEWithLogitsLoss as BCE\npos = torch.ones(5) * 3\n"
             "crit = BCE(pos_weight=pos)  # expect: DL104\nx = torch.randn(4, 5)\nx = x.cuda()\n"
+        ),
+        # a lambda that builds the loss from the keywords it is called with, and a weight that
+        # is a CPU tensor or None
+        Example(
+            "import torch\nfrom torch import nn\n"
+        "LOSSES = {'ce': lambda **kwargs: nn.CrossEntropyLoss(**kwargs, ignore_index=-100),\n"
+        "          'mse': lambda **kwargs: nn.MSELoss(**kwargs)}\n"
+        "def get_loss(name, weight=None):\n    loss = LOSSES.get(name)\n"
+        "    if weight is not None:\n        return loss(weight=weight)  # expect: DL104\n    return loss()\n"
+        "def train(model, use_weights):\n    weights = torch.tensor([1., 3.]) if use_weights else None\n"
+        "    criterion = get_loss('ce', weights)\n    model.cuda()\n"
         ),
     )
 

@@ -63,6 +63,14 @@ class GeneratorDeviceMismatch(Rule):
         "import torch\ng = torch.manual_seed(0)\nperm = torch.randperm(10, generator=g)\n",
         # drawn on the host, then moved
         "import torch\ng = torch.Generator().manual_seed(0)\nx = torch.randn(4, generator=g).to('cuda')\n",
+        # a pipeline draws where the caller's generator lives, then moves the noise
+        "import torch\nfrom diffusers import DiffusionPipeline\nclass Pyramid(DiffusionPipeline):\n"
+            "    def noise(self, n, device, generator):\n"
+            "        draw_on = generator.device if generator is not None else device\n        return torch.randn(n, device=draw_on, generator=generator).to(device)\n"
+            "    def __call__(self, latents, generator=None):\n"
+            "        return latents + self.noise(4, self._execution_device, generator)\n"
+            "pipe = Pyramid.from_pretrained('org/model').to('cuda')\n"
+            "video = pipe(torch.randn(4, device='cuda'), generator=torch.Generator('cpu').manual_seed(0))\n",
         # device unknown on one side
         "import torch\ndef sample(shape, generator, device):\n    return torch.randn(shape, generator=generator, device=device)\n",
     )
@@ -78,6 +86,17 @@ class GeneratorDeviceMismatch(Rule):
         Example(
             "import torch\nweights = torch.empty(16, 16, device='cuda')\ng = torch.Generator().manual_seed(0)\n"
             "weights.normal_(0.0, 0.02, generator=g)  # expect: DL208\n"
+        ),
+        # a diffusers pipeline of the file, moved and called with a CPU generator: its `__call__`
+        # hands the generator to a helper that draws on the pipeline's device
+        Example(
+            "import torch\nfrom diffusers import DiffusionPipeline\nclass Pyramid(DiffusionPipeline):\n"
+            "    def noise(self, n, device, generator):\n"
+            "        return torch.randn(n, device=device, generator=generator)  # expect: DL208\n"
+            "    def __call__(self, latents, generator=None):\n"
+            "        return latents + self.noise(4, self._execution_device, generator)\n"
+            "pipe = Pyramid.from_pretrained('org/model').to('cuda')\n"
+            "video = pipe(torch.randn(4, device='cuda'), generator=torch.Generator('cpu').manual_seed(0))\n"
         ),
     )
 
