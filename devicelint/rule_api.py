@@ -98,6 +98,11 @@ class RuleContext:
         return self.analyzer.loop_stack
 
     @property
+    def in_cpu_autocast(self) -> bool:
+        """Is the current statement inside a `with` block that autocasts for the CPU?"""
+        return self.analyzer.cpu_autocast_depth > 0
+
+    @property
     def current_function(self):  # type: ignore[no-untyped-def]
         return self.analyzer.current_function
 

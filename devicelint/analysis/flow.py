@@ -40,7 +40,7 @@ from devicelint.analysis.facts import (
     LoopInfo,
     StreamContext,
 )
-from devicelint.analysis.names import dotted_name
+from devicelint.analysis.names import dotted_name, keyword_arg
 from devicelint.analysis.project_imports import ProjectImports, ProjectRef
 from devicelint.analysis.state import (
     DEFAULT_DEVICE_KEY,
@@ -105,6 +105,9 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         self.source_of = source_of
         self.emitting = True
         self.loop_stack: list[LoopInfo] = []
+        #: how many `with` blocks around the current statement autocast for the CPU
+        #: (`torch.cpu.amp.autocast()`, `torch.autocast("cpu")`): code written to compute there
+        self.cpu_autocast_depth = 0
         self.function_stack: list[FunctionContext] = [FunctionContext(None, None)]
         self.facts = FileFacts()
         self.module_state: State = {}
@@ -228,6 +231,7 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         function, the state of the function around it."""
         self.function_stack.append(FunctionContext(function, class_info))
         saved_loops, self.loop_stack = self.loop_stack, []
+        saved_autocast, self.cpu_autocast_depth = self.cpu_autocast_depth, 0
         if enclosing is not None:
             self._enclosing.append(enclosing)
         home = self.entering(function)  # another module's function runs in its own module
@@ -238,6 +242,7 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
             if enclosing is not None:
                 self._enclosing.pop()
             self.loop_stack = saved_loops
+            self.cpu_autocast_depth = saved_autocast
             self.function_stack.pop()
 
     # ------------------------------------------------------------------ statements
@@ -566,8 +571,10 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
     def _exec_with(self, node: cst.With, state: State) -> None:
         scoped_default: Optional[Value] = None
         stream: Optional[StreamContext] = None
+        cpu_autocast = False
         for item in node.items:
             value = self.eval(item.item, state)
+            cpu_autocast = cpu_autocast or (isinstance(item.item, cst.Call) and self._autocasts_for_cpu(item.item, state))
             if value.kind == Kind.DEVICE and isinstance(item.item, cst.Call):
                 scoped_default = value
             if isinstance(value.info, StreamContext):
@@ -576,11 +583,30 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
                 self.assign(item.asname.name, value if value.kind != Kind.DEVICE else UNKNOWN, state, None)
         if stream is not None:
             self.stream_stack.append(stream)
+        self.cpu_autocast_depth += cpu_autocast
         try:
             self._exec_with_body(node, scoped_default, state)
         finally:
+            self.cpu_autocast_depth -= cpu_autocast
             if stream is not None:
                 self.stream_stack.pop()
+
+    def _autocasts_for_cpu(self, call: cst.Call, state: State) -> bool:
+        """``torch.cpu.amp.autocast(...)``, ``torch.autocast("cpu", ...)`` or
+        ``torch.autocast(device_type="cpu")``, not switched off with ``enabled=False``."""
+        qualname = self.qualname_of(call.func, state)
+        enabled = keyword_arg(call, "enabled")
+        if enabled is not None and isinstance(enabled.value, cst.Name) and enabled.value.value == "False":
+            return False
+        if qualname in ("torch.cpu.amp.autocast", "torch.cpu.amp.autocast_mode.autocast"):
+            return True
+        if qualname not in ("torch.autocast", "torch.amp.autocast", "torch.amp.autocast_mode.autocast"):
+            return False
+        device_type = keyword_arg(call, "device_type")
+        if device_type is None:
+            positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
+            device_type = positional[0] if positional else None
+        return device_type is not None and isinstance(device_type.value, cst.SimpleString) and device_type.value.evaluated_value == "cpu"
 
     def _exec_with_body(self, node: cst.With, scoped_default: Optional[Value], state: State) -> None:
         if scoped_default is None:

@@ -24,7 +24,9 @@ class CpuAllocThenMove(Rule):
     and so is a copy whose result is thrown away (`_ = torch.zeros(n).to(device)`): that one
     is made for the transfer itself, to warm the path up,
     and a loop-invariant constant that DL401 reports (move it out of the loop) is not reported
-    twice.
+    twice. Code inside `with torch.cpu.amp.autocast():` / `with torch.autocast("cpu"):` is
+    left alone too: it is written to compute on the CPU (Intel's IPEX training scripts), where
+    the move copies nothing.
 
     ## Why is this bad?
     The tensor is allocated and filled on the CPU, then copied to the GPU: twice the work and a
@@ -66,6 +68,13 @@ class CpuAllocThenMove(Rule):
         "import torch\nfor ids in batches:\n    t = torch.as_tensor(ids, dtype=torch.long).to('cuda', non_blocking=True)\n",
         # the copy is the point: warming up the host-to-device path, the result thrown away
         "import torch\nfor shape in shapes:\n    _ = torch.zeros(shape).to('cuda')\n",
+        # a training loop written for the CPU (an IPEX bfloat16 script): the move copies nothing
+        "import torch\ndevice = torch.device(args.device)\nfor batch in loader:\n"
+        "    with torch.cpu.amp.autocast(enabled=True, dtype=torch.bfloat16):\n"
+        "        latents = encoder(batch.to(device))\n        noise = torch.randn(latents.shape).to(latents.device)\n",
+        "import torch\ndevice = torch.device(args.device)\nfor batch in loader:\n"
+        "    with torch.autocast(device_type='cpu', dtype=torch.bfloat16):\n"
+        "        noise = torch.randn(4).to(device)\n",
     )
     invalid = (
         Example(
@@ -83,6 +92,16 @@ class CpuAllocThenMove(Rule):
             "import torch\nfor n in sizes:\n    w = torch.eye(n, device=\"cuda:1\")  # expect: DL402\n",
         ),
         Example("import torch as t\nfor i in range(3):\n    noise = t.randn(2, 3).to('cuda', non_blocking=True)  # expect: DL402\n"),
+        # autocast for the GPU, or CPU autocast switched off: the copy is real
+        Example(
+            "import torch\nfor batch in loader:\n    with torch.autocast('cuda'):\n"
+            "        noise = torch.randn(4).to('cuda')  # expect: DL402\n"
+        ),
+        Example(
+            "import torch\ndevice = torch.device(args.device)\nfor batch in loader:\n"
+            "    with torch.cpu.amp.autocast(enabled=False):\n"
+            "        noise = torch.randn(4).to(device)  # expect: DL402\n"
+        ),
     )
 
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
@@ -106,7 +125,7 @@ class CpuAllocThenMove(Rule):
     def on_call(self, event: CallEvent) -> None:
         if event.method not in ("cuda", "to") or event.receiver is None or event.receiver.kind != Kind.TENSOR:
             return
-        if event.discarded or not self._repeats():
+        if event.discarded or not self._repeats() or self.ctx.in_cpu_autocast:
             return
         func = event.node.func
         assert isinstance(func, cst.Attribute)
