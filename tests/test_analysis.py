@@ -1245,3 +1245,20 @@ def fill(x: torch.Tensor, rows):
     assert state["stats"].info.apart is not None and state["stats"].info.apart.position in (1, 2)
     column = state["columns"].info.element
     assert column.info.apart is not None and column.info.apart.position is None
+
+
+def test_a_move_at_the_end_of_a_chain_of_self_returning_module_methods_moves_the_module():
+    # `model.eval().cpu()`: eval() returns the module itself, so the module is on the host
+    # after it (pytorch/examples fast_neural_style saves its state there)
+    code = '''
+import torch
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = torch.nn.Linear(2, 2).to(device)
+model.eval().cpu()
+on_host = model
+model.to(device).train()
+back = model
+'''
+    state = analyse(code).module_state
+    assert state["on_host"].kind == Kind.MODULE and place(state["on_host"]) == "cpu"
+    assert place(state["back"]) != "cpu"
