@@ -1349,3 +1349,20 @@ def test_a_diffusers_pipeline_of_the_file_keeps_its_class_when_loaded_and_moved(
     assert pipe.info is not None and pipe.info.name == "Pyramid" and pipe.device.is_accel
     seen = function_state(analyzer, "__call__")["seen"]
     assert seen.kind == Kind.GENERATOR and place(seen) == "cpu"
+
+
+def test_a_move_at_the_end_of_a_chain_of_self_returning_module_methods_moves_the_module():
+    # `model.eval().cpu()`: eval() returns the module itself, so the module is on the host
+    # after it (pytorch/examples fast_neural_style saves its state there)
+    code = '''
+import torch
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = torch.nn.Linear(2, 2).to(device)
+model.eval().cpu()
+on_host = model
+model.to(device).train()
+back = model
+'''
+    state = analyse(code).module_state
+    assert state["on_host"].kind == Kind.MODULE and place(state["on_host"]) == "cpu"
+    assert place(state["back"]) != "cpu"

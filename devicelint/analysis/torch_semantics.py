@@ -577,7 +577,7 @@ class TorchSemantics:
             if isinstance(receiver.info, CriterionInfo):
                 receiver.info.moved = True
             moved = Value(kind, device, origin, info=receiver.info, role=receiver.role)
-            key = dotted_name(node.func.value) if isinstance(node.func, cst.Attribute) else None
+            key = dotted_name(_module_itself(node.func.value)) if isinstance(node.func, cst.Attribute) else None
             if key is not None:
                 state[key] = moved
             return moved
@@ -789,3 +789,15 @@ def _legacy_type_device(value: Value) -> Optional[Device]:
     if name.startswith("torch.cuda.") and name.count(".") == 2:
         return Device("accel", "cuda")
     return None
+
+
+#: ``nn.Module`` methods that return the module itself: ``model.eval().cpu()`` moves ``model``
+_MODULE_METHODS_RETURNING_SELF = frozenset({"eval", "train", "requires_grad_", "cpu", "cuda", "to", "float", "half", "double", "bfloat16", "type", "zero_grad"})
+
+
+def _module_itself(node: cst.BaseExpression) -> cst.BaseExpression:
+    """The module a chain of its self-returning methods starts from (``model`` in
+    ``model.eval()``); ``node`` itself for anything else."""
+    while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in _MODULE_METHODS_RETURNING_SELF:
+        node = node.func.value
+    return node

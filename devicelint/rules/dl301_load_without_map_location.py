@@ -24,11 +24,24 @@ class LoadWithoutMapLocation(Rule):
     `torch.load` of the path it is given has no `map_location`: the finding is at the call,
     naming the wrapper's line.
 
+    In any file, also a model's own loading code, which its caller places (as DL302 has it):
+    a `torch.load` in a method of an `nn.Module` (not a static one: `def load_state(self,
+    path)`), and a function that restores a model from what it loaded and returns that model
+    (`model.load_state_dict(loaded["model"])`, then `return model`). Where that model will run
+    is its caller's choice, which may be a machine without the GPU that saved the checkpoint.
+    (A function that only returns what it loaded is not taken for one: in real code those
+    read back data files, mostly of host tensors.)
+
     Left alone: loading back an empty `io.BytesIO()` that the same code saved into; a path
-    the same function (or script body) wrote earlier with `torch.save` - the same run, on the
-    same devices (a save *after* the load is a resume, and is flagged); a path the file writes
-    only host tensors to; a non-literal path in a pytest test that takes a fresh temporary
-    directory (`tmp_path`, `tmpdir`): what it loads, it wrote there itself.
+    the same function (or script body, or a function nested in it) wrote earlier with
+    `torch.save` or accelerate's `accelerator.save` - the same run, on the same devices (a
+    save *after* the load is a resume, and is flagged); a local path variable counts as the
+    expression it was bound to; a path the file writes only host tensors to; a model's state
+    restored in a file that saves model state only from the host (`model.eval().cpu()`, then
+    `torch.save(model.state_dict(), p)`) and nothing else; a cache the other arm of the same
+    `if` fills with `torch.save` of values not placed on an accelerator; a non-literal path in
+    a pytest test that takes a fresh temporary directory (`tmp_path`, `tmpdir`): what it
+    loads, it wrote there itself.
 
     ## Why is this bad?
     Without `map_location`, `torch.load` restores every tensor onto the device it was saved
@@ -77,11 +90,46 @@ class LoadWithoutMapLocation(Rule):
         "import io\nimport torch\nbuffer = io.BytesIO()\ntorch.save(model, buffer)\nbuffer.seek(0)\ncopy = torch.load(buffer)\n",
         # the same run reloads the checkpoint it has just written (pytorch/examples word_language_model)
         "import torch\ndef train(model, args):\n    torch.cuda.is_available()\n    torch.save(model, args.save)\n    return torch.load(args.save)\n",
+        # a model's static helper has no model whose device its caller chose
+        "import torch\nimport torch.nn as nn\nclass Net(nn.Module):\n    @staticmethod\n    def read(path):\n        return torch.load(path)\n",
+        # a helper that reads data back (not a model it restores and returns): no device asked
+        "import torch\ndef read_cache(path):\n    data = torch.load(path)\n    return data\n",
+        # accelerate's save, then a helper nested in the same function reloads it: the same run
+        "import os\nimport torch\nfrom accelerate import Accelerator\ndef main(args):\n    accelerator = Accelerator()\n"
+        "    device = torch.device(args.device)\n    accelerator.save(state, os.path.join(args.out, 'lora.pt'))\n"
+        "    def reload(pipe):\n        checkpoint = os.path.join(args.out, 'lora.pt')\n        return torch.load(checkpoint)\n"
+        "    reload(pipe)\n",
+        # the program saves its model only from the host and reads such a checkpoint back
+        "import torch\nfrom net import Net\ndef train(args):\n    device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+        "    model = Net().to(device)\n    model.eval().cpu()\n    torch.save(model.state_dict(), args.out)\n"
+        "def stylize(args):\n    model = Net()\n    state = torch.load(args.model)\n    model.load_state_dict(state)\n",
+        # a cache the program fills itself, in the other arm, with values it never placed on a GPU
+        "import os\nimport torch\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+        "if os.path.isfile(args.cache):\n    vectors = torch.load(args.cache)\nelse:\n"
+        "    vectors = build_vectors()\n    torch.save(vectors, args.cache)\n",
         # a file of host tensors only: nothing to map
         "import torch\nuse_gpu = torch.cuda.is_available()\nclass Cache:\n    def write(self):\n        torch.save((torch.zeros(3), torch.ones(3)), self.path)\n"
         "    def read(self):\n        return torch.load(self.path)\n",
     )
     invalid = (
+        # a model's own loading method: its caller places the model, maybe on a CPU-only machine (deepmatcher)
+        Example(
+            "import torch\nimport torch.nn as nn\nclass Net(nn.Module):\n    def load_state(self, path):\n"
+            "        state = torch.load(path)  # expect: DL301\n        self.load_state_dict(state['model'])\n",
+            "import torch\nimport torch.nn as nn\nclass Net(nn.Module):\n    def load_state(self, path):\n"
+            "        state = torch.load(path, map_location=\"cpu\")  # expect: DL301\n        self.load_state_dict(state['model'])\n",
+        ),
+        # a library helper that restores a model and hands it back to be placed (imagen-pytorch)
+        Example(
+            "import torch\ndef load_from_checkpoint(path, config):\n    loaded = torch.load(path)  # expect: DL301\n"
+            "    model = config.create()\n    model.load_state_dict(loaded['model'])\n    return model\n"
+        ),
+        # the cache's other arm saves a model moved to the GPU: what it reads back is on that GPU
+        Example(
+            "import os\nimport torch\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+            "model = torch.nn.Linear(2, 2).to(device)\nif os.path.isfile('m.pt'):\n"
+            "    model.load_state_dict(torch.load('m.pt'))  # expect: DL301\nelse:\n    torch.save(model.state_dict(), 'm.pt')\n"
+        ),
         # the mapped branch is the one with a GPU index: the plain one is also the CPU-only run (pytorch/examples imagenet)
         Example(
             "import torch\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
@@ -125,10 +173,23 @@ class LoadWithoutMapLocation(Rule):
         self._unmapped_load_of: dict[cst.FunctionDef, Optional[cst.Call]] = {}
         #: loads given a map_location: (the path's text, the function they are in, the call)
         self._mapped: list[tuple[str, Optional[cst.FunctionDef], cst.Call]] = []
+        #: ``m.state_dict()`` calls, by id: the module whose state they take
+        self._state_of: dict[int, Value] = {}
+        #: per function (None: the module body), the text each local name was last bound to
+        self._bound_text: dict[tuple[Optional[cst.FunctionDef], str], str] = {}
+        #: saves of values not known to be on an accelerator: (the path's text, the call)
+        self._unplaced_saves: list[tuple[str, cst.Call]] = []
+        #: the file saves a model's state (``torch.save(m.state_dict(), p)``)
+        self._saves_model_state = False
+        #: loads in a module's own method (not a static one): the caller places the module
+        self._in_module_method: set[int] = set()
 
     def on_call(self, event: CallEvent) -> None:
-        if event.qualname == "torch.save":
+        if event.qualname == "torch.save" or self._is_accelerate_save(event):
             self._record_save(event)
+            return
+        if event.method == "state_dict" and event.receiver is not None and event.receiver.kind == Kind.MODULE:
+            self._state_of[id(event.node)] = event.receiver
             return
         if event.callee.kind == Kind.FUNCTION and isinstance(event.callee.info, cst.FunctionDef):
             self._check_imported_wrapper(event, event.callee.info)
@@ -151,16 +212,38 @@ class LoadWithoutMapLocation(Rule):
         device = self.ctx.analyzer.lookup("device", event.state)
         if device.kind == Kind.DEVICE:
             location = "device"
-        path = self.ctx.source_of(node.args[0].value)
         function = self.ctx.current_function.node
-        if any(saved == path and home is function for saved, home, _ in self._saves):
+        path = self._path_text(node.args[0].value, function)
+        if any(saved == path and _runs_within(function, home) for saved, home, _ in self._saves):
             # the same run has just written it (a test's round trip, a conversion script's temp
-            # file): same machine, same devices. A save *after* the load is a resume: not this.
+            # file, a helper nested in the training function that reloads its output): same
+            # machine, same devices. A save *after* the load is a resume: not this.
             return
         if function is not None and _is_test_with_temporary_directory(function) and not isinstance(node.args[0].value, cst.SimpleString):
             # a pytest test given a fresh temporary directory loads what it wrote there itself
             return
         self._loads.append((node, path, function, location))
+        context = self.ctx.current_function
+        if function is not None and context.class_info is not None and context.class_info.is_module and not _is_static(function):
+            self._in_module_method.add(id(node))
+
+    def on_assign(self, statement: cst.CSTNode, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value) -> None:
+        if isinstance(target, cst.Name):
+            self._bound_text[(self.ctx.current_function.node, target.value)] = self.ctx.source_of(value_node)
+
+    def _path_text(self, path: cst.BaseExpression, function: Optional[cst.FunctionDef]) -> str:
+        """How the source spells a path; for a local name, the expression it was last bound
+        to (``checkpoint = os.path.join(out, "lora.pt")``), so that it matches the save's."""
+        if isinstance(path, cst.Name):
+            return self._bound_text.get((function, path.value), path.value)
+        return self.ctx.source_of(path)
+
+    def _is_accelerate_save(self, event: CallEvent) -> bool:
+        """``accelerator.save(obj, path)``: accelerate's ``torch.save`` (once per machine)."""
+        receiver = event.receiver
+        if event.method != "save" or receiver is None or receiver.origin is None or not isinstance(receiver.origin.node, cst.Call):
+            return False
+        return self.ctx.analyzer.qualname_of(receiver.origin.node.func, event.state) == "accelerate.Accelerator"
 
     def _check_imported_wrapper(self, event: CallEvent, function: cst.FunctionDef) -> None:
         """``load_checkpoint(path)`` from another module of the project, whose ``torch.load``
@@ -195,6 +278,17 @@ class LoadWithoutMapLocation(Rule):
         (function if function is not None else self.ctx.module).visit(finder)
         return finder.found
 
+    def _cache_filled_by_other_arm(self, load: cst.Call, path: str, function: Optional[cst.FunctionDef]) -> bool:
+        """``if os.path.isfile(cache): v = torch.load(cache) else: v = compute(); torch.save(v,
+        cache)``: a cache that this program fills itself, in the other arm of the ``if``, with
+        values it never placed on an accelerator (pytorch/examples snli's word vectors)."""
+        fills = frozenset(id(call) for saved, call in self._unplaced_saves if saved == path)
+        if not fills:
+            return False
+        finder = _BranchesHolding(load, fills)
+        (function if function is not None else self.ctx.module).visit(finder)
+        return finder.found
+
     def _record_save(self, event: CallEvent) -> None:
         positional = [(arg, value) for arg, value in event.args if arg.keyword is None and not arg.star]
         target = keyword_arg(event.node, "f")
@@ -204,32 +298,62 @@ class LoadWithoutMapLocation(Rule):
             return
         saved = positional[0][1] if positional else None
         on_host = saved is not None and _on_host(saved)
-        self._saves.append((self.ctx.source_of(target.value), self.ctx.current_function.node, on_host))
+        saved_node = positional[0][0].value if positional else None
+        state_of = self._state_of.get(id(saved_node)) if saved_node is not None else None
+        if state_of is not None:
+            # ``torch.save(model.state_dict(), p)``: the model's tensors, where the model is
+            on_host = state_of.device is not None and state_of.device.is_cpu
+            self._saves_model_state = True
+        function = self.ctx.current_function.node
+        path = self._path_text(target.value, function)
+        self._saves.append((path, function, on_host))
+        placed = state_of if state_of is not None else saved
+        if placed is None or placed.device is None or not placed.device.may_be_accelerator:
+            self._unplaced_saves.append((path, event.node))
 
     def finish(self) -> None:
-        if not self.ctx.analyzer.facts.chooses_device_at_run_time:
-            return  # a program that never asks which device it has runs where its checkpoints were made
-        for call, wrapper, load in self._wrapped:
-            self.ctx.report(
-                call,
-                f"`{wrapper.name.value}()` loads with `torch.load` without `map_location` (line {self.ctx.line(load)}): "
-                "tensors come back onto the device they were saved from, which fails on a machine without that GPU; "
-                f"give `{wrapper.name.value}()` a `map_location` (e.g. `\"cpu\"`) to pass on",
-            )
+        # a program that never asks which device it has runs where its checkpoints were made;
+        # a model's own loading code does not know where it runs: its caller places the model
+        chooses_device = self.ctx.analyzer.facts.chooses_device_at_run_time
+        if chooses_device:
+            for call, wrapper, load in self._wrapped:
+                self.ctx.report(
+                    call,
+                    f"`{wrapper.name.value}()` loads with `torch.load` without `map_location` (line {self.ctx.line(load)}): "
+                    "tensors come back onto the device they were saved from, which fails on a machine without that GPU; "
+                    f"give `{wrapper.name.value}()` a `map_location` (e.g. `\"cpu\"`) to pass on",
+                )
         for node, path, function, location in self._loads:
+            flow = _flow_of(node, function if function is not None else self.ctx.module)
+            placed_by_caller = id(node) in self._in_module_method or flow.loads_into_returned_module()
+            if not chooses_device and not placed_by_caller:
+                continue
             if any(saved == path and on_host for saved, _, on_host in self._saves):
                 continue  # the file holds host tensors only: there is nothing to map
-            if self._other_branch_maps(node, path, function):
+            if self._reads_back_own_host_state(flow):
+                continue
+            if self._other_branch_maps(node, path, function) or self._cache_filled_by_other_arm(node, path, function):
                 continue
             with_location = with_keyword_argument(node, "map_location", location).with_changes(lpar=(), rpar=())
             fix = FixSpec(f"Add `map_location={location}`", (NodeEdit(node, "replace", self.ctx.module.code_for_node(with_location)),))
+            where = (
+                "the model's own loading code cannot know where its caller will run it"
+                if placed_by_caller and not chooses_device
+                else "it fails on a machine without that GPU"
+            )
             self.ctx.report(
                 node,
                 "`torch.load` without `map_location` restores tensors onto the device they were saved from: "
-                f"it fails on a machine without that GPU; pass `map_location={location}`",
+                f"{where}; pass `map_location={location}`",
                 fix=fix,
             )
 
+    def _reads_back_own_host_state(self, flow: "_LoadFlow") -> bool:
+        """The load restores a model's state (``model.load_state_dict(state)``), and the file
+        saves model state only from the host (``model.cpu()`` then ``torch.save(model.state_dict(),
+        p)``), and nothing else: the program reads back the checkpoints it makes, which hold
+        nothing to map (pytorch/examples fast_neural_style)."""
+        return bool(flow.module_loads) and self._saves_model_state and all(on_host for _, _, on_host in self._saves)
 
 class _UnmappedLoads(cst.CSTVisitor):
     """The first ``torch.load(p)`` without ``map_location`` whose path is a parameter."""
@@ -313,3 +437,75 @@ def _on_host(value: Value) -> bool:
     if value.kind == Kind.CONTAINER and isinstance(value.info, tuple) and value.info:
         return all(_on_host(item) for item in value.info)
     return False
+
+
+def _is_static(function: cst.FunctionDef) -> bool:
+    """A ``@staticmethod``: it has no ``self``, no module whose device its caller chose."""
+    return any(isinstance(decorator.decorator, cst.Name) and decorator.decorator.value == "staticmethod" for decorator in function.decorators)
+
+
+def _runs_within(function: Optional[cst.FunctionDef], home: Optional[cst.FunctionDef]) -> bool:
+    """``function`` is ``home`` or a function nested in it (a helper the training function
+    defines to reload its own output): it runs during ``home``'s run."""
+    if function is home:
+        return True
+    if function is None or home is None:
+        return False
+    finder = _NodeFinder(function)
+    home.body.visit(finder)
+    return finder.found
+
+
+class _NodeFinder(cst.CSTVisitor):
+    def __init__(self, target: cst.CSTNode) -> None:
+        self.target = target
+        self.found = False
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if node is self.target:
+            self.found = True
+        return not self.found
+
+
+def _flow_of(load: cst.Call, scope: cst.CSTNode) -> "_LoadFlow":
+    flow = _LoadFlow(load)
+    scope.visit(flow)
+    return flow
+
+
+class _LoadFlow(cst.CSTVisitor):
+    """Where what ``load`` returns goes, within its function: the locals bound to it, the
+    ``m.load_state_dict(...)`` calls handed it (or an entry of it, ``loaded["model"]``), and
+    the names the function returns."""
+
+    def __init__(self, load: cst.Call) -> None:
+        self.load = load
+        self.bound: set[str] = set()
+        self.module_loads: list[cst.Call] = []
+        self.receivers: set[str] = set()
+        self.returned: set[str] = set()
+
+    def _carries(self, node: cst.BaseExpression) -> bool:
+        while isinstance(node, cst.Subscript):
+            node = node.value
+        return node is self.load or (isinstance(node, cst.Name) and node.value in self.bound)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if self._carries(node.value):
+            self.bound.update(target.target.value for target in node.targets if isinstance(target.target, cst.Name))
+
+    def leave_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "load_state_dict" and any(self._carries(arg.value) for arg in node.args):
+            self.module_loads.append(node)
+            if isinstance(func.value, cst.Name):
+                self.receivers.add(func.value.value)
+
+    def visit_Return(self, node: cst.Return) -> None:
+        if isinstance(node.value, cst.Name):
+            self.returned.add(node.value.value)
+
+    def loads_into_returned_module(self) -> bool:
+        """``imagen.load_state_dict(loaded["model"])`` then ``return imagen``: the function
+        hands its caller a restored model, to place where the caller runs."""
+        return bool(self.receivers & self.returned)
