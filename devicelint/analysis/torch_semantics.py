@@ -792,7 +792,7 @@ def _legacy_type_device(value: Value) -> Optional[Device]:
 
 
 #: ``nn.Module`` methods that return the module itself: ``model.eval().cpu()`` moves ``model``
-_MODULE_METHODS_RETURNING_SELF = frozenset({"eval", "train", "requires_grad_", "cpu", "cuda", "to", "float", "half", "double", "bfloat16", "type", "zero_grad"})
+_MODULE_METHODS_RETURNING_SELF = frozenset({"eval", "train", "requires_grad_", "cpu", "cuda", "to", "float", "half", "double", "bfloat16", "type"})
 
 
 def _module_itself(node: cst.BaseExpression) -> cst.BaseExpression:
