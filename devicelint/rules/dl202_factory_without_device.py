@@ -104,6 +104,15 @@ class FactoryWithoutDevice(Rule):
         "    rotations: torch.Tensor\nclass Structure(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
         "        self.layer = nn.Linear(3, 3)\n    def forward(self, single):\n"
         "        frames = Frame(torch.eye(3, device=single.device))\n        return self.layer(frames)\n",
+        # rows used only as numpy arrays are used too (`keepdims=`): `prediction` may be numpy's
+        # (and a row rebound to a tensor says nothing about it)
+        (
+            "import torch\ndef keep(prediction, threshold):\n    xc = prediction[..., 4] > threshold\n"
+            "    output = [torch.zeros(0, 6)] * prediction.shape[0]\n"
+            "    for i, x in enumerate(prediction):\n        x = x[xc[i]]\n        if not x.shape[0]:\n"
+            "            continue\n        conf = x[:, 5:].max(1, keepdims=True)\n        x = torch.from_numpy(x)\n"
+            "        output[i] = x[x[:, 4].long() > 0]\n    return output\n"
+        ),
         # every entry of the pre-filled list is replaced on every iteration: no placeholder is left
         "import torch\ndef rows(x: torch.Tensor):\n    out = [torch.zeros(0, 6)] * x.shape[0]\n"
         "    for i in range(x.shape[0]):\n        out[i] = x[i]\n    return out\n",
@@ -202,6 +211,15 @@ class FactoryWithoutDevice(Rule):
             "    output = [torch.zeros(0, 6)] * prediction.shape[0]  # expect: DL202\n"
             "    for i, x in enumerate(prediction):\n        x = x[x[:, 4] > threshold]\n        if not x.shape[0]:\n"
             "            continue\n        output[i] = x\n    return output\n"
+        ),
+        # the same, unannotated: the rows of `prediction` are used as numpy refuses (`keepdim=`),
+        # also after `x = x[...]`, so it is a tensor
+        Example(
+            "import torch\ndef keep(prediction, threshold):\n    xc = prediction[..., 4] > threshold\n"
+            "    output = [torch.zeros(0, 6)] * prediction.shape[0]  # expect: DL202\n"
+            "    for i, x in enumerate(prediction):\n        x = x[xc[i]]\n        if not x.shape[0]:\n"
+            "            continue\n        conf, j = x[:, 5:].max(1, keepdim=True)\n        output[i] = x[conf.view(-1) > 0]\n"
+            "    return output\n"
         ),
         # a host table subscripted with a mask from the model's output (detrex's DETA assigner)
         Example(
