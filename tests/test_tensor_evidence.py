@@ -173,3 +173,14 @@ def test_rows_rebound_to_something_else_are_no_evidence_about_the_array():
     )
     for name in ("prediction", "other", "third"):
         assert evidence.indexed_tensor_use(name) is None, name
+
+
+def test_sigmoid_is_a_tensor_only_method():
+    evidence, module = _evidence(
+        "def head(fg_pred, logits):\n"
+        "    pxy = fg_pred[:, :2].sigmoid() * 2\n"
+        "    return logits.sigmoid_()\n"
+    )
+    use = evidence.indexed_tensor_use("fg_pred")
+    assert use is not None and module.code_for_node(use) == "fg_pred[:, :2].sigmoid()"
+    assert evidence.tensor_use("logits") is not None

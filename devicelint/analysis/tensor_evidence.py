@@ -51,7 +51,7 @@ TENSOR_ONLY_METHOD_NAMES = frozenset(
     "unsqueeze squeeze permute view view_as expand expand_as masked_fill masked_fill_ index_select "
     "gather scatter scatter_ scatter_add scatter_add_ numel long int bool softmax log_softmax argmax "
     "argmin type_as repeat_interleave narrow masked_select new_zeros new_ones new_empty new_full "
-    "new_tensor add_ sub_ mul_ div_ clamp_ fill_ zero_ index_add_ index_copy_ index_fill_".split()
+    "new_tensor add_ sub_ mul_ div_ clamp_ fill_ zero_ index_add_ index_copy_ index_fill_ sigmoid sigmoid_".split()
 )
 #: tensor methods numpy arrays lack (``squeeze``/``view``/``argmax``/``argmin`` are numpy's
 #: too); on what indexing an array gives, ``size``/``dim``/``detach``/``contiguous`` are
@@ -108,7 +108,9 @@ class TensorEvidence:
         unpacked_with: dict[str, tuple[str, ...]],
         object_uses: frozenset[str],
         indexed_uses: Optional[dict[str, cst.CSTNode]] = None,
+        rows_of: Optional[dict[str, str]] = None,
     ) -> None:
+        self._rows_of = rows_of or {}
         self._bindings = bindings
         self._uses = uses
         self._indexed_uses = indexed_uses or {}
@@ -128,6 +130,16 @@ class TensorEvidence:
         if self._bindings.get(name, 0) > 1:
             return None
         return self._indexed_uses.get(name)
+
+    def bound_once(self, name: str) -> bool:
+        return self._bindings.get(name, 0) == 1
+
+    def iterated(self, row: str) -> Optional[str]:
+        """For a name bound only by one loop, ``for row in x`` / ``for i, row in
+        enumerate(x)``: the name ``x`` it iterates."""
+        if self._bindings.get(row, 0) != 1:
+            return None
+        return self._rows_of.get(row)
 
     def sibling_tensor_use(self, name: str) -> Optional[tuple[str, cst.CSTNode]]:
         """For a name bound once by a tuple unpacking and never used as an object (called, an
@@ -159,7 +171,8 @@ def scan(scope: Scope, qualname_of: Callable[[cst.BaseExpression], Optional[str]
     indexed = finder.indexed_tensor_uses()
     for name, use in indexed.items():
         finder.uses.setdefault(name, use)
-    return TensorEvidence(finder.bindings, finder.uses, finder.unpacked_with, frozenset(finder.object_uses), indexed)
+    rows_of = {row: container for container, row, _ in finder.row_loops}
+    return TensorEvidence(finder.bindings, finder.uses, finder.unpacked_with, frozenset(finder.object_uses), indexed, rows_of)
 
 
 def _is_array_index(node: cst.Subscript) -> bool:

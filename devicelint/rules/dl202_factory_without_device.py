@@ -104,6 +104,13 @@ class FactoryWithoutDevice(Rule):
         "    rotations: torch.Tensor\nclass Structure(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
         "        self.layer = nn.Linear(3, 3)\n    def forward(self, single):\n"
         "        frames = Frame(torch.eye(3, device=single.device))\n        return self.layer(frames)\n",
+        # drawn from the argument but never used as a tensor (numpy's `keepdims`): no evidence
+        (
+            "import torch\ndef build(p, indices):\n    ids, preds = [], []\n"
+            "    for i, pi in enumerate(p):\n        ids.append(torch.ones(len(indices[i])) * i)\n"
+            "        fg_pred = pi[indices[i], 0]\n        preds.append(fg_pred[:, :2].max(1, keepdims=True))\n"
+            "    ids = torch.cat(ids, dim=0)\n    keep = torch.cat(preds, dim=0).sum(1) > 0.5\n    return ids[keep]\n"
+        ),
         # rows used only as numpy arrays are used too (`keepdims=`): `prediction` may be numpy's
         # (and a row rebound to a tensor says nothing about it)
         (
@@ -220,6 +227,16 @@ class FactoryWithoutDevice(Rule):
             "    for i, x in enumerate(prediction):\n        x = x[xc[i]]\n        if not x.shape[0]:\n"
             "            continue\n        conf, j = x[:, 5:].max(1, keepdim=True)\n        output[i] = x[conf.view(-1) > 0]\n"
             "    return output\n"
+        ),
+        # a host id table indexed with a mask computed from the predictions the caller handed in,
+        # each a tensor drawn from the argument `p` (yolov7's OTA assignment)
+        Example(
+            "import torch\nclass Assigner:\n    def build(self, p, indices):\n        ids, preds = [], []\n"
+            "        for i, pi in enumerate(p):\n            b, a = indices[i]\n"
+            "            ids.append(torch.ones(size=(len(b),)) * i)  # expect: DL202\n"
+            "            fg_pred = pi[b, a]\n            preds.append(fg_pred[:, :2].sigmoid())\n"
+            "        ids = torch.cat(ids, dim=0)\n        keep = torch.cat(preds, dim=0).sum(1) > 0.5\n"
+            "        return ids[keep]\n"
         ),
         # a host table subscripted with a mask from the model's output (detrex's DETA assigner)
         Example(
