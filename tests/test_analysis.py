@@ -1366,3 +1366,45 @@ back = model
     state = analyse(code).module_state
     assert state["on_host"].kind == Kind.MODULE and place(state["on_host"]) == "cpu"
     assert place(state["back"]) != "cpu"
+
+
+DRAWN_FROM_ARGUMENTS = '''
+import torch
+from torch import nn
+
+def assign(p, targets, boxes, table, plain):
+    rows = boxes[0]
+    labels = table[0]
+    labels = labels.long()
+    other = plain[1]
+    other = other + 1
+    for i, pi in enumerate(p):
+        fg_pred = pi[targets, i]
+        pxy = fg_pred[:, :2].sigmoid()
+    return pxy, rows[:, 1].sigmoid(), other
+
+class Head(nn.Module):
+    def forward(self, feats):
+        first = feats[0]
+        return first[:, 0].sigmoid()
+
+def rebinds(batch):
+    batch = list(batch)
+    row = batch[0]
+    return row[:, 0].sigmoid()
+'''
+
+
+def test_an_index_of_an_argument_used_as_a_tensor_is_where_the_caller_put_it():
+    analyzer = analyse(DRAWN_FROM_ARGUMENTS)
+    state = function_state(analyzer, "assign")
+    assert state["pxy"].kind == Kind.TENSOR and state["pxy"].device.argument and state["pxy"].device.label == "p"
+    assert state["rows"].kind == Kind.TENSOR and state["rows"].device.label == "boxes"
+    # bound twice, or never used as a tensor: what indexing gave stays unknown
+    assert state["labels"].device is None and state["other"].kind != Kind.TENSOR
+    # the indexed row's own kind is not known: a dict keyed by tuples gives tensors too
+    assert state["pi"].kind == Kind.UNKNOWN
+    head = function_state(analyzer, "forward")
+    assert head["first"].kind == Kind.TENSOR and place(head["first"]) == "follows" and not head["first"].device.argument
+    # a parameter rebound before it is indexed may be anything the function made of it
+    assert function_state(analyzer, "rebinds")["row"].kind == Kind.UNKNOWN

@@ -123,3 +123,64 @@ def test_indexing_without_an_array_index_or_with_numpy_methods_is_no_evidence():
     )
     for name in ("outputs", "table", "arrays", "again"):
         assert evidence.indexed_tensor_use(name) is None, name
+
+
+def test_an_array_whose_rows_are_used_as_tensors_is_a_tensor():
+    evidence, module = _evidence(
+        "def nms(prediction, scores, plain, conf_thres):\n"
+        "    xc = prediction[..., 4] > conf_thres\n"
+        "    for xi, x in enumerate(prediction):\n"
+        "        x = x[xc[xi]]\n"  # an index of the row: the same library
+        "        if not x.shape[0]:\n"
+        "            continue\n"
+        "        conf, j = x[:, 5:].max(1, keepdim=True)\n"  # numpy's max takes `keepdims`
+        "        x = torch.cat((x, conf), 1)\n"
+        "    for s in scores:\n"
+        "        s = s.unsqueeze(0)\n"
+        "    total = scores[:, 0].sum()\n"
+        "    for row in plain:\n"
+        "        row.bool()\n"
+        "    return plain\n"
+    )
+    use = evidence.indexed_tensor_use("prediction")
+    assert use is not None and module.code_for_node(use) == "x[:, 5:].max(1, keepdim=True)"
+    assert evidence.tensor_use("prediction") is not None
+    # the row's tensor use is in the value that rebinds it: evidence still
+    use = evidence.indexed_tensor_use("scores")
+    assert use is not None and module.code_for_node(use) == "s.unsqueeze(0)"
+    # rows of a name never indexed like an array: a list of tensors would give them too
+    assert evidence.indexed_tensor_use("plain") is None
+
+
+def test_rows_rebound_to_something_else_are_no_evidence_about_the_array():
+    evidence, _ = _evidence(
+        "def nms(prediction, other, third, mask):\n"
+        "    xc = prediction[..., 4] > 0\n"
+        "    for xi, x in enumerate(prediction):\n"
+        "        if xi:\n"
+        "            x = torch.from_numpy(x)\n"  # one arm binds a tensor whatever x was
+        "        x[:, 5:].max(1, keepdim=True)\n"
+        "    w = other[:, 0]\n"
+        "    for y in other:\n"
+        "        while y.shape[0]:\n"
+        "            y[:, 0].long()\n"  # the second turn sees the y bound below
+        "            y = torch.zeros(3)\n"
+        "    v = third[:, 0]\n"
+        "    for z in third:\n"
+        "        z = np.asarray(z)\n"
+        "        z.long()\n"
+        "    return mask\n"
+    )
+    for name in ("prediction", "other", "third"):
+        assert evidence.indexed_tensor_use(name) is None, name
+
+
+def test_sigmoid_is_a_tensor_only_method():
+    evidence, module = _evidence(
+        "def head(fg_pred, logits):\n"
+        "    pxy = fg_pred[:, :2].sigmoid() * 2\n"
+        "    return logits.sigmoid_()\n"
+    )
+    use = evidence.indexed_tensor_use("fg_pred")
+    assert use is not None and module.code_for_node(use) == "fg_pred[:, :2].sigmoid()"
+    assert evidence.tensor_use("logits") is not None

@@ -141,6 +141,7 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         #: per function: the unannotated parameters its body uses as tensors
         self._tensor_uses_found: dict[cst.FunctionDef, tuple[frozenset[str], frozenset[str]]] = {}
         self._module_uses_found: dict[cst.FunctionDef, frozenset[str]] = {}
+        self._maybe_tensor_names_found: dict[cst.FunctionDef, frozenset[str]] = {}
         #: functions whose hand-on of parameters (see _handed_to_tensor_users) is being scanned
         self._tensor_use_scans: set[cst.FunctionDef] = set()
         #: per function: the parameters its body may move or hand on (see _may_move)
@@ -309,6 +310,8 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
 
     def _exec_assign(self, node: cst.Assign, state: State) -> None:
         value = self.eval(node.value, state)
+        if value.kind == Kind.UNKNOWN and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+            value = self.drawn_from_argument(node.targets[0].target.value, node.value, state) or value
         for target in node.targets:
             stored = self._stored(target.target, value, state)
             if self.emitting:

@@ -50,6 +50,8 @@ _TORCH_TYPE_CAST = r"type\s*\(\s*torch\."
 _TENSOR_ONLY_USE = re.compile(rf"(?<![\w.])([A-Za-z_]\w*(?:\.\w+)*?)\s*\.\s*(?:{TENSOR_ONLY_MEMBERS}|{_TORCH_TYPE_CAST})")
 #: ``[:, 0]``, ``[..., 1]``, ``[0, :]``: text that may index an array (see tensor_evidence)
 _ARRAY_INDEX_TEXT = re.compile(r"\[\s*(:|\.\.\.)|,\s*(:|\.\.\.|None\b)")
+#: a name indexed: ``x[``
+_INDEXED_NAME = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*\[")
 #: ``local = param.attribute`` as a statement of its own (see _aliased_tensor_attributes)
 _ATTRIBUTE_ALIAS = re.compile(r"^[ \t]*([A-Za-z_]\w*)[ \t]*=[ \t]*([A-Za-z_]\w*\.[A-Za-z_]\w*)[ \t]*(?:#.*)?$", re.MULTILINE)
 _MODULE_INPUT_USE = re.compile(rf"(?<![\w.])([A-Za-z_]\w*(?:\.\w+)*?)\s*\.\s*(?:{MODULE_INPUT_MEMBERS}|{_TORCH_TYPE_CAST})")
@@ -282,6 +284,52 @@ class Summaries:
                 used |= self._aliased_tensor_attributes(function, wanted, pattern)
             found = (frozenset(name for name in used if "." not in name), frozenset(name for name in used if "." in name))
             memo[function] = found
+        return found
+
+    def drawn_from_argument(self, name: str, value_node: cst.BaseExpression, state: State) -> Optional[Value]:
+        """``fg_pred = pi[b, a, gj, gi]`` in ``for i, pi in enumerate(p)``, or ``row =
+        batch[0]``: an index of a parameter of unknown kind, or of what iterating one gives,
+        bound once to a local the function uses as a tensor (``fg_pred[:, :2].sigmoid()``) is a
+        tensor the argument carries, placed where its caller put it - like an attribute of an
+        argument used as a tensor (``state.masses``). What indexes it is no evidence: ``pi``
+        itself may be a dict keyed by tuples, and its kind stays unknown."""
+        function = self.current_function.node
+        if function is None or not isinstance(value_node, cst.Subscript):
+            return None
+        root: cst.BaseExpression = value_node
+        while isinstance(root, cst.Subscript):
+            root = root.value
+        if not isinstance(root, cst.Name) or state.get(root.value, UNKNOWN).kind != Kind.UNKNOWN:
+            return None
+        params = function.params
+        names = {param.name.value for param in [*params.posonly_params, *params.params, *params.kwonly_params]}
+        if self.current_function.class_info is not None and params.params and not _is_static(function):
+            names.discard(params.params[0].name.value)  # `self[0]`: a container module's child
+        if name not in self._maybe_used_as_tensors(function):
+            return None
+        evidence = self.tensor_evidence_of(function)
+        argument = root.value
+        if argument not in names:
+            argument = evidence.iterated(root.value)  # type: ignore[assignment]
+            if argument is None or argument not in names or state.get(argument, UNKNOWN).kind != Kind.UNKNOWN:
+                return None
+        if not evidence.bound_once(argument) or evidence.tensor_use(name) is None:
+            return None
+        info = self.current_function.class_info
+        in_module = info is not None and info.is_module and function.name.value != "__init__"
+        return Value(Kind.TENSOR, _input_device(argument, in_module, placed_by_caller=True), Origin(value_node, f"drawn from the argument `{argument}`"))
+
+    def _maybe_used_as_tensors(self, function: cst.FunctionDef) -> frozenset[str]:
+        """Names the body's text may use as tensors (``x.unsqueeze(``, or ``x[`` in a body with
+        an array index), so that only their bindings ask the tensor evidence; one scan."""
+        memo = self.function_memo(function, self._maybe_tensor_names_found, "maybe tensors")
+        found = memo.get(function)
+        if found is None:
+            text = self._body_text(function)
+            names = {match.group(1) for match in _TENSOR_ONLY_USE.finditer(text) if "." not in match.group(1)}
+            if _ARRAY_INDEX_TEXT.search(text):
+                names.update(match.group(1) for match in _INDEXED_NAME.finditer(text))
+            found = memo[function] = frozenset(names)
         return found
 
     def _aliased_tensor_attributes(self, function: cst.FunctionDef, names: set[str], pattern: "re.Pattern[str]") -> set[str]:

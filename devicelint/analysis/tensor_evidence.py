@@ -23,6 +23,10 @@ not keyed by slices - is a numpy array or a tensor; it is a tensor when what ind
 is used as one in a way numpy refuses (``targets[mask].long()``, or ``row = targets[mask]``
 with ``row`` bound once and ``row.long()`` / ``torch.cat([row])`` below). An index alone is no
 evidence: a list of tensors indexed by an int (``outputs[0].long()``) gives a tensor too.
+Iterating such an array gives its rows, of the same library, and so does indexing a row: in
+``for i, x in enumerate(pred)``, a use of the row that numpy refuses (``x[:, 5:].max(1,
+keepdim=True)``) shows ``pred`` to be a tensor, also after ``x = x[mask]``, but not after any
+other binding of ``x`` (``x = torch.cat(...)`` is a tensor whatever ``pred`` was).
 
 A weaker answer, for a name with no such use of its own: it is unpacked by one assignment
 together with a name that has one (``train_x, calib_x, train_y, calib_y = split(X, Y)`` with
@@ -34,7 +38,7 @@ data of one sort; a model unpacked next to a tensor is called, or its methods ar
 
 from __future__ import annotations
 
-from typing import Callable, Optional, Union
+from typing import Callable, Optional, Sequence, Union
 
 import libcst as cst
 
@@ -47,7 +51,7 @@ TENSOR_ONLY_METHOD_NAMES = frozenset(
     "unsqueeze squeeze permute view view_as expand expand_as masked_fill masked_fill_ index_select "
     "gather scatter scatter_ scatter_add scatter_add_ numel long int bool softmax log_softmax argmax "
     "argmin type_as repeat_interleave narrow masked_select new_zeros new_ones new_empty new_full "
-    "new_tensor add_ sub_ mul_ div_ clamp_ fill_ zero_ index_add_ index_copy_ index_fill_".split()
+    "new_tensor add_ sub_ mul_ div_ clamp_ fill_ zero_ index_add_ index_copy_ index_fill_ sigmoid sigmoid_".split()
 )
 #: tensor methods numpy arrays lack (``squeeze``/``view``/``argmax``/``argmin`` are numpy's
 #: too); on what indexing an array gives, ``size``/``dim``/``detach``/``contiguous`` are
@@ -55,6 +59,9 @@ TENSOR_ONLY_METHOD_NAMES = frozenset(
 _NOT_NUMPY_METHOD_NAMES = (TENSOR_ONLY_METHOD_NAMES - {"squeeze", "view", "argmax", "argmin"}) | frozenset(
     "size dim detach contiguous get_device bmm copy_ float double half".split()
 )
+#: keywords of tensor methods that numpy's methods refuse (numpy's reductions take ``keepdims``;
+#: not ``dim``, which xarray's take)
+_NOT_NUMPY_KEYWORDS = frozenset({"keepdim"})
 #: operators no module (nor an in-place-moving batch object) supports
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power, cst.MatrixMultiply)
 #: attributes of a sibling-unpacked name that say nothing against it being a tensor (a module is
@@ -101,7 +108,9 @@ class TensorEvidence:
         unpacked_with: dict[str, tuple[str, ...]],
         object_uses: frozenset[str],
         indexed_uses: Optional[dict[str, cst.CSTNode]] = None,
+        rows_of: Optional[dict[str, str]] = None,
     ) -> None:
+        self._rows_of = rows_of or {}
         self._bindings = bindings
         self._uses = uses
         self._indexed_uses = indexed_uses or {}
@@ -121,6 +130,16 @@ class TensorEvidence:
         if self._bindings.get(name, 0) > 1:
             return None
         return self._indexed_uses.get(name)
+
+    def bound_once(self, name: str) -> bool:
+        return self._bindings.get(name, 0) == 1
+
+    def iterated(self, row: str) -> Optional[str]:
+        """For a name bound only by one loop, ``for row in x`` / ``for i, row in
+        enumerate(x)``: the name ``x`` it iterates."""
+        if self._bindings.get(row, 0) != 1:
+            return None
+        return self._rows_of.get(row)
 
     def sibling_tensor_use(self, name: str) -> Optional[tuple[str, cst.CSTNode]]:
         """For a name bound once by a tuple unpacking and never used as an object (called, an
@@ -152,7 +171,8 @@ def scan(scope: Scope, qualname_of: Callable[[cst.BaseExpression], Optional[str]
     indexed = finder.indexed_tensor_uses()
     for name, use in indexed.items():
         finder.uses.setdefault(name, use)
-    return TensorEvidence(finder.bindings, finder.uses, finder.unpacked_with, frozenset(finder.object_uses), indexed)
+    rows_of = {row: container for container, row, _ in finder.row_loops}
+    return TensorEvidence(finder.bindings, finder.uses, finder.unpacked_with, frozenset(finder.object_uses), indexed, rows_of)
 
 
 def _is_array_index(node: cst.Subscript) -> bool:
@@ -188,6 +208,10 @@ class _Finder(OwnScopeVisitor):
         self.index_used_as_tensor: dict[str, cst.CSTNode] = {}
         #: ``row = x[...]``: row -> x
         self.bound_to_index: dict[str, list[str]] = {}
+        #: ``for row in x`` / ``for i, row in enumerate(x)``: (x, row, the loop)
+        self.row_loops: list[tuple[str, str, cst.For]] = []
+        #: ``x = x[...]``: per name, how many of its bindings index what it held (see _RowVersions)
+        self.self_index_bindings: dict[str, int] = {}
 
     def indexed_tensor_uses(self) -> dict[str, cst.CSTNode]:
         """Arrays (see _is_array_index) that what indexing them gives shows to be tensors,
@@ -206,6 +230,11 @@ class _Finder(OwnScopeVisitor):
                     if container in self.arrays and container not in found:
                         found[container] = shown[container] = use
                         changed = True
+        for container, row, loop in self.row_loops:
+            if container in self.arrays and container not in found:
+                use = _RowVersions(row, self.qualname_of).tensor_use(loop)
+                if use is not None:
+                    found[container] = use
         return found
 
     # ------------------------------------------------------------------ bindings
@@ -222,7 +251,10 @@ class _Finder(OwnScopeVisitor):
     def visit_Assign(self, node: cst.Assign) -> None:
         value = node.value
         if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) and isinstance(value, cst.Subscript) and isinstance(value.value, cst.Name):
-            self.bound_to_index.setdefault(node.targets[0].target.value, []).append(value.value.value)
+            target = node.targets[0].target.value
+            self.bound_to_index.setdefault(target, []).append(value.value.value)
+            if value.value.value == target:
+                self.self_index_bindings[target] = self.self_index_bindings.get(target, 0) + 1
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         if isinstance(node.value, cst.Name) and _is_array_index(node):
@@ -248,6 +280,9 @@ class _Finder(OwnScopeVisitor):
 
     def visit_For(self, node: cst.For) -> None:
         self.bind(node.target)
+        rows = _rows_iterated(node)
+        if rows is not None:
+            self.row_loops.append((*rows, node))
 
     def visit_CompFor(self, node: cst.CompFor) -> None:
         self.bind(node.target)  # a scope of its own, but the same spelling: count it, to be safe
@@ -326,7 +361,10 @@ class _Finder(OwnScopeVisitor):
             # `w.unsqueeze(0)` on a local (`F.softmax(h)` names a torch function instead)
             if isinstance(func, cst.Attribute) and func.attr.value in TENSOR_ONLY_METHOD_NAMES:
                 self._use(func.value, node, not_numpy=func.attr.value in _NOT_NUMPY_METHOD_NAMES)
-            elif isinstance(func, cst.Attribute) and func.attr.value in _NOT_NUMPY_METHOD_NAMES:
+            elif isinstance(func, cst.Attribute) and (
+                func.attr.value in _NOT_NUMPY_METHOD_NAMES or any(arg.keyword is not None and arg.keyword.value in _NOT_NUMPY_KEYWORDS for arg in node.args)
+            ):
+                # `x[:, 5:].max(1, keepdim=True)`: numpy's reductions take `keepdims`
                 self._not_numpy_use(func.value, node, True)
             return
         positional = [arg for arg in node.args if arg.keyword is None]
@@ -342,3 +380,92 @@ class _Finder(OwnScopeVisitor):
                     self._use(arg.value, node, not_numpy=True)
         elif takes_tensor_first(qualname) and positional and not positional[0].star:
             self._use(positional[0].value, node, not_numpy=True)
+
+
+def _rows_iterated(loop: cst.For) -> Optional[tuple[str, str]]:
+    """``for row in x`` or ``for i, row in enumerate(x)``: (x, row)."""
+    iterable, target = loop.iter, loop.target
+    if isinstance(iterable, cst.Name) and isinstance(target, cst.Name):
+        return iterable.value, target.value
+    if (
+        isinstance(iterable, cst.Call)
+        and isinstance(iterable.func, cst.Name)
+        and iterable.func.value == "enumerate"
+        and len(iterable.args) == 1
+        and iterable.args[0].keyword is None
+        and not iterable.args[0].star
+        and isinstance(iterable.args[0].value, cst.Name)
+        and isinstance(target, cst.Tuple)
+        and len(target.elements) == 2
+        and isinstance(target.elements[1], cst.Element)
+        and isinstance(target.elements[1].value, cst.Name)
+    ):
+        return iterable.args[0].value.value, target.elements[1].value.value
+    return None
+
+
+class _RowVersions:
+    """The values a loop's row name holds in the loop's body, in source order, while each is
+    the row the loop drew or an index of the one before (``x = x[mask]``): of the same library
+    as the iterated array. Any other binding (``x = torch.cat(...)``, ``x += y``, a nested
+    loop or block that may bind it) ends the walk there, and where one arm of an ``if``
+    binds it, what follows the ``if`` is not looked at. A use that numpy refuses, on one of
+    those values, is evidence that the iterated array is a tensor."""
+
+    def __init__(self, row: str, qualname_of: Callable[[cst.BaseExpression], Optional[str]]) -> None:
+        self.row = row
+        self.qualname_of = qualname_of
+        self.use: Optional[cst.CSTNode] = None
+
+    def tensor_use(self, loop: cst.For) -> Optional[cst.CSTNode]:
+        self._walk(loop.body.body)
+        return self.use
+
+    def _look(self, node: cst.CSTNode) -> "_Finder":
+        finder = _Finder(self.qualname_of)
+        node.visit(finder)
+        return finder
+
+    def _rebinds(self, finder: "_Finder") -> bool:
+        return finder.bindings.get(self.row, 0) > finder.self_index_bindings.get(self.row, 0)
+
+    def _found(self, finder: "_Finder") -> bool:
+        self.use = finder.not_numpy_uses.get(self.row) or finder.index_used_as_tensor.get(self.row)
+        return self.use is not None
+
+    def _walk(self, statements: Sequence[cst.CSTNode]) -> bool:
+        """Walk ``statements`` while the row's value is a row or an index of one; whether it
+        still is after them (False also once a use is found)."""
+        for statement in statements:
+            if isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    finder = self._look(small)
+                    if not self._rebinds(finder):
+                        if self._found(finder):
+                            return False
+                        continue
+                    # an assignment's value is computed before its target is bound
+                    if isinstance(small, (cst.Assign, cst.AnnAssign, cst.AugAssign)) and small.value is not None:
+                        self._found(self._look(small.value))
+                    return False
+            elif isinstance(statement, cst.If):
+                test = self._look(statement.test)
+                if self._rebinds(test) or self._found(test):
+                    return False
+                still_in_body = self._walk(statement.body.body)
+                if self.use is not None:
+                    return False
+                orelse = statement.orelse
+                still_in_else = True
+                if isinstance(orelse, cst.If):
+                    still_in_else = self._walk([orelse])
+                elif orelse is not None:
+                    still_in_else = self._walk(orelse.body.body)
+                if self.use is not None or not (still_in_body and still_in_else):
+                    return False
+            else:
+                # a loop, `with`, `try`: its uses see a row only where nothing in it binds another
+                finder = self._look(statement)
+                if self._rebinds(finder) or self._found(finder):
+                    return False
+        return True

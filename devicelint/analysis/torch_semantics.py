@@ -79,7 +79,7 @@ TENSOR_ONLY_MEMBERS = (
     r"new_tensor|contiguous|masked_fill_?|index_select|scatter_?|scatter_add_?|gather|detach|numel|"
     r"is_cuda|get_device|type_as|narrow|repeat_interleave|masked_select|bmm|softmax|log_softmax|"
     r"long|int|bool|add_|sub_|mul_|div_|copy_|clamp_|fill_|zero_|index_add_|index_copy_|index_fill_|"
-    r"masked_scatter_)\s*\("
+    r"masked_scatter_|sigmoid_?)\s*\("
 )
 #: methods only torch tensors have (not numpy arrays, modules or numbers) that return a tensor
 _TENSOR_ONLY_METHODS = frozenset(

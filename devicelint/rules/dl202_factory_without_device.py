@@ -104,6 +104,22 @@ class FactoryWithoutDevice(Rule):
         "    rotations: torch.Tensor\nclass Structure(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
         "        self.layer = nn.Linear(3, 3)\n    def forward(self, single):\n"
         "        frames = Frame(torch.eye(3, device=single.device))\n        return self.layer(frames)\n",
+        # drawn from the argument but never used as a tensor (numpy's `keepdims`): no evidence
+        (
+            "import torch\ndef build(p, indices):\n    ids, preds = [], []\n"
+            "    for i, pi in enumerate(p):\n        ids.append(torch.ones(len(indices[i])) * i)\n"
+            "        fg_pred = pi[indices[i], 0]\n        preds.append(fg_pred[:, :2].max(1, keepdims=True))\n"
+            "    ids = torch.cat(ids, dim=0)\n    keep = torch.cat(preds, dim=0).sum(1) > 0.5\n    return ids[keep]\n"
+        ),
+        # rows used only as numpy arrays are used too (`keepdims=`): `prediction` may be numpy's
+        # (and a row rebound to a tensor says nothing about it)
+        (
+            "import torch\ndef keep(prediction, threshold):\n    xc = prediction[..., 4] > threshold\n"
+            "    output = [torch.zeros(0, 6)] * prediction.shape[0]\n"
+            "    for i, x in enumerate(prediction):\n        x = x[xc[i]]\n        if not x.shape[0]:\n"
+            "            continue\n        conf = x[:, 5:].max(1, keepdims=True)\n        x = torch.from_numpy(x)\n"
+            "        output[i] = x[x[:, 4].long() > 0]\n    return output\n"
+        ),
         # every entry of the pre-filled list is replaced on every iteration: no placeholder is left
         "import torch\ndef rows(x: torch.Tensor):\n    out = [torch.zeros(0, 6)] * x.shape[0]\n"
         "    for i in range(x.shape[0]):\n        out[i] = x[i]\n    return out\n",
@@ -202,6 +218,25 @@ class FactoryWithoutDevice(Rule):
             "    output = [torch.zeros(0, 6)] * prediction.shape[0]  # expect: DL202\n"
             "    for i, x in enumerate(prediction):\n        x = x[x[:, 4] > threshold]\n        if not x.shape[0]:\n"
             "            continue\n        output[i] = x\n    return output\n"
+        ),
+        # the same, unannotated: the rows of `prediction` are used as numpy refuses (`keepdim=`),
+        # also after `x = x[...]`, so it is a tensor
+        Example(
+            "import torch\ndef keep(prediction, threshold):\n    xc = prediction[..., 4] > threshold\n"
+            "    output = [torch.zeros(0, 6)] * prediction.shape[0]  # expect: DL202\n"
+            "    for i, x in enumerate(prediction):\n        x = x[xc[i]]\n        if not x.shape[0]:\n"
+            "            continue\n        conf, j = x[:, 5:].max(1, keepdim=True)\n        output[i] = x[conf.view(-1) > 0]\n"
+            "    return output\n"
+        ),
+        # a host id table indexed with a mask computed from the predictions the caller handed in,
+        # each a tensor drawn from the argument `p` (yolov7's OTA assignment)
+        Example(
+            "import torch\nclass Assigner:\n    def build(self, p, indices):\n        ids, preds = [], []\n"
+            "        for i, pi in enumerate(p):\n            b, a = indices[i]\n"
+            "            ids.append(torch.ones(size=(len(b),)) * i)  # expect: DL202\n"
+            "            fg_pred = pi[b, a]\n            preds.append(fg_pred[:, :2].sigmoid())\n"
+            "        ids = torch.cat(ids, dim=0)\n        keep = torch.cat(preds, dim=0).sum(1) > 0.5\n"
+            "        return ids[keep]\n"
         ),
         # a host table subscripted with a mask from the model's output (detrex's DETA assigner)
         Example(
