@@ -307,8 +307,10 @@ class Summaries:
             names.discard(params.params[0].name.value)  # `self[0]`: a container module's child
         if name not in self._maybe_used_as_tensors(function):
             return None
-        evidence = self.tensor_evidence_of(function)
         argument = root.value
+        if argument not in names and not _may_iterate(self._body_text(function), argument):
+            return None  # neither an argument nor a loop row: spare the evidence scan
+        evidence = self.tensor_evidence_of(function)
         if argument not in names:
             argument = evidence.iterated(root.value)  # type: ignore[assignment]
             if argument is None or argument not in names or state.get(argument, UNKNOWN).kind != Kind.UNKNOWN:
@@ -1306,3 +1308,8 @@ def _has_arguments(function: cst.FunctionDef, is_method: bool) -> bool:
     if is_method and not has_decorator(function, "staticmethod"):
         positional = positional[1:]
     return bool(positional or params.kwonly_params or isinstance(params.star_arg, cst.Param) or params.star_kwarg)
+
+
+def _may_iterate(text: str, name: str) -> bool:
+    """Can the body's text bind ``name`` as a ``for`` target (``for x in``, ``for i, x in``)?"""
+    return re.search(rf"\bfor\b[^:\n]*\b{re.escape(name)}\b[^:\n]*\bin\b", text) is not None

@@ -175,8 +175,8 @@ class LoadWithoutMapLocation(Rule):
         self._mapped: list[tuple[str, Optional[cst.FunctionDef], cst.Call]] = []
         #: ``m.state_dict()`` calls, by id: the module whose state they take
         self._state_of: dict[int, Value] = {}
-        #: per function (None: the module body), the text each local name was last bound to
-        self._bound_text: dict[tuple[Optional[cst.FunctionDef], str], str] = {}
+        #: per function (None: the module body), the expression each local name was last bound to
+        self._bound_to: dict[tuple[Optional[cst.FunctionDef], str], cst.BaseExpression] = {}
         #: saves of values not known to be on an accelerator: (the path's text, the call)
         self._unplaced_saves: list[tuple[str, cst.Call]] = []
         #: the file saves a model's state (``torch.save(m.state_dict(), p)``)
@@ -229,13 +229,16 @@ class LoadWithoutMapLocation(Rule):
 
     def on_assign(self, statement: cst.CSTNode, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value) -> None:
         if isinstance(target, cst.Name):
-            self._bound_text[(self.ctx.current_function.node, target.value)] = self.ctx.source_of(value_node)
+            # the node, not its text: generating source for every assignment costs as much as
+            # the rest of the analysis of them, and only paths of loads and saves are ever read
+            self._bound_to[(self.ctx.current_function.node, target.value)] = value_node
 
     def _path_text(self, path: cst.BaseExpression, function: Optional[cst.FunctionDef]) -> str:
         """How the source spells a path; for a local name, the expression it was last bound
         to (``checkpoint = os.path.join(out, "lora.pt")``), so that it matches the save's."""
         if isinstance(path, cst.Name):
-            return self._bound_text.get((function, path.value), path.value)
+            bound = self._bound_to.get((function, path.value))
+            return path.value if bound is None else self.ctx.source_of(bound)
         return self.ctx.source_of(path)
 
     def _is_accelerate_save(self, event: CallEvent) -> bool:
