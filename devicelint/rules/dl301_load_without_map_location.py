@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from typing import Optional
+from typing import Callable, Optional
 
 import libcst as cst
 
@@ -326,14 +326,28 @@ class LoadWithoutMapLocation(Rule):
                     "tensors come back onto the device they were saved from, which fails on a machine without that GPU; "
                     f"give `{wrapper.name.value}()` a `map_location` (e.g. `\"cpu\"`) to pass on",
                 )
+        # where each load's result goes: one walk per function that loads, run only when a
+        # question below needs it (a file of many loads must not walk its scope once per load)
+        flows: dict[int, _LoadFlows] = {}
+
+        def flow_of(load: cst.Call, function: Optional[cst.FunctionDef]) -> _LoadFlows:
+            found = flows.get(id(function))
+            if found is None:
+                scope: cst.CSTNode = function if function is not None else self.ctx.module
+                found = flows[id(function)] = _LoadFlows([node for node, _, home, _ in self._loads if home is function])
+                scope.visit(found)
+            return found
+
         for node, path, function, location in self._loads:
-            flow = _flow_of(node, function if function is not None else self.ctx.module)
-            placed_by_caller = id(node) in self._in_module_method or flow.loads_into_returned_module()
+            # module-level code returns nothing: only a function hands its caller a model
+            placed_by_caller = id(node) in self._in_module_method or (
+                not chooses_device and function is not None and flow_of(node, function).loads_into_returned_module(node)
+            )
             if not chooses_device and not placed_by_caller:
                 continue
             if any(saved == path and on_host for saved, _, on_host in self._saves):
                 continue  # the file holds host tensors only: there is nothing to map
-            if self._reads_back_own_host_state(flow):
+            if self._reads_back_own_host_state(lambda: bool(flow_of(node, function).module_loads.get(id(node)))):
                 continue
             if self._other_branch_maps(node, path, function) or self._cache_filled_by_other_arm(node, path, function):
                 continue
@@ -351,12 +365,12 @@ class LoadWithoutMapLocation(Rule):
                 fix=fix,
             )
 
-    def _reads_back_own_host_state(self, flow: "_LoadFlow") -> bool:
+    def _reads_back_own_host_state(self, restores_model_state: Callable[[], bool]) -> bool:
         """The load restores a model's state (``model.load_state_dict(state)``), and the file
         saves model state only from the host (``model.cpu()`` then ``torch.save(model.state_dict(),
         p)``), and nothing else: the program reads back the checkpoints it makes, which hold
         nothing to map (pytorch/examples fast_neural_style)."""
-        return bool(flow.module_loads) and self._saves_model_state and all(on_host for _, _, on_host in self._saves)
+        return self._saves_model_state and all(on_host for _, _, on_host in self._saves) and restores_model_state()
 
 class _UnmappedLoads(cst.CSTVisitor):
     """The first ``torch.load(p)`` without ``map_location`` whose path is a parameter."""
@@ -470,45 +484,51 @@ class _NodeFinder(cst.CSTVisitor):
         return not self.found
 
 
-def _flow_of(load: cst.Call, scope: cst.CSTNode) -> "_LoadFlow":
-    flow = _LoadFlow(load)
-    scope.visit(flow)
-    return flow
+class _LoadFlows(cst.CSTVisitor):
+    """Where what each of a function's loads returns goes, in one walk of the function: the
+    locals bound to it, the ``m.load_state_dict(...)`` calls handed it (or an entry of it,
+    ``loaded["model"]``), and the names the function returns."""
 
-
-class _LoadFlow(cst.CSTVisitor):
-    """Where what ``load`` returns goes, within its function: the locals bound to it, the
-    ``m.load_state_dict(...)`` calls handed it (or an entry of it, ``loaded["model"]``), and
-    the names the function returns."""
-
-    def __init__(self, load: cst.Call) -> None:
-        self.load = load
-        self.bound: set[str] = set()
-        self.module_loads: list[cst.Call] = []
-        self.receivers: set[str] = set()
+    def __init__(self, loads: list[cst.Call]) -> None:
+        self.loads = {id(load) for load in loads}
+        #: local name -> the load whose result it holds (the last binding)
+        self.bound: dict[str, int] = {}
+        #: load -> the ``load_state_dict`` calls handed its result
+        self.module_loads: dict[int, list[cst.Call]] = {}
+        #: load -> the names of the modules whose ``load_state_dict`` was handed its result
+        self.receivers: dict[int, set[str]] = {}
         self.returned: set[str] = set()
 
-    def _carries(self, node: cst.BaseExpression) -> bool:
+    def _carried(self, node: cst.BaseExpression) -> Optional[int]:
+        """The load whose result ``node`` is (or an entry of), if any."""
         while isinstance(node, cst.Subscript):
             node = node.value
-        return node is self.load or (isinstance(node, cst.Name) and node.value in self.bound)
+        if id(node) in self.loads:
+            return id(node)
+        return self.bound.get(node.value) if isinstance(node, cst.Name) else None
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        if self._carries(node.value):
-            self.bound.update(target.target.value for target in node.targets if isinstance(target.target, cst.Name))
+        load = self._carried(node.value)
+        if load is not None:
+            self.bound.update((target.target.value, load) for target in node.targets if isinstance(target.target, cst.Name))
 
     def leave_Call(self, node: cst.Call) -> None:
         func = node.func
-        if isinstance(func, cst.Attribute) and func.attr.value == "load_state_dict" and any(self._carries(arg.value) for arg in node.args):
-            self.module_loads.append(node)
+        if not isinstance(func, cst.Attribute) or func.attr.value != "load_state_dict":
+            return
+        for arg in node.args:
+            load = self._carried(arg.value)
+            if load is None:
+                continue
+            self.module_loads.setdefault(load, []).append(node)
             if isinstance(func.value, cst.Name):
-                self.receivers.add(func.value.value)
+                self.receivers.setdefault(load, set()).add(func.value.value)
 
     def visit_Return(self, node: cst.Return) -> None:
         if isinstance(node.value, cst.Name):
             self.returned.add(node.value.value)
 
-    def loads_into_returned_module(self) -> bool:
+    def loads_into_returned_module(self, load: cst.Call) -> bool:
         """``imagen.load_state_dict(loaded["model"])`` then ``return imagen``: the function
         hands its caller a restored model, to place where the caller runs."""
-        return bool(self.receivers & self.returned)
+        return bool(self.receivers.get(id(load), set()) & self.returned)
