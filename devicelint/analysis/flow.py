@@ -40,7 +40,7 @@ from devicelint.analysis.facts import (
     LoopInfo,
     StreamContext,
 )
-from devicelint.analysis.names import dotted_name, keyword_arg
+from devicelint.analysis.names import dotted_name
 from devicelint.analysis.project_imports import ProjectImports, ProjectRef
 from devicelint.analysis.state import (
     DEFAULT_DEVICE_KEY,
@@ -53,7 +53,7 @@ from devicelint.analysis.state import (
 )
 from devicelint.analysis.summaries import Summaries, has_decorator
 from devicelint.analysis.tensor_evidence import TensorEvidence, scan as scan_tensor_evidence
-from devicelint.analysis.torch_semantics import BUILTIN_REFS, MODULE_ONLY_METHODS, TENSOR_ANNOTATIONS, TorchSemantics, is_loss_class, propagate
+from devicelint.analysis.torch_semantics import BUILTIN_REFS, MODULE_ONLY_METHODS, TENSOR_ANNOTATIONS, TorchSemantics, autocast_device_type, is_loss_class, propagate
 from devicelint.analysis.values import (
     CollatedItems,
     Homogeneous,
@@ -577,7 +577,9 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         cpu_autocast = False
         for item in node.items:
             value = self.eval(item.item, state)
-            cpu_autocast = cpu_autocast or (isinstance(item.item, cst.Call) and self._autocasts_for_cpu(item.item, state))
+            if isinstance(item.item, cst.Call):
+                autocast = autocast_device_type(item.item, self.qualname_of(item.item.func, state))
+                cpu_autocast = cpu_autocast or (autocast is not None and autocast[0] == "cpu")
             if value.kind == Kind.DEVICE and isinstance(item.item, cst.Call):
                 scoped_default = value
             if isinstance(value.info, StreamContext):
@@ -593,23 +595,6 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
             self.cpu_autocast_depth -= cpu_autocast
             if stream is not None:
                 self.stream_stack.pop()
-
-    def _autocasts_for_cpu(self, call: cst.Call, state: State) -> bool:
-        """``torch.cpu.amp.autocast(...)``, ``torch.autocast("cpu", ...)`` or
-        ``torch.autocast(device_type="cpu")``, not switched off with ``enabled=False``."""
-        qualname = self.qualname_of(call.func, state)
-        enabled = keyword_arg(call, "enabled")
-        if enabled is not None and isinstance(enabled.value, cst.Name) and enabled.value.value == "False":
-            return False
-        if qualname in ("torch.cpu.amp.autocast", "torch.cpu.amp.autocast_mode.autocast"):
-            return True
-        if qualname not in ("torch.autocast", "torch.amp.autocast", "torch.amp.autocast_mode.autocast"):
-            return False
-        device_type = keyword_arg(call, "device_type")
-        if device_type is None:
-            positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
-            device_type = positional[0] if positional else None
-        return device_type is not None and isinstance(device_type.value, cst.SimpleString) and device_type.value.evaluated_value == "cpu"
 
     def _exec_with_body(self, node: cst.With, scoped_default: Optional[Value], state: State) -> None:
         if scoped_default is None:

@@ -201,6 +201,14 @@ _NN_NON_MODULES = frozenset({"Parameter", "Buffer", "UninitializedParameter", "U
 _LIBRARY_MODULE_PREFIXES = ("torchvision.models.", "torchvision.ops.", "timm.models.", "timm.layers.")
 
 
+#: autocast context managers that take the device type as their first argument
+AUTOCAST_CONTEXTS = frozenset({"torch.autocast", "torch.amp.autocast", "torch.amp.autocast_mode.autocast"})
+#: the deprecated CUDA-only spelling: its device type is always "cuda"
+CUDA_AUTOCAST_CONTEXTS = frozenset({"torch.cuda.amp.autocast", "torch.cuda.amp.autocast_mode.autocast"})
+#: the deprecated CPU-only spelling: its device type is always "cpu"
+CPU_AUTOCAST_CONTEXTS = frozenset({"torch.cpu.amp.autocast", "torch.cpu.amp.autocast_mode.autocast"})
+
+
 def is_module_base(qualname: str) -> bool:
     """Does subclassing ``qualname`` make an nn.Module: ``nn.Module``, any layer of torch.nn
     (``nn.Linear``, ``nn.TransformerEncoderLayer``), a torchvision or timm model or layer."""

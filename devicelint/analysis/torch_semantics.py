@@ -801,3 +801,27 @@ def _module_itself(node: cst.BaseExpression) -> cst.BaseExpression:
     while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in _MODULE_METHODS_RETURNING_SELF:
         node = node.func.value
     return node
+
+
+def autocast_device_type(node: cst.Call, qualname: Optional[str]) -> Optional[tuple[str, Optional[cst.BaseExpression]]]:
+    """The device type an autocast call names ("cuda" or "cpu") and the literal naming it (None
+    for the deprecated ``torch.cuda.amp.autocast`` / ``torch.cpu.amp.autocast``); None when it
+    is no autocast, is switched off (``enabled=False``) or names its type by a non-literal."""
+    if qualname not in api.AUTOCAST_CONTEXTS and qualname not in api.CUDA_AUTOCAST_CONTEXTS and qualname not in api.CPU_AUTOCAST_CONTEXTS:
+        return None
+    enabled = keyword_arg(node, "enabled")
+    if enabled is not None and isinstance(enabled.value, cst.Name) and enabled.value.value == "False":
+        return None
+    if qualname in api.CUDA_AUTOCAST_CONTEXTS:
+        return "cuda", None
+    if qualname in api.CPU_AUTOCAST_CONTEXTS:
+        return "cpu", None
+    given = keyword_arg(node, "device_type")
+    positional = positional_args(node)
+    type_arg = given if given is not None else (positional[0] if positional else None)
+    if type_arg is None or not isinstance(type_arg.value, cst.SimpleString):
+        return None
+    device_type = str(type_arg.value.evaluated_value).split(":")[0]
+    if device_type not in ("cuda", "cpu"):
+        return None
+    return device_type, type_arg.value

@@ -6,18 +6,16 @@ from typing import Optional
 
 import libcst as cst
 
+from devicelint.analysis import torch_api as api
 from devicelint.analysis.events import CallEvent
 from devicelint.analysis.names import OwnScopeVisitor, keyword_arg, positional_args
 from devicelint.analysis.state import State
+from devicelint.analysis.torch_semantics import autocast_device_type
 from devicelint.analysis.values import UNKNOWN, Device, Kind, Role, Value
 from devicelint.findings import Severity
 from devicelint.rule_api import FixSpec, NodeEdit
 from devicelint.rules.base import Example, Rule
 
-#: autocast context managers that take the device type as their first argument
-_AUTOCAST = frozenset({"torch.autocast", "torch.amp.autocast", "torch.amp.autocast_mode.autocast"})
-#: the deprecated CUDA-only spelling: its device type is always "cuda"
-_CUDA_AUTOCAST = frozenset({"torch.cuda.amp.autocast", "torch.cuda.amp.autocast_mode.autocast"})
 _PLACED = frozenset({Kind.TENSOR, Kind.BATCH, Kind.MODULE, Kind.CRITERION})
 #: libraries that only run on CUDA: a file built on them is CUDA-only whatever its device variables say
 _CUDA_ONLY_IMPORT = re.compile(r"^\s*(?:import|from)\s+(?:tensorrt|pycuda|cupy|polygraphy|cuda)\b", re.MULTILINE)
@@ -162,7 +160,7 @@ class AutocastDeviceMismatch(Rule):
         self._with_items: dict[Optional[int], dict[int, cst.With]] = {}
 
     def on_call(self, event: CallEvent) -> None:
-        if event.qualname in _AUTOCAST or event.qualname in _CUDA_AUTOCAST:
+        if event.qualname in api.AUTOCAST_CONTEXTS or event.qualname in api.CUDA_AUTOCAST_CONTEXTS:
             self._open_block(event)
             return
         decorated = self._decorated_block(event)
@@ -174,7 +172,7 @@ class AutocastDeviceMismatch(Rule):
 
     def _open_block(self, event: CallEvent) -> None:
         """A ``with torch.autocast(...)`` item: its body is the block."""
-        found = _autocast_type(event.node, event.qualname)
+        found = autocast_device_type(event.node, event.qualname)
         if found is None:
             self._device_object_as_type(event)
             return
@@ -193,7 +191,7 @@ class AutocastDeviceMismatch(Rule):
 
     def _device_object_as_type(self, event: CallEvent) -> None:
         """``torch.autocast(device)`` with a ``torch.device``: a ValueError, whatever the device."""
-        if event.qualname not in _AUTOCAST:
+        if event.qualname not in api.AUTOCAST_CONTEXTS:
             return
         given = keyword_arg(event.node, "device_type")
         positional = positional_args(event.node)
@@ -228,7 +226,7 @@ class AutocastDeviceMismatch(Rule):
                 if not isinstance(call, cst.Call):
                     continue
                 qualname = self.ctx.analyzer.qualname_of(call.func, event.state)
-                found = _autocast_type(call, qualname) if qualname in _AUTOCAST or qualname in _CUDA_AUTOCAST else None
+                found = autocast_device_type(call, qualname) if qualname in api.AUTOCAST_CONTEXTS or qualname in api.CUDA_AUTOCAST_CONTEXTS else None
                 if found is not None:
                     # no fix: the decorator is evaluated where no device variable is in scope
                     block = _Block(call, found[0], None, frozenset(), {})
@@ -369,25 +367,6 @@ class AutocastDeviceMismatch(Rule):
         rest = ", ".join(self.ctx.module.code_for_node(arg).strip().rstrip(",") for arg in block.call.args)
         text = f"torch.autocast({device_name}.type{', ' + rest if rest else ''})"
         return FixSpec(title, (NodeEdit(block.call, "replace", text),), safe=False)
-
-
-def _autocast_type(node: cst.Call, qualname: Optional[str]) -> Optional[tuple[str, Optional[cst.BaseExpression]]]:
-    """The device type an autocast call names ("cuda" or "cpu") and the literal naming it (None
-    for ``torch.cuda.amp.autocast``); None when it is switched off or not a literal."""
-    enabled = keyword_arg(node, "enabled")
-    if enabled is not None and isinstance(enabled.value, cst.Name) and enabled.value.value == "False":
-        return None
-    if qualname in _CUDA_AUTOCAST:
-        return "cuda", None
-    given = keyword_arg(node, "device_type")
-    positional = positional_args(node)
-    type_arg = given if given is not None else (positional[0] if positional else None)
-    if type_arg is None or not isinstance(type_arg.value, cst.SimpleString):
-        return None
-    device_type = str(type_arg.value.evaluated_value).split(":")[0]
-    if device_type not in ("cuda", "cpu"):
-        return None
-    return device_type, type_arg.value
 
 
 class _ContextVariable(OwnScopeVisitor):

@@ -242,7 +242,7 @@ class OptimizerBeforeMove(Rule):
         if depth >= 3:
             return None
         for call in _base_init_calls(constructor):
-            found = next((base.find_method("__init__") for base in defined_in.bases if base.find_method("__init__") is not None), None)
+            found = next(filter(None, (base.find_method("__init__") for base in defined_in.bases)), None)
             if found is None:
                 return None
             base_init, base_class = found
