@@ -53,7 +53,7 @@ from devicelint.analysis.state import (
 )
 from devicelint.analysis.summaries import Summaries, has_decorator
 from devicelint.analysis.tensor_evidence import TensorEvidence, scan as scan_tensor_evidence
-from devicelint.analysis.torch_semantics import BUILTIN_REFS, MODULE_ONLY_METHODS, TENSOR_ANNOTATIONS, TorchSemantics, autocast_device_type, is_loss_class, propagate
+from devicelint.analysis.torch_semantics import BUILTIN_REFS, MODULE_ONLY_METHODS, TENSOR_ANNOTATIONS, TorchSemantics, autocast_device_type, is_loss_class, optimizer_built_from_package, propagate
 from devicelint.analysis.values import (
     CollatedItems,
     Homogeneous,
@@ -72,7 +72,6 @@ from devicelint.analysis.values import (
     homogeneous_element,
     host_beside_accelerator,
     join,
-    optimized_parameters,
 )
 
 if TYPE_CHECKING:
@@ -1259,7 +1258,7 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
             result = UNKNOWN
             self._escape(args, state)
         if result is UNKNOWN:
-            result = _optimizer_built_from_package(node, args) or result
+            result = optimizer_built_from_package(node, args) or result
         if result is UNKNOWN and method is None:
             context = self.current_function
             in_module_init = context.class_info is not None and context.class_info.is_module and context.name == "__init__"
@@ -1599,18 +1598,3 @@ def _contains_jump(statement: cst.CSTNode) -> bool:
     exits = _Finder(lambda node: isinstance(node, (cst.Return, cst.Raise)))
     statement.visit(exits)
     return exits.found
-
-
-def _optimizer_built_from_package(node: cst.Call, args: tuple[tuple[cst.Arg, Value], ...]) -> Optional[Value]:
-    """``config.init_obj("optimizer", torch.optim, params)``: a builder of unknown origin handed
-    the ``torch.optim`` package itself and a model's parameters can only build an optimizer of
-    that package over them (the pytorch-template idiom)."""
-    if not any(value.kind == Kind.REF and value.qualname == "torch.optim" for _, value in args):
-        return None
-    for arg, value in args:
-        if arg.star:
-            continue
-        parameters = optimized_parameters(value)
-        if parameters is not None:
-            return Value(Kind.OPTIMIZER, origin=Origin(node, "created"), info=parameters)
-    return None

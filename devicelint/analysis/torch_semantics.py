@@ -825,3 +825,18 @@ def autocast_device_type(node: cst.Call, qualname: Optional[str]) -> Optional[tu
     if device_type not in ("cuda", "cpu"):
         return None
     return device_type, type_arg.value
+
+
+def optimizer_built_from_package(node: cst.Call, args: tuple[tuple[cst.Arg, Value], ...]) -> Optional[Value]:
+    """``config.init_obj("optimizer", torch.optim, params)``: a builder of unknown origin handed
+    the ``torch.optim`` package itself and a model's parameters can only build an optimizer of
+    that package over them (the pytorch-template idiom)."""
+    if not any(value.kind == Kind.REF and value.qualname == "torch.optim" for _, value in args):
+        return None
+    for arg, value in args:
+        if arg.star:
+            continue
+        parameters = optimized_parameters(value)
+        if parameters is not None:
+            return Value(Kind.OPTIMIZER, origin=Origin(node, "created"), info=parameters)
+    return None
