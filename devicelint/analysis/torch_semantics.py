@@ -192,6 +192,10 @@ class TorchSemantics:
                 device = value.device if value.kind == Kind.TENSOR and device is not None and (device == value.device or device is CPU and value.device is CPU) else None
             # its items are tuples (one element per tensor), so default collation makes lists
             return Value(Kind.DATASET, device, Origin(node, "dataset", from_data=True), role=Role.SEQUENCE_BATCH)
+        if qualname in api.LEROBOT_DATASET_NAMES:
+            # dict items of CPU tensors, with the task's text under "task"
+            mapping = CollatedMapping(api.LEROBOT_TEXT_KEYS)
+            return Value(Kind.DATASET, CPU, Origin(node, "dataset", from_data=True), info=mapping, role=Role.MAPPING_BATCH)
         if graphs.is_graph_dataset(qualname):
             return graphs.graph_dataset(Origin(node, "dataset", from_data=True))
         if qualname in graphs.LOADER_NAMES:
@@ -361,6 +365,8 @@ class TorchSemantics:
             elif batch_role is Role.MAPPING_BATCH and isinstance(dataset.info, ClassInfo) and dataset.info.item_text_keys:
                 # `inputs["date"] = folder.split("/")[0]`: that entry of each batch is a list of strings
                 batch_items = CollatedMapping(dataset.info.item_text_keys)
+            elif batch_role is Role.MAPPING_BATCH and isinstance(dataset.info, CollatedMapping):
+                batch_items = dataset.info  # a library's dataset whose items are known to hold text
         return Value(Kind.LOADER, device, Origin(node, "loader"), info=LoaderInfo(node, pinned, batch_role, batch_items))
 
     def criterion(self, node: cst.Call, args: tuple[tuple[cst.Arg, Value], ...]) -> Value:

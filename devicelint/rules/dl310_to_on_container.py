@@ -42,7 +42,9 @@ class ToOnContainer(Rule):
       result, `path.split("/")[0]` - in the dict it returns (a display, or a name bound only to
       dicts and filled by `item["key"] = ...`): default collation makes that entry a list of
       strings. Left alone when the function names such a key (it skips or handles that
-      entry) or tests the entry (`isinstance`, `torch.is_tensor`).
+      entry) or tests the entry (`isinstance`, `torch.is_tensor`). LeRobot's `LeRobotDataset`
+      (and `MultiLeRobotDataset`) is such a dataset: since its v2.0 format each item also holds
+      the task's text under "task".
 
     A value of unknown kind (a parameter, a batch from a loader whose dataset returns a tensor
     or is not known) is left alone, and so is a name the function checks with `isinstance`,
@@ -102,6 +104,11 @@ class ToOnContainer(Rule):
         "        item['name'] = self.paths[i].split('/')[-1]\n        return item\n    def __len__(self):\n        return 4\n"
         "for batch in DataLoader(Frames(), batch_size=2):\n"
         "    batch = {k: v.to('cuda') if torch.is_tensor(v) else v for k, v in batch.items()}\n",
+        # LeRobot's dataset items hold the task's text: the loop keeps it as it is
+        "import torch\nfrom lerobot.datasets.lerobot_dataset import LeRobotDataset\n"
+        "loader = torch.utils.data.DataLoader(LeRobotDataset('lerobot/pusht'), batch_size=8)\n"
+        "for batch in loader:\n"
+        "    batch = {k: v.to('cuda') if isinstance(v, torch.Tensor) else v for k, v in batch.items()}\n",
     )
     invalid = (
         Example(
@@ -128,6 +135,13 @@ class ToOnContainer(Rule):
             "        item['name'] = self.paths[i].split('/')[-1]\n        return item\n    def __len__(self):\n        return 4\n"
             "for batch in DataLoader(Frames(), batch_size=2):\n"
             "    batch = {k: v.to('cuda') for k, v in batch.items()}  # expect: DL310\n"
+        ),
+        # LeRobot's datasets (v2.0 format on) put the task's text under "task" in every item
+        Example(
+            "import torch\nfrom lerobot.common.datasets.lerobot_dataset import LeRobotDataset\n"
+            "loader = torch.utils.data.DataLoader(LeRobotDataset('lerobot/pusht'), batch_size=8)\n"
+            "for batch in loader:\n"
+            "    batch = {k: v.to('cuda', non_blocking=True) for k, v in batch.items()}  # expect: DL310\n"
         ),
     )
 
