@@ -1408,3 +1408,23 @@ def test_an_index_of_an_argument_used_as_a_tensor_is_where_the_caller_put_it():
     assert head["first"].kind == Kind.TENSOR and place(head["first"]) == "follows" and not head["first"].device.argument
     # a parameter rebound before it is indexed may be anything the function made of it
     assert function_state(analyzer, "rebinds")["row"].kind == Kind.UNKNOWN
+
+
+def test_a_collate_function_of_the_file_makes_the_loaders_batches():
+    analyzer = analyse(
+        "import torch\nfrom torch.utils.data import DataLoader\n"
+        "def collate(items):\n    images = torch.stack([image for image, _ in items])\n"
+        "    boxes = [torch.as_tensor(box) for _, box in items]\n    return images, boxes\n"
+        "def stacked(items):\n    return torch.stack([image for image, _ in items])\n"
+        "listed = DataLoader(dataset, batch_size=4, collate_fn=collate)\n"
+        "for images, boxes in listed:\n    pass\n"
+        "for batch in DataLoader(dataset, batch_size=4, collate_fn=stacked):\n    pass\n"
+        "for default in DataLoader(dataset, batch_size=4):\n    pass\n"
+    )
+    state = analyzer.module_state
+    # the batch is the tuple the collate function returns: a stack of the images, and a list
+    assert state["images"].kind != Kind.CONTAINER
+    assert state["boxes"].kind == Kind.CONTAINER
+    # a collate function that returns one tensor, and default collation, say nothing new
+    assert state["batch"].kind == Kind.BATCH and state["batch"].role is None
+    assert state["default"].kind == Kind.BATCH

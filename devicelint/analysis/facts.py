@@ -100,6 +100,9 @@ class LoaderInfo:
     #: values.CollatedItems, the payload of each batch), where known
     #: (for a dict batch: values.CollatedMapping, the keys that collate into lists of strings)
     batch_items: Optional[Union[CollatedItems, CollatedMapping]] = None
+    #: what each batch is where ``collate_fn=`` is a function of the file that returns a tuple,
+    #: list or dict (its return value, which iterating the loader gives), else None
+    collated: Optional[Value] = None
 
 
 @dataclass(frozen=True)

@@ -185,7 +185,7 @@ class TorchSemantics:
             wrapped = args[0][1] if args else UNKNOWN
             return Value(Kind.MODULE, wrapped.device, wrapped.origin, role=Role.PARALLEL_WRAPPER)
         if qualname in api.DATALOADER_NAMES:
-            return self._data_loader(node, args)
+            return self._data_loader(node, args, state)
         if qualname in api.TENSOR_DATASET_NAMES:
             device: Optional[Device] = CPU
             for _, value in args:
@@ -199,7 +199,7 @@ class TorchSemantics:
         if graphs.is_graph_dataset(qualname):
             return graphs.graph_dataset(Origin(node, "dataset", from_data=True))
         if qualname in graphs.LOADER_NAMES:
-            loader = self._data_loader(node, args)
+            loader = self._data_loader(node, args, state)
             assert isinstance(loader.info, LoaderInfo)
             loader.info.batch_role = Role.GRAPH_DATA  # it collates graphs into a Batch
             return loader
@@ -340,7 +340,7 @@ class TorchSemantics:
             device = self.device_of(device_arg.value, self.eval(device_arg.value, state))
         return Value(Kind.GENERATOR, device, Origin(node, f"created by `{spelled(node)}`"))
 
-    def _data_loader(self, node: cst.Call, args: tuple[tuple[cst.Arg, Value], ...]) -> Value:
+    def _data_loader(self, node: cst.Call, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> Value:
         dataset = UNKNOWN
         for arg, value in args:
             if arg.keyword is None and not arg.star or arg.keyword is not None and arg.keyword.value == "dataset":
@@ -367,7 +367,24 @@ class TorchSemantics:
                 batch_items = CollatedMapping(dataset.info.item_text_keys)
             elif batch_role is Role.MAPPING_BATCH and isinstance(dataset.info, CollatedMapping):
                 batch_items = dataset.info  # a library's dataset whose items are known to hold text
-        return Value(Kind.LOADER, device, Origin(node, "loader"), info=LoaderInfo(node, pinned, batch_role, batch_items))
+        collated = self._collated_by_own_function(node, args, state)
+        return Value(Kind.LOADER, device, Origin(node, "loader"), info=LoaderInfo(node, pinned, batch_role, batch_items, collated))
+
+    def _collated_by_own_function(self, node: cst.Call, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> Optional[Value]:
+        """What each batch is where ``collate_fn=`` names a function of the file: the loader
+        calls it on the list of drawn items, so a batch is what it returns (``return images,
+        bboxes`` with ``bboxes`` a list of tensors gives a tuple whose second entry is a list).
+        Only a tuple, list or dict it returns on every path is taken: its shape is the fact
+        the batch's users need."""
+        collate = keyword_arg(node, "collate_fn")
+        if collate is None:
+            return None
+        function = next((value for arg, value in args if arg is collate), None)
+        if function is None or function.kind != Kind.FUNCTION or not isinstance(function.info, cst.FunctionDef):
+            return None
+        items = cst.Arg(value=cst.Name("items"))
+        returned = self._summarise(function.info, None, None, False, ((items, UNKNOWN),), state)
+        return returned if returned.kind == Kind.CONTAINER else None
 
     def criterion(self, node: cst.Call, args: tuple[tuple[cst.Arg, Value], ...]) -> Value:
         """A torch.nn loss built by ``node`` (``nn.CrossEntropyLoss(weight=w)``, or a builder of
