@@ -206,3 +206,6 @@ class FileFacts:
     #: module level or a free function builds a module class of this file: the file is a
     #: program that runs its own model, not (only) a library of model classes
     program_builds_own_model: bool = False
+    #: classes of the file whose objects ``nn.DataParallel`` wraps with several ``device_ids``
+    #: (as the analysis met the wrapping calls), each with the wrapping call
+    replicated_classes: dict[ClassInfo, cst.Call] = field(default_factory=dict)
