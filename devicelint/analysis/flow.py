@@ -717,9 +717,11 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
                     item = items[position]
                 elif collated is not None:
                     item = collated  # `for (left, right), label in loader`: what collation made there
-                elif value.kind == Kind.TENSOR and value.role is Role.MODEL_OUTPUT:
+                elif (value.kind == Kind.TENSOR and value.role is Role.MODEL_OUTPUT) or _unknown_on_a_device(value):
                     # `loss, kl, acc = model(x)`: a model's tuple of outputs lives on its device,
-                    # but not every element is known to be a tensor (some are Python floats)
+                    # but not every element is known to be a tensor (some are Python floats);
+                    # so does what an object of unknown class returns once moved and called
+                    # (`model = VAE(args).cuda()`, then `loss, kl, acc = model(batch)`)
                     item = Value(Kind.UNKNOWN, value.device, value.origin)
                 else:
                     item = self.element_of(value)
@@ -1489,6 +1491,12 @@ def _dataclass_fields(body: Iterable[cst.BaseStatement]) -> tuple[str, ...]:
                     continue
                 names.append(small.target.value)
     return tuple(names)
+
+
+def _unknown_on_a_device(value: Value) -> bool:
+    """A value of unknown kind that lives where an accelerator can be: what an object of unknown
+    class returns once it was moved and called. What unpacking it gives lives there too."""
+    return value.kind == Kind.UNKNOWN and value.is_bare and value.device is not None and value.device.may_be_accelerator
 
 
 def _collated_length(value: Value) -> Optional[int]:

@@ -88,6 +88,10 @@ class NumpyOnDeviceTensor(Rule):
         "    return np.asarray(x)\ncodes = torch.eye(4, device='cuda')\narr = to_numpy(codes)\n",
         "import torch\nfrom matplotlib import pyplot as plt\ndef show(img):\n    img = img.cpu()\n    plt.imshow(img)\n"
         "codes = torch.eye(4, device='cuda')\nshow(codes)\n",
+        # a moved model's outputs live on its device, but an output nothing uses as a tensor may
+        # be a Python float (`kl_div.item()` returned by its forward): numpy reads that fine
+        "import numpy as np\nimport torch\nfrom vae import VAE\nmodel = VAE(3).cuda()\nfor batch in range(3):\n"
+        "    loss, kl_div, acc = model(batch)\n    loss.backward()\n    meters = np.array([kl_div, loss.item(), acc.cpu() * 100])\n",
     )
     invalid = (
         Example(
@@ -118,6 +122,13 @@ class NumpyOnDeviceTensor(Rule):
             "import numpy as np\nimport torch\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
             "losses = []\nfor step in range(10):\n    loss = torch.randn(8, device=device).pow(2).mean()\n"
             "    losses.append(loss)  # expect: DL204\nprint(np.mean(losses))\n"
+        ),
+        Example(
+            # unpacking what a moved model of unknown class returns: each output is on its device
+            "import torch\nfrom vae import VAE\nmodel = VAE(3).cuda()\nfor batch in range(3):\n    loss, scores = model(batch)\n"
+            "    probs = scores.numpy()  # expect: DL204\n",
+            "import torch\nfrom vae import VAE\nmodel = VAE(3).cuda()\nfor batch in range(3):\n    loss, scores = model(batch)\n"
+            "    probs = scores.cpu().numpy()  # expect: DL204\n",
         ),
         Example(
             "import numpy as np\nimport torch\nx = torch.ones(3, device='cuda')\nm = np.mean(x)  # expect: DL204\n",
