@@ -59,6 +59,7 @@ from devicelint.analysis.values import (
     Homogeneous,
     HostBesideAccelerator,
     Kind,
+    MODEL_DEVICE,
     Origin,
     ParamGroup,
     PathPlacement,
@@ -717,9 +718,10 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
                     item = items[position]
                 elif collated is not None:
                     item = collated  # `for (left, right), label in loader`: what collation made there
-                elif value.kind == Kind.TENSOR and value.role is Role.MODEL_OUTPUT:
+                elif value.kind == Kind.TENSOR and value.role is Role.MODEL_OUTPUT or value.kind == Kind.UNKNOWN and value.is_bare and value.device is not None:
                     # `loss, kl, acc = model(x)`: a model's tuple of outputs lives on its device,
-                    # but not every element is known to be a tensor (some are Python floats)
+                    # but not every element is known to be a tensor (some are Python floats);
+                    # so do the parts of any placed object (`out, h = self.rnn.step(x, h)`)
                     item = Value(Kind.UNKNOWN, value.device, value.origin)
                 else:
                     item = self.element_of(value)
@@ -950,6 +952,10 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         other = right if left_tensor else left
         if other.kind == Kind.NUMBER:
             return Value(Kind.TENSOR, tensor.device, tensor.origin, scalar=tensor.scalar)
+        if tensor.device is not None and tensor.device.is_cpu and other.is_bare and other.device is not None and other.device.may_be_accelerator:
+            # `x + cpu_buffer` where `x` was moved to the accelerator (its kind unknown): the
+            # operation fails there or runs there; the result is not on the host
+            return Value(Kind.TENSOR, other.device, other.origin)
         if tensor.scalar is False and tensor.device is not None:
             # if the operation runs at all, its result lives where the non-0-dim operand does
             return Value(Kind.TENSOR, tensor.device, tensor.origin, scalar=False)
@@ -1234,6 +1240,8 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
                 state[key] = UNKNOWN
         if method is not None and receiver is not None:
             result = self._apply_method(node, receiver, method, args, state)
+            if result is UNKNOWN:
+                result = self._kept_object_result(node, receiver, method, args) or result
         elif qualname is not None:
             result = self._apply_qualified(node, qualname, args, state)
         elif callee.kind == Kind.CLASS:
@@ -1314,6 +1322,27 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         if not all(item.kind == Kind.TENSOR and item.device is not None for item in outputs.info):
             return None
         return outputs
+
+    def _kept_object_result(
+        self, node: cst.Call, receiver: Value, method: str, args: tuple[tuple[cst.Arg, Value], ...]
+    ) -> Optional[Value]:
+        """``self.rnn.forward_step(input_var, hidden, outputs)`` in a method of an ``nn.Module``,
+        where ``self.rnn`` is an object the module keeps whose class the analysis cannot read
+        (handed to its constructor, or built by an imported class), handed a tensor on the
+        model's device: whether it is a submodule (on the model's device) or a helper that
+        computes with what it is given, what it returns is on the model's device too. Not known
+        to be a tensor (a step may return numbers or strings beside); a tensor method or a torch
+        function on a part of it says it is one. The arguments' own devices are not checked
+        against it: a helper may well take host tensors (a scheduler's host timesteps)."""
+        if receiver.kind != Kind.UNKNOWN or not receiver.is_bare or receiver.device is not None:
+            return None
+        if not any(value.kind == Kind.TENSOR and value.device == MODEL_DEVICE for _, value in args):
+            return None
+        func = node.func
+        key = dotted_name(func.value) if isinstance(func, cst.Attribute) else None
+        if key is None or not self._kept_by_module(key):
+            return None
+        return Value(Kind.UNKNOWN, MODEL_DEVICE, Origin(node, f"returned by `{key}.{method}()`, which was handed the model's tensors"))
 
     def _module_evidence(self, value: Value, key: Optional[str] = None) -> Value:
         """An object of unknown kind that the code uses as a module (``model.eval()``): a
