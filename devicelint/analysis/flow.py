@@ -150,6 +150,8 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         self._numpy_reads_found: dict[cst.FunctionDef, dict[str, cst.Call]] = {}
         #: per module ``forward``: the parameters it moves itself (see inputs_placed_by_module)
         self._moved_inputs: dict[cst.FunctionDef, frozenset[str]] = {}
+        #: per function, the names its body assigns (see Summaries.parameter_read_unchanged)
+        self._rebound_names: dict[cst.FunctionDef, frozenset[str]] = {}
         #: per helper being summarised: did it reach a ``yield``
         #: per function being summarised: the values its ``yield``s give (None: a bare
         #: ``yield``); a non-empty list makes it a generator

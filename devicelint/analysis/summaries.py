@@ -923,6 +923,42 @@ class Summaries:
             moved = memo[forward] = frozenset(name for name in names if _moved_itself(name).search(text))
         return [name is not None and name in moved for name in helpers.argument_parameters(forward, args, skip_first=True)]
 
+    def forward_parameters(self, module: Value, args: tuple[tuple[cst.Arg, Value], ...]) -> Optional[tuple[cst.FunctionDef, list[Optional[str]]]]:
+        """For a call of a module whose class this file defines: its ``forward`` and the
+        parameter each argument binds (None where it cannot be told); None for another module."""
+        info = module.info
+        if not isinstance(info, ClassInfo):
+            return None
+        found = info.find_method("forward")
+        if found is None or self.foreign_home(found[0]) is not None:
+            return None
+        forward = found[0]
+        return forward, helpers.argument_parameters(forward, args, skip_first=True)
+
+    def parameter_read_unchanged(self, function: cst.FunctionDef, expression: cst.BaseExpression) -> Optional[str]:
+        """The parameter of ``function`` that ``expression`` reads as it came in: the name
+        itself, or a chain of tensor methods that keep the device and subscripts on it
+        (``labels.view(-1)``, ``labels[:, 0]``); None where the body rebinds the parameter
+        anywhere (``labels = labels.to(logits.device)``) or the expression is anything else."""
+        node = expression
+        while True:
+            if isinstance(node, cst.Subscript):
+                node = node.value
+            elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in api.SAME_DEVICE_METHODS:
+                node = node.func.value
+            else:
+                break
+        if not isinstance(node, cst.Name):
+            return None
+        params = function.params
+        if node.value not in {p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]}:
+            return None
+        memo = self.function_memo(function, self._rebound_names, "rebound names")
+        rebound = memo.get(function)
+        if rebound is None:
+            rebound = memo[function] = helpers.assigned_names(helpers.body_statements(function))
+        return None if node.value in rebound else node.value
+
     def owns_parameters(self, info: ClassInfo) -> bool:
         """Does the module class (or a base in this file) create parameters or submodules?"""
         return self._owns_parameters(info)
