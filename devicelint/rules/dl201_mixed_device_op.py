@@ -18,7 +18,11 @@ class MixedDeviceOp(Rule):
     tensor methods (`x.add(y)`, `x.mm(y)`), and calls of a module whose parameters are on
     another device than its argument - also a model built by a class the file imports
     (`model = PIXOR()`, `models.__dict__[arch]()`), used as a module (`model.eval()`) and never
-    moved, which is on the CPU. The message says where each side got its device.
+    moved, which is on the CPU. The message says where each side got its device. An input
+    handed to a module class of the file is reported where its `forward` meets the model's
+    tensors with it (`cross_entropy(logits, labels.view(-1))`), naming the call - every such
+    operation, as the branches of a head's problem types each fail - or at the call when
+    `forward` shows no such operation (or only ones where it may be 0-dim: `labels.squeeze()`).
 
     0-dim CPU tensors (which PyTorch mixes with GPU tensors), Python scalars, `*_like`
     factories and operands of unknown device are never flagged. Batches fed to a moved model
