@@ -1482,3 +1482,68 @@ def test_a_named_device_is_the_replicas_own_without_several_device_ids():
         state = function_state(analyse(code), "forward")
         assert state["named"].device.one_for_all_replicas is None
         assert not state["named"].device.conflicts_with(state["logits"].device)
+
+
+KEPT_OBJECT_STEPS = '''
+import torch
+from torch import nn
+
+class Beam(nn.Module):
+    def __init__(self, decoder, tokenizer):
+        super().__init__()
+        self.decoder = decoder
+        self.tokenizer = tokenizer
+
+    def forward(self, hidden, outputs, text):
+        step, hidden = self.decoder.step(hidden.unsqueeze(0), outputs.unsqueeze(0))
+        scores = step.squeeze(1)
+        words = step.split(" ")
+        ids = self.tokenizer.encode(text)
+        return scores, hidden, ids
+'''
+
+
+def test_what_a_kept_object_returns_for_the_models_tensors_is_on_the_models_device():
+    state = function_state(analyse(KEPT_OBJECT_STEPS), "forward")
+    # a submodule or a helper: handed the model's tensors, what it returns is where they are,
+    # though not known to be a tensor
+    assert state["step"].kind == Kind.UNKNOWN and place(state["step"]) == "follows"
+    assert place(state["hidden"]) == "follows"
+    # a tensor method keeps the placed object where it is; a method str has too says nothing
+    assert place(state["scores"]) == "follows"
+    assert state["words"].device is None
+    # handed no tensor of the model's: nothing is known
+    assert state["ids"].device is None
+
+
+CARRIED_ATTRIBUTES = '''
+import torch
+
+class Ascent:
+    def __init__(self, model):
+        self.model = model
+        self.gradients = None
+        self.seen = None
+
+    def reset(self, x):
+        self.gradients = torch.ones(3)
+        return self._step(x)
+
+    def optimize(self, image):
+        image = image.to("cuda")
+        self.gradients = torch.zeros(image.shape)
+        self.seen = 0
+        return self._step(image)
+
+    def _step(self, x):
+        self.model(x)
+        return x + self.gradients
+'''
+
+
+def test_a_method_starts_from_the_attributes_its_callers_on_the_same_object_set():
+    state = function_state(analyse(CARRIED_ATTRIBUTES), "_step")
+    # other methods write it, but every call of `_step` comes after its caller set it
+    assert state["self.gradients"].kind == Kind.TENSOR and place(state["self.gradients"]) == "cpu"
+    # set by only one of the two callers: unknown
+    assert state["self.seen"].kind == Kind.UNKNOWN

@@ -59,6 +59,7 @@ from devicelint.analysis.values import (
     Homogeneous,
     HostBesideAccelerator,
     Kind,
+    MODEL_DEVICE,
     Origin,
     ParamGroup,
     PathPlacement,
@@ -149,6 +150,8 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         self._numpy_reads_found: dict[cst.FunctionDef, dict[str, cst.Call]] = {}
         #: per module ``forward``: the parameters it moves itself (see inputs_placed_by_module)
         self._moved_inputs: dict[cst.FunctionDef, frozenset[str]] = {}
+        #: per function, the names its body assigns (see Summaries.parameter_read_unchanged)
+        self._rebound_names: dict[cst.FunctionDef, frozenset[str]] = {}
         #: per helper being summarised: did it reach a ``yield``
         #: per function being summarised: the values its ``yield``s give (None: a bare
         #: ``yield``); a non-empty list makes it a generator
@@ -720,8 +723,9 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
                 elif (value.kind == Kind.TENSOR and value.role is Role.MODEL_OUTPUT) or _unknown_on_a_device(value):
                     # `loss, kl, acc = model(x)`: a model's tuple of outputs lives on its device,
                     # but not every element is known to be a tensor (some are Python floats);
-                    # so does what an object of unknown class returns once moved and called
-                    # (`model = VAE(args).cuda()`, then `loss, kl, acc = model(batch)`)
+                    # so do the parts of any placed object of unknown class (`model =
+                    # VAE(args).cuda()`, then `loss, kl, acc = model(batch)`; `out, h =
+                    # self.rnn.step(x, h)`)
                     item = Value(Kind.UNKNOWN, value.device, value.origin)
                 else:
                     item = self.element_of(value)
@@ -952,6 +956,10 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         other = right if left_tensor else left
         if other.kind == Kind.NUMBER:
             return Value(Kind.TENSOR, tensor.device, tensor.origin, scalar=tensor.scalar)
+        if tensor.device is not None and tensor.device.is_cpu and other.is_bare and other.device is not None and other.device.may_be_accelerator:
+            # `x + cpu_buffer` where `x` was moved to the accelerator (its kind unknown): the
+            # operation fails there or runs there; the result is not on the host
+            return Value(Kind.TENSOR, other.device, other.origin)
         if tensor.scalar is False and tensor.device is not None:
             # if the operation runs at all, its result lives where the non-0-dim operand does
             return Value(Kind.TENSOR, tensor.device, tensor.origin, scalar=False)
@@ -1238,6 +1246,8 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
                 state[key] = UNKNOWN
         if method is not None and receiver is not None:
             result = self._apply_method(node, receiver, method, args, state)
+            if result is UNKNOWN:
+                result = self._kept_object_result(node, receiver, method, args) or result
         elif qualname is not None:
             result = self._apply_qualified(node, qualname, args, state)
         elif callee.kind == Kind.CLASS:
@@ -1318,6 +1328,27 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         if not all(item.kind == Kind.TENSOR and item.device is not None for item in outputs.info):
             return None
         return outputs
+
+    def _kept_object_result(
+        self, node: cst.Call, receiver: Value, method: str, args: tuple[tuple[cst.Arg, Value], ...]
+    ) -> Optional[Value]:
+        """``self.rnn.forward_step(input_var, hidden, outputs)`` in a method of an ``nn.Module``,
+        where ``self.rnn`` is an object the module keeps whose class the analysis cannot read
+        (handed to its constructor, or built by an imported class), handed a tensor on the
+        model's device: whether it is a submodule (on the model's device) or a helper that
+        computes with what it is given, what it returns is on the model's device too. Not known
+        to be a tensor (a step may return numbers or strings beside); a tensor method or a torch
+        function on a part of it says it is one. The arguments' own devices are not checked
+        against it: a helper may well take host tensors (a scheduler's host timesteps)."""
+        if receiver.kind != Kind.UNKNOWN or not receiver.is_bare or receiver.device is not None:
+            return None
+        if not any(value.kind == Kind.TENSOR and value.device == MODEL_DEVICE for _, value in args):
+            return None
+        func = node.func
+        key = dotted_name(func.value) if isinstance(func, cst.Attribute) else None
+        if key is None or not self._kept_by_module(key):
+            return None
+        return Value(Kind.UNKNOWN, MODEL_DEVICE, Origin(node, f"returned by `{key}.{method}()`, which was handed the model's tensors"))
 
     def _module_evidence(self, value: Value, key: Optional[str] = None) -> Value:
         """An object of unknown kind that the code uses as a module (``model.eval()``): a
@@ -1494,9 +1525,9 @@ def _dataclass_fields(body: Iterable[cst.BaseStatement]) -> tuple[str, ...]:
 
 
 def _unknown_on_a_device(value: Value) -> bool:
-    """A value of unknown kind that lives where an accelerator can be: what an object of unknown
-    class returns once it was moved and called. What unpacking it gives lives there too."""
-    return value.kind == Kind.UNKNOWN and value.is_bare and value.device is not None and value.device.may_be_accelerator
+    """A placed value of unknown kind: what an object of unknown class returns once it was
+    moved and called, or a part of a placed object. What unpacking it gives lives there too."""
+    return value.kind == Kind.UNKNOWN and value.is_bare and value.device is not None
 
 
 def _collated_length(value: Value) -> Optional[int]:

@@ -135,7 +135,8 @@ class Summaries:
                     break
                 value = join(value, other[name])
             else:
-                if value.kind != Kind.UNKNOWN or constructions.is_construction(value):
+                # an object of unknown kind placed on a device (`input_.to("cuda")`) is there
+                if value.kind != Kind.UNKNOWN or constructions.is_construction(value) or value.device is not None:
                     bound[name] = value
         return bound
 
@@ -189,6 +190,10 @@ class Summaries:
                 if attributes_of is not None:
                     for attribute, value in self._attributes_seen_by_methods(attributes_of).items():
                         state[f"{name}.{attribute}"] = _as_seen_from_method(value, attributes_of.is_module)
+                    prefix = name + "."
+                    for key, value in bound.items():
+                        if key.startswith(prefix):
+                            state[key] = value  # what every caller on the same object left there
             elif name in bound:
                 state[name] = bound[name]
             elif use_defaults and param.default is not None:
@@ -552,14 +557,38 @@ class Summaries:
         elif receiver.kind == Kind.CLASS:
             result = UNKNOWN  # Class.method(obj, ...): an unbound call
         else:
-            result = self._summarise(function, owner, receiver, True, args, state)
             receiver_key = dotted_name(node.func.value) if isinstance(node.func, cst.Attribute) else None
+            carried = self._attributes_set_by_caller(info, receiver_key, state) if self.emitting else None
+            result = self._summarise(function, owner, receiver, True, args, state, carried)
             if receiver_key is not None:
                 self._forget_what_it_writes(function, receiver_key, state)
                 self._forget_device_if_moved(function, receiver, receiver_key, state)
         if receiver.kind not in (Kind.MODULE, Kind.CRITERION):
             self._escape_into(function, args, state, skip_first=not has_decorator(function, "staticmethod"))
         return result
+
+    def _attributes_set_by_caller(self, info: ClassInfo, receiver_key: Optional[str], state: State) -> Optional[dict[str, Value]]:
+        """``self.gradients = torch.zeros(shape)`` then ``self._ascent(x)`` in a method of the
+        same object: attributes that methods other than ``__init__`` write are unknown to any
+        method in general, but the callee starts from what this caller left in them. Only a call
+        on the caller's own ``self``; the callee's analysis takes them where every call of it
+        carries them (see _bound_by_callers)."""
+        function = self.current_function.node
+        if receiver_key is None or function is None or "." in receiver_key:
+            return None
+        positional = [*function.params.posonly_params, *function.params.params]
+        if not positional or positional[0].name.value != receiver_key or _is_static(function):
+            return None
+        written = self._written_elsewhere(info)
+        if not written:
+            return None
+        prefix = receiver_key + "."
+        carried = {}
+        for attribute in written:
+            value = state.get(prefix + attribute)
+            if value is not None and (value.kind != Kind.UNKNOWN or value.device is not None):
+                carried[attribute] = value
+        return carried
 
     def file_classes(self) -> list[ClassInfo]:
         """The classes defined in the file (as far as the analysis has seen them)."""
@@ -645,11 +674,17 @@ class Summaries:
         bind_self: bool,
         args: tuple[tuple[cst.Arg, Value], ...],
         state: State,
+        carried: Optional[dict[str, Value]] = None,
     ) -> Value:
         """What a call of a function of this file returns, given the caller's arguments: its body
-        run silently on them (see devicelint.analysis.helpers)."""
+        run silently on them (see devicelint.analysis.helpers). ``carried``: the ``self.*``
+        attributes the caller set, which the callee's own analysis starts from (see
+        _attributes_set_by_caller)."""
         if self.emitting:
             site = helpers.bind_arguments(function, args, bind_self)
+            if site is not None and carried and site[0] is not None:
+                prefix = site[0].name.value + "."
+                site = (site[0], {**site[1], **{prefix + attribute: value for attribute, value in carried.items()}})
             self._call_sites.setdefault(function, []).append(site[1] if site is not None else None)
         if self._inline_depth >= helpers.MAX_DEPTH or function in self._inlining:
             return UNKNOWN
@@ -887,6 +922,42 @@ class Summaries:
             names = [p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]]
             moved = memo[forward] = frozenset(name for name in names if _moved_itself(name).search(text))
         return [name is not None and name in moved for name in helpers.argument_parameters(forward, args, skip_first=True)]
+
+    def forward_parameters(self, module: Value, args: tuple[tuple[cst.Arg, Value], ...]) -> Optional[tuple[cst.FunctionDef, list[Optional[str]]]]:
+        """For a call of a module whose class this file defines: its ``forward`` and the
+        parameter each argument binds (None where it cannot be told); None for another module."""
+        info = module.info
+        if not isinstance(info, ClassInfo):
+            return None
+        found = info.find_method("forward")
+        if found is None or self.foreign_home(found[0]) is not None:
+            return None
+        forward = found[0]
+        return forward, helpers.argument_parameters(forward, args, skip_first=True)
+
+    def parameter_read_unchanged(self, function: cst.FunctionDef, expression: cst.BaseExpression) -> Optional[str]:
+        """The parameter of ``function`` that ``expression`` reads as it came in: the name
+        itself, or a chain of tensor methods that keep the device and subscripts on it
+        (``labels.view(-1)``, ``labels[:, 0]``); None where the body rebinds the parameter
+        anywhere (``labels = labels.to(logits.device)``) or the expression is anything else."""
+        node = expression
+        while True:
+            if isinstance(node, cst.Subscript):
+                node = node.value
+            elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in api.SAME_DEVICE_METHODS:
+                node = node.func.value
+            else:
+                break
+        if not isinstance(node, cst.Name):
+            return None
+        params = function.params
+        if node.value not in {p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]}:
+            return None
+        memo = self.function_memo(function, self._rebound_names, "rebound names")
+        rebound = memo.get(function)
+        if rebound is None:
+            rebound = memo[function] = helpers.assigned_names(helpers.body_statements(function))
+        return None if node.value in rebound else node.value
 
     def owns_parameters(self, info: ClassInfo) -> bool:
         """Does the module class (or a base in this file) create parameters or submodules?"""

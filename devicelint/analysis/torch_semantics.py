@@ -89,6 +89,8 @@ _TENSOR_ONLY_METHODS = frozenset(
     "repeat_interleave masked_select softmax log_softmax new_zeros new_ones new_empty new_full new_tensor "
     "expand_as view_as".split()
 )
+#: tensor methods that Python's own objects have too (``str.split``, ``list.sort``)
+_ALSO_BUILTIN_METHODS = frozenset({"split", "sort"})
 #: tensor methods whose result has at least one dimension whatever the receiver's (given arguments)
 _AT_LEAST_ONE_DIMENSION = frozenset({"unsqueeze", "view", "reshape", "repeat", "expand", "unfold", "tile"})
 #: the target of a move that leaves the device as it is (``.to(torch.float16)``, ``.pin_memory()``)
@@ -584,6 +586,10 @@ class TorchSemantics:
         if kind == Kind.UNKNOWN and receiver.is_bare and method in _TENSOR_ONLY_METHODS:
             # `tfms(img).unsqueeze(0)`: only a torch tensor has this method, and it returns one
             return Value(Kind.TENSOR, receiver.device, receiver.origin)
+        if kind == Kind.UNKNOWN and receiver.is_bare and receiver.device is not None and method in api.SAME_DEVICE_METHODS and method not in _ALSO_BUILTIN_METHODS:
+            # `output.squeeze(1)` on part of what a model returned: only torch objects are
+            # placed on a device, and this tensor method leaves the result there
+            return Value(Kind.UNKNOWN, receiver.device, receiver.origin)
         if kind in (Kind.UNKNOWN, Kind.DEVICE, Kind.STR, Kind.NUMBER, Kind.NDARRAY):
             self._escape(args, state)
         return UNKNOWN

@@ -343,6 +343,12 @@ def join(first: Value, second: Value) -> Value:
             ):
                 # `total = 0` then `total += loss` in a loop: after any iteration a tensor
                 return Value(Kind.TENSOR, tensor.device, tensor.origin, scalar=tensor.scalar)
+        for placed, tensor in ((first, second), (second, first)):
+            if placed.kind == Kind.UNKNOWN and placed.is_bare and placed.device is not None and tensor.kind == Kind.TENSOR:
+                # `x = x.to("cuda")` of unknown kind, then `x = x + step` in a loop: still an
+                # object on the device both paths agree on
+                device = join_devices(placed.device, tensor.device)
+                return Value(Kind.UNKNOWN, device, placed.origin if device is not None else None)
         return UNKNOWN
     if first.kind in (Kind.STR, Kind.NUMBER):
         if first.role is not None and first.role is second.role:

@@ -4,7 +4,7 @@ import libcst as cst
 
 from devicelint.analysis import torch_api as api
 from devicelint.analysis.events import BinaryEvent, CallEvent
-from devicelint.analysis.values import Kind, Role, Value, conflicting, conflicting_on_an_arm
+from devicelint.analysis.values import MODEL_DEVICE, Kind, Role, Value, conflicting, conflicting_on_an_arm
 from devicelint.findings import Severity
 from devicelint.rules._messages import where
 from devicelint.rules.base import Example, Rule
@@ -18,7 +18,11 @@ class MixedDeviceOp(Rule):
     tensor methods (`x.add(y)`, `x.mm(y)`), and calls of a module whose parameters are on
     another device than its argument - also a model built by a class the file imports
     (`model = PIXOR()`, `models.__dict__[arch]()`), used as a module (`model.eval()`) and never
-    moved, which is on the CPU. The message says where each side got its device.
+    moved, which is on the CPU. The message says where each side got its device. An input
+    handed to a module class of the file is reported where its `forward` meets the model's
+    tensors with it (`cross_entropy(logits, labels.view(-1))`), naming the call - every such
+    operation, as the branches of a head's problem types each fail - or at the call when
+    `forward` shows no such operation (or only ones where it may be 0-dim: `labels.squeeze()`).
 
     0-dim CPU tensors (which PyTorch mixes with GPU tensors), Python scalars, `*_like`
     factories and operands of unknown device are never flagged. Batches fed to a moved model
@@ -50,6 +54,13 @@ class MixedDeviceOp(Rule):
     #: an index op whose index sits on another device than the tensor it indexes: DL207 says so
     yields_to = ("DL207",)
     valid = (
+        # the head aligns the labels with its logits
+        (
+            "import torch\nfrom torch import nn\nclass Head(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.score = nn.Linear(4, 3)\n"
+            "    def forward(self, x, labels):\n        logits = self.score(x)\n        labels = labels.to(logits.device)\n"
+            "        return nn.functional.cross_entropy(logits, labels)\n"
+            "head = Head().cuda()\nloss = head(torch.randn(2, 4, device='cuda'), torch.tensor([0, 1]))\n"
+        ),
         "import torch\ndevice = torch.device('cuda')\nx = torch.randn(3, 4, device=device)\ny = x * torch.tensor(2.0)\n",
         "import torch\nx = torch.randn(3, 4, device='cuda')\ny = x + torch.zeros_like(x)\n",
         "import torch\nx = torch.randn(3, 4, device='cuda')\nz = x * 2 + 1\n",
@@ -71,6 +82,20 @@ class MixedDeviceOp(Rule):
         "    elif mps:\n        y = y.to('mps')\n        continue\n    z = torch.cat([x, y])\n",
     )
     invalid = (
+        # a head of the file handed host labels: the loss in its forward fails, reported there
+        # (transformers' GPT-J sequence classification)
+        Example(
+            "import torch\nfrom torch import nn\nclass Head(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.score = nn.Linear(4, 3)\n"
+            "    def forward(self, x, labels):\n        logits = self.score(x)\n"
+            "        return nn.functional.cross_entropy(logits, labels.view(-1))  # expect: DL201\n"
+            "head = Head().cuda()\nloss = head(torch.randn(2, 4, device='cuda'), torch.tensor([0, 1]))\n"
+        ),
+        # `target.squeeze()` may be 0-dim, which PyTorch mixes: the call hands the model a host input
+        Example(
+            "import torch\nfrom torch import nn\nclass Head(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.score = nn.Linear(4, 3)\n"
+            "    def forward(self, x, target):\n        return nn.functional.mse_loss(self.score(x).sum(1), target.squeeze())\n"
+            "head = Head().cuda()\nloss = head(torch.randn(2, 4, device='cuda'), torch.randn(2, 1))  # expect: DL201\n"
+        ),
         Example(
             # DataParallel replicates the model over two GPUs: every replica moves `prior` to the
             # first one, while its own `logits` sit on its own GPU
@@ -145,7 +170,15 @@ class MixedDeviceOp(Rule):
     def _conflict_to_report(self, first: Value, second: Value) -> bool:
         return conflicting(first, second) and not self._said_by_another_rule(first, second) and not self._said_by_another_rule(second, first)
 
+    def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(ctx)
+        #: module calls of the file's own classes whose input conflicts with the module
+        self._handed_to_forward: list[tuple[CallEvent, cst.Arg, Value, cst.FunctionDef, str]] = []
+        #: (forward, parameter) -> the operations there where it meets the model's tensors (and what it meets)
+        self._parameter_meetings: dict[tuple[cst.FunctionDef, str], dict[cst.CSTNode, tuple[cst.BaseExpression, cst.BaseExpression]]] = {}
+
     def on_binary(self, event: BinaryEvent) -> None:
+        self._note_parameter_meetings(event.node, [(event.left_node, event.left), (event.right_node, event.right)])
         if self._conflict_to_report(event.left, event.right):
             self._report(event.node, event.left_node, event.left, event.right_node, event.right)
         else:
@@ -154,15 +187,18 @@ class MixedDeviceOp(Rule):
     def on_call(self, event: CallEvent) -> None:
         if event.qualname in api.MIXING_FUNCTIONS:
             operands = event.operands()
+            self._note_parameter_meetings(event.node, operands)
             self._check_all(event.node, operands)
         elif event.method in api.BINARY_TENSOR_METHODS and event.receiver is not None and event.receiver.kind == Kind.TENSOR:
             assert isinstance(event.node.func, cst.Attribute)
             operands = [(event.node.func.value, event.receiver), *event.operands()]
+            self._note_parameter_meetings(event.node, operands)
             self._check_all(event.node, operands)
         elif event.callee.kind == Kind.MODULE and event.callee.device is not None and event.callee.role is not Role.PARALLEL_WRAPPER:
             self._check_module_call(event)
         elif event.callee.kind == Kind.CRITERION:
             # a loss on a batch never moved is DL203's; one moved on other arms of a chain is this rule's
+            self._note_parameter_meetings(event.node, event.operands())
             self._check_arms(event.node, event.operands())
 
     def _check_module_call(self, event: CallEvent) -> None:
@@ -170,7 +206,8 @@ class MixedDeviceOp(Rule):
         if self._built_in_forward(module):
             return
         placed_anywhere = self.ctx.analyzer.inputs_placed_by_module(module, event.args)
-        for (arg, value), anywhere in zip(event.args, placed_anywhere):
+        forward = self.ctx.analyzer.forward_parameters(module, event.args)
+        for position, ((arg, value), anywhere) in enumerate(zip(event.args, placed_anywhere)):
             if anywhere or value.kind not in (Kind.TENSOR, Kind.BATCH) or value.device is None or module.device is None:
                 continue
             if not module.device.conflicts_with(value.device):
@@ -179,13 +216,64 @@ class MixedDeviceOp(Rule):
                 continue
             if self._said_by_another_rule(value, module):
                 continue
-            name = self.ctx.source_of(event.callee_node)
-            self.ctx.report(
-                event.node,
-                f"`{name}` has its parameters {where(module, self.ctx)}, but its input "
-                f"`{self.ctx.source_of(arg.value)}` is {where(value, self.ctx)}",
-            )
+            parameter = forward[1][position] if forward is not None else None
+            if forward is not None and parameter is not None:
+                # the file's own `forward` may show where the input meets the model's tensors:
+                # decided once the file is analysed (a forward may run after its callers)
+                self._handed_to_forward.append((event, arg, value, forward[0], parameter))
+            else:
+                self._report_module_input(event, arg, value)
             return
+
+    def _report_module_input(self, event: CallEvent, arg: cst.Arg, value: Value) -> None:
+        self.ctx.report(
+            event.node,
+            f"`{self.ctx.source_of(event.callee_node)}` has its parameters {where(event.callee, self.ctx)}, but its input "
+            f"`{self.ctx.source_of(arg.value)}` is {where(value, self.ctx)}",
+        )
+
+    def _note_parameter_meetings(self, node: cst.CSTNode, operands: list[tuple[cst.BaseExpression, Value]]) -> None:
+        """In a module's ``forward``: an operation where a parameter, as it came in
+        (``labels.view(-1)``), meets a tensor on the model's device that no parameter gave
+        (``pooled_logits``). A call that hands that parameter a tensor on another device than
+        the model's fails here."""
+        context = self.ctx.current_function
+        function = context.node
+        if function is None or function.name.value != "forward" or context.class_info is None or not context.class_info.is_module:
+            return
+        read = [(operand, self.ctx.analyzer.parameter_read_unchanged(function, operand), value) for operand, value in operands]
+        for operand, parameter, _ in read:
+            if parameter is None:
+                continue
+            for other, other_parameter, other_value in read:
+                if other is not operand and other_parameter is None and other_value.device == MODEL_DEVICE:
+                    # every such operation fails (the losses of a head's problem types, one per branch)
+                    self._parameter_meetings.setdefault((function, parameter), {}).setdefault(node, (operand, other))
+                    break
+
+    def finish(self) -> None:
+        for event, arg, value, forward, parameter in self._handed_to_forward:
+            # PyTorch lets a 0-dim CPU tensor meet a GPU one: the operand must have a dimension
+            failing = [
+                (node, other)
+                for node, (operand, other) in self._parameter_meetings.get((forward, parameter), {}).items()
+                if _rank_after(operand) is True or _rank_after(operand) is None and value.scalar is False
+            ]
+            if not failing:
+                self._report_module_input(event, arg, value)
+            for node, other in failing:
+                self._report_meeting(event, value, parameter, node, other)
+
+    def _report_meeting(self, event: CallEvent, value: Value, parameter: str, node: cst.CSTNode, other: cst.BaseExpression) -> None:
+        """``labels`` comes into the file's own ``forward`` on the CPU and meets the pooled
+        logits there: reported where it fails, naming the call that handed it in."""
+        self.ctx.report(
+            node,
+            f"`{parameter}` comes into `forward` {where(value, self.ctx)} from the call at line {self.ctx.line(event.node)}, "
+            f"and here meets `{self.ctx.source_of(other)}`, which is where the model's parameters are, "
+            f"{where(event.callee, self.ctx)}: move `{parameter}` to that device here, or at the call",
+            related=((event.node, f"`{parameter}` is handed to the model here"),),
+        )
 
     def _check_all(self, node: cst.CSTNode, operands: list[tuple[cst.BaseExpression, Value]]) -> None:
         for index, (first_node, first) in enumerate(operands):
@@ -222,3 +310,27 @@ class MixedDeviceOp(Rule):
             f"mixes devices: `{self.ctx.source_of(left_node)}` is {where(left, self.ctx)}, "
             f"`{self.ctx.source_of(right_node)}` is {where(right, self.ctx)}",
         )
+
+
+#: tensor methods whose result has at least one dimension whatever the receiver's
+_GIVES_A_DIMENSION = frozenset({"view", "reshape", "flatten", "unsqueeze"})
+#: tensor methods that keep the receiver's dimensions
+_KEEPS_DIMENSIONS = frozenset({"long", "float", "int", "double", "half", "bfloat16", "bool", "contiguous", "detach", "clone"})
+
+
+def _rank_after(operand: cst.BaseExpression) -> object:
+    """Does the chain of methods on a parameter (``labels.view(-1)``) give a tensor with a
+    dimension (True), keep the parameter's own (None), or may it reduce it (False:
+    ``labels.squeeze()``, ``labels[0]``)?"""
+    node = operand
+    keeps = True
+    while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        method = node.func.attr.value
+        if method in _GIVES_A_DIMENSION and keeps:
+            return True
+        if method not in _KEEPS_DIMENSIONS:
+            keeps = False
+        node = node.func.value
+    if not isinstance(node, cst.Name):
+        return False
+    return None if keeps else False

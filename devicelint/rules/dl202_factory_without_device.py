@@ -144,6 +144,12 @@ class FactoryWithoutDevice(Rule):
         "import torch\nfrom copy import deepcopy\nfrom thop import profile\ndef model_info(model):\n"
         "    img = torch.zeros(1, 3, 64, 64, device=next(model.parameters()).device)\n"
         "    return profile(deepcopy(model), inputs=(img,))[0]\n",
+        # a helper the module keeps may take host tensors (a noise scheduler's timesteps): only
+        # what it returns is on the model's device
+        "import torch\nfrom torch import nn\nclass Noiser(nn.Module):\n    def __init__(self, scheduler):\n"
+        "        super().__init__()\n        self.scheduler = scheduler\n        self.proj = nn.Linear(4, 4)\n"
+        "    def forward(self, x):\n        t = torch.randint(0, 1000, (x.size(0),))\n"
+        "        return self.proj(self.scheduler.add_noise(x, torch.randn_like(x), t))\n",
         # a model handed to a function that never shows it is a module: it may be anything
         "import torch\nfrom thop import profile\ndef flops(net):\n    return profile(net, inputs=(torch.zeros(1, 3, 8, 8),))\n",
     )
@@ -261,6 +267,25 @@ class FactoryWithoutDevice(Rule):
             "    def sample(self, length):\n        tokens = torch.full((1, 1 + length), 0, dtype=int)  # expect: DL202\n"
             "        for i in range(1, length + 1):\n            logits, _ = self.decoder(tokens[:, :i])\n"
             "        return tokens\n"
+        ),
+        # a decoder handed to the constructor steps on the model's tensors: what it returns is
+        # there, and the host scores meet it (IBM pytorch-seq2seq's TopKDecoder)
+        Example(
+            "import torch\nfrom torch import nn\nclass Beam(nn.Module):\n    def __init__(self, decoder):\n"
+            "        super().__init__()\n        self.decoder = decoder\n    def forward(self, hidden, outputs):\n"
+            "        scores = torch.zeros(hidden.size(1), 1)  # expect: DL202\n"
+            "        step, hidden = self.decoder.step(hidden, outputs.unsqueeze(0))\n"
+            "        scores += step.squeeze(1)\n        return scores.topk(2)\n"
+        ),
+        # a buffer one method makes for another that it calls on the moved input (flashtorch's
+        # GradientAscent)
+        Example(
+            "import torch\nclass Ascent:\n    def __init__(self, model):\n        self.model = model\n"
+            "        self.gradients = None\n    def optimize(self, image):\n        if torch.cuda.is_available():\n"
+            "            self.model = self.model.to('cuda')\n            image = image.to('cuda')\n"
+            "        self.gradients = torch.zeros(image.shape)  # expect: DL202\n        return self._ascent(image)\n"
+            "    def _ascent(self, x):\n        for _ in range(10):\n            self.model(x)\n"
+            "            x = x + self.gradients\n        return x\n"
         ),
         # thop's profile runs the model handed to the function on a CPU dummy input (yolov5's model_info)
         Example(
@@ -467,6 +492,9 @@ class FactoryWithoutDevice(Rule):
         elif home.name.value == "__init__":
             # a plain class's constructor keeps it (`self.stats = {...}`) for its other methods
             place = f"`__init__()` keeps it for `{method.name.value}()`, where it {meets} {other_text} at line {self.ctx.line(meeting)}"
+        elif f".{method.name.value}(" in self.ctx.analyzer.body_text(home):
+            # made in a method that then calls this one, which finds it in an attribute
+            place = f"`{home.name.value}()` keeps it for `{method.name.value}()`, where it {meets} {other_text} at line {self.ctx.line(meeting)}"
         else:
             place = f"`{home.name.value}()` returns it to `{method.name.value}`, where it {meets} {other_text} at line {self.ctx.line(meeting)}"
         # decided at the end of the file: only then is it known whether the file is a CPU-only
