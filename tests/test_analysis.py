@@ -1473,3 +1473,77 @@ def test_a_method_starts_from_the_attributes_its_callers_on_the_same_object_set(
     assert state["self.gradients"].kind == Kind.TENSOR and place(state["self.gradients"]) == "cpu"
     # set by only one of the two callers: unknown
     assert state["self.seen"].kind == Kind.UNKNOWN
+
+
+def test_a_collate_function_of_the_file_makes_the_loaders_batches():
+    analyzer = analyse(
+        "import torch\nfrom torch.utils.data import DataLoader\n"
+        "def collate(items):\n    images = torch.stack([image for image, _ in items])\n"
+        "    boxes = [torch.as_tensor(box) for _, box in items]\n    return images, boxes\n"
+        "def stacked(items):\n    return torch.stack([image for image, _ in items])\n"
+        "listed = DataLoader(dataset, batch_size=4, collate_fn=collate)\n"
+        "for images, boxes in listed:\n    pass\n"
+        "for batch in DataLoader(dataset, batch_size=4, collate_fn=stacked):\n    pass\n"
+        "for default in DataLoader(dataset, batch_size=4):\n    pass\n"
+    )
+    state = analyzer.module_state
+    # the batch is the tuple the collate function returns: a stack of the images, and a list
+    assert state["images"].kind != Kind.CONTAINER
+    assert state["boxes"].kind == Kind.CONTAINER
+    # a collate function that returns one tensor, and default collation, say nothing new
+    assert state["batch"].kind == Kind.BATCH and state["batch"].role is None
+    assert state["default"].kind == Kind.BATCH
+
+
+REPLICATED_HEAD = '''
+import torch
+from torch import nn
+
+class Head(nn.Module):
+    def __init__(self, gpu_ids, device):
+        super().__init__()
+        self.gpu_ids = gpu_ids
+        self.device = device
+        self.fc = nn.Linear(8, 4)
+
+    def forward(self, x, labels):
+        logits = self.fc(x)
+        named = torch.zeros_like(logits).cuda(self.gpu_ids[0])
+        ordinal = torch.zeros_like(logits).to("cuda:1")
+        current = torch.zeros_like(logits).cuda()
+        taken = torch.zeros_like(logits).to(x.device)
+        stored = torch.zeros_like(logits).to(self.device)
+        return logits
+
+class Net(nn.Module):
+    def __init__(self, gpu_ids, device):
+        super().__init__()
+        self.head = Head(gpu_ids, device)
+
+    def forward(self, x, labels):
+        return self.head(x, labels)
+
+GPUS = [0, 1]
+net = nn.DataParallel(Net(GPUS, "cuda"), device_ids=GPUS)
+'''
+
+
+def test_a_device_a_replicated_submodule_names_is_one_gpu_for_every_replica():
+    state = function_state(analyse(REPLICATED_HEAD), "forward")
+    logits = state["logits"]  # the replica's own weights made it
+    assert logits.device is not None and logits.device.is_symbolic
+    for name in ("named", "ordinal"):
+        assert state[name].device.one_for_all_replicas is not None, name
+        assert state[name].device.conflicts_with(logits.device) and logits.device.conflicts_with(state[name].device), name
+    # the current device is each replica's own; so is a tensor's; an unknown setting may be "cuda"
+    for name in ("current", "taken", "stored"):
+        assert state[name].device is not None and state[name].device.one_for_all_replicas is None, name
+        assert not state[name].device.conflicts_with(logits.device), name
+
+
+def test_a_named_device_is_the_replicas_own_without_several_device_ids():
+    for wrapping in ('nn.DataParallel(Net(GPUS, "cuda"), device_ids=[0])', 'Net(GPUS, "cuda")'):
+        code = REPLICATED_HEAD.replace('nn.DataParallel(Net(GPUS, "cuda"), device_ids=GPUS)', wrapping)
+        state = function_state(analyse(code), "forward")
+        assert state["named"].device.one_for_all_replicas is None
+        assert not state["named"].device.conflicts_with(state["logits"].device)

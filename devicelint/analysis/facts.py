@@ -100,6 +100,9 @@ class LoaderInfo:
     #: values.CollatedItems, the payload of each batch), where known
     #: (for a dict batch: values.CollatedMapping, the keys that collate into lists of strings)
     batch_items: Optional[Union[CollatedItems, CollatedMapping]] = None
+    #: what each batch is where ``collate_fn=`` is a function of the file that returns a tuple,
+    #: list or dict (its return value, which iterating the loader gives), else None
+    collated: Optional[Value] = None
 
 
 @dataclass(frozen=True)
@@ -203,3 +206,6 @@ class FileFacts:
     #: module level or a free function builds a module class of this file: the file is a
     #: program that runs its own model, not (only) a library of model classes
     program_builds_own_model: bool = False
+    #: classes of the file whose objects ``nn.DataParallel`` wraps with several ``device_ids``
+    #: (as the analysis met the wrapping calls), each with the wrapping call
+    replicated_classes: dict[ClassInfo, cst.Call] = field(default_factory=dict)

@@ -1171,6 +1171,8 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
     def element_of(self, iterable: Value) -> Value:
         kind = iterable.kind
         if kind == Kind.LOADER:
+            if isinstance(iterable.info, LoaderInfo) and iterable.info.collated is not None:
+                return iterable.info.collated  # the file's collate_fn made it
             batch_role = iterable.info.batch_role if isinstance(iterable.info, LoaderInfo) else None
             batch_items = iterable.info.batch_items if isinstance(iterable.info, LoaderInfo) else None
             return Value(

@@ -254,6 +254,18 @@ TENSOR_DATASET_NAMES = frozenset(
     {"torch.utils.data.TensorDataset", "torch.utils.data.dataset.TensorDataset"}
 )
 
+#: LeRobot's datasets (``lerobot.common.datasets`` before lerobot 0.3, ``lerobot.datasets`` since):
+#: since its v2.0 dataset format each item is a dict of CPU tensors that also holds the task's
+#: text under "task" (``item["task"] = self.meta.tasks[task_idx]`` in ``__getitem__``), which
+#: default collation turns into a list of strings (huggingface/lerobot#713)
+LEROBOT_DATASET_NAMES = frozenset(
+    f"{package}.datasets.lerobot_dataset.{name}"
+    for package in ("lerobot", "lerobot.common")
+    for name in ("LeRobotDataset", "MultiLeRobotDataset")
+)
+#: the keys of a LeRobot dataset item that hold Python strings
+LEROBOT_TEXT_KEYS = ("task",)
+
 DATASET_BASES = frozenset(
     {"torch.utils.data.Dataset", "torch.utils.data.IterableDataset", "torch.utils.data.dataset.Dataset"}
 )

@@ -14,6 +14,7 @@ interpreter's ``eval``/``lookup``/``element_of``/``_label``, its ``_escape`` and
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Optional
 
 import libcst as cst
@@ -25,6 +26,7 @@ from devicelint.analysis.names import dotted_name, keyword_arg, looks_like_dtype
 from devicelint.analysis.state import DEFAULT_DEVICE_KEY, State
 from devicelint.analysis.values import (
     CPU,
+    PLACED_KINDS,
     CollatedItems,
     CollatedMapping,
     Homogeneous,
@@ -185,19 +187,25 @@ class TorchSemantics:
             return Value(Kind.TENSOR, data.device, data.origin, scalar=data.scalar, role=Role.PARAMETER)
         if qualname in api.PARALLEL_WRAPPERS or (qualname.startswith("torch.") and qualname.endswith("DataParallel")):
             wrapped = args[0][1] if args else UNKNOWN
+            if isinstance(wrapped.info, ClassInfo) and _several_device_ids(node, args):
+                self.facts.replicated_classes.setdefault(wrapped.info, node)
             return Value(Kind.MODULE, wrapped.device, wrapped.origin, role=Role.PARALLEL_WRAPPER)
         if qualname in api.DATALOADER_NAMES:
-            return self._data_loader(node, args)
+            return self._data_loader(node, args, state)
         if qualname in api.TENSOR_DATASET_NAMES:
             device: Optional[Device] = CPU
             for _, value in args:
                 device = value.device if value.kind == Kind.TENSOR and device is not None and (device == value.device or device is CPU and value.device is CPU) else None
             # its items are tuples (one element per tensor), so default collation makes lists
             return Value(Kind.DATASET, device, Origin(node, "dataset", from_data=True), role=Role.SEQUENCE_BATCH)
+        if qualname in api.LEROBOT_DATASET_NAMES:
+            # dict items of CPU tensors, with the task's text under "task"
+            mapping = CollatedMapping(api.LEROBOT_TEXT_KEYS)
+            return Value(Kind.DATASET, CPU, Origin(node, "dataset", from_data=True), info=mapping, role=Role.MAPPING_BATCH)
         if graphs.is_graph_dataset(qualname):
             return graphs.graph_dataset(Origin(node, "dataset", from_data=True))
         if qualname in graphs.LOADER_NAMES:
-            loader = self._data_loader(node, args)
+            loader = self._data_loader(node, args, state)
             assert isinstance(loader.info, LoaderInfo)
             loader.info.batch_role = Role.GRAPH_DATA  # it collates graphs into a Batch
             return loader
@@ -338,7 +346,7 @@ class TorchSemantics:
             device = self.device_of(device_arg.value, self.eval(device_arg.value, state))
         return Value(Kind.GENERATOR, device, Origin(node, f"created by `{spelled(node)}`"))
 
-    def _data_loader(self, node: cst.Call, args: tuple[tuple[cst.Arg, Value], ...]) -> Value:
+    def _data_loader(self, node: cst.Call, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> Value:
         dataset = UNKNOWN
         for arg, value in args:
             if arg.keyword is None and not arg.star or arg.keyword is not None and arg.keyword.value == "dataset":
@@ -363,7 +371,26 @@ class TorchSemantics:
             elif batch_role is Role.MAPPING_BATCH and isinstance(dataset.info, ClassInfo) and dataset.info.item_text_keys:
                 # `inputs["date"] = folder.split("/")[0]`: that entry of each batch is a list of strings
                 batch_items = CollatedMapping(dataset.info.item_text_keys)
-        return Value(Kind.LOADER, device, Origin(node, "loader"), info=LoaderInfo(node, pinned, batch_role, batch_items))
+            elif batch_role is Role.MAPPING_BATCH and isinstance(dataset.info, CollatedMapping):
+                batch_items = dataset.info  # a library's dataset whose items are known to hold text
+        collated = self._collated_by_own_function(node, args, state)
+        return Value(Kind.LOADER, device, Origin(node, "loader"), info=LoaderInfo(node, pinned, batch_role, batch_items, collated))
+
+    def _collated_by_own_function(self, node: cst.Call, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> Optional[Value]:
+        """What each batch is where ``collate_fn=`` names a function of the file: the loader
+        calls it on the list of drawn items, so a batch is what it returns (``return images,
+        bboxes`` with ``bboxes`` a list of tensors gives a tuple whose second entry is a list).
+        Only a tuple, list or dict it returns on every path is taken: its shape is the fact
+        the batch's users need."""
+        collate = keyword_arg(node, "collate_fn")
+        if collate is None:
+            return None
+        function = next((value for arg, value in args if arg is collate), None)
+        if function is None or function.kind != Kind.FUNCTION or not isinstance(function.info, cst.FunctionDef):
+            return None
+        items = cst.Arg(value=cst.Name("items"))
+        returned = self._summarise(function.info, None, None, False, ((items, UNKNOWN),), state)
+        return returned if returned.kind == Kind.CONTAINER else None
 
     def criterion(self, node: cst.Call, args: tuple[tuple[cst.Arg, Value], ...]) -> Value:
         """A torch.nn loss built by ``node`` (``nn.CrossEntropyLoss(weight=w)``, or a builder of
@@ -589,6 +616,8 @@ class TorchSemantics:
             return moved
         if kind == Kind.TENSOR:
             scalar = receiver.scalar
+            if device is not None and device.may_be_accelerator:
+                device = self._named_in_a_replica(node, method, args, device, state)
             return Value(Kind.TENSOR, device, origin, scalar=scalar, info=None)
         if kind == Kind.BATCH:
             # a graph moves whole (`data.to(device)`); a list or dict batch does not move at all
@@ -599,6 +628,75 @@ class TorchSemantics:
             # a diffusers pipeline's `to` moves its models and returns the pipeline itself
             return Value(Kind.UNKNOWN, device, origin, info=receiver.info)
         return Value(Kind.UNKNOWN, device, origin)
+
+    def _named_in_a_replica(
+        self, node: cst.Call, method: str, args: tuple[tuple[cst.Arg, Value], ...], device: Device, state: State
+    ) -> Device:
+        """``device``, marked one GPU for every replica where a method of a module that
+        ``nn.DataParallel`` replicates moves a tensor to a device it names itself: an ordinal or
+        a device string, a module-level name, or a setting stored on ``self`` in ``__init__``
+        (``.cuda(self.device_id[0])``). ``.cuda()`` and ``.to("cuda")`` name the current device,
+        which DataParallel sets to each replica's own; a device taken from a tensor
+        (``x.device``, ``x.get_device()``) or a local is where that tensor is."""
+        class_info = self.current_function.class_info
+        if class_info is None or not self.facts.replicated_classes:
+            return device
+        wrapping = self.replicating_call(class_info)
+        if wrapping is None:
+            return device
+        named = _device_expression(node, method, args)
+        if named is None or not self._one_device_for_all_replicas(*named, class_info, state):
+            return device
+        return replace(device, one_for_all_replicas=wrapping)
+
+    def _one_device_for_all_replicas(self, node: cst.BaseExpression, value: Value, class_info: ClassInfo, state: State) -> bool:
+        """The device expression ``node`` names one GPU, whichever replica runs it: an ordinal
+        or ``"cuda:1"`` (literal or bound to a name), or an element of a list of devices kept
+        at module level or stored by ``__init__`` (``self.device_id[0]``, ``GPU_IDS[0]``).
+        Unknown settings (``self.device``) may be ``"cuda"``, the current device, which
+        DataParallel sets to each replica's own."""
+        if value.kind == Kind.NUMBER and isinstance(value.literal, int) and not isinstance(value.literal, bool):
+            return True
+        if value.kind == Kind.STR and isinstance(value.literal, str):
+            device = device_from_string(value.literal)
+            return device is not None and device.index is not None
+        if value.kind == Kind.DEVICE:
+            return value.device is not None and value.device.is_accel and value.device.index is not None
+        if not isinstance(node, cst.Subscript):
+            return False
+        root: cst.BaseExpression = node
+        while isinstance(root, (cst.Subscript, cst.Attribute)) and not (
+            isinstance(root, cst.Attribute) and isinstance(root.value, cst.Name) and root.value.value == "self"
+        ):
+            root = root.value
+        if isinstance(root, cst.Attribute):
+            # a setting `__init__` stored: not a tensor or module of the replica, nor one
+            # another method rewrites
+            stored = class_info.attributes.get(root.attr.value)
+            if stored is None or stored.kind in PLACED_KINDS:
+                return False
+            return root.attr.value not in self._written_elsewhere(class_info)
+        if isinstance(root, cst.Name):
+            return root.value not in state and root.value in self.module_state
+        return False
+
+    def replicating_call(self, class_info: ClassInfo) -> Optional[cst.Call]:
+        """The ``nn.DataParallel(...)`` call that replicates the objects of ``class_info`` over
+        several GPUs: one wrapping them, or a module of the file that holds one as a submodule
+        (an attribute its ``__init__`` sets); None if the analysis has met none."""
+        pending = list(self.facts.replicated_classes.items())
+        seen: set[int] = set()
+        while pending:
+            holder, call = pending.pop()
+            if holder is class_info:
+                return call
+            if id(holder) in seen:
+                continue
+            seen.add(id(holder))
+            for value in holder.attributes.values():
+                if value.kind == Kind.MODULE and isinstance(value.info, ClassInfo):
+                    pending.append((value.info, call))
+        return None
 
     def _move_target(self, node: cst.Call, receiver: Value, method: str, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> object:
         if method == "cpu":
@@ -845,4 +943,25 @@ def optimizer_built_from_package(node: cst.Call, args: tuple[tuple[cst.Arg, Valu
         parameters = optimized_parameters(value)
         if parameters is not None:
             return Value(Kind.OPTIMIZER, origin=Origin(node, "created"), info=parameters)
+    return None
+
+
+def _several_device_ids(node: cst.Call, args: tuple[tuple[cst.Arg, Value], ...]) -> bool:
+    """``DataParallel(model, device_ids=[0, 1])``: ``device_ids`` is known to name two GPUs or more."""
+    positional = [value for arg, value in args if arg.keyword is None and not arg.star]
+    given = next((value for arg, value in args if arg.keyword is not None and arg.keyword.value == "device_ids"), None)
+    if given is None and len(positional) > 1:
+        given = positional[1]
+    if given is None or given.kind != Kind.CONTAINER or not isinstance(given.info, tuple):
+        return False
+    return len(given.info) > 1
+
+
+def _device_expression(node: cst.Call, method: str, args: tuple[tuple[cst.Arg, Value], ...]) -> Optional[tuple[cst.BaseExpression, Value]]:
+    """The device a move names and its value: ``.cuda(d)`` / ``.to(d)`` / ``.to(device=d)``."""
+    for arg, value in args:
+        if arg.star:
+            return None
+        if arg.keyword is None or arg.keyword.value == "device":
+            return arg.value, value
     return None

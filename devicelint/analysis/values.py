@@ -75,6 +75,11 @@ class Device:
     #: the value is here only on some arms of one if/elif chain, and on the host on the others
     #: (see PathPlacement); like a label it does not take part in comparisons
     only_on: Optional["PathPlacement"] = field(default=None, compare=False)
+    #: ``accel``/``follows`` inside a method of a module that ``nn.DataParallel`` replicates over
+    #: several GPUs: a device the code names itself (``.cuda(self.device_ids[0])``,
+    #: ``.to("cuda:0")``), one GPU for every replica, while each replica's inputs and weights sit
+    #: on the replica's own GPU (``MODEL_DEVICE``); the wrapping call, for messages
+    one_for_all_replicas: Optional[cst.Call] = field(default=None, compare=False)
 
     @property
     def is_cpu(self) -> bool:
@@ -95,6 +100,10 @@ class Device:
         return self.kind in ("accel", "follows")
 
     def conflicts_with(self, other: "Device") -> bool:
+        for fixed, replica in ((self, other), (other, self)):
+            if fixed.one_for_all_replicas is not None and replica.one_for_all_replicas is None and replica == MODEL_DEVICE:
+                # the replica on every GPU but the named one mixes the two
+                return True
         if self.kind == "follows" or other.kind == "follows":
             # a symbolic device can be any accelerator: it is known to differ only from the host
             return self.kind == "cpu" or other.kind == "cpu"

@@ -10,6 +10,19 @@ from devicelint.analysis.values import Value
 def where(value: Value, ctx) -> str:  # type: ignore[no-untyped-def]
     """``on the CPU (created by `torch.ones` at line 4)``, ``on `device` (moved there at line 3)``."""
     assert value.device is not None
+    place = _where(value, ctx)
+    wrapping = value.device.one_for_all_replicas
+    if wrapping is None:
+        return place
+    replicas = (
+        f"under the `DataParallel` built at line {ctx.line(wrapping)} that is one GPU for every replica, "
+        "while each replica's inputs and weights sit on its own GPU"
+    )
+    return f"{place[:-1]}; {replicas})" if place.endswith(")") else f"{place} ({replicas})"
+
+
+def _where(value: Value, ctx) -> str:  # type: ignore[no-untyped-def]
+    assert value.device is not None
     place = f"on {value.device.describe()}"
     origin = value.origin
     if origin is None or origin.how == "chosen":

@@ -93,6 +93,15 @@ class MixedDeviceOp(Rule):
             "head = Head().cuda()\nloss = head(torch.randn(2, 4, device='cuda'), torch.randn(2, 1))  # expect: DL201\n"
         ),
         Example(
+            # DataParallel replicates the model over two GPUs: every replica moves `prior` to the
+            # first one, while its own `logits` sit on its own GPU
+            "import torch\nfrom torch import nn\nclass Head(nn.Module):\n    def __init__(self, gpu_ids):\n"
+            "        super().__init__()\n        self.gpu_ids = gpu_ids\n        self.fc = nn.Linear(8, 4)\n"
+            "    def forward(self, x):\n        logits = self.fc(x)\n"
+            "        prior = torch.softmax(logits, 1).cuda(self.gpu_ids[0])\n        return logits - prior  # expect: DL201\n"
+            "GPUS = [0, 1]\nnet = nn.DataParallel(Head(GPUS), device_ids=GPUS).cuda()\n"
+        ),
+        Example(
             "import torch\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
             "h = torch.randn(8, 4, device=device)\nmask = torch.ones(8, 1)\nout = h * mask  # expect: DL201\n"
         ),

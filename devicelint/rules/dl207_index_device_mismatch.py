@@ -46,7 +46,11 @@ class IndexDeviceMismatch(Rule):
       `scatter_add_`/`scatter_reduce_`, `index_add_`, `index_copy_`, `index_fill_`, `put_`
       (methods and `torch.*` functions) whose index is on another device than the tensor they
       index - in either direction - and `masked_select` with an accelerator mask on a host
-      tensor.
+      tensor;
+    * in a module that `nn.DataParallel` replicates over several GPUs (or a submodule of one),
+      an index op between a tensor moved to a GPU the code names itself
+      (`.cuda(self.device_ids[0])`, `.to("cuda:0")`) and the replica's inputs or weights: every
+      replica but the one on that GPU mixes two GPUs.
 
     An accelerator tensor indexed with a host index or mask (`gpu_table[cpu_idx]`) and an
     assignment `cpu_table[gpu_idx] = v` (PyTorch moves the indices of `index_put_` to the
@@ -115,6 +119,28 @@ class IndexDeviceMismatch(Rule):
         "import torch\nseen = torch.zeros(10)\nlabels = torch.randint(0, 10, (4,), device='cuda')\nseen[labels] = 1.0\n",
         # masked_select on an accelerator tensor with a host mask
         "import torch\nx = torch.randn(8, device='cuda')\nkeep = torch.ones(8, dtype=torch.bool)\ny = x.masked_select(keep)\n",
+        # a device taken from the input
+        (
+            "import torch\nfrom torch import nn\nclass ArcHead(nn.Module):\n    def __init__(self, gpu_ids):\n"
+            "        super().__init__()\n        self.gpu_ids = gpu_ids\n        self.fc = nn.Linear(8, 4)\n"
+            "    def forward(self, x, labels):\n        logits = self.fc(x)\n"
+            "        one_hot = torch.zeros_like(logits).to(x.device)\n"
+            "        one_hot.scatter_(1, labels.view(-1, 1), 1)\n        return one_hot * logits\n"
+            "class Net(nn.Module):\n    def __init__(self, gpu_ids):\n        super().__init__()\n"
+            "        self.head = ArcHead(gpu_ids)\n    def forward(self, x, labels):\n        return self.head(x, labels)\n"
+            "GPUS = [0, 1]\nnet = nn.DataParallel(Net(GPUS), device_ids=GPUS).cuda()\n"
+        ),
+        # one GPU only: the named device is the replica's
+        (
+            "import torch\nfrom torch import nn\nclass ArcHead(nn.Module):\n    def __init__(self, gpu_ids):\n"
+            "        super().__init__()\n        self.gpu_ids = gpu_ids\n        self.fc = nn.Linear(8, 4)\n"
+            "    def forward(self, x, labels):\n        logits = self.fc(x)\n"
+            "        one_hot = torch.zeros_like(logits).cuda(self.gpu_ids[0])\n"
+            "        one_hot.scatter_(1, labels.view(-1, 1), 1)\n        return one_hot * logits\n"
+            "class Net(nn.Module):\n    def __init__(self, gpu_ids):\n        super().__init__()\n"
+            "        self.head = ArcHead(gpu_ids)\n    def forward(self, x, labels):\n        return self.head(x, labels)\n"
+            "GPUS = [0, 1]\nnet = nn.DataParallel(Net(GPUS), device_ids=[0]).cuda()\n"
+        ),
     )
     invalid = (
         Example(
@@ -142,6 +168,18 @@ class IndexDeviceMismatch(Rule):
         Example(
             "import torch\nx = torch.randn(8, 4, device='cuda')\nidx = torch.tensor([0, 2, 4])\n"
             "rows = x.index_select(0, idx)  # expect: DL207\n"
+        ),
+        # a submodule of a model DataParallel replicates over two GPUs: the one-hot table sits on the
+        # first GPU for every replica, the labels on each replica's own
+        Example(
+            "import torch\nfrom torch import nn\nclass ArcHead(nn.Module):\n    def __init__(self, gpu_ids):\n"
+            "        super().__init__()\n        self.gpu_ids = gpu_ids\n        self.fc = nn.Linear(8, 4)\n"
+            "    def forward(self, x, labels):\n        logits = self.fc(x)\n"
+            "        one_hot = torch.zeros_like(logits).cuda(self.gpu_ids[0])\n"
+            "        one_hot.scatter_(1, labels.view(-1, 1), 1)  # expect: DL207\n        return one_hot\n"
+            "class Net(nn.Module):\n    def __init__(self, gpu_ids):\n        super().__init__()\n"
+            "        self.head = ArcHead(gpu_ids)\n    def forward(self, x, labels):\n        return self.head(x, labels)\n"
+            "GPUS = [0, 1]\nnet = nn.DataParallel(Net(GPUS), device_ids=GPUS).cuda()\n"
         ),
     )
 

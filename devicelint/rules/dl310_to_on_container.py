@@ -31,6 +31,9 @@ class ToOnContainer(Rule):
       batch is a list even for one tensor. Inside a tuple item too: where every return holds a
       tuple or list display at one position (`return (left, right), label`), that part of the
       batch (`for pair, label in loader`, `batch[0]`) is a list;
+    * a batch of a DataLoader whose `collate_fn=` is a function of the file that returns a
+      tuple, list or dict: the batch is what it returns, so a part of it that is a list of
+      tensors (`return images, [torch.as_tensor(b) for b in boxes]`) is a list;
     * what a function of the file returns when one of its `return`s gives a tuple or list
       display and another a tensor (`init_hidden()` returning `(h, c)` for an LSTM and `h`
       for a GRU): on the tuple's path the move fails. Left alone when the calling function
@@ -42,7 +45,9 @@ class ToOnContainer(Rule):
       result, `path.split("/")[0]` - in the dict it returns (a display, or a name bound only to
       dicts and filled by `item["key"] = ...`): default collation makes that entry a list of
       strings. Left alone when the function names such a key (it skips or handles that
-      entry) or tests the entry (`isinstance`, `torch.is_tensor`).
+      entry) or tests the entry (`isinstance`, `torch.is_tensor`). LeRobot's `LeRobotDataset`
+      (and `MultiLeRobotDataset`) is such a dataset: since its v2.0 format each item also holds
+      the task's text under "task".
 
     A value of unknown kind (a parameter, a batch from a loader whose dataset returns a tensor
     or is not known) is left alone, and so is a name the function checks with `isinstance`,
@@ -102,6 +107,17 @@ class ToOnContainer(Rule):
         "        item['name'] = self.paths[i].split('/')[-1]\n        return item\n    def __len__(self):\n        return 4\n"
         "for batch in DataLoader(Frames(), batch_size=2):\n"
         "    batch = {k: v.to('cuda') if torch.is_tensor(v) else v for k, v in batch.items()}\n",
+        # the file's collate_fn returns tensors: each part of the batch can be moved
+        "import torch\nfrom torch.utils.data import DataLoader\n"
+        "def collate(items):\n    images = torch.stack([image for image, _ in items])\n"
+        "    boxes = torch.cat([torch.as_tensor(box) for _, box in items])\n    return images, boxes\n"
+        "def train(dataset):\n    for images, boxes in DataLoader(dataset, batch_size=4, collate_fn=collate):\n"
+        "        images, boxes = images.cuda(), boxes.cuda()\n",
+        # LeRobot's dataset items hold the task's text: the loop keeps it as it is
+        "import torch\nfrom lerobot.datasets.lerobot_dataset import LeRobotDataset\n"
+        "loader = torch.utils.data.DataLoader(LeRobotDataset('lerobot/pusht'), batch_size=8)\n"
+        "for batch in loader:\n"
+        "    batch = {k: v.to('cuda') if isinstance(v, torch.Tensor) else v for k, v in batch.items()}\n",
     )
     invalid = (
         Example(
@@ -128,6 +144,21 @@ class ToOnContainer(Rule):
             "        item['name'] = self.paths[i].split('/')[-1]\n        return item\n    def __len__(self):\n        return 4\n"
             "for batch in DataLoader(Frames(), batch_size=2):\n"
             "    batch = {k: v.to('cuda') for k, v in batch.items()}  # expect: DL310\n"
+        ),
+        # the file's collate_fn returns the boxes as a list of per-image tensors
+        Example(
+            "import torch\nfrom torch.utils.data import DataLoader\n"
+            "def collate(items):\n    images = torch.stack([image for image, _ in items])\n"
+            "    boxes = [torch.as_tensor(box) for _, box in items]\n    return images, boxes\n"
+            "def train(dataset):\n    for images, boxes in DataLoader(dataset, batch_size=4, collate_fn=collate):\n"
+            "        images, boxes = images.cuda(), boxes.cuda()  # expect: DL310\n"
+        ),
+        # LeRobot's datasets (v2.0 format on) put the task's text under "task" in every item
+        Example(
+            "import torch\nfrom lerobot.common.datasets.lerobot_dataset import LeRobotDataset\n"
+            "loader = torch.utils.data.DataLoader(LeRobotDataset('lerobot/pusht'), batch_size=8)\n"
+            "for batch in loader:\n"
+            "    batch = {k: v.to('cuda', non_blocking=True) for k, v in batch.items()}  # expect: DL310\n"
         ),
     )
 
