@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from devicelint.analysis.flow import FlowAnalyzer
-from devicelint.analysis.values import Kind, Role
+from devicelint.analysis.values import UNKNOWN, Kind, Role
 
 
 class _Recorder:
@@ -1473,6 +1473,58 @@ def test_a_method_starts_from_the_attributes_its_callers_on_the_same_object_set(
     assert state["self.gradients"].kind == Kind.TENSOR and place(state["self.gradients"]) == "cpu"
     # set by only one of the two callers: unknown
     assert state["self.seen"].kind == Kind.UNKNOWN
+
+
+ATTRIBUTES_SET_OUTSIDE_INIT = '''
+import torch
+
+class Scheduler:
+    def __init__(self, steps):
+        self.steps = steps
+        self.betas = torch.linspace(0.1, 0.2, steps)
+        self.scale = torch.ones(steps)
+
+    def set_timesteps(self, n, device):
+        sigmas = torch.linspace(1.0, 0.0, n)
+        self.sigmas = sigmas
+        self.timesteps = torch.arange(n).to(device)
+        self.sigmas = self.sigmas.to("cpu")
+        self.mixed = torch.zeros(n)
+        self.betas = torch.linspace(0.1, 0.2, n)
+        self.scale = self.scale.to("cpu")
+
+    def reset(self, device):
+        self.mixed = torch.zeros(3, device=device)
+        self.sigmas = torch.ones(3)
+        self.scaled = self.sigmas * 2
+
+    def step(self, sample):
+        sigma = self.sigmas[0]
+        return sample * sigma
+'''
+
+
+def test_an_attribute_set_outside_init_is_what_the_methods_that_set_it_agree_on():
+    analyzer = analyse(ATTRIBUTES_SET_OUTSIDE_INIT)
+    state = function_state(analyzer, "step")
+    # set only by `set_timesteps` and `reset`, on the host by both: the other methods see a host tensor
+    assert state["self.sigmas"].kind == Kind.TENSOR and place(state["self.sigmas"]) == "cpu"
+    # set in `__init__` and moved in `set_timesteps`: on the host either way
+    assert state["self.betas"].kind == Kind.TENSOR and place(state["self.betas"]) == "cpu"
+    # a writer that moves what it read: it does not know what it read (another method may have stored it)
+    assert state["self.scale"].kind == Kind.UNKNOWN
+    # the host in one method, a device in another: unknown
+    assert state.get("self.mixed", UNKNOWN).kind == Kind.UNKNOWN
+    # moved to the device `set_timesteps` was handed: a name of that method's scope, but the same tensor
+    assert state["self.timesteps"].kind == Kind.TENSOR and place(state["self.timesteps"]) == "follows"
+
+
+def test_an_attribute_set_outside_init_is_unknown_before_its_writer_is_analysed():
+    # the reader comes first and nothing calls either: `step` is analysed before `set_timesteps`
+    code = ATTRIBUTES_SET_OUTSIDE_INIT.replace("    def step(self, sample):", "    def late(self, sample):")
+    code = code.replace("class Scheduler:\n", "class Scheduler:\n    def step(self, sample):\n        return sample * self.sigmas[0]\n\n")
+    state = function_state(analyse(code), "step")
+    assert state.get("self.sigmas", UNKNOWN).kind == Kind.UNKNOWN
 
 
 def test_a_collate_function_of_the_file_makes_the_loaders_batches():
