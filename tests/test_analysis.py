@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from devicelint.analysis.flow import FlowAnalyzer
-from devicelint.analysis.values import Kind, Role
+from devicelint.analysis.values import UNKNOWN, Kind, Role
 
 
 class _Recorder:
@@ -1410,6 +1410,123 @@ def test_an_index_of_an_argument_used_as_a_tensor_is_where_the_caller_put_it():
     assert function_state(analyzer, "rebinds")["row"].kind == Kind.UNKNOWN
 
 
+KEPT_OBJECT_STEPS = '''
+import torch
+from torch import nn
+
+class Beam(nn.Module):
+    def __init__(self, decoder, tokenizer):
+        super().__init__()
+        self.decoder = decoder
+        self.tokenizer = tokenizer
+
+    def forward(self, hidden, outputs, text):
+        step, hidden = self.decoder.step(hidden.unsqueeze(0), outputs.unsqueeze(0))
+        scores = step.squeeze(1)
+        words = step.split(" ")
+        ids = self.tokenizer.encode(text)
+        return scores, hidden, ids
+'''
+
+
+def test_what_a_kept_object_returns_for_the_models_tensors_is_on_the_models_device():
+    state = function_state(analyse(KEPT_OBJECT_STEPS), "forward")
+    # a submodule or a helper: handed the model's tensors, what it returns is where they are,
+    # though not known to be a tensor
+    assert state["step"].kind == Kind.UNKNOWN and place(state["step"]) == "follows"
+    assert place(state["hidden"]) == "follows"
+    # a tensor method keeps the placed object where it is; a method str has too says nothing
+    assert place(state["scores"]) == "follows"
+    assert state["words"].device is None
+    # handed no tensor of the model's: nothing is known
+    assert state["ids"].device is None
+
+
+CARRIED_ATTRIBUTES = '''
+import torch
+
+class Ascent:
+    def __init__(self, model):
+        self.model = model
+        self.gradients = None
+        self.seen = None
+
+    def reset(self, x):
+        self.gradients = torch.ones(3)
+        return self._step(x)
+
+    def optimize(self, image):
+        image = image.to("cuda")
+        self.gradients = torch.zeros(image.shape)
+        self.seen = 0
+        return self._step(image)
+
+    def _step(self, x):
+        self.model(x)
+        return x + self.gradients
+'''
+
+
+def test_a_method_starts_from_the_attributes_its_callers_on_the_same_object_set():
+    state = function_state(analyse(CARRIED_ATTRIBUTES), "_step")
+    # other methods write it, but every call of `_step` comes after its caller set it
+    assert state["self.gradients"].kind == Kind.TENSOR and place(state["self.gradients"]) == "cpu"
+    # set by only one of the two callers: unknown
+    assert state["self.seen"].kind == Kind.UNKNOWN
+
+
+ATTRIBUTES_SET_OUTSIDE_INIT = '''
+import torch
+
+class Scheduler:
+    def __init__(self, steps):
+        self.steps = steps
+        self.betas = torch.linspace(0.1, 0.2, steps)
+        self.scale = torch.ones(steps)
+
+    def set_timesteps(self, n, device):
+        sigmas = torch.linspace(1.0, 0.0, n)
+        self.sigmas = sigmas
+        self.timesteps = torch.arange(n).to(device)
+        self.sigmas = self.sigmas.to("cpu")
+        self.mixed = torch.zeros(n)
+        self.betas = torch.linspace(0.1, 0.2, n)
+        self.scale = self.scale.to("cpu")
+
+    def reset(self, device):
+        self.mixed = torch.zeros(3, device=device)
+        self.sigmas = torch.ones(3)
+        self.scaled = self.sigmas * 2
+
+    def step(self, sample):
+        sigma = self.sigmas[0]
+        return sample * sigma
+'''
+
+
+def test_an_attribute_set_outside_init_is_what_the_methods_that_set_it_agree_on():
+    analyzer = analyse(ATTRIBUTES_SET_OUTSIDE_INIT)
+    state = function_state(analyzer, "step")
+    # set only by `set_timesteps` and `reset`, on the host by both: the other methods see a host tensor
+    assert state["self.sigmas"].kind == Kind.TENSOR and place(state["self.sigmas"]) == "cpu"
+    # set in `__init__` and moved in `set_timesteps`: on the host either way
+    assert state["self.betas"].kind == Kind.TENSOR and place(state["self.betas"]) == "cpu"
+    # a writer that moves what it read: it does not know what it read (another method may have stored it)
+    assert state["self.scale"].kind == Kind.UNKNOWN
+    # the host in one method, a device in another: unknown
+    assert state.get("self.mixed", UNKNOWN).kind == Kind.UNKNOWN
+    # moved to the device `set_timesteps` was handed: a name of that method's scope, but the same tensor
+    assert state["self.timesteps"].kind == Kind.TENSOR and place(state["self.timesteps"]) == "follows"
+
+
+def test_an_attribute_set_outside_init_is_unknown_before_its_writer_is_analysed():
+    # the reader comes first and nothing calls either: `step` is analysed before `set_timesteps`
+    code = ATTRIBUTES_SET_OUTSIDE_INIT.replace("    def step(self, sample):", "    def late(self, sample):")
+    code = code.replace("class Scheduler:\n", "class Scheduler:\n    def step(self, sample):\n        return sample * self.sigmas[0]\n\n")
+    state = function_state(analyse(code), "step")
+    assert state.get("self.sigmas", UNKNOWN).kind == Kind.UNKNOWN
+
+
 def test_a_collate_function_of_the_file_makes_the_loaders_batches():
     analyzer = analyse(
         "import torch\nfrom torch.utils.data import DataLoader\n"
@@ -1482,68 +1599,3 @@ def test_a_named_device_is_the_replicas_own_without_several_device_ids():
         state = function_state(analyse(code), "forward")
         assert state["named"].device.one_for_all_replicas is None
         assert not state["named"].device.conflicts_with(state["logits"].device)
-
-
-KEPT_OBJECT_STEPS = '''
-import torch
-from torch import nn
-
-class Beam(nn.Module):
-    def __init__(self, decoder, tokenizer):
-        super().__init__()
-        self.decoder = decoder
-        self.tokenizer = tokenizer
-
-    def forward(self, hidden, outputs, text):
-        step, hidden = self.decoder.step(hidden.unsqueeze(0), outputs.unsqueeze(0))
-        scores = step.squeeze(1)
-        words = step.split(" ")
-        ids = self.tokenizer.encode(text)
-        return scores, hidden, ids
-'''
-
-
-def test_what_a_kept_object_returns_for_the_models_tensors_is_on_the_models_device():
-    state = function_state(analyse(KEPT_OBJECT_STEPS), "forward")
-    # a submodule or a helper: handed the model's tensors, what it returns is where they are,
-    # though not known to be a tensor
-    assert state["step"].kind == Kind.UNKNOWN and place(state["step"]) == "follows"
-    assert place(state["hidden"]) == "follows"
-    # a tensor method keeps the placed object where it is; a method str has too says nothing
-    assert place(state["scores"]) == "follows"
-    assert state["words"].device is None
-    # handed no tensor of the model's: nothing is known
-    assert state["ids"].device is None
-
-
-CARRIED_ATTRIBUTES = '''
-import torch
-
-class Ascent:
-    def __init__(self, model):
-        self.model = model
-        self.gradients = None
-        self.seen = None
-
-    def reset(self, x):
-        self.gradients = torch.ones(3)
-        return self._step(x)
-
-    def optimize(self, image):
-        image = image.to("cuda")
-        self.gradients = torch.zeros(image.shape)
-        self.seen = 0
-        return self._step(image)
-
-    def _step(self, x):
-        self.model(x)
-        return x + self.gradients
-'''
-
-
-def test_a_method_starts_from_the_attributes_its_callers_on_the_same_object_set():
-    state = function_state(analyse(CARRIED_ATTRIBUTES), "_step")
-    # other methods write it, but every call of `_step` comes after its caller set it
-    assert state["self.gradients"].kind == Kind.TENSOR and place(state["self.gradients"]) == "cpu"
-    # set by only one of the two callers: unknown
-    assert state["self.seen"].kind == Kind.UNKNOWN

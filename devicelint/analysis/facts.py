@@ -33,6 +33,8 @@ class ClassInfo:
     init_analysed: bool = False
     #: ``self.*`` names written by methods other than ``__init__`` (computed once)
     written_elsewhere: Optional[frozenset[str]] = None
+    #: per such name, the methods (not ``__init__``) that write it (computed with it)
+    writers: dict[str, tuple[cst.FunctionDef, ...]] = field(default_factory=dict)
     places_itself: Optional[bool] = None
     #: names the class registers with ``self.register_buffer(name, ...)``
     buffers: set[str] = field(default_factory=set)

@@ -113,6 +113,9 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         self.module_state: State = {}
         #: each analysed function's state at the end of its body, keyed by its node
         self.function_states: dict[cst.FunctionDef, State] = {}
+        #: per method (its own analysis): the values each ``self.x = ...`` in its body stored,
+        #: by attribute; the class's other methods see their join (see Summaries)
+        self.attribute_writes: dict[cst.FunctionDef, dict[str, list[Value]]] = {}
         self._statement_call: Optional[cst.BaseExpression] = None
         self._pending: list[tuple[cst.FunctionDef, Optional[ClassInfo], Optional[State]]] = []
         self._enclosing: list[State] = []
@@ -689,6 +692,18 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
 
     # ------------------------------------------------------------------ assignment
 
+    def _note_attribute_write(self, owner: str, attribute: str, value: Value) -> None:
+        """``self.sigmas = sigmas.to("cpu")`` in a method's own analysis: what it stores there,
+        for the other methods of the class (see Summaries._attributes_seen_by_methods)."""
+        context = self.current_function
+        function = context.node
+        if function is None or context.class_info is None:
+            return
+        positional = [*function.params.posonly_params, *function.params.params]
+        if not positional or positional[0].name.value != owner or has_decorator(function, "staticmethod") or has_decorator(function, "classmethod"):
+            return
+        self.attribute_writes.setdefault(function, {}).setdefault(attribute, []).append(value)
+
     def assign(self, target: cst.BaseExpression, value: Value, state: State, value_node: Optional[cst.BaseExpression]) -> None:
         if isinstance(target, cst.Name):
             state[target.value] = value
@@ -699,6 +714,8 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
                 self.eval(target.value, state)
                 return
             state[key] = value
+            if self.emitting and isinstance(target.value, cst.Name):
+                self._note_attribute_write(target.value.value, target.attr.value, value)
             if value.kind == Kind.CRITERION and isinstance(value.info, CriterionInfo):
                 context = self.current_function
                 if context.class_info is not None and context.class_info.is_module and key.startswith("self."):
@@ -1571,7 +1588,7 @@ def host_beside_placeholders(element: Value, value: Value, store: cst.CSTNode) -
     """A host tensor with a dimension is what every entry of the list was, and the store puts a
     tensor that may be on an accelerator into one of them."""
     apart = host_beside_accelerator(element, value, store)
-    return apart if apart is not None and apart.position is None and apart.host is element else None
+    return apart if apart is not None and apart.position is None and apart.host is element and apart.host.scalar is False else None
 
 
 def _column_of(rows: Value) -> Value:

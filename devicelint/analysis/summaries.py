@@ -188,7 +188,7 @@ class Summaries:
             if param is self_param:
                 state[name] = self_value
                 if attributes_of is not None:
-                    for attribute, value in self._attributes_seen_by_methods(attributes_of).items():
+                    for attribute, value in self._attributes_seen_by_methods(attributes_of, function).items():
                         state[f"{name}.{attribute}"] = _as_seen_from_method(value, attributes_of.is_module)
                     prefix = name + "."
                     for key, value in bound.items():
@@ -462,29 +462,61 @@ class Summaries:
     def _written_elsewhere(self, class_info: ClassInfo) -> frozenset[str]:
         """Attributes that methods other than ``__init__`` assign: they may hold anything."""
         if class_info.written_elsewhere is None:
-            written: set[str] = set()
+            writers: dict[str, list[cst.FunctionDef]] = {}
             for name, method in class_info.methods.items():
                 if name == "__init__":
                     continue
                 assigned = helpers.assigned_names(helpers.body_statements(method))
-                written.update(name[5:] for name in assigned if name.startswith("self."))
-            class_info.written_elsewhere = frozenset(written)
+                for attribute in {name[5:] for name in assigned if name.startswith("self.")}:
+                    writers.setdefault(attribute, []).append(method)
+            class_info.writers = {attribute: tuple(methods) for attribute, methods in writers.items()}
+            class_info.written_elsewhere = frozenset(writers)
         return class_info.written_elsewhere
 
-    def _attributes_seen_by_methods(self, class_info: ClassInfo) -> dict[str, Value]:
-        """``self.*`` as any method but ``__init__`` sees it: what the ``__init__`` of the class
-        and of its bases in this file left, less what other methods of the class or of its
-        bases assign."""
+    def _attributes_seen_by_methods(self, class_info: ClassInfo, reader: Optional[cst.FunctionDef] = None) -> dict[str, Value]:
+        """``self.*`` as a method (``reader``) other than ``__init__`` sees it: what the
+        ``__init__`` of the class and of its bases in this file left; an attribute other methods
+        assign is what they all store there (see _stored_by_methods), unknown where they
+        disagree."""
         merged: dict[str, Value] = {}
         for base in reversed(class_info.bases):
-            merged.update(self._attributes_seen_by_methods(base))
+            merged.update(self._attributes_seen_by_methods(base, reader))
         if not class_info.init_analysed and not class_info.attributes:
             self._preview_init(class_info)
         merged.update(class_info.attributes)
         for attribute in self._written_elsewhere(class_info):
-            if attribute in merged:
+            stored = self._stored_by_methods(class_info, attribute, merged.get(attribute), reader)
+            if stored is not None:
+                merged[attribute] = stored
+            elif attribute in merged:
                 merged[attribute] = UNKNOWN
         return merged
+
+    def _stored_by_methods(
+        self, class_info: ClassInfo, attribute: str, from_init: Optional[Value], reader: Optional[cst.FunctionDef]
+    ) -> Optional[Value]:
+        """``self.sigmas = sigmas.to("cpu")`` in a scheduler's ``set_timesteps(n, device)``: a
+        tensor attribute that methods other than ``__init__`` set is, for the class's other
+        methods, the tensor every one of those assignments (and ``__init__``'s, if any) stores,
+        where they all agree on its device. None (unknown) where they disagree, where a
+        writing method has not had its own analysis yet, or for the writing method itself
+        (it may read what it stored before, or what another method stored)."""
+        values: list[Value] = [] if from_init is None else [from_init]
+        for method in class_info.writers.get(attribute, ()):
+            if method is reader or method not in self.function_states:
+                return None
+            stored = self.attribute_writes.get(method, {}).get(attribute)
+            if not stored:
+                return None  # assigned where the method's own analysis did not see it
+            values.extend(stored)
+        if not values:
+            return None
+        last = values[-1]
+        for value in values:
+            if value.kind != Kind.TENSOR or value.role is not None or value.device is None or value.device != last.device:
+                return None
+        scalar = last.scalar if all(value.scalar == last.scalar for value in values) else None
+        return Value(Kind.TENSOR, last.device, last.origin, scalar=scalar)
 
     def _preview_init(self, class_info: ClassInfo) -> None:
         """A method of the class is called (``demo.run(loader)`` at module level) before the

@@ -548,8 +548,10 @@ def appended(container: Value, element: Value, call: Optional[cst.CSTNode] = Non
         if not _maybe_on_accelerator(joined):
             some = element
     apart = container.info.apart if isinstance(container.info, Homogeneous) else None
-    if apart is None and known is not None:
-        apart = host_beside_accelerator(known, element, call)
+    if known is not None and (apart is None or apart.host.scalar is not False):
+        found = host_beside_accelerator(known, element, call)
+        if found is not None and (apart is None or found.host.scalar is False):
+            apart = found  # one with a dimension says more (see HostBesideAccelerator)
     return Value(
         Kind.CONTAINER, container.device, container.origin,
         info=Homogeneous(joined, None if _maybe_on_accelerator(joined) else some, put_by, apart),
@@ -558,20 +560,26 @@ def appended(container: Value, element: Value, call: Optional[cst.CSTNode] = Non
 
 def host_beside_accelerator(present: Value, added: Value, call: Optional[cst.CSTNode]) -> Optional[HostBesideAccelerator]:
     """``added`` is put into a list whose entries are ``present`` (both stay in it): a host
-    tensor with a dimension on one side and a tensor that may be on an accelerator on the
-    other, in the entries themselves or at one position of tuple entries of one length."""
+    tensor on one side and a tensor that may be on an accelerator on the other, in the entries
+    themselves or at one position of tuple entries of one length. A host tensor with a
+    dimension is preferred; one of unknown or no dimension is kept too (``torch.stack`` and
+    ``torch.cat`` reject even a 0-dim CPU tensor beside a GPU one), and only the
+    concatenating functions take it as evidence."""
     pairs: list[tuple[Optional[int], Value, Value]] = [(None, present, added)]
     if isinstance(present.info, tuple) and isinstance(added.info, tuple) and len(present.info) == len(added.info):
         pairs = [(position, a, b) for position, (a, b) in enumerate(zip(present.info, added.info))]
+    any_rank: Optional[HostBesideAccelerator] = None
     for position, first, second in pairs:
         for host, other in ((first, second), (second, first)):
-            if _host_with_dimension(host) and _maybe_on_accelerator(other):
-                return HostBesideAccelerator(position, host, other, call)
-    return None
+            if _on_host(host) and _maybe_on_accelerator(other):
+                if host.scalar is False:
+                    return HostBesideAccelerator(position, host, other, call)
+                any_rank = any_rank or HostBesideAccelerator(position, host, other, call)
+    return any_rank
 
 
-def _host_with_dimension(value: Value) -> bool:
-    return value.kind == Kind.TENSOR and value.scalar is False and value.device is not None and value.device.is_cpu
+def _on_host(value: Value) -> bool:
+    return value.kind == Kind.TENSOR and value.device is not None and value.device.is_cpu
 
 
 def _maybe_on_accelerator(value: Value) -> bool:

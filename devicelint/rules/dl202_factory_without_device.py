@@ -593,11 +593,12 @@ _CONCATENATING = frozenset(
 
 
 def _entries_apart(value: Value) -> Optional[HostBesideAccelerator]:
-    """Where a list holds a host tensor beside tensors that may be on an accelerator, at once."""
+    """Where a list holds a host tensor with a dimension beside tensors that may be on an
+    accelerator, at once (a 0-dim one only fails the concatenating functions: DL311 asks)."""
     if value.kind != Kind.CONTAINER or not isinstance(value.info, Homogeneous):
         return None
     apart = value.info.apart
-    return apart if apart is not None and apart.position is None else None
+    return apart if apart is not None and apart.position is None and apart.host.scalar is False else None
 
 
 #: factories whose positional arguments are not sizes: the 0 of `randint(0, n, (k,))` or

@@ -9,9 +9,10 @@ import libcst as cst
 from devicelint.analysis import torch_api as api
 from devicelint.analysis.events import BinaryEvent, CallEvent
 from devicelint.analysis.names import NamesRead, OwnScopeVisitor, dotted_name, keyword_arg, looks_like_dtype_name, positional_args
-from devicelint.analysis.values import Kind, Value
+from devicelint.analysis.values import Homogeneous, Kind, Value
 from devicelint.findings import Severity
 from devicelint.rule_api import FixSpec, NodeEdit
+from devicelint.rules._messages import where
 from devicelint.rules.base import Example, Rule
 
 #: factories that take a ``device=`` keyword: where the parameter could have gone
@@ -53,6 +54,14 @@ class DeviceParameterIgnored(Rule):
     given `device=` (also `device=None`), `*_like` and `x.new_*` factories, code under
     `torch.set_default_device(...)` / `with torch.device(...)`, and tensors that are moved before
     they are returned are left alone.
+
+    A function that takes a device and moves a tensor to the CPU (`self.sigmas =
+    self.sigmas.to("cpu")` in a scheduler's `set_timesteps(n, device)`) is flagged at that move
+    when the program then puts a tensor made from it into one list with a tensor that may be on
+    an accelerator and hands the list to `torch.stack`/`torch.cat` (also in another method of
+    the class): those reject tensors on two devices, 0-dim CPU tensors too. A tensor moved to the
+    CPU on purpose and used there - indexed on the host, or a 0-dim element mixed in arithmetic,
+    as diffusers' schedulers do - is left alone.
 
     One bug, one finding: where the CPU tensor meets a tensor that can be on the accelerator
     in the same function, DL202 (factory-without-device) reports the factory and this rule
@@ -110,6 +119,15 @@ class DeviceParameterIgnored(Rule):
         "import torch\ndef pad_like(x, other):\n    pad = torch.zeros(other.shape[0], 2)\n    return x.to(other), pad\n",
         # the default device is chosen for the whole block
         "import torch\ndef make(x, n, device):\n    x = x.to(device)\n    with torch.device(device):\n        return x, torch.zeros(n)\n",
+        # diffusers' schedulers keep their sigmas on the CPU on purpose and use them there: an
+        # element is a 0-dim tensor, which arithmetic with the sample accepts
+        "import torch\nclass Scheduler:\n    def set_timesteps(self, n, device):\n        self.timesteps = torch.arange(n).to(device)\n"
+        "        self.sigmas = torch.linspace(1.0, 0.0, n).to(\"cpu\")\n"
+        "    def step(self, output, sample):\n        sigma = self.sigmas[0]\n        return sample + sigma * output\n",
+        # stacked with host tensors only
+        "import torch\nclass Scheduler:\n    def set_timesteps(self, n, device):\n        self.timesteps = torch.arange(n).to(device)\n"
+        "        self.sigmas = torch.linspace(1.0, 0.0, n).to(\"cpu\")\n"
+        "    def step(self, sample):\n        rks = [torch.ones(())]\n        rks.append(self.sigmas[0])\n        return torch.stack(rks)\n",
     )
     invalid = (
         Example(
@@ -136,6 +154,16 @@ class DeviceParameterIgnored(Rule):
             "        self.betas = torch.linspace(1e-4, 0.02, steps, device=device)\n"
             "        self.alphas = 1.0 - self.betas * torch.ones(steps)  # expect: DL311\n"
         ),
+        # the method that takes the device moves the sigmas to the CPU, and another method stacks
+        # a 0-dim tensor made from them with one on the sample's device (diffusers #13450)
+        Example(
+            "import torch\nclass Scheduler:\n    def set_timesteps(self, n, device: torch.device):\n"
+            "        self.timesteps = torch.arange(n).to(device)\n"
+            "        self.sigmas = torch.linspace(1.0, 0.0, n).to(\"cpu\")  # expect: DL311\n"
+            "    def step(self, sample: torch.Tensor):\n        h = self.sigmas[0] - self.sigmas[1]\n"
+            "        rks = [torch.ones((), device=sample.device)]\n        rks.append(torch.ones_like(h))\n"
+            "        return torch.stack(rks)\n"
+        ),
     )
 
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
@@ -143,6 +171,8 @@ class DeviceParameterIgnored(Rule):
         #: per function node: its parameters that are devices
         self._device_parameters: dict[int, tuple[_DeviceParameter, ...]] = {}
         self._reported: set[int] = set()
+        #: ``.to("cpu")``/``.cpu()`` calls in functions that take a device: the function and the device parameter
+        self._moves_to_host: dict[int, tuple[cst.FunctionDef, _DeviceParameter]] = {}
 
     # ------------------------------------------------------------------ events
 
@@ -165,6 +195,10 @@ class DeviceParameterIgnored(Rule):
         self._check_operands([(event.left_node, event.left), (event.right_node, event.right)], event.node)
 
     def on_call(self, event: CallEvent) -> None:
+        if event.method in ("to", "cpu") and _moved_to_host(event.result, event.node):
+            self._note_move_to_host(event.node)
+        if event.qualname in _CONCATENATING and event.args and event.args[0][0].keyword is None:
+            self._check_entries_apart(event.args[0][1], event.node)
         if event.qualname in api.MIXING_FUNCTIONS:
             self._check_operands(event.operands(api.OPERAND_KEYWORDS), event.node)
         elif event.method in api.BINARY_TENSOR_METHODS and isinstance(event.node.func, cst.Attribute) and event.receiver is not None:
@@ -194,6 +228,45 @@ class DeviceParameterIgnored(Rule):
                     f"it meets `{self.ctx.source_of(other)}`, on `{device.label}`, at line {self.ctx.line(node)}",
                 )
                 return
+
+    def _note_move_to_host(self, move: cst.Call) -> None:
+        """``self.sigmas = self.sigmas.to("cpu")`` in a function that takes a device: kept
+        until the program stacks what it moved beside an accelerator tensor."""
+        function = self.ctx.current_function.node
+        if function is None or "cpu" not in self.ctx.source_of(move):
+            return
+        devices = self._devices_of(function)
+        if devices:
+            self._moves_to_host[id(move)] = (function, devices[0])
+
+    def _check_entries_apart(self, listed: Value, node: cst.Call) -> None:
+        """``torch.stack(rks)`` where the list holds a tensor derived from one that a function
+        taking a device moved to the CPU (diffusers' ``set_timesteps(n, device)`` ending with
+        ``self.sigmas = self.sigmas.to("cpu")``) beside one that may be on an accelerator: the
+        concatenating functions reject tensors on two devices, 0-dim ones too. The move is
+        reported: it is where the device the caller asked for was dropped. Tensors moved to the
+        CPU on purpose and only used there (indexed on the host, mixed as 0-dim scalars in
+        arithmetic) are not reported."""
+        if listed.kind != Kind.CONTAINER or not isinstance(listed.info, Homogeneous):
+            return
+        apart = listed.info.apart
+        if apart is None or apart.position is not None or apart.host.origin is None:
+            return
+        move = apart.host.origin.node
+        found = self._moves_to_host.get(id(move))
+        if found is None or id(move) in self._reported:
+            return
+        self._reported.add(id(move))
+        function, device = found
+        accelerator = apart.accelerator
+        beside = where(accelerator, self.ctx) if accelerator.device is not None else "on an accelerator"
+        self.ctx.report(
+            move,
+            f"`{function.name.value}()` takes the device `{device.name}` ({device.evidence}), but moves this tensor to the CPU; "
+            f"`{dotted_name(node.func) or 'torch.stack'}` at line {self.ctx.line(node)} puts a tensor made from it beside one {beside}, "
+            f"which it rejects on a GPU (even 0-dim tensors): move it to `{device.name}`",
+            related=((node, "stacked here"),),
+        )
 
     # ------------------------------------------------------------------ helpers
 
@@ -273,6 +346,17 @@ class DeviceParameterIgnored(Rule):
             f"pass `device={device.name}`",
             fix=_fix(factory, device.name),
         )
+
+
+#: torch functions that put the tensors of one list on one device, 0-dim CPU tensors included
+_CONCATENATING = frozenset(
+    f"torch.{name}" for name in ("cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "row_stack")
+)
+
+
+def _moved_to_host(result: Value, move: cst.Call) -> bool:
+    """Did this ``.to(...)``/``.cpu()`` put a tensor on the CPU (the origin it gives)?"""
+    return result.kind == Kind.TENSOR and result.device is not None and result.device.is_cpu and result.origin is not None and result.origin.node is move
 
 
 def _fix(factory: cst.Call, device: str) -> Optional[FixSpec]:
