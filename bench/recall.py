@@ -36,6 +36,9 @@ ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "bench" / "realbugs"
 SEVERITIES = ("error", "warning", "info")
 TWIN_VERDICTS = CORPUS / "fixed" / "verdicts.csv"
+#: what each collection batch (the hundreds digit of a bug file's number) is, where it is more than
+#: a batch: the held-out one was collected after the linter was tuned and is never tuned on
+BATCHES = CORPUS / "batches.json"
 
 
 @dataclass(frozen=True)
@@ -120,6 +123,16 @@ class Report:
         counts = Counter(f.verdict for f in self.twin_findings if f.severity in ("error", "warning"))
         return {verdict: counts[verdict] for verdict in ("true", "debatable", "false", "unreviewed")}
 
+    def per_batch(self) -> list[tuple[str, int, int]]:
+        """(batch, markers, caught) per collection batch: files numbered 4xx are batch "4xx"."""
+        totals: Counter = Counter()
+        caught: Counter = Counter()
+        for marker in self.markers:
+            batch = _batch_of(marker.path)
+            totals[batch] += 1
+            caught[batch] += marker.caught
+        return [(batch, totals[batch], caught[batch]) for batch in sorted(totals)]
+
     def missed(self) -> list[Marker]:
         return [marker for marker in self.markers if not marker.caught]
 
@@ -130,6 +143,7 @@ class Report:
             "caught": self.caught,
             "percent": round(self.percent, 1),
             "per_rule": [{**asdict(rule), "percent": round(rule.percent, 1)} for rule in self.per_rule()],
+            "per_batch": [{"batch": batch, "markers": n, "caught": c} for batch, n, c in self.per_batch()],
             "bug_files": self.bug_files,
             "files_all_caught": self.files_all_caught,
             "twin_files": self.twin_files,
@@ -147,6 +161,20 @@ def selected_rules(select: Optional[Sequence[str]] = None, extend_select: Sequen
     so that the figure depends on the linter and the corpus only, not on the working directory."""
     chosen = validate_selectors(select, "--select") if select is not None else None
     return resolve(None, (), (), chosen, validate_selectors(extend_select, "--extend-select"), ()).rules()
+
+
+def _batch_of(path: str) -> str:
+    """``bench/realbugs/401_x.py`` -> "4xx"; a name without a leading number -> "other"."""
+    name = Path(path).name
+    return f"{name[0]}xx" if name[:3].isdigit() else "other"
+
+
+def batch_labels(path: Path = BATCHES) -> dict[str, str]:
+    """Batch -> what it is (absent file: no labels)."""
+    if not path.is_file():
+        return {}
+    with open(path, encoding="utf-8") as handle:
+        return {str(key): str(value) for key, value in json.load(handle).items()}
 
 
 def _display(path: Path) -> str:
@@ -197,7 +225,7 @@ def measure(select: Optional[Sequence[str]] = None, extend_select: Sequence[str]
     return report
 
 
-def _print(report: Report, show_missed: bool) -> None:
+def _print(report: Report, show_missed: bool, labels: Optional[dict[str, str]] = None) -> None:
     print(f"{'rule':<7} {'markers':>7} {'caught':>7} {'recall':>7}")
     for rule in report.per_rule():
         # a marker may name a planned code no rule implements yet; it counts, and shows as such
@@ -205,6 +233,10 @@ def _print(report: Report, show_missed: bool) -> None:
         print(f"{rule.code:<7} {rule.markers:>7} {rule.caught:>7} {rule.percent:>6.1f}%{note}")
     print(f"{'all':<7} {len(report.markers):>7} {report.caught:>7} {report.percent:>6.1f}%")
     print(f"bugs with every marker caught: {report.files_all_caught} of {report.bug_files}")
+    for batch, markers, caught in report.per_batch():
+        label = (labels or {}).get(batch)
+        percent = 100.0 * caught / markers if markers else 0.0
+        print(f"  batch {batch}: {caught} of {markers} markers ({percent:.1f}%)" + (f"  - {label}" if label else ""))
     severities = report.twin_severities()
     print(
         f"\nfindings on {report.twin_files} fixed twins: {len(report.twin_findings)} "
@@ -249,7 +281,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.json:
         print(json.dumps(report.to_dict(), indent=2))
     else:
-        _print(report, args.missed)
+        _print(report, args.missed, batch_labels(args.corpus / "batches.json"))
     return 0
 
 

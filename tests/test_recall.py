@@ -86,3 +86,17 @@ def test_twin_verdicts_are_joined_with_the_findings(report):
         assert finding.verdict == verdicts.get(key, "unreviewed"), finding
     floor = json.loads((CORPUS / "floor.json").read_text(encoding="utf-8"))
     assert report.twin_error_warning_not_true <= floor["twin_not_known_true_max"]
+
+
+def test_markers_are_counted_per_collection_batch(report):
+    batches = {batch: (markers, caught) for batch, markers, caught in report.per_batch()}
+    assert sum(markers for markers, _ in batches.values()) == len(report.markers)
+    assert sum(caught for _, caught in batches.values()) == report.caught
+    by_file = [m for m in report.markers if m.path.rsplit("/", 1)[-1].startswith("4")]
+    assert batches["4xx"] == (len(by_file), sum(m.caught for m in by_file))
+
+
+def test_every_batch_label_names_a_batch_of_the_corpus(report):
+    labels = _load_recall().batch_labels(CORPUS / "batches.json")
+    assert labels, "the held-out batch is labelled"
+    assert set(labels) <= {batch for batch, _, _ in report.per_batch()}
