@@ -30,6 +30,7 @@ from devicelint.analysis import constructions, graphs, helpers, ranks
 from devicelint.analysis.function_text import FunctionTexts
 from devicelint.analysis import torch_api as api
 from devicelint.analysis.events import BinaryEvent, CallEvent, EventSink
+from devicelint.analysis.host_test_modules import HostTestModules
 from devicelint.analysis.facts import (
     CRITERION_BUILDER,
     ClassInfo,
@@ -95,8 +96,11 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         source_of: Callable[[cst.CSTNode], str],
         text: Optional[str] = None,
         project: Optional["ProjectView"] = None,
+        path: Optional[str] = None,
     ) -> None:
         self.module = module
+        #: module classes of a test file that never leave the host (asked lazily)
+        self.host_test_modules = HostTestModules(module, path, text)
         self._init_project_imports(project)
         #: the file's text when the caller has it (generating it from the tree is costly)
         self.text = text
