@@ -8,6 +8,7 @@ import textwrap
 import libcst as cst
 import pytest
 
+from devicelint.analysis.function_text import FunctionTexts
 from devicelint.analysis.host_test_modules import HostTestModules
 
 HEADER = "import pytest\nimport torch\nfrom torch import nn\n\n"
@@ -26,7 +27,7 @@ def verdicts(code: str, path: str = "tests/test_model.py") -> dict[str, bool]:
     """Each class of the file by name (the last one where a name repeats): does it stay on the host?"""
     text = HEADER + textwrap.dedent(code)
     module = cst.parse_module(text)
-    facts = HostTestModules(module, path, text)
+    facts = HostTestModules(module, path, text, FunctionTexts(module, text))
     found: dict[str, bool] = {}
 
     class Classes(cst.CSTVisitor):
@@ -92,7 +93,7 @@ def test_only_for_pytest_test_files():
     assert verdicts(code, "tests/test_model.py") == {"Model": True}
     text = "import torch\nfrom torch import nn\n" + MODEL + "\ndef test_forward():\n    Model()(torch.ones(1, 2))\n"
     module = cst.parse_module(text)
-    no_test_framework = HostTestModules(module, "tests/test_model.py", text)
+    no_test_framework = HostTestModules(module, "tests/test_model.py", text, FunctionTexts(module, text))
     assert not no_test_framework.stays_on_host(next(s for s in module.body if isinstance(s, cst.ClassDef)))
 
 
@@ -196,6 +197,6 @@ def test_moved():
 """
     text = HEADER + textwrap.dedent(code)
     module = cst.parse_module(text)
-    facts = HostTestModules(module, "tests/test_model.py", text)
+    facts = HostTestModules(module, "tests/test_model.py", text, FunctionTexts(module, text))
     classes = [statement.body.body[0] for statement in module.body if isinstance(statement, cst.FunctionDef)]
     assert [facts.stays_on_host(node) for node in classes] == [True, False]

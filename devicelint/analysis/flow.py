@@ -99,8 +99,6 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         path: Optional[str] = None,
     ) -> None:
         self.module = module
-        #: module classes of a test file that never leave the host (asked lazily)
-        self.host_test_modules = HostTestModules(module, path, text)
         self._init_project_imports(project)
         #: the file's text when the caller has it (generating it from the tree is costly)
         self.text = text
@@ -141,6 +139,8 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         #: per function: does its own body yield (see Summaries._is_generator)
         self._generators: dict[cst.FunctionDef, bool] = {}
         self._own_texts = FunctionTexts(module, text) if text is not None else None
+        #: module classes of a test file that never leave the host (asked lazily)
+        self.host_test_modules = HostTestModules(module, path, text, self._own_texts)
         #: per function: the unannotated parameters its body uses as tensors
         self._tensor_uses_found: dict[cst.FunctionDef, tuple[frozenset[str], frozenset[str]]] = {}
         self._module_uses_found: dict[cst.FunctionDef, frozenset[str]] = {}

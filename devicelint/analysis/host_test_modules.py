@@ -37,11 +37,13 @@ import os
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Optional, Union
+from typing import Iterator, Optional, Union
+
+import ast
 
 import libcst as cst
 
-from devicelint.analysis.names import dotted_name
+from devicelint.analysis.function_text import FunctionTexts
 
 _TEST_FILE = re.compile(r"^(test_.*|.*_test)\.py$")
 _IMPORTS_TEST_FRAMEWORK = re.compile(r"^\s*(import|from)\s+(pytest|unittest)\b", re.MULTILINE)
@@ -80,12 +82,16 @@ def is_test_file(path: Optional[str], text: Optional[str]) -> bool:
     return path is not None and text is not None and bool(_TEST_FILE.match(os.path.basename(path))) and bool(_IMPORTS_TEST_FRAMEWORK.search(text))
 
 
+_Scope = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, None]
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
 @dataclass(eq=False)
 class _Frame:
-    node: Union[cst.FunctionDef, cst.ClassDef, None]
+    node: _Scope
     parent: Optional["_Frame"]
     #: classes defined directly in this scope, by name (None where a name is defined twice)
-    classes: dict[str, Optional[cst.ClassDef]] = field(default_factory=dict)
+    classes: dict[str, Optional[ast.ClassDef]] = field(default_factory=dict)
     #: something in the scope (or nested in it) may place a model
     places: bool = False
     #: names the scope (or a scope nested in it) calls
@@ -101,139 +107,126 @@ class _Reference:
     frames: tuple[_Frame, ...]
 
 
-class _Walk(cst.CSTVisitor):
+class _Walk:
+    """One walk of Python's tree of the file: the scopes, the class definitions, every read of
+    a class name of the file, and which scopes may place a model."""
+
     def __init__(self, class_names: frozenset[str]) -> None:
         self.class_names = class_names
         self.module = _Frame(None, None)
-        self.frame = self.module
         self.references: list[_Reference] = []
-        #: each class definition with the scope that defines it and its own frame
-        self.definitions: dict[cst.ClassDef, tuple[_Frame, _Frame]] = {}
+        #: each class definition with the scope that defines it and its own frame, in source order
+        self.definitions: dict[ast.ClassDef, tuple[_Frame, _Frame]] = {}
         self.functions: dict[str, Optional[_Frame]] = {}
-        #: Name nodes that are not reads (definitions, attributes, keywords) or read in a known way
-        self._not_read: set[int] = set()
         self._how: dict[int, str] = {}
 
-    # ------------------------------------------------------------------ scopes
+    def walk(self, node: ast.AST, frame: _Frame) -> None:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            return
+        if isinstance(node, (*_FUNCTIONS, ast.ClassDef)):
+            self._scope(node, frame)
+            return
+        if isinstance(node, ast.Name):
+            self._name(node, frame)
+            return
+        if isinstance(node, ast.Attribute):
+            if _names_placement(node.attr):
+                frame.places = True
+        elif isinstance(node, ast.Call):
+            self._call(node, frame)
+        elif isinstance(node, ast.keyword):
+            if node.arg is not None and _names_placement(node.arg):
+                frame.places = True
+        elif isinstance(node, ast.arg):
+            if _names_placement(node.arg):
+                frame.places = True
+        elif isinstance(node, ast.Constant):
+            if isinstance(node.value, str) and _names_placement(node.value):
+                frame.places = True
+        elif isinstance(node, ast.Global):
+            frame.places = True  # the test hands something to the rest of the file
+        for child in ast.iter_child_nodes(node):
+            self.walk(child, frame)
 
-    def _enter(self, node: Union[cst.FunctionDef, cst.ClassDef]) -> None:
-        self._not_read.add(id(node.name))
-        frame = _Frame(node, self.frame)
-        if isinstance(node, cst.ClassDef):
-            defined = self.frame.classes
-            defined[node.name.value] = None if node.name.value in defined else node
-            self.definitions[node] = (self.frame, frame)
+    def _scope(self, node: Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef], parent: _Frame) -> None:
+        frame = _Frame(node, parent)
+        if _names_placement(node.name):
+            frame.places = True
+        if isinstance(node, ast.ClassDef):
+            parent.classes[node.name] = None if node.name in parent.classes else node
+            self.definitions[node] = (parent, frame)
             for base in node.bases:
-                if isinstance(base.value, cst.Name):
-                    self._how[id(base.value)] = "base"
-        elif self.frame is self.module:
-            self.functions[node.name.value] = None if node.name.value in self.functions else frame
-        self.frame = frame
+                if isinstance(base, ast.Name):
+                    self._how[id(base)] = "base"
+        elif parent is self.module:
+            self.functions[node.name] = None if node.name in self.functions else frame
+        for child in ast.iter_child_nodes(node):
+            self.walk(child, frame)
+        parent.places |= frame.places
+        parent.called |= frame.called
 
-    def _leave(self) -> None:
-        frame = self.frame
-        assert frame.parent is not None
-        self.frame = frame.parent
-        self.frame.places |= frame.places
-        self.frame.called |= frame.called
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._enter(node)
-
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self._leave()
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self._enter(node)
-
-    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
-        self._leave()
-
-    # ------------------------------------------------------------------ what is read
-
-    def visit_Import(self, node: cst.Import) -> bool:
-        return False
-
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
-        return False
-
-    def visit_Global(self, node: cst.Global) -> None:
-        self.frame.places = True  # the test hands something to the rest of the file
-
-    def visit_Attribute(self, node: cst.Attribute) -> None:
-        self._not_read.add(id(node.attr))
-        if _names_placement(node.attr.value):
-            self.frame.places = True
-
-    def visit_Arg(self, node: cst.Arg) -> None:
-        if node.keyword is not None:
-            self._not_read.add(id(node.keyword))
-            if _names_placement(node.keyword.value):
-                self.frame.places = True
-
-    def visit_Call(self, node: cst.Call) -> None:
+    def _call(self, node: ast.Call, frame: _Frame) -> None:
         func = node.func
-        if isinstance(func, cst.Attribute) and func.attr.value in _PLACING_METHODS:
-            self.frame.places = True
-        elif isinstance(func, cst.Name):
-            self.frame.called.add(func.value)
-            if func.value in self.class_names:
+        if isinstance(func, ast.Attribute) and func.attr in _PLACING_METHODS:
+            frame.places = True
+        elif isinstance(func, ast.Name):
+            frame.called.add(func.id)
+            if func.id in self.class_names:
                 self._how[id(func)] = "call"
-            elif func.value == "super" and node.args and isinstance(node.args[0].value, cst.Name):
-                self._how[id(node.args[0].value)] = "super"
+            elif func.id == "super" and node.args and isinstance(node.args[0], ast.Name):
+                self._how[id(node.args[0])] = "super"
 
-    def visit_Name(self, node: cst.Name) -> None:
-        if _names_placement(node.value):
-            self.frame.places = True
-        if node.value in self.class_names and id(node) not in self._not_read:
+    def _name(self, node: ast.Name, frame: _Frame) -> None:
+        if _names_placement(node.id):
+            frame.places = True
+        if node.id in self.class_names:
             frames = []
-            frame: Optional[_Frame] = self.frame
-            while frame is not None:
-                frames.append(frame)
-                frame = frame.parent
-            self.references.append(_Reference(node.value, self._how.get(id(node), "other"), tuple(frames)))
-
-    def visit_SimpleString(self, node: cst.SimpleString) -> None:
-        if _names_placement(node.value):
-            self.frame.places = True
-
-    def visit_FormattedStringText(self, node: cst.FormattedStringText) -> None:
-        if _names_placement(node.value):
-            self.frame.places = True
+            scope: Optional[_Frame] = frame
+            while scope is not None:
+                frames.append(scope)
+                scope = scope.parent
+            self.references.append(_Reference(node.id, self._how.get(id(node), "other"), tuple(frames)))
 
 
 def _defining_frame(reference: _Reference) -> Optional[_Frame]:
     """The scope whose class ``reference`` names, as Python resolves it: the innermost function
     (or the module) that defines it; a class body only for a name read directly in it."""
     for position, frame in enumerate(reference.frames):
-        if isinstance(frame.node, cst.ClassDef) and position > 0:
+        if isinstance(frame.node, ast.ClassDef) and position > 0:
             continue
         if reference.name in frame.classes:
             return frame
     return None
 
 
-def _parametrized_names(function: cst.FunctionDef) -> set[str]:
+def _dotted(node: ast.AST) -> str:
+    if isinstance(node, ast.Call):
+        node = node.func
+    if isinstance(node, ast.Attribute):
+        return f"{_dotted(node.value)}.{node.attr}"
+    return node.id if isinstance(node, ast.Name) else ""
+
+
+def _parametrized_names(function: Union[ast.FunctionDef, ast.AsyncFunctionDef]) -> set[str]:
     names: set[str] = set()
-    for decorator in function.decorators:
-        call = decorator.decorator
-        if not isinstance(call, cst.Call) or not (dotted_name(call.func) or "").endswith("parametrize") or not call.args:
+    for decorator in function.decorator_list:
+        if not isinstance(decorator, ast.Call) or not _dotted(decorator).endswith("parametrize") or not decorator.args:
             continue
-        argnames = call.args[0].value
-        strings = [argnames] if isinstance(argnames, cst.SimpleString) else [element.value for element in getattr(argnames, "elements", ())]
+        argnames = decorator.args[0]
+        strings = argnames.elts if isinstance(argnames, (ast.Tuple, ast.List)) else [argnames]
         for string in strings:
-            if isinstance(string, cst.SimpleString):
-                names.update(part.strip() for part in str(string.evaluated_value).split(","))
+            if isinstance(string, ast.Constant) and isinstance(string.value, str):
+                names.update(part.strip() for part in string.value.split(","))
     return names
 
 
 def _is_test_function(frame: _Frame, module: _Frame) -> bool:
     node = frame.node
     return (
-        isinstance(node, cst.FunctionDef)
+        isinstance(node, _FUNCTIONS)
         and frame.parent is module
-        and node.name.value.startswith("test")
-        and not any("fixture" in (dotted_name(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) or "") for d in node.decorators)
+        and node.name.startswith("test")
+        and not any("fixture" in _dotted(decorator) for decorator in node.decorator_list)
     )
 
 
@@ -245,23 +238,23 @@ class _Verdicts:
             frame = _defining_frame(reference)
             if frame is not None:
                 self.references.setdefault((id(frame), reference.name), []).append(reference)
-        self._host: dict[cst.ClassDef, bool] = {}
+        self._host: dict[ast.ClassDef, bool] = {}
         self._test_places: dict[int, bool] = {}
 
-    def stays_on_host(self, node: cst.ClassDef) -> bool:
+    def stays_on_host(self, node: ast.ClassDef) -> bool:
         known = self._host.get(node)
         if known is None:
             self._host[node] = False  # a cycle of classes building each other: not shown
             known = self._host[node] = self._decide(node)
         return known
 
-    def _decide(self, node: cst.ClassDef) -> bool:
+    def _decide(self, node: ast.ClassDef) -> bool:
         scope, own = self.walk.definitions[node]
-        if isinstance(scope.node, cst.ClassDef) or scope.classes.get(node.name.value) is not node:
+        if isinstance(scope.node, ast.ClassDef) or scope.classes.get(node.name) is not node:
             return False
         if not self._body_stays(node, set()):
             return False
-        references = self.references.get((id(scope), node.name.value), [])
+        references = self.references.get((id(scope), node.name), [])
         if not any(reference.how == "call" for reference in references):
             return False
         for reference in references:
@@ -271,7 +264,7 @@ class _Verdicts:
                 return False
         return True
 
-    def _body_stays(self, node: cst.ClassDef, seen: set[int]) -> bool:
+    def _body_stays(self, node: ast.ClassDef, seen: set[int]) -> bool:
         """The class's body, and those of its bases of the file, place nothing."""
         if id(node) in seen:
             return True
@@ -280,33 +273,33 @@ class _Verdicts:
         if own.places:
             return False
         for base in node.bases:
-            if isinstance(base.value, cst.Name):
-                frame = _defining_frame(_Reference(base.value.value, "base", (scope, *_outer(scope))))
-                base_node = frame.classes.get(base.value.value) if frame is not None else None
+            if isinstance(base, ast.Name):
+                frame = _defining_frame(_Reference(base.id, "base", (scope, *_outer(scope))))
+                base_node = frame.classes.get(base.id) if frame is not None else None
                 if base_node is not None and not self._body_stays(base_node, seen):
                     return False
         return True
 
-    def _builds_on_host(self, reference: _Reference, built: cst.ClassDef) -> bool:
+    def _builds_on_host(self, reference: _Reference, built: ast.ClassDef) -> bool:
         frames = reference.frames
         module = self.walk.module
         outermost = frames[-2] if len(frames) >= 2 else None
         if outermost is not None and _is_test_function(outermost, module):
             return not self._test_places_model(outermost)
         # built in a method of another module class of the file, which stays on the host itself
-        if len(frames) >= 2 and isinstance(frames[0].node, cst.FunctionDef) and isinstance(frames[1].node, cst.ClassDef):
+        if len(frames) >= 2 and isinstance(frames[0].node, _FUNCTIONS) and isinstance(frames[1].node, ast.ClassDef):
             owner = frames[1].node
-            return owner is not built and owner in self.walk.definitions and self.stays_on_host(owner)
+            return owner is not built and self.stays_on_host(owner)
         return False
 
     def _test_places_model(self, test: _Frame) -> bool:
         known = self._test_places.get(id(test))
         if known is None:
-            assert isinstance(test.node, cst.FunctionDef)
+            assert isinstance(test.node, _FUNCTIONS)
             allowed = _parametrized_names(test.node) | _BUILTIN_FIXTURES
-            params = test.node.params
-            fixtures = any(param.name.value not in allowed for param in [*params.posonly_params, *params.params, *params.kwonly_params])
-            starred = isinstance(params.star_arg, cst.Param) or params.star_kwarg is not None
+            args = test.node.args
+            fixtures = any(arg.arg not in allowed for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs])
+            starred = args.vararg is not None or args.kwarg is not None
             known = test.places or fixtures or starred or self._helpers_place(test.called, set())
             self._test_places[id(test)] = known
         return known
@@ -332,24 +325,65 @@ def _outer(frame: _Frame) -> tuple[_Frame, ...]:
     return tuple(frames)
 
 
-class HostTestModules:
-    """Answers "does every instance of this class stay on the host?" for one file; walks the
-    tree once, on the first question, and only for test files."""
+def _cst_classes(body: object) -> Iterator[cst.ClassDef]:
+    """Classes defined in a sequence of statements, in source order (nested ones after their
+    enclosing definition), as Python's tree lists them; found through the statements only."""
+    for statement in body:  # type: ignore[attr-defined]
+        if isinstance(statement, cst.ClassDef):
+            yield statement
+            yield from _cst_classes(_block(statement.body))
+        elif isinstance(statement, (cst.FunctionDef, cst.With)):
+            yield from _cst_classes(_block(statement.body))
+        elif isinstance(statement, cst.If):
+            yield from _cst_classes(_block(statement.body))
+            orelse = statement.orelse
+            if orelse is not None:
+                yield from _cst_classes([orelse] if isinstance(orelse, cst.If) else _block(orelse.body))
+        elif isinstance(statement, (cst.For, cst.While)):
+            yield from _cst_classes(_block(statement.body))
+            if statement.orelse is not None:
+                yield from _cst_classes(_block(statement.orelse.body))
+        elif isinstance(statement, (cst.Try, cst.TryStar)):
+            yield from _cst_classes(_block(statement.body))
+            for handler in statement.handlers:
+                yield from _cst_classes(_block(handler.body))
+            for tail in (statement.orelse, statement.finalbody):
+                if tail is not None:
+                    yield from _cst_classes(_block(tail.body))
+        elif isinstance(statement, cst.Match):
+            for case in statement.cases:
+                yield from _cst_classes(_block(case.body))
 
-    def __init__(self, module: cst.Module, path: Optional[str], text: Optional[str]) -> None:
+
+def _block(suite: cst.BaseSuite) -> object:
+    return suite.body if isinstance(suite, cst.IndentedBlock) else ()
+
+
+class HostTestModules:
+    """Answers "does every object of this module class stay on the host?" for one file. Only
+    for test files, and on the first question: one walk of Python's tree of the file (shared
+    with FunctionTexts), its classes paired with libcst's in source order."""
+
+    def __init__(self, module: cst.Module, path: Optional[str], text: Optional[str], texts: Optional[FunctionTexts]) -> None:
         self._module = module
-        self._applies = is_test_file(path, text)
-        self._text = text
+        self._texts = texts if is_test_file(path, text) else None
+        self._text = text or ""
         self._verdicts: Optional[_Verdicts] = None
+        self._paired: dict[cst.ClassDef, ast.ClassDef] = {}
 
     def stays_on_host(self, node: cst.ClassDef) -> bool:
-        if not self._applies:
+        if self._texts is None:
             return False
         if self._verdicts is None:
-            assert self._text is not None
+            tree = self._texts.syntax_tree()
             walk = _Walk(frozenset(_CLASS_NAMES.findall(self._text)))
-            self._module.visit(walk)
+            if tree is not None:
+                for statement in tree.body:
+                    walk.walk(statement, walk.module)
             self._verdicts = _Verdicts(walk)
-        if node not in self._verdicts.walk.definitions:
-            return False  # a class of another module of the project
-        return self._verdicts.stays_on_host(node)
+            ours = list(_cst_classes(self._module.body))
+            theirs = list(walk.definitions)
+            if len(ours) == len(theirs) and all(a.name.value == b.name for a, b in zip(ours, theirs)):
+                self._paired = dict(zip(ours, theirs))
+        paired = self._paired.get(node)
+        return paired is not None and self._verdicts.stays_on_host(paired)
