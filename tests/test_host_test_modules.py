@@ -122,6 +122,7 @@ def test_only_for_pytest_test_files():
         "@pytest.mark.parametrize('where', ['cpu', pytest.param('mps', marks=RunIf(mps=True))])\ndef test_x(where):\n    Model()\n",
         # a fixture can hand the test anything, a global hands the object to anything
         "def test_x(harness):\n    harness(Model())\n",
+        "def test_x(request):\n    request.getfixturevalue('harness')(Model())\n",
         "def test_x(*args):\n    Model()\n",
         "def test_x():\n    global MODEL\n    MODEL = Model()\n",
         # a helper of the file that moves what it is handed

@@ -66,10 +66,9 @@ _PLACING_METHODS = frozenset(
         "prepare", "prepare_model", "fit", "validate", "test", "predict", "launch",
     }
 )  # fmt: skip
-#: pytest's own fixtures: none of them hands a test a device or a model
-_BUILTIN_FIXTURES = frozenset(
-    {"tmp_path", "tmpdir", "tmp_path_factory", "tmpdir_factory", "monkeypatch", "capsys", "capfd", "caplog", "recwarn", "request"}
-)
+#: pytest's own fixtures that hand a test no device or model (not ``request``: its
+#: ``getfixturevalue`` fetches any fixture)
+_BUILTIN_FIXTURES = frozenset({"tmp_path", "tmpdir", "tmp_path_factory", "tmpdir_factory", "monkeypatch", "capsys", "capfd", "caplog", "recwarn"})
 
 
 @lru_cache(maxsize=4096)
