@@ -394,7 +394,7 @@ def _lint_module(
     ctx = RuleContext(module, path, text)
     instances = [rule(ctx) for rule in rules if rule.code not in ("DL001", "DL002")]
     dispatcher = _Dispatcher(instances, ctx)
-    analyzer = FlowAnalyzer(module, dispatcher, lambda node: module.code_for_node(node), text, project)
+    analyzer = FlowAnalyzer(module, dispatcher, lambda node: module.code_for_node(node), text, project, path)
     ctx.analyzer = analyzer
     analyzer.module_state.update(imports)
     if whole is not None:  # a piece of a big file: what the whole file says

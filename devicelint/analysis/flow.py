@@ -30,6 +30,7 @@ from devicelint.analysis import constructions, graphs, helpers, ranks
 from devicelint.analysis.function_text import FunctionTexts
 from devicelint.analysis import torch_api as api
 from devicelint.analysis.events import BinaryEvent, CallEvent, EventSink
+from devicelint.analysis.host_test_modules import HostTestModules
 from devicelint.analysis.facts import (
     CRITERION_BUILDER,
     ClassInfo,
@@ -96,6 +97,7 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         source_of: Callable[[cst.CSTNode], str],
         text: Optional[str] = None,
         project: Optional["ProjectView"] = None,
+        path: Optional[str] = None,
     ) -> None:
         self.module = module
         self._init_project_imports(project)
@@ -141,6 +143,8 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         #: per function: does its own body yield (see Summaries._is_generator)
         self._generators: dict[cst.FunctionDef, bool] = {}
         self._own_texts = FunctionTexts(module, text) if text is not None else None
+        #: module classes of a test file that never leave the host (asked lazily)
+        self.host_test_modules = HostTestModules(module, path, text, self._own_texts)
         #: per function: the unannotated parameters its body uses as tensors
         self._tensor_uses_found: dict[cst.FunctionDef, tuple[frozenset[str], frozenset[str]]] = {}
         self._module_uses_found: dict[cst.FunctionDef, frozenset[str]] = {}

@@ -33,6 +33,18 @@ class FunctionTexts:
         self._lines: list[str] = []
         #: per function: (first line of its decorators or ``def``, first line of its body, last line)
         self._spans: Optional[dict[cst.FunctionDef, tuple[int, int, int]]] = None
+        #: Python's own tree of the text (False: it does not parse), parsed once when first asked
+        self._syntax_tree: Union[ast.Module, None, bool] = None
+
+    def syntax_tree(self) -> Optional[ast.Module]:
+        """The text parsed by Python's ``ast`` (a tenth of libcst's time), shared by whoever
+        needs a quick walk of the whole file; None where it does not parse."""
+        if self._syntax_tree is None:
+            try:
+                self._syntax_tree = ast.parse(self._text)
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                self._syntax_tree = False
+        return self._syntax_tree if isinstance(self._syntax_tree, ast.Module) else None
 
     def body(self, function: cst.FunctionDef) -> Optional[str]:
         """The text of ``function``'s body; None when it cannot be cut (callers regenerate it)."""
@@ -56,9 +68,8 @@ class FunctionTexts:
         text = self._text
         if "\r" in text or "\x0c" in text:
             return {}  # line counting of ast and str.split could differ: regenerate instead
-        try:
-            tree = ast.parse(text)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
+        tree = self.syntax_tree()
+        if tree is None:
             return {}
         ours = list(_cst_functions(self._module.body))
         theirs = list(_ast_functions(tree.body))

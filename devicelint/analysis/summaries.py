@@ -189,7 +189,7 @@ class Summaries:
                 state[name] = self_value
                 if attributes_of is not None:
                     for attribute, value in self._attributes_seen_by_methods(attributes_of, function).items():
-                        state[f"{name}.{attribute}"] = _as_seen_from_method(value, attributes_of.is_module)
+                        state[f"{name}.{attribute}"] = _as_seen_from_method(value, self.model_device(attributes_of) if attributes_of.is_module else None)
                     prefix = name + "."
                     for key, value in bound.items():
                         if key.startswith(prefix):
@@ -232,7 +232,7 @@ class Summaries:
         attributes_of = None
         if self_param is not None and class_info is not None:
             if class_info.is_module:
-                self_value = Value(Kind.MODULE, MODEL_DEVICE, info=class_info)
+                self_value = Value(Kind.MODULE, self.model_device(class_info), info=class_info)
             else:
                 self_value = Value(Kind.UNKNOWN, info=class_info)
             attributes_of = class_info if node.name.value != "__init__" else None
@@ -440,6 +440,18 @@ class Summaries:
             return callee, True, False
         return callee, True, defined_in.is_module and callee.name.value != "__init__"
 
+    def model_device(self, class_info: ClassInfo) -> Device:
+        """Where a module class's own tensors (``self``, its submodules, parameters, buffers)
+        live, seen from its methods: the model's device - unless the class belongs to a test
+        file that provably keeps every object of it on the host (see host_test_modules)."""
+        return CPU if self.stays_on_host(class_info) else MODEL_DEVICE
+
+    def stays_on_host(self, class_info: ClassInfo) -> bool:
+        """Does every object of this module class stay on the host? True only for a class of a
+        CPU unit test file that nothing in the file moves or hands to a framework that places
+        it (see devicelint.analysis.host_test_modules)."""
+        return class_info.is_module and self.host_test_modules.stays_on_host(class_info.node)
+
     def body_text(self, function: cst.FunctionDef) -> str:
         """The source of a function's body, generated once per file."""
         return self._body_text(function)
@@ -529,7 +541,7 @@ class Summaries:
             return
         if self.foreign_home(init) is None and init not in self._pending_functions():
             return  # defined in a branch the analysis did not run: nothing to preview
-        self_value = Value(Kind.MODULE, MODEL_DEVICE, info=class_info) if class_info.is_module else Value(Kind.UNKNOWN, info=class_info)
+        self_value = Value(Kind.MODULE, self.model_device(class_info), info=class_info) if class_info.is_module else Value(Kind.UNKNOWN, info=class_info)
         with self._silent_run(init), self._running(init, class_info, None):
             state = self._parameter_state(init, positional[0], self_value, None, {}, use_defaults=False)
             self.exec_block(helpers.body_statements(init), state)
@@ -1389,18 +1401,19 @@ def _is_static(node: cst.FunctionDef) -> bool:
     return has_decorator(node, "staticmethod") or has_decorator(node, "classmethod")
 
 
-def _as_seen_from_method(value: Value, owner_is_module: bool) -> Value:
-    """``self.*`` as another method sees it. In an ``nn.Module``, registered submodules,
-    parameters and buffers are wherever the model went: they follow the model. Elsewhere a
-    module attribute placed by ``__init__`` on an accelerator (or on a symbolic device) stays
-    there; one left on the CPU may be moved by any method, so its device is unknown."""
+def _as_seen_from_method(value: Value, model_device: Optional[Device]) -> Value:
+    """``self.*`` as another method sees it. In an ``nn.Module`` (``model_device`` is where it
+    lives), registered submodules, parameters and buffers are wherever the model went: they
+    follow the model. Elsewhere a module attribute placed by ``__init__`` on an accelerator (or
+    on a symbolic device) stays there; one left on the CPU may be moved by any method, so its
+    device is unknown."""
     if value.kind in (Kind.MODULE, Kind.CRITERION):
-        if owner_is_module:
-            return Value(value.kind, MODEL_DEVICE, value.origin, info=value.info, role=value.role)
+        if model_device is not None:
+            return Value(value.kind, model_device, value.origin, info=value.info, role=value.role)
         keep = value.device is not None and value.device.may_be_accelerator
         return Value(value.kind, value.device if keep else None, value.origin, info=value.info, role=value.role)
     if value.kind == Kind.TENSOR and value.role in (Role.PARAMETER, Role.BUFFER):
-        return Value(Kind.TENSOR, MODEL_DEVICE if owner_is_module else None, value.origin, scalar=value.scalar, info=value.info, role=value.role)
+        return Value(Kind.TENSOR, model_device, value.origin, scalar=value.scalar, info=value.info, role=value.role)
     return value
 
 

@@ -222,6 +222,8 @@ class UnregisteredTensorAttr(Rule):
         context = self.ctx.current_function
         if context.node is None or context.class_info is None or not context.class_info.is_module:
             return
+        if self.ctx.analyzer.stays_on_host(context.class_info):
+            return  # no object of the class ever moves (a CPU unit test's model): nothing is left behind
         if isinstance(target, cst.Subscript) and isinstance(target.value, cst.Attribute):
             # `self.grid[i] = make_grid(...).to(x.device)`: an item of a list of cached tensors
             if value.kind == Kind.TENSOR and value.device is not None and not self._builds_the_module(context.class_info, context.node):
