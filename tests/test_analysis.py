@@ -1527,6 +1527,78 @@ def test_an_attribute_set_outside_init_is_unknown_before_its_writer_is_analysed(
     assert state.get("self.sigmas", UNKNOWN).kind == Kind.UNKNOWN
 
 
+INIT_HELPERS = '''
+import torch
+
+class Trainer:
+    def report(self):
+        return self.codes, self.table, self.shared, self.steps
+
+    def __init__(self, n, device):
+        self.n = n
+        self.shared = torch.zeros(n)
+        self._eval_noise()
+        self.steps = self._schedule(device)
+        self.reset()
+
+    def _eval_noise(self):
+        self.codes = torch.ones(self.n).cuda()
+        self._tables()
+
+    def _tables(self):
+        if self.n > 3:
+            self.table = torch.arange(self.n)
+            return
+        self.table = torch.zeros(self.n)
+
+    def _schedule(self, device):
+        self.timesteps = torch.arange(self.n).to(device)
+        return self.timesteps
+
+    def reset(self):
+        self.shared = torch.ones(3).cuda()
+'''
+
+
+def test_attributes_a_method_called_from_init_sets_are_inits():
+    analyzer = analyse(INIT_HELPERS)
+    init = function_state(analyzer, "__init__")
+    # `_eval_noise` has no return at its end: it runs all the same
+    assert init["self.codes"].kind == Kind.TENSOR and place(init["self.codes"]) == "accel"
+    # set by a helper of a helper, on both of its paths (one ends in a return): the host either way
+    assert init["self.table"].kind == Kind.TENSOR and place(init["self.table"]) == "cpu"
+    # a helper that returns: its result and what it stored, on the device it was handed
+    assert init["self.steps"].kind == Kind.TENSOR and init["self.timesteps"].kind == Kind.TENSOR
+    assert place(init["self.timesteps"]) == "follows" and init["self.timesteps"].device.label == "device"
+    # `report` comes first in the file and nothing calls it, yet sees what the helpers set
+    report = function_state(analyzer, "report")
+    assert report["self.codes"].kind == Kind.TENSOR and place(report["self.codes"]) == "accel"
+    # `reset` runs last in `__init__`: the tensor it stored replaces the one `__init__` made
+    assert report["self.shared"].kind == Kind.TENSOR and place(report["self.shared"]) == "accel"
+
+
+def test_only_methods_no_other_code_calls_run_as_part_of_init():
+    assert analyse(INIT_HELPERS).file_classes()[0].init_only_helpers == frozenset({"_eval_noise", "_schedule", "reset"})
+    # called again from elsewhere (or only by another helper): ordinary methods, whose writes
+    # the other methods see where all writers agree
+    analyzer = analyse(INIT_HELPERS + "\ndef again(trainer):\n    trainer.reset()\n    hook = trainer._eval_noise\n")
+    assert analyzer.file_classes()[0].init_only_helpers == frozenset({"_schedule"})
+    # a module's method run only by its `__init__` builds the module, like `__init__`
+    module = analyse(
+        "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self._build()\n    def _build(self):\n        self.t = torch.ones(3)\n    def forward(self, x):\n"
+        "        self._build()\n        return x\n    def _other(self):\n        pass\n"
+    )
+    build = next(function for function in module.function_states if function.name.value == "_build")
+    assert not module.constructs_module(build)  # `forward` calls it too
+    module = analyse(
+        "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self._build()\n    def _build(self):\n        self.t = torch.ones(3)\n    def forward(self, x):\n        return x\n"
+    )
+    build = next(function for function in module.function_states if function.name.value == "_build")
+    assert module.constructs_module(build) and module.runs_in_init(build)
+
+
 def test_a_collate_function_of_the_file_makes_the_loaders_batches():
     analyzer = analyse(
         "import torch\nfrom torch.utils.data import DataLoader\n"

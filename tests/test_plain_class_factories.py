@@ -72,3 +72,39 @@ def test_a_dataclass_rebuilt_by_the_layers_is_not_blamed_after_the_loop():
         "        return frames.translations + self.update(single)\n"
     )
     assert "DL202" not in [finding.code for finding in lint(code)]
+
+
+def test_a_tensor_a_helper_of_init_stores_meets_a_gpu_tensor_in_a_method_analysed_first():
+    # `sample` comes first and nothing calls it; `_setup` runs only as part of `__init__`
+    code = (
+        "import torch\n"
+        "class Sampler:\n"
+        "    def __init__(self, n):\n"
+        "        self.n = n\n"
+        "        self._setup()\n"
+        "    def sample(self):\n"
+        "        return torch.ones(self.n).cuda() + self.noise\n"
+        "    def _setup(self):\n"
+        "        self.noise = torch.randn(self.n)\n"
+    )
+    findings = [finding for finding in lint(code) if finding.code == "DL202"]
+    assert [finding.line for finding in findings] == [9]
+    assert "`_setup()` keeps it for `sample()`" in findings[0].message
+
+
+def test_a_factory_in_a_helper_only_a_module_constructor_calls_is_dl103s():
+    code = (
+        "import torch\n"
+        "from torch import nn\n"
+        "class Head(nn.Module):\n"
+        "    def __init__(self, n):\n"
+        "        super().__init__()\n"
+        "        self.proj = nn.Linear(n, n)\n"
+        "        self._build_buffers(n)\n"
+        "    def forward(self, x):\n"
+        "        return self.proj(x) + self.offsets\n"
+        "    def _build_buffers(self, n):\n"
+        "        self.offsets = torch.arange(n)\n"
+    )
+    codes = [(finding.code, finding.line) for finding in lint(code)]
+    assert ("DL103", 11) in codes and "DL202" not in [code for code, _ in codes]

@@ -35,6 +35,8 @@ class ClassInfo:
     written_elsewhere: Optional[frozenset[str]] = None
     #: per such name, the methods (not ``__init__``) that write it (computed with it)
     writers: dict[str, tuple[cst.FunctionDef, ...]] = field(default_factory=dict)
+    #: methods only ``__init__`` calls, on its own object: they run as part of it (computed once)
+    init_only_helpers: Optional[frozenset[str]] = None
     places_itself: Optional[bool] = None
     #: names the class registers with ``self.register_buffer(name, ...)``
     buffers: set[str] = field(default_factory=set)

@@ -21,6 +21,7 @@ file devicelint.analysis.facts.
 from __future__ import annotations
 
 import contextlib
+from collections import Counter
 from dataclasses import replace
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional, Sequence, Union
 
@@ -126,8 +127,16 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         self._nested_functions: set[cst.FunctionDef] = set()
         self._inline_depth = 0
         self._inlining: set[cst.FunctionDef] = set()
+        #: methods being run as part of their object's ``__init__`` (see Summaries._run_for_init)
+        self._init_runs: set[cst.FunctionDef] = set()
+        #: identifiers of the file's text, counted once, with the names it defines with ``def``
+        #: (see Summaries._init_only_helpers)
+        self._word_counts: Optional[tuple[Counter[str], Counter[str]]] = None
         #: per helper being summarised: the values its return statements gave
         self._returns: list[list[Value]] = []
+        #: per function being run silently: None, or (for a method ``__init__`` calls on its own
+        #: object, see Summaries._run_for_init) the states its ``return``s leave
+        self._exit_states: list[Optional[list[State]]] = []
         self._summaries: dict[tuple, Value] = {}
         self._summaries_left = helpers.MAX_SUMMARIES
         self._helper_facts: dict[cst.FunctionDef, tuple[bool, bool, frozenset[str]]] = {}
@@ -355,6 +364,8 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         value = self.eval(node.value, state) if node.value is not None else _NONE
         if self._returns:
             self._returns[-1].append(value)
+        if self._exit_states and self._exit_states[-1] is not None:
+            self._exit_states[-1].append(dict(state))
         if self.emitting and node.value is not None:
             self.sink.on_return(node, value)
 

@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import contextlib
+from collections import Counter
 
 import re
 from dataclasses import replace
@@ -26,7 +27,7 @@ from devicelint.analysis import constructions, helpers
 from devicelint.analysis import torch_api as api
 from devicelint.analysis.facts import ClassInfo, CriterionInfo
 from devicelint.analysis.names import OwnScopeVisitor, dotted_name
-from devicelint.analysis.state import DEFAULT_DEVICE_KEY, State
+from devicelint.analysis.state import DEFAULT_DEVICE_KEY, State, join_states
 from devicelint.analysis.torch_semantics import (
     MODULE_ANNOTATIONS,
     MODULE_INPUT_MEMBERS,
@@ -39,6 +40,9 @@ from devicelint.analysis.values import CPU, MODEL_DEVICE, UNKNOWN, Device, Homog
 
 #: how far down the queue a function that waits for its callers is looked for
 _PENDING_LOOKAHEAD = 200
+#: identifiers, and the names ``def`` gives (see Summaries._init_only_helpers)
+_WORD = re.compile(r"[A-Za-z_]\w*")
+_DEFINED = re.compile(r"\bdef\s+([A-Za-z_]\w*)")
 #: ``name(`` or ``.name(``, not ``def name(``
 _CALLED_NAME = re.compile(r"(?<!def )(?<!class )(?<![\w])([A-Za-z_]\w*)\s*\(")
 #: text that says a class places its tensors itself
@@ -472,11 +476,14 @@ class Summaries:
         return cut if cut is not None else self.source_of(function)
 
     def _written_elsewhere(self, class_info: ClassInfo) -> frozenset[str]:
-        """Attributes that methods other than ``__init__`` assign: they may hold anything."""
+        """Attributes that methods other than ``__init__`` assign: they may hold anything. A
+        method only ``__init__`` calls (``self._build_buffers()``) runs there: what it assigns
+        is ``__init__``'s (see _run_for_init)."""
         if class_info.written_elsewhere is None:
             writers: dict[str, list[cst.FunctionDef]] = {}
+            init_only = self._init_only_helpers(class_info)
             for name, method in class_info.methods.items():
-                if name == "__init__":
+                if name == "__init__" or name in init_only:
                     continue
                 assigned = helpers.assigned_names(helpers.body_statements(method))
                 for attribute in {name[5:] for name in assigned if name.startswith("self.")}:
@@ -484,6 +491,40 @@ class Summaries:
             class_info.writers = {attribute: tuple(methods) for attribute, methods in writers.items()}
             class_info.written_elsewhere = frozenset(writers)
         return class_info.written_elsewhere
+
+    def _init_only_helpers(self, class_info: ClassInfo) -> frozenset[str]:
+        """Methods of the class that ``__init__`` calls on its own object (``self._setup()``)
+        and nothing else in the file names (no other call, no ``self.apply(self._init)``):
+        they run only as part of ``__init__``, which takes what they set. Counted on the
+        file's words (once per file), computed once per class."""
+        if class_info.init_only_helpers is None:
+            class_info.init_only_helpers = self._find_init_only_helpers(class_info)
+        return class_info.init_only_helpers
+
+    def _find_init_only_helpers(self, class_info: ClassInfo) -> frozenset[str]:
+        init = class_info.methods.get("__init__")
+        positional = [*init.params.posonly_params, *init.params.params] if init is not None else []
+        if init is None or not positional or _is_static(init):
+            return frozenset()
+        init_text = self._body_text(init)
+        receiver = re.escape(positional[0].name.value)
+        called = {match.group(1) for match in re.finditer(rf"(?<![\w.]){receiver}\s*\.\s*(\w+)\s*\(", init_text)}
+        called &= class_info.methods.keys() - {"__init__"}
+        if not called:
+            return frozenset()
+        if self._word_counts is None:
+            text = self.text if self.text is not None else self.source_of(self.module)
+            self._word_counts = (Counter(_WORD.findall(text)), Counter(_DEFINED.findall(text)))
+        words, defined = self._word_counts
+        in_init = Counter(word for word in _WORD.findall(init_text) if word in called)
+        return frozenset(
+            name
+            for name in called
+            if words[name] - defined[name] == in_init[name]
+            and not self._overridden_below(class_info, name)
+            and not has_decorator(class_info.methods[name], "staticmethod")
+            and not has_decorator(class_info.methods[name], "classmethod")
+        )
 
     def _attributes_seen_by_methods(self, class_info: ClassInfo, reader: Optional[cst.FunctionDef] = None) -> dict[str, Value]:
         """``self.*`` as a method (``reader``) other than ``__init__`` sees it: what the
@@ -562,9 +603,11 @@ class Summaries:
         yielded: list[Optional[Value]] = []
         self._returns.append(returns)
         self._yielded.append(yielded)
+        self._exit_states.append(None)
         try:
             yield returns, yielded
         finally:
+            self._exit_states.pop()
             self._returns.pop()
             self._yielded.pop()
             self._inlining.discard(function)
@@ -603,9 +646,16 @@ class Summaries:
         else:
             receiver_key = dotted_name(node.func.value) if isinstance(node.func, cst.Attribute) else None
             carried = self._attributes_set_by_caller(info, receiver_key, state) if self.emitting else None
-            result = self._summarise(function, owner, receiver, True, args, state, carried)
+            ran = None
+            if receiver_key is not None and self._builds_own_object(receiver_key):
+                ran = self._run_for_init(function, owner, receiver, args, state, receiver_key, carried)
+            if ran is not None:
+                result = ran
+            else:
+                result = self._summarise(function, owner, receiver, True, args, state, carried)
+                if receiver_key is not None:
+                    self._forget_what_it_writes(function, receiver_key, state)
             if receiver_key is not None:
-                self._forget_what_it_writes(function, receiver_key, state)
                 self._forget_device_if_moved(function, receiver, receiver_key, state)
         if receiver.kind not in (Kind.MODULE, Kind.CRITERION):
             self._escape_into(function, args, state, skip_first=not has_decorator(function, "staticmethod"))
@@ -642,13 +692,24 @@ class Summaries:
         """Is ``function`` the ``__init__`` of an nn.Module class - or of a class the analysis
         has not read (another module's)? What it makes are the module's tensors, on the host
         until the module is moved. False for any other function, and for the ``__init__`` of a
-        plain class of the file, whose arguments are placed by whoever builds the object."""
-        if function.name.value != "__init__":
-            return False
+        plain class of the file, whose arguments are placed by whoever builds the object. A
+        method only a module's ``__init__`` calls (``self._build_buffers()``) builds it too."""
+        name = function.name.value
+        if name != "__init__":
+            return any(info.is_module and self._runs_in_init_of(function, info) for info in self._classes)
         for info in self._classes:
             if info.methods.get("__init__") is function:
                 return info.is_module
         return True
+
+    def runs_in_init(self, function: cst.FunctionDef) -> bool:
+        """Is ``function`` a method that only its class's ``__init__`` calls (``self._setup()``),
+        so that it runs as part of building the object?"""
+        return any(self._runs_in_init_of(function, info) for info in self._classes)
+
+    def _runs_in_init_of(self, function: cst.FunctionDef, info: ClassInfo) -> bool:
+        name = function.name.value
+        return info.methods.get(name) is function and name in self._init_only_helpers(info)
 
     def subclasses_of(self, info: ClassInfo) -> list[ClassInfo]:
         """The classes of this file that inherit from ``info``, directly or not."""
@@ -710,6 +771,94 @@ class Summaries:
             memo[function] = known
         return known
 
+    def _note_call_site(
+        self, function: cst.FunctionDef, args: tuple[tuple[cst.Arg, Value], ...], bind_self: bool, carried: Optional[dict[str, Value]]
+    ) -> None:
+        """Remember what a reporting pass's call hands the function: its own analysis starts
+        from the join over its calls (see _bound_by_callers)."""
+        site = helpers.bind_arguments(function, args, bind_self)
+        if site is not None and carried and site[0] is not None:
+            prefix = site[0].name.value + "."
+            site = (site[0], {**site[1], **{prefix + attribute: value for attribute, value in carried.items()}})
+        self._call_sites.setdefault(function, []).append(site[1] if site is not None else None)
+
+    def _builds_own_object(self, receiver_key: str) -> bool:
+        """Is ``receiver_key`` the ``self`` of an ``__init__`` being analysed (or of a method
+        running as part of one)?"""
+        function = self.current_function.node
+        if function is None or "." in receiver_key or _is_static(function):
+            return False
+        if function.name.value != "__init__" and function not in self._init_runs:
+            return False
+        positional = [*function.params.posonly_params, *function.params.params]
+        return bool(positional) and positional[0].name.value == receiver_key
+
+    def _run_for_init(
+        self,
+        function: cst.FunctionDef,
+        class_info: ClassInfo,
+        receiver: Value,
+        args: tuple[tuple[cst.Arg, Value], ...],
+        state: State,
+        receiver_key: str,
+        carried: Optional[dict[str, Value]],
+    ) -> Optional[Value]:
+        """``self._eval_noise()`` in ``__init__``: the method runs there, on the object being
+        built, whether or not it ends in a ``return``. Its body runs silently from the caller's
+        ``self.*``, and the attributes it leaves (joined over its ``return``s and its end) are
+        the caller's from then on, so ``__init__``'s attributes - and so every other method -
+        see them. What it returns is what a summary gives. None where it cannot run (too deep,
+        recursive, a generator, an unknown decorator): the caller summarises the call as for
+        any method."""
+        if self._inline_depth >= helpers.MAX_DEPTH or function in self._inlining or self._summaries_left <= 0:
+            return None
+        summarisable, falls_off, _ = self._facts_of(function)
+        if not summarisable or self._is_generator(function):
+            return None
+        binding = helpers.bind_arguments(function, args, True)
+        if binding is None or binding[0] is None:
+            return None
+        if self.emitting:
+            self._note_call_site(function, args, True, carried)
+        self._summaries_left -= 1
+        self_param, bound = binding
+        caller_prefix = receiver_key + "."
+        own_prefix = self_param.name.value + "."
+        default = self._default_device(state)
+        self._init_runs.add(function)
+        try:
+            with self._silent_run(function) as (returns, _), self._running(function, class_info, None):
+                exits: list[State] = []
+                self._exit_states[-1] = exits
+                local = self._parameter_state(function, self_param, receiver, None, bound, use_defaults=True)
+                for key, value in state.items():
+                    if key.startswith(caller_prefix):
+                        local[own_prefix + key[len(caller_prefix):]] = value
+                if default is not None:
+                    local[DEFAULT_DEVICE_KEY] = default
+                self.exec_block(helpers.body_statements(function), local)
+        finally:
+            self._init_runs.discard(function)
+        if falls_off:
+            exits.append(local)
+        if not exits:
+            return None  # it always raises: nothing after the call runs
+        left: State = {}
+        for exit_state in exits:
+            left = join_states(left, {key: value for key, value in exit_state.items() if key.startswith(own_prefix)})
+        for key, value in left.items():
+            value = _in_caller_terms(helpers.attributed_to(value, function, self.factory_home), bound)
+            state[caller_prefix + key[len(own_prefix):]] = value
+        if falls_off or not returns:
+            return UNKNOWN
+        result = returns[0]
+        for other in returns[1:]:
+            result = join(result, other)
+        result = _in_caller_terms(helpers.attributed_to(result, function, self.factory_home), bound)
+        if result.kind == Kind.UNKNOWN and _sequence_on_some_paths(returns):
+            result = Value(Kind.UNKNOWN, role=Role.SEQUENCE_ON_SOME_PATHS)
+        return result
+
     def _summarise(
         self,
         function: cst.FunctionDef,
@@ -725,11 +874,7 @@ class Summaries:
         attributes the caller set, which the callee's own analysis starts from (see
         _attributes_set_by_caller)."""
         if self.emitting:
-            site = helpers.bind_arguments(function, args, bind_self)
-            if site is not None and carried and site[0] is not None:
-                prefix = site[0].name.value + "."
-                site = (site[0], {**site[1], **{prefix + attribute: value for attribute, value in carried.items()}})
-            self._call_sites.setdefault(function, []).append(site[1] if site is not None else None)
+            self._note_call_site(function, args, bind_self, carried)
         if self._inline_depth >= helpers.MAX_DEPTH or function in self._inlining:
             return UNKNOWN
         summarisable, falls_off, _ = self._facts_of(function)

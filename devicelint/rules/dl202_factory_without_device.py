@@ -492,8 +492,9 @@ class FactoryWithoutDevice(Rule):
         elif home.name.value == "__init__":
             # a plain class's constructor keeps it (`self.stats = {...}`) for its other methods
             place = f"`__init__()` keeps it for `{method.name.value}()`, where it {meets} {other_text} at line {self.ctx.line(meeting)}"
-        elif f".{method.name.value}(" in self.ctx.analyzer.body_text(home):
-            # made in a method that then calls this one, which finds it in an attribute
+        elif f".{method.name.value}(" in self.ctx.analyzer.body_text(home) or self.ctx.analyzer.runs_in_init(home):
+            # made in a method that then calls this one, or in one that runs as part of
+            # `__init__` (`self._setup()`): this one finds it in an attribute
             place = f"`{home.name.value}()` keeps it for `{method.name.value}()`, where it {meets} {other_text} at line {self.ctx.line(meeting)}"
         else:
             place = f"`{home.name.value}()` returns it to `{method.name.value}`, where it {meets} {other_text} at line {self.ctx.line(meeting)}"
