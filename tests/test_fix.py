@@ -141,3 +141,15 @@ def test_unsafe_fixes_flag_is_accepted(tmp_path, write):
     write("train.py", BUG)
     result = run(["train.py", "--diff", "--unsafe-fixes"], tmp_path)
     assert result.exit_code == 1
+
+
+def test_cuda_map_location_fix_maps_to_the_host_only_as_an_unsafe_fix():
+    # without a `device` variable the fix is "cpu", which code using the loaded tensors as they
+    # are may not suit: applied only with --unsafe-fixes
+    code = "import torch\nuse_gpu = torch.cuda.is_available()\nstate = torch.load('ckpt.pt', map_location='cuda:0')\n"
+    findings = [f for f in lint(code, rule_code="DL301") if f.code == "DL301"]
+    assert [f.line for f in findings] == [3]
+    assert apply_fixes(code, findings, unsafe=False)[1] == 0
+    fixed, applied = apply_fixes(code, findings, unsafe=True)
+    assert applied == 1
+    assert fixed == "import torch\nuse_gpu = torch.cuda.is_available()\nstate = torch.load('ckpt.pt', map_location=\"cpu\")\n"

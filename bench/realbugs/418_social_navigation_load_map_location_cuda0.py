@@ -3,7 +3,8 @@
 # bug: the module falls back to the CPU when no GPU is present, but the ensemble's load() restores
 #      every world-model generator and its optimizer with map_location hard-coded to 'cuda:0', which
 #      fails on a CPU-only machine. The reporter's fix in the thread maps them to the CPU instead.
-#      (No rule names a hard-coded map_location; DL302, hard-coded cuda in a method, is the closest.)
+#      (Collected as DL302, hard-coded cuda in a method, the closest rule then; re-marked DL301, whose
+#      docs now cover a map_location that names CUDA in a program that also runs without a GPU.)
 import torch
 import torch.nn as nn
 
@@ -34,8 +35,8 @@ class Ensemble_Model:
 
     def load(self, filename):
         for idx in range(self.network_size):
-            self.model_list[idx].generator.load_state_dict(torch.load(filename + "_generator", map_location="cuda:0"))  # expect: DL302
-            self.model_list[idx].optimizer_G.load_state_dict(torch.load(filename + "_generator_optimizer", map_location="cuda:0"))  # expect: DL302
+            self.model_list[idx].generator.load_state_dict(torch.load(filename + "_generator", map_location="cuda:0"))  # expect: DL301
+            self.model_list[idx].optimizer_G.load_state_dict(torch.load(filename + "_generator_optimizer", map_location="cuda:0"))  # expect: DL301
 
 
 if __name__ == "__main__":

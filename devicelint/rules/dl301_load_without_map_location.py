@@ -1,6 +1,7 @@
 from __future__ import annotations
 
-from typing import Callable, Optional
+import re
+from typing import Callable, Optional, Sequence
 
 import libcst as cst
 
@@ -10,6 +11,7 @@ from devicelint.analysis.values import Kind, Role, Value
 from devicelint.rule_api import FixSpec, NodeEdit
 from devicelint.findings import Severity
 from devicelint.rules._arguments import with_keyword_argument
+from devicelint.rules._cuda_code import CUDA_LITERAL, CUDA_ONLY_FILE
 from devicelint.rules.base import Example, Rule
 
 
@@ -23,6 +25,16 @@ class LoadWithoutMapLocation(Rule):
     a wrapper from another module of the project (`load_checkpoint(path)` in `utils.py`) whose
     `torch.load` of the path it is given has no `map_location`: the finding is at the call,
     naming the wrapper's line.
+
+    In such a program, also a `torch.load` whose `map_location` names CUDA itself (`"cuda:0"`,
+    `torch.device("cuda")`, `{"cuda:1": "cuda:0"}`, `lambda storage, loc: storage.cuda()`): the
+    checkpoint will not load on the machines without a GPU that the program otherwise supports.
+    Left alone there: a load on a path that runs only with a GPU (in an `if`, `while` or
+    conditional expression whose test asks about the device - `if torch.cuda.is_available():`,
+    `if args.cuda:` - in a function or class whose decorators do, such as `@require_torch_gpu` or
+    `skipif(not torch.cuda.is_available())`, or after a guard of its scope such as `if not
+    use_cuda: raise ...` or `assert torch.cuda.is_available()`); a GPU taken from configuration
+    (`f"cuda:{rank}"`, `storage.cuda(args.gpu)`); a file written for CUDA alone (as DL302 has it).
 
     In any file, also a model's own loading code, which its caller places (as DL302 has it):
     a `torch.load` in a method of an `nn.Module` (not a static one: `def load_state(self,
@@ -63,13 +75,15 @@ class LoadWithoutMapLocation(Rule):
     The fix adds `map_location="cpu"`, or `map_location=device` when a `device` variable
     holding a `torch.device` is in scope, as the last argument and in the call's own layout:
     on a line of its own where the arguments are one per line. Loading to the CPU and then
-    moving the model is always correct; the fix is safe.
+    moving the model is always correct; the fix is safe. For a `map_location` that names CUDA
+    the fix replaces it with `device` (safe: the run's own choice) or, without such a variable,
+    `"cpu"` (unsafe: code may use the loaded tensors where they land).
     """
 
     code = "DL301"
     name = "load-without-map-location"
     severity = Severity.WARNING
-    summary = "`torch.load` without `map_location` restores tensors onto the device they were saved from."
+    summary = "`torch.load` without `map_location` restores tensors onto the device they were saved from (or one mapped to a hard-coded CUDA device)."
     fix_safety = "safe"
     valid = (
         # the CPU branch maps, the GPU branch loads as saved (LatticeLSTM after its fix)
@@ -107,6 +121,22 @@ class LoadWithoutMapLocation(Rule):
         "import os\nimport torch\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
         "if os.path.isfile(args.cache):\n    vectors = torch.load(args.cache)\nelse:\n"
         "    vectors = build_vectors()\n    torch.save(vectors, args.cache)\n",
+        # mapped to CUDA only on the path that has it, or to the GPU configuration names
+        "import torch\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+        "def load(path, args):\n    if torch.cuda.is_available():\n        return torch.load(path, map_location='cuda:0')\n"
+        "    if args.gpu is not None:\n        return torch.load(path, map_location=lambda s, loc: s.cuda(args.gpu))\n"
+        "    return torch.load(path, map_location='cuda' if args.cuda else 'cpu')\n",
+        # a GPU-only test, by its decorator or by the guard that skips it
+        "import pytest\nimport torch\nuse_gpu = torch.cuda.is_available()\n"
+        "@pytest.mark.skipif(not torch.cuda.is_available(), reason='needs a GPU')\n"
+        "def test_load(path):\n    torch.load(path, map_location='cuda')\n"
+        "def test_reload(path):\n    if not torch.cuda.is_available():\n        pytest.skip('needs a GPU')\n"
+        "    torch.load(path, map_location=torch.device('cuda:0'))\n",
+        # a program that never asks which device it has: a GPU program, mapped to its GPU
+        "import torch\nstate = torch.load('ckpt.pt', map_location='cuda:0')\n",
+        # written for CUDA alone
+        "import torch\nuse_gpu = torch.cuda.is_available()\nstream = torch.cuda.Stream()\n"
+        "state = torch.load('ckpt.pt', map_location='cuda')\n",
         # a file of host tensors only: nothing to map
         "import torch\nuse_gpu = torch.cuda.is_available()\nclass Cache:\n    def write(self):\n        torch.save((torch.zeros(3), torch.ones(3)), self.path)\n"
         "    def read(self):\n        return torch.load(self.path)\n",
@@ -152,6 +182,22 @@ class LoadWithoutMapLocation(Rule):
             "    def save(self):\n        torch.save(self.model.state_dict(), self.path)\n"
             "    def resume(self):\n        return torch.load(self.path)  # expect: DL301\n"
         ),
+        # map_location hard-coded to CUDA in a program that chooses its device (model-based-social-navigation)
+        Example(
+            "import torch\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+            "class Ensemble:\n    def load(self, path):\n"
+            "        self.model.load_state_dict(torch.load(path, map_location='cuda:0'))  # expect: DL301\n",
+            "import torch\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+            "class Ensemble:\n    def load(self, path):\n"
+            "        self.model.load_state_dict(torch.load(path, map_location=device))  # expect: DL301\n",
+        ),
+        Example(
+            "import torch\nuse_gpu = torch.cuda.is_available()\n"
+            "a = torch.load('a.pt', map_location=torch.device('cuda'))  # expect: DL301\n"
+            "b = torch.load('b.pt', map_location={'cuda:1': 'cuda:0'})  # expect: DL301\n"
+            "c = torch.load('c.pt', map_location=lambda storage, loc: storage.cuda())  # expect: DL301\n"
+            "if resume:\n    d = torch.load('d.pt', 'cuda:0')  # expect: DL301\n"
+        ),
         Example(
             "import torch as t\ndevice = t.device('cuda' if t.cuda.is_available() else 'cpu')\n"
             "state = t.load(path, weights_only=True)  # expect: DL301\n",
@@ -183,6 +229,8 @@ class LoadWithoutMapLocation(Rule):
         self._saves_model_state = False
         #: loads in a module's own method (not a static one): the caller places the module
         self._in_module_method: set[int] = set()
+        #: loads whose map_location names CUDA itself: (the call, its map_location, the fix's location)
+        self._cuda_mapped: list[tuple[cst.Call, cst.BaseExpression, str]] = []
 
     def on_call(self, event: CallEvent) -> None:
         if event.qualname == "torch.save" or self._is_accelerate_save(event):
@@ -205,13 +253,12 @@ class LoadWithoutMapLocation(Rule):
         if location_arg is not None:
             if _maps_to_host(location_arg.value):
                 self._mapped.append((self.ctx.source_of(node.args[0].value), self.ctx.current_function.node, node))
+            elif self._maps_to_cuda_literal(location_arg.value, event):
+                self._cuda_mapped.append((node, location_arg.value, self._location_in_scope(event)))
             return
         if event.args[0][1].role is Role.IN_PROCESS_BUFFER:
             return  # saved and loaded by the same process: map_location would change the result
-        location = '"cpu"'
-        device = self.ctx.analyzer.lookup("device", event.state)
-        if device.kind == Kind.DEVICE:
-            location = "device"
+        location = self._location_in_scope(event)
         function = self.ctx.current_function.node
         path = self._path_text(node.args[0].value, function)
         if any(saved == path and _runs_within(function, home) for saved, home, _ in self._saves):
@@ -226,6 +273,29 @@ class LoadWithoutMapLocation(Rule):
         context = self.ctx.current_function
         if function is not None and context.class_info is not None and context.class_info.is_module and not _is_static(function):
             self._in_module_method.add(id(node))
+
+    def _location_in_scope(self, event: CallEvent) -> str:
+        """``device`` when a variable of that name holds a ``torch.device`` here, else ``"cpu"``."""
+        device = self.ctx.analyzer.lookup("device", event.state)
+        return "device" if device.kind == Kind.DEVICE else '"cpu"'
+
+    def _maps_to_cuda_literal(self, node: cst.BaseExpression, event: CallEvent) -> bool:
+        """``"cuda:0"``, ``torch.device("cuda")``, ``{"cuda:1": "cuda:0"}`` or ``lambda storage,
+        loc: storage.cuda()``: a map_location that names CUDA itself, whatever device the run
+        chose. (``.cuda(args.gpu)`` and ``f"cuda:{rank}"`` take the GPU from configuration.)"""
+        if isinstance(node, cst.Dict):
+            return any(isinstance(element, cst.DictElement) and self._maps_to_cuda_literal(element.value, event) for element in node.elements)
+        if isinstance(node, cst.Lambda):
+            body = node.body
+            return (
+                isinstance(body, cst.Call)
+                and isinstance(body.func, cst.Attribute)
+                and body.func.attr.value == "cuda"
+                and all(isinstance(arg.value, cst.Integer) for arg in body.args)
+            )
+        if isinstance(node, cst.Call) and node.args and self.ctx.analyzer.qualname_of(node.func, event.state) == "torch.device":
+            node = node.args[0].value
+        return isinstance(node, cst.SimpleString) and CUDA_LITERAL.fullmatch(str(node.evaluated_value)) is not None
 
     def on_assign(self, statement: cst.CSTNode, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value) -> None:
         if isinstance(target, cst.Name):
@@ -326,6 +396,8 @@ class LoadWithoutMapLocation(Rule):
                     "tensors come back onto the device they were saved from, which fails on a machine without that GPU; "
                     f"give `{wrapper.name.value}()` a `map_location` (e.g. `\"cpu\"`) to pass on",
                 )
+        if chooses_device:
+            self._report_cuda_mapped()
         # where each load's result goes: one walk per function that loads, run only when a
         # question below needs it (a file of many loads must not walk its scope once per load)
         flows: dict[int, _LoadFlows] = {}
@@ -362,6 +434,31 @@ class LoadWithoutMapLocation(Rule):
                 node,
                 "`torch.load` without `map_location` restores tensors onto the device they were saved from: "
                 f"{where}; pass `map_location={location}`",
+                fix=fix,
+            )
+
+    def _report_cuda_mapped(self) -> None:
+        """Loads mapped to a CUDA literal in a program that also runs without a GPU, on a path
+        not taken only with one (``if torch.cuda.is_available():``, ``@require_torch_gpu``, an
+        earlier ``if not use_cuda: raise``) in a file not written for CUDA alone."""
+        if not self._cuda_mapped or CUDA_ONLY_FILE.search(self.ctx.source):
+            return
+        paths = _GpuOnlyPaths(frozenset(id(call) for call, _, _ in self._cuda_mapped))
+        self.ctx.module.visit(paths)
+        for call, mapped_to, location in self._cuda_mapped:
+            if id(call) in paths.gated:
+                continue
+            fix = FixSpec(
+                f"Map to `{location}`",
+                (NodeEdit(mapped_to, "replace", location),),
+                # the run's own device keeps a GPU run as it was; the host may not suit code that
+                # uses the loaded tensors as they are
+                safe=location == "device",
+            )
+            self.ctx.report(
+                call,
+                f"`torch.load` maps the checkpoint to `{self.ctx.source_of(mapped_to)}` in a program that also runs without a GPU: "
+                f"it fails there (\"Attempting to deserialize object on a CUDA device\"); pass `map_location={location}`",
                 fix=fix,
             )
 
@@ -532,3 +629,87 @@ class _LoadFlows(cst.CSTVisitor):
         """``imagen.load_state_dict(loaded["model"])`` then ``return imagen``: the function
         hands its caller a restored model, to place where the caller runs."""
         return bool(self.receivers.get(id(load), set()) & self.returned)
+
+
+#: words of a test, decorator or guard that ask for (or about) a GPU: a path that runs only with one
+_ASKS_FOR_GPU = re.compile(r"cuda|gpu|is_available|device_count|device|accelerator", re.IGNORECASE)
+#: calls that end a path: a guard's body that makes one keeps the rest of its scope from running
+_ENDS_PATH = re.compile(r"\b(exit|quit|skip|skipTest|abort)\s*\(")
+
+
+class _GpuOnlyPaths(cst.CSTVisitor):
+    """Which of ``targets`` (calls) run only where a GPU is: inside an ``if``/``while`` or
+    conditional expression whose test asks about the device, a function or class whose
+    decorators do (``@require_torch_gpu``, ``skipIf(not torch.cuda.is_available())``), or after
+    a guard of its scope (``if not torch.cuda.is_available(): raise ...``, ``assert use_cuda``).
+    Words only withhold a finding here, never claim a device."""
+
+    def __init__(self, targets: frozenset[int]) -> None:
+        self.targets = targets
+        self.gated: set[int] = set()
+        self._depth = 0
+        #: per enclosing scope (module, class, function): a guard has been passed in it
+        self._guarded: list[bool] = [False]
+        #: per enclosing class or function: its decorators ask for a GPU
+        self._scopes: list[bool] = []
+
+    def _asks(self, node: cst.CSTNode) -> bool:
+        return _ASKS_FOR_GPU.search(cst.Module([]).code_for_node(node)) is not None
+
+    def _enter_scope(self, decorators: Sequence[cst.Decorator]) -> None:
+        gated = any(self._asks(decorator) for decorator in decorators)
+        self._depth += gated
+        self._scopes.append(gated)
+        self._guarded.append(False)
+
+    def _leave_scope(self) -> None:
+        self._depth -= self._scopes.pop()
+        self._guarded.pop()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._enter_scope(node.decorators)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._leave_scope()
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._enter_scope(node.decorators)
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self._leave_scope()
+
+    def _branches(self, test: cst.BaseExpression, *branches: Optional[cst.CSTNode]) -> bool:
+        test.visit(self)
+        asks = self._asks(test)
+        self._depth += asks
+        for branch in branches:
+            if branch is not None:
+                branch.visit(self)
+        self._depth -= asks
+        return False
+
+    def visit_If(self, node: cst.If) -> bool:
+        self._branches(node.test, node.body, node.orelse)
+        if self._asks(node.test) and _ends_path(node.body):
+            self._guarded[-1] = True
+        return False
+
+    def visit_While(self, node: cst.While) -> bool:
+        return self._branches(node.test, node.body, node.orelse)
+
+    def visit_IfExp(self, node: cst.IfExp) -> bool:
+        return self._branches(node.test, node.body, node.orelse)
+
+    def visit_Assert(self, node: cst.Assert) -> None:
+        if self._asks(node.test):
+            self._guarded[-1] = True
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if id(node) in self.targets and (self._depth or any(self._guarded)):
+            self.gated.add(id(node))
+
+
+def _ends_path(block: cst.CSTNode) -> bool:
+    """Does the block raise, return or stop the program (``sys.exit()``, ``pytest.skip()``)?"""
+    text = cst.Module([]).code_for_node(block)
+    return re.search(r"^\s*(raise|return)\b", text, re.MULTILINE) is not None or _ENDS_PATH.search(text) is not None

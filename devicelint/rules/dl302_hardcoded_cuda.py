@@ -8,11 +8,9 @@ import libcst as cst
 from devicelint.analysis.events import CallEvent
 from devicelint.analysis.names import keyword_arg, positional_args
 from devicelint.findings import Severity
+from devicelint.rules._cuda_code import CUDA_LITERAL, CUDA_ONLY_FILE
 from devicelint.rules.base import Example, Rule
 
-_CUDA_LITERAL = re.compile(r"cuda(:\d+)?")
-#: code written for CUDA alone: streams, events, graphs, CUDA extensions and kernels
-_CUDA_ONLY_FILE = re.compile(r"torch\.cuda\.(Stream|stream|Event|graph|CUDAGraph)\b|cpp_extension|^\s*(import|from)\s+(triton|cupy|pycuda)\b|numba\.cuda", re.MULTILINE)
 #: an ``if`` test about the size of the data (see _tests_data)
 _DATA_TEST = re.compile(r"\blen\s*\(|\.shape\b|\.numel\s*\(|\.size\s*\(|[!=]=\s*(\[\s*\]|\(\s*\)|\{\s*\})")
 #: the function asks where it runs before it places anything: a CUDA-only path on purpose
@@ -141,7 +139,7 @@ class HardcodedCuda(Rule):
 
     def _cuda_only_file(self) -> bool:
         if self._cuda_only is None:
-            self._cuda_only = _CUDA_ONLY_FILE.search(self.ctx.source) is not None
+            self._cuda_only = CUDA_ONLY_FILE.search(self.ctx.source) is not None
         return self._cuda_only
 
     def _conditional_calls(self, function: cst.FunctionDef) -> set[int]:
@@ -187,7 +185,7 @@ def _names_cuda(node: cst.BaseExpression) -> bool:
     """``"cuda"``, ``"cuda:0"``, or ``torch.device("cuda")`` spelled out."""
     if isinstance(node, cst.Call) and node.args and isinstance(node.func, cst.Attribute) and node.func.attr.value == "device":
         node = node.args[0].value
-    return isinstance(node, cst.SimpleString) and _CUDA_LITERAL.fullmatch(str(node.evaluated_value)) is not None
+    return isinstance(node, cst.SimpleString) and CUDA_LITERAL.fullmatch(str(node.evaluated_value)) is not None
 
 
 class _ConditionalCalls(cst.CSTVisitor):

@@ -1,0 +1,11 @@
+"""How code spells a CUDA device, and files written for CUDA alone: shared by the rules that
+flag CUDA hard-coded where the program could run without it (DL301, DL302)."""
+
+from __future__ import annotations
+
+import re
+
+#: ``"cuda"`` or ``"cuda:1"``: the literal names CUDA and no other accelerator
+CUDA_LITERAL = re.compile(r"cuda(:\d+)?")
+#: code written for CUDA alone: streams, events, graphs, CUDA extensions and kernels
+CUDA_ONLY_FILE = re.compile(r"torch\.cuda\.(Stream|stream|Event|graph|CUDAGraph)\b|cpp_extension|^\s*(import|from)\s+(triton|cupy|pycuda)\b|numba\.cuda", re.MULTILINE)
