@@ -77,11 +77,17 @@ class InputNotMoved(Rule):
         #: the operands of the tensor operations seen so far, by node: for a model called on
         #: `inputs - center`, the suggestion moves the operand that is on the host
         self._operations: dict[int, BinaryEvent] = {}
+        #: the calls of a transformers tokenizer with `return_tensors="pt"` seen in this file, by
+        #: node: the move of what they return belongs there (`tokenizer(...).to(device)`)
+        self._tokenizer_calls: set[int] = set()
 
     def on_binary(self, event: BinaryEvent) -> None:
         self._operations[id(event.node)] = event
 
     def on_call(self, event: CallEvent) -> None:
+        made = event.result.origin
+        if made is not None and made.tokenized and made.node is event.node:
+            self._tokenizer_calls.add(id(event.node))
         module = event.callee
         if module.kind == Kind.CRITERION or event.qualname in api.FUNCTIONAL_LOSSES:
             self._check_loss(event)
@@ -102,6 +108,9 @@ class InputNotMoved(Rule):
                 continue
             if value.device is None or not value.device.is_cpu or not (value.origin is not None and value.origin.from_data):
                 continue
+            if value.origin.tokenized and id(value.origin.node) in self._tokenizer_calls:
+                self._report_at_tokenizer(event, arg, value)
+                return
             node, value = self._operand_to_move(arg.value, value)
             shown = self.ctx.source_of(node)
             moved = f"({shown})" if _needs_parentheses(node) else shown
@@ -113,6 +122,23 @@ class InputNotMoved(Rule):
                 + f"; move the batch first (`{moved}.to(...)`)",
             )
             return
+
+    def _report_at_tokenizer(self, event: CallEvent, arg: cst.Arg, value: Value) -> None:
+        """A tokenizer's host tensors reach the moved model unmoved: the finding goes on the
+        tokenizer call, where `.to(device)` belongs, and names the model call."""
+        assert value.origin is not None
+        tokenizer_call = value.origin.node
+        assert isinstance(tokenizer_call, cst.Call)
+        module = event.callee
+        self.ctx.report(
+            tokenizer_call,
+            f"`{self.ctx.source_of(tokenizer_call.func)}` returns host tensors, and `{self.ctx.source_of(arg.value)}` "
+            f"reaches `{self.ctx.source_of(event.node.func)}` at line {self.ctx.line(event.node)} never moved, but "
+            f"`{self.ctx.source_of(event.callee_node)}` was {module.origin.how if module.origin else 'moved'}"
+            + (f" at line {self.ctx.line(module.origin.node)}" if module.origin else "")
+            + "; append `.to(device)` to this call",
+            related=((event.node, "the model call"),),
+        )
 
     def _check_loss(self, event: CallEvent) -> None:
         """``criterion(model(x), y)`` with ``y`` a batch never moved: the loss meets the
