@@ -17,7 +17,10 @@ class InputNotMoved(Rule):
     `DataLoader`, a dataset or numpy - that were never moved there. Inputs moved anywhere on
     the way (`x = x.to(device)`, `model(x.to(device))`), loaders with a `collate_fn`, datasets
     that place their own data, and parallel wrappers (which scatter CPU inputs themselves) are
-    left alone. Losses too: a criterion (`nn.CrossEntropyLoss()`, `F.cross_entropy`) given the
+    left alone. Tokenized text too: a transformers tokenizer called (or its `encode`,
+    `encode_plus`, `batch_encode_plus`) with `return_tensors="pt"` returns host tensors, and
+    `model.generate(ids)` runs the model on them; that finding is on the tokenizer call, where
+    `.to(device)` belongs. Losses too: a criterion (`nn.CrossEntropyLoss()`, `F.cross_entropy`) given the
     model's output and a target batch that was never moved. The message names what to move: for `model(inputs - center)` with `center`
     already on the device, `inputs.to(...)`; where every operand is on the host, the whole
     argument, `(inputs - inputs.mean()).to(...)`.
@@ -59,6 +62,19 @@ class InputNotMoved(Rule):
         "for x, y in DataLoader(ds):\n    out = model(x)\n",
         "import torch\nfrom torch.utils.data import DataLoader\nmodel = torch.nn.Linear(4, 2)\n"
         "for x, y in DataLoader(ds):\n    out = model(x)\n",
+        # a tokenized batch moved whole (BatchEncoding.to returns it), or entry by entry
+        "import torch\nfrom transformers import AutoModel, AutoTokenizer\ntokenizer = AutoTokenizer.from_pretrained('bert-base-uncased')\n"
+        "model = AutoModel.from_pretrained('bert-base-uncased').to('cuda')\n"
+        "inputs = tokenizer(texts, return_tensors='pt', padding=True).to('cuda')\nout = model(**inputs)\n",
+        "import torch\nfrom transformers import AutoModel, AutoTokenizer\ntokenizer = AutoTokenizer.from_pretrained('bert-base-uncased')\n"
+        "model = AutoModel.from_pretrained('bert-base-uncased').to('cuda')\nbatch = tokenizer(texts, return_tensors='pt')\n"
+        "out = model(input_ids=batch.input_ids.to('cuda'), attention_mask=batch['attention_mask'].to('cuda'))\n",
+        "import torch\nfrom transformers import GPT2LMHeadModel, GPT2Tokenizer\ntokenizer = GPT2Tokenizer.from_pretrained('gpt2')\n"
+        "model = GPT2LMHeadModel.from_pretrained('gpt2').cuda()\n"
+        "ids = tokenizer.encode(text, return_tensors='pt').cuda()\nout = model.generate(ids, max_length=20)\n",
+        # without return_tensors="pt" a tokenizer returns lists, which the model call itself refuses
+        "import torch\nfrom transformers import AutoModel, AutoTokenizer\ntokenizer = AutoTokenizer.from_pretrained('bert-base-uncased')\n"
+        "model = AutoModel.from_pretrained('bert-base-uncased').to('cuda')\nout = model(**tokenizer(texts))\n",
     )
     invalid = (
         Example(
@@ -69,6 +85,23 @@ class InputNotMoved(Rule):
         Example(
             "import torch\nfrom torch.utils.data import DataLoader\nmodel = torch.nn.Linear(4, 2).cuda()\n"
             "for step, batch in enumerate(DataLoader(ds)):\n    out = model(**batch)  # expect: DL203\n"
+        ),
+        # a tokenizer's tensors are on the host: the finding is on the call that made them
+        Example(
+            "import torch\nfrom transformers import AutoModel, AutoTokenizer\ntokenizer = AutoTokenizer.from_pretrained('bert-base-uncased')\n"
+            "model = AutoModel.from_pretrained('bert-base-uncased').to('cuda')\n"
+            "batch = tokenizer(texts, return_tensors='pt', padding=True)  # expect: DL203\nout = model(**batch)\n"
+        ),
+        Example(
+            "import torch\nfrom transformers import AutoModel, BertTokenizer\ntokenizer = BertTokenizer('vocab.txt')\n"
+            "model = AutoModel.from_pretrained('bert-base-uncased').to('cuda')\n"
+            "batch = tokenizer.batch_encode_plus(texts, return_tensors='pt')  # expect: DL203\n"
+            "out = model(input_ids=batch['input_ids'], attention_mask=batch.attention_mask)\n"
+        ),
+        Example(
+            "import torch\nfrom transformers import GPT2LMHeadModel, GPT2Tokenizer\ntokenizer = GPT2Tokenizer.from_pretrained('gpt2')\n"
+            "model = GPT2LMHeadModel.from_pretrained('gpt2').cuda()\n"
+            "ids = tokenizer.encode(text, return_tensors='pt')  # expect: DL203\nout = model.generate(ids, max_length=20)\n"
         ),
     )
 
