@@ -1682,7 +1682,8 @@ def test_a_transformers_tokenizer_gives_host_tensors_only_for_return_tensors_pt(
         "ids = fast.encode(text, return_tensors='pt')\n"
         "pairs = tokenizer.batch_encode_plus(texts, return_tensors='pt')\n"
         "entry = batch['input_ids']\nattribute = batch.attention_mask\nmember = batch.encodings\n"
-        "moved = batch.to('cuda')\nmoved_entry = moved.input_ids\n"
+        "other = tokenizer(texts, return_tensors='pt')\nmoved = other.to('cuda')\nmoved_entry = moved.input_ids\n"
+        "in_place = tokenizer(texts, return_tensors='pt')\nin_place.to('cuda')\n"
         "listed = tokenizer(texts)\nnumpy_ids = tokenizer.encode(text, return_tensors='np')\n"
         "decoded = tokenizer.decode(ids[0])\n"
         "model = AutoModel.from_pretrained('bert-base-uncased')\n"
@@ -1700,6 +1701,8 @@ def test_a_transformers_tokenizer_gives_host_tensors_only_for_return_tensors_pt(
     # a BatchEncoding's `.to` returns the batch moved, still a BatchEncoding
     assert state["moved"].role is Role.TOKENIZED_BATCH and place(state["moved"]) == "accel"
     assert place(state["moved_entry"]) == "accel"
+    # ... and moves it in place too: it replaces its entries with moved ones and returns itself
+    assert place(state["other"]) == "accel" and place(state["in_place"]) == "accel"
     # lists without return_tensors="pt", numpy with "np", text from decode, non-tensor members
     for name in ("listed", "numpy_ids", "decoded", "member"):
         assert state[name].kind not in (Kind.TENSOR, Kind.BATCH), name

@@ -641,7 +641,11 @@ class TorchSemantics:
             # a graph moves whole (`data.to(device)`); a list or dict batch does not move at all
             # a BatchEncoding's `.to()` returns the moved batch, which still has its entries as attributes
             kept = receiver.role if graphs.is_graph(receiver) or receiver.role is Role.TOKENIZED_BATCH else None
-            return Value(Kind.BATCH, device, origin, scalar=receiver.scalar, role=kept)
+            moved = Value(Kind.BATCH, device, origin, scalar=receiver.scalar, role=kept)
+            key = dotted_name(node.func.value) if isinstance(node.func, cst.Attribute) else None
+            if moves_in_place(receiver) and key is not None:
+                state[key] = moved  # `inputs.to(device)` alone moves a BatchEncoding's entries
+            return moved
         if kind == Kind.CONTAINER or kind == Kind.LOADER or kind == Kind.DATASET:
             return UNKNOWN
         if isinstance(receiver.info, ClassInfo) and receiver.info.diffusers_pipeline and method == "to":
@@ -795,6 +799,12 @@ class TorchSemantics:
         if value.kind in (Kind.STR, Kind.DEVICE):
             return self.device_of(node, value)
         return None
+
+
+def moves_in_place(batch: Value) -> bool:
+    """Does ``batch.to(device)`` move the batch itself, not only return a moved copy? A
+    transformers BatchEncoding's ``to`` replaces its entries with moved ones and returns itself."""
+    return batch.kind == Kind.BATCH and batch.role is Role.TOKENIZED_BATCH
 
 
 def is_model_factory(qualname: str) -> bool:

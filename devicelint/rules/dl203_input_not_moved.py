@@ -72,6 +72,10 @@ class InputNotMoved(Rule):
         "import torch\nfrom transformers import GPT2LMHeadModel, GPT2Tokenizer\ntokenizer = GPT2Tokenizer.from_pretrained('gpt2')\n"
         "model = GPT2LMHeadModel.from_pretrained('gpt2').cuda()\n"
         "ids = tokenizer.encode(text, return_tensors='pt').cuda()\nout = model.generate(ids, max_length=20)\n",
+        # a BatchEncoding's `to` moves it in place
+        "import torch\nfrom transformers import AutoModel, AutoTokenizer\ntokenizer = AutoTokenizer.from_pretrained('bert-base-uncased')\n"
+        "model = AutoModel.from_pretrained('bert-base-uncased').to('cuda')\n"
+        "inputs = tokenizer(texts, return_tensors='pt')\ninputs.to('cuda')\nout = model(**inputs)\n",
         # without return_tensors="pt" a tokenizer returns lists, which the model call itself refuses
         "import torch\nfrom transformers import AutoModel, AutoTokenizer\ntokenizer = AutoTokenizer.from_pretrained('bert-base-uncased')\n"
         "model = AutoModel.from_pretrained('bert-base-uncased').to('cuda')\nout = model(**tokenizer(texts))\n",
