@@ -1671,3 +1671,52 @@ def test_a_named_device_is_the_replicas_own_without_several_device_ids():
         state = function_state(analyse(code), "forward")
         assert state["named"].device.one_for_all_replicas is None
         assert not state["named"].device.conflicts_with(state["logits"].device)
+
+
+def test_a_transformers_tokenizer_gives_host_tensors_only_for_return_tensors_pt():
+    analyzer = analyse(
+        "import torch\nfrom transformers import AutoTokenizer, BertTokenizerFast, AutoModel\n"
+        "tokenizer = AutoTokenizer.from_pretrained('bert-base-uncased')\n"
+        "fast = BertTokenizerFast('vocab.txt')\n"
+        "batch = tokenizer(texts, return_tensors='pt', padding=True)\n"
+        "ids = fast.encode(text, return_tensors='pt')\n"
+        "pairs = tokenizer.batch_encode_plus(texts, return_tensors='pt')\n"
+        "entry = batch['input_ids']\nattribute = batch.attention_mask\nmember = batch.encodings\n"
+        "other = tokenizer(texts, return_tensors='pt')\nmoved = other.to('cuda')\nmoved_entry = moved.input_ids\n"
+        "in_place = tokenizer(texts, return_tensors='pt')\nin_place.to('cuda')\n"
+        "listed = tokenizer(texts)\nnumpy_ids = tokenizer.encode(text, return_tensors='np')\n"
+        "decoded = tokenizer.decode(ids[0])\n"
+        "model = AutoModel.from_pretrained('bert-base-uncased')\n"
+    )
+    state = analyzer.module_state
+    assert state["tokenizer"].role is Role.TOKENIZER and state["fast"].role is Role.TOKENIZER
+    # a model loaded by the same package is no tokenizer
+    assert state["model"].kind == Kind.MODULE and state["model"].role is not Role.TOKENIZER
+    for name in ("batch", "pairs"):
+        assert state[name].kind == Kind.BATCH and state[name].role is Role.TOKENIZED_BATCH, name
+    for name in ("batch", "ids", "pairs", "entry", "attribute"):
+        assert place(state[name]) == "cpu", name
+        assert state[name].origin.from_data and state[name].origin.tokenized, name
+    assert state["ids"].kind == Kind.TENSOR and state["attribute"].kind == Kind.TENSOR
+    # a BatchEncoding's `.to` returns the batch moved, still a BatchEncoding
+    assert state["moved"].role is Role.TOKENIZED_BATCH and place(state["moved"]) == "accel"
+    assert place(state["moved_entry"]) == "accel"
+    # ... and moves it in place too: it replaces its entries with moved ones and returns itself
+    assert place(state["other"]) == "accel" and place(state["in_place"]) == "accel"
+    # lists without return_tensors="pt", numpy with "np", text from decode, non-tensor members
+    for name in ("listed", "numpy_ids", "decoded", "member"):
+        assert state[name].kind not in (Kind.TENSOR, Kind.BATCH), name
+
+
+def test_generate_runs_the_model_on_its_inputs():
+    module = cst.parse_module(
+        "import torch\nfrom transformers import AutoModelForCausalLM\n"
+        "lm = AutoModelForCausalLM.from_pretrained('gpt2').cuda()\n"
+        "out = lm.generate(torch.ones(1, 4, dtype=torch.long), max_length=8)\n"
+    )
+    recorder = _Recorder()
+    FlowAnalyzer(module, recorder, module.code_for_node).run()
+    runs = [event for event in recorder.calls if event.runs_module is not None]
+    assert len(runs) == 1
+    assert runs[0].callee.kind == Kind.MODULE and place(runs[0].callee) == "accel"
+    assert [place(value) for _, value in runs[0].args] == ["cpu", "unknown"]

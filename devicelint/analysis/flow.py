@@ -905,6 +905,8 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
                 return Value(Kind.DEVICE, base.device if base.device is not None else symbolic, base.origin)
             if attribute in ("T", "mT", "H", "mH", "data", "real", "imag", "values", "indices"):
                 return Value(Kind.TENSOR, base.device, base.origin, scalar=base.scalar if attribute != "values" else None)
+        if base.kind == Kind.BATCH and base.role is Role.TOKENIZED_BATCH and attribute in api.TOKENIZED_TENSOR_KEYS:
+            return Value(Kind.TENSOR, base.device, base.origin, scalar=False)  # `batch.input_ids`
         if base.kind == Kind.GENERATOR and attribute == "device" and base.device is not None:
             return Value(Kind.DEVICE, base.device, base.origin)  # where the generator draws
         return UNKNOWN
@@ -1290,6 +1292,8 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
             # an object of a class of the file (or project) called: its `__call__` runs
             called = self._call_own_method(node, callee, "__call__", args, state)
             result = called if called is not None else UNKNOWN
+        elif callee.kind == Kind.UNKNOWN and callee.role is Role.TOKENIZER:
+            result = self.tokenized(node, "__call__", args)
         elif callee.kind == Kind.UNKNOWN and callee.is_bare and callee.device is not None:
             # something moved to a device and then called: a model of unknown class; what it
             # returns is there too, though not known to be a tensor
@@ -1319,6 +1323,12 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
             self.sink.on_call(CallEvent(node, qualname, callee, method, receiver, args, result, state, discarded))
             if qualname in api.MODULE_RUNNERS:
                 self._emit_module_run(node, api.MODULE_RUNNERS[qualname], args, state)
+            if method in api.MODEL_RUN_METHODS and receiver is not None and receiver.kind == Kind.MODULE and isinstance(node.func, cst.Attribute):
+                own = isinstance(receiver.info, ClassInfo) and receiver.info.find_method(method) is not None
+                if not own:
+                    # `model.generate(input_ids)`: transformers runs the model on them as they are
+                    output = self._call_module(receiver, args)
+                    self.sink.on_call(CallEvent(node, None, receiver, None, None, args, output, state, runs_module=node.func.value))
         return result
 
     def _emit_module_run(

@@ -283,6 +283,39 @@ BROADCASTING_CONVERTERS = frozenset({"torch.distributions.utils.broadcast_all"})
 #: device (``copy.deepcopy`` copies a module's parameters, and a tensor, onto their own device)
 SAME_DEVICE_COPIES = frozenset({"copy.deepcopy", "copy.copy"})
 
+#: methods of a model that run it on the tensors they are handed: transformers' ``generate``
+#: calls the model's forward on ``input_ids`` (and the other inputs) as they are, so they must
+#: already be on the model's device
+MODEL_RUN_METHODS = frozenset({"generate"})
+
+#: transformers tokenizers (``AutoTokenizer``, ``BertTokenizer``, ``T5TokenizerFast``,
+#: ``PreTrainedTokenizerFast``), recognised by the package their class comes from: these methods
+#: (and calling the tokenizer itself, ``__call__``) return tensors when given
+#: ``return_tensors="pt"`` (lists otherwise), always on the host. ``encode`` returns one tensor of
+#: token ids; the others a ``BatchEncoding``, a dict of tensors with its own ``.to(device)``
+TOKENIZER_TENSOR_METHODS = frozenset({"__call__", "encode", "encode_plus", "batch_encode_plus"})
+#: the entries of a BatchEncoding that are tensors, also reachable as attributes (``batch.input_ids``)
+TOKENIZED_TENSOR_KEYS = frozenset(
+    {"input_ids", "attention_mask", "token_type_ids", "special_tokens_mask", "offset_mapping", "position_ids"}
+)
+#: the constructors that load or build a tokenizer object, beside calling its class
+TOKENIZER_LOADERS = frozenset({"from_pretrained", "from_file"})
+
+
+def is_tokenizer_constructor(qualname: str) -> bool:
+    """``transformers.AutoTokenizer.from_pretrained``, ``transformers.BertTokenizer``,
+    ``transformers.models.t5.T5TokenizerFast.from_pretrained``: a qualified name from the
+    transformers package whose class is a tokenizer (the package is the evidence, not the
+    spelling of the variable that holds it)."""
+    parts = qualname.split(".")
+    if parts[0] != "transformers" or len(parts) < 2:
+        return False
+    if parts[-1] in TOKENIZER_LOADERS:
+        parts = parts[:-1]
+    leaf = parts[-1]
+    return leaf[:1].isupper() and "Tokenizer" in leaf
+
+
 #: functions of other libraries that run a module on the inputs they are handed, as
 #: ``module(*inputs)``: name -> ((position, keyword) of the module, (position, keyword) of the
 #: tuple of inputs). thop's ``profile(model, inputs)`` counts operations by calling

@@ -238,6 +238,8 @@ class TorchSemantics:
             leaf = qualname.rsplit(".", 1)[-1]
             if leaf[:1].isupper():
                 return self._nn_class(node, qualname, leaf, args, state)
+        if api.is_tokenizer_constructor(qualname):
+            return Value(Kind.UNKNOWN, origin=Origin(node, f"loaded by `{spelled(node)}`"), role=Role.TOKENIZER)
         if is_model_factory(qualname):
             return Value(Kind.MODULE, CPU, Origin(node, f"created by `{spelled(node)}`"))
         if qualname.endswith(".from_pretrained"):
@@ -477,12 +479,28 @@ class TorchSemantics:
             scalar = False
         return Value(Kind.TENSOR, result.device, result.origin, scalar=scalar)
 
+    def tokenized(self, node: cst.Call, method: str, args: tuple[tuple[cst.Arg, Value], ...]) -> Value:
+        """What a transformers tokenizer's ``method`` returns (``__call__`` for calling it):
+        with ``return_tensors="pt"``, host tensors - one tensor of ids from ``encode``, a
+        BatchEncoding from the others; without it, lists, which nothing here tracks."""
+        if method not in api.TOKENIZER_TENSOR_METHODS:
+            return UNKNOWN
+        asked = [value for arg, value in args if arg.keyword is not None and arg.keyword.value == "return_tensors"]
+        if not asked or asked[0].literal != "pt":
+            return UNKNOWN
+        origin = Origin(node, f"tokenized into host tensors by `{spelled(node)}`", from_data=True, tokenized=True)
+        if method == "encode":
+            return Value(Kind.TENSOR, CPU, origin, scalar=False)
+        return Value(Kind.BATCH, CPU, origin, scalar=False, role=Role.TOKENIZED_BATCH)
+
     # ------------------------------------------------------------------ methods of tensors, modules and containers
 
     def _apply_method(self, node: cst.Call, receiver: Value, method: str, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> Value:
         kind = receiver.kind
         if method in api.MOVE_METHODS:
             return self._move(node, receiver, method, args, state)
+        if receiver.role is Role.TOKENIZER:
+            return self.tokenized(node, method, args)
         # `train`, `to`, `forward` ... are nn.Module's own only on modules: a trainer class's
         # `train(dataset)` is a method of the file like any other
         if isinstance(receiver.info, ClassInfo) and (method not in _BUILT_IN_MODULE_METHODS or not receiver.info.is_module):
@@ -621,7 +639,13 @@ class TorchSemantics:
             return Value(Kind.TENSOR, device, origin, scalar=scalar, info=None)
         if kind == Kind.BATCH:
             # a graph moves whole (`data.to(device)`); a list or dict batch does not move at all
-            return Value(Kind.BATCH, device, origin, scalar=receiver.scalar, role=Role.GRAPH_DATA if graphs.is_graph(receiver) else None)
+            # a BatchEncoding's `.to()` returns the moved batch, which still has its entries as attributes
+            kept = receiver.role if graphs.is_graph(receiver) or receiver.role is Role.TOKENIZED_BATCH else None
+            moved = Value(Kind.BATCH, device, origin, scalar=receiver.scalar, role=kept)
+            key = dotted_name(node.func.value) if isinstance(node.func, cst.Attribute) else None
+            if moves_in_place(receiver) and key is not None:
+                state[key] = moved  # `inputs.to(device)` alone moves a BatchEncoding's entries
+            return moved
         if kind == Kind.CONTAINER or kind == Kind.LOADER or kind == Kind.DATASET:
             return UNKNOWN
         if isinstance(receiver.info, ClassInfo) and receiver.info.diffusers_pipeline and method == "to":
@@ -775,6 +799,12 @@ class TorchSemantics:
         if value.kind in (Kind.STR, Kind.DEVICE):
             return self.device_of(node, value)
         return None
+
+
+def moves_in_place(batch: Value) -> bool:
+    """Does ``batch.to(device)`` move the batch itself, not only return a moved copy? A
+    transformers BatchEncoding's ``to`` replaces its entries with moved ones and returns itself."""
+    return batch.kind == Kind.BATCH and batch.role is Role.TOKENIZED_BATCH
 
 
 def is_model_factory(qualname: str) -> bool:

@@ -211,6 +211,9 @@ class Origin:
     #: the value is an object of unknown kind that a constructor built without being told a
     #: device (see devicelint.analysis.constructions): a module on the host, once shown to be one
     construction: bool = False
+    #: the value is what a transformers tokenizer returned for ``return_tensors="pt"`` (``node``
+    #: is that call): host tensors, which the caller moves by appending ``.to(device)`` there
+    tokenized: bool = False
 
 
 class Role(enum.Enum):
@@ -259,6 +262,12 @@ class Role(enum.Enum):
     #: ``data["author"].y_index``) are tensors where it is, its API members (``num_nodes``,
     #: ``x_dict``) are not; see devicelint.analysis.graphs
     GRAPH_DATA = "graph data"
+    #: a transformers tokenizer (``AutoTokenizer.from_pretrained(...)``): calling it, or its
+    #: ``encode``, with ``return_tensors="pt"`` gives host tensors (see torch_api)
+    TOKENIZER = "tokenizer"
+    #: a transformers ``BatchEncoding``: a dict of tensors whose entries are attributes too
+    #: (``batch.input_ids``); its ``.to(device)`` moves every entry and returns the batch
+    TOKENIZED_BATCH = "tokenized batch"
 
 
 @dataclass(frozen=True)

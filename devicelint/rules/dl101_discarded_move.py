@@ -6,6 +6,7 @@ import libcst as cst
 
 from devicelint.analysis import torch_api as api
 from devicelint.analysis.events import CallEvent
+from devicelint.analysis.torch_semantics import moves_in_place
 from devicelint.analysis.names import dotted_name, keyword_arg
 from devicelint.analysis.values import Kind, Value
 from devicelint.rule_api import FixSpec, NodeEdit
@@ -90,6 +91,9 @@ class DiscardedMove(Rule):
         "import torch\nmodel = torch.nn.Linear(2, 2)\nmodel.cuda()\n",
         "import torch\nx = torch.randn(4, 4)\nx = x.cuda()\n",
         "import torch\ndef f(model):\n    model.to('cuda')\n",
+        # a transformers BatchEncoding moves in place (its `to` returns the batch itself)
+        "import torch\nfrom transformers import AutoTokenizer\ntokenizer = AutoTokenizer.from_pretrained('gpt2')\n"
+        "inputs = tokenizer(prompt, return_tensors='pt')\ninputs.to('cuda')\n",
         # used only as a module is, and a name bound twice: no evidence it is a tensor
         "import torch\ndef f(build, x):\n    head = build()\n    head.to(x.device)\n    return head(x)\n",
         "import torch\ndef f(build, x):\n    y = build()\n    y.to(x.device)\n    y = x * 2\n    return y\n",
@@ -179,6 +183,8 @@ class DiscardedMove(Rule):
         # a batch object itself may move in place; an item taken from it by subscript is a tensor
         if event.receiver.kind == Kind.BATCH and not isinstance(receiver_node, cst.Subscript) and not _collated_by_default(event.receiver):
             return
+        if moves_in_place(event.receiver):
+            return  # a tokenizer's BatchEncoding: its `to` moves it in place and returns it
         shown = f"`{self.ctx.source_of(receiver_node)}`{evidence_note}"
         target = dotted_name(receiver_node)
         fix = None

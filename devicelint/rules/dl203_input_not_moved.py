@@ -17,7 +17,10 @@ class InputNotMoved(Rule):
     `DataLoader`, a dataset or numpy - that were never moved there. Inputs moved anywhere on
     the way (`x = x.to(device)`, `model(x.to(device))`), loaders with a `collate_fn`, datasets
     that place their own data, and parallel wrappers (which scatter CPU inputs themselves) are
-    left alone. Losses too: a criterion (`nn.CrossEntropyLoss()`, `F.cross_entropy`) given the
+    left alone. Tokenized text too: a transformers tokenizer called (or its `encode`,
+    `encode_plus`, `batch_encode_plus`) with `return_tensors="pt"` returns host tensors, and
+    `model.generate(ids)` runs the model on them; that finding is on the tokenizer call, where
+    `.to(device)` belongs. Losses too: a criterion (`nn.CrossEntropyLoss()`, `F.cross_entropy`) given the
     model's output and a target batch that was never moved. The message names what to move: for `model(inputs - center)` with `center`
     already on the device, `inputs.to(...)`; where every operand is on the host, the whole
     argument, `(inputs - inputs.mean()).to(...)`.
@@ -59,6 +62,23 @@ class InputNotMoved(Rule):
         "for x, y in DataLoader(ds):\n    out = model(x)\n",
         "import torch\nfrom torch.utils.data import DataLoader\nmodel = torch.nn.Linear(4, 2)\n"
         "for x, y in DataLoader(ds):\n    out = model(x)\n",
+        # a tokenized batch moved whole (BatchEncoding.to returns it), or entry by entry
+        "import torch\nfrom transformers import AutoModel, AutoTokenizer\ntokenizer = AutoTokenizer.from_pretrained('bert-base-uncased')\n"
+        "model = AutoModel.from_pretrained('bert-base-uncased').to('cuda')\n"
+        "inputs = tokenizer(texts, return_tensors='pt', padding=True).to('cuda')\nout = model(**inputs)\n",
+        "import torch\nfrom transformers import AutoModel, AutoTokenizer\ntokenizer = AutoTokenizer.from_pretrained('bert-base-uncased')\n"
+        "model = AutoModel.from_pretrained('bert-base-uncased').to('cuda')\nbatch = tokenizer(texts, return_tensors='pt')\n"
+        "out = model(input_ids=batch.input_ids.to('cuda'), attention_mask=batch['attention_mask'].to('cuda'))\n",
+        "import torch\nfrom transformers import GPT2LMHeadModel, GPT2Tokenizer\ntokenizer = GPT2Tokenizer.from_pretrained('gpt2')\n"
+        "model = GPT2LMHeadModel.from_pretrained('gpt2').cuda()\n"
+        "ids = tokenizer.encode(text, return_tensors='pt').cuda()\nout = model.generate(ids, max_length=20)\n",
+        # a BatchEncoding's `to` moves it in place
+        "import torch\nfrom transformers import AutoModel, AutoTokenizer\ntokenizer = AutoTokenizer.from_pretrained('bert-base-uncased')\n"
+        "model = AutoModel.from_pretrained('bert-base-uncased').to('cuda')\n"
+        "inputs = tokenizer(texts, return_tensors='pt')\ninputs.to('cuda')\nout = model(**inputs)\n",
+        # without return_tensors="pt" a tokenizer returns lists, which the model call itself refuses
+        "import torch\nfrom transformers import AutoModel, AutoTokenizer\ntokenizer = AutoTokenizer.from_pretrained('bert-base-uncased')\n"
+        "model = AutoModel.from_pretrained('bert-base-uncased').to('cuda')\nout = model(**tokenizer(texts))\n",
     )
     invalid = (
         Example(
@@ -70,6 +90,23 @@ class InputNotMoved(Rule):
             "import torch\nfrom torch.utils.data import DataLoader\nmodel = torch.nn.Linear(4, 2).cuda()\n"
             "for step, batch in enumerate(DataLoader(ds)):\n    out = model(**batch)  # expect: DL203\n"
         ),
+        # a tokenizer's tensors are on the host: the finding is on the call that made them
+        Example(
+            "import torch\nfrom transformers import AutoModel, AutoTokenizer\ntokenizer = AutoTokenizer.from_pretrained('bert-base-uncased')\n"
+            "model = AutoModel.from_pretrained('bert-base-uncased').to('cuda')\n"
+            "batch = tokenizer(texts, return_tensors='pt', padding=True)  # expect: DL203\nout = model(**batch)\n"
+        ),
+        Example(
+            "import torch\nfrom transformers import AutoModel, BertTokenizer\ntokenizer = BertTokenizer('vocab.txt')\n"
+            "model = AutoModel.from_pretrained('bert-base-uncased').to('cuda')\n"
+            "batch = tokenizer.batch_encode_plus(texts, return_tensors='pt')  # expect: DL203\n"
+            "out = model(input_ids=batch['input_ids'], attention_mask=batch.attention_mask)\n"
+        ),
+        Example(
+            "import torch\nfrom transformers import GPT2LMHeadModel, GPT2Tokenizer\ntokenizer = GPT2Tokenizer.from_pretrained('gpt2')\n"
+            "model = GPT2LMHeadModel.from_pretrained('gpt2').cuda()\n"
+            "ids = tokenizer.encode(text, return_tensors='pt')  # expect: DL203\nout = model.generate(ids, max_length=20)\n"
+        ),
     )
 
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
@@ -77,11 +114,17 @@ class InputNotMoved(Rule):
         #: the operands of the tensor operations seen so far, by node: for a model called on
         #: `inputs - center`, the suggestion moves the operand that is on the host
         self._operations: dict[int, BinaryEvent] = {}
+        #: the calls of a transformers tokenizer with `return_tensors="pt"` seen in this file, by
+        #: node: the move of what they return belongs there (`tokenizer(...).to(device)`)
+        self._tokenizer_calls: set[int] = set()
 
     def on_binary(self, event: BinaryEvent) -> None:
         self._operations[id(event.node)] = event
 
     def on_call(self, event: CallEvent) -> None:
+        made = event.result.origin
+        if made is not None and made.tokenized and made.node is event.node:
+            self._tokenizer_calls.add(id(event.node))
         module = event.callee
         if module.kind == Kind.CRITERION or event.qualname in api.FUNCTIONAL_LOSSES:
             self._check_loss(event)
@@ -102,6 +145,9 @@ class InputNotMoved(Rule):
                 continue
             if value.device is None or not value.device.is_cpu or not (value.origin is not None and value.origin.from_data):
                 continue
+            if value.origin.tokenized and id(value.origin.node) in self._tokenizer_calls:
+                self._report_at_tokenizer(event, arg, value)
+                return
             node, value = self._operand_to_move(arg.value, value)
             shown = self.ctx.source_of(node)
             moved = f"({shown})" if _needs_parentheses(node) else shown
@@ -113,6 +159,23 @@ class InputNotMoved(Rule):
                 + f"; move the batch first (`{moved}.to(...)`)",
             )
             return
+
+    def _report_at_tokenizer(self, event: CallEvent, arg: cst.Arg, value: Value) -> None:
+        """A tokenizer's host tensors reach the moved model unmoved: the finding goes on the
+        tokenizer call, where `.to(device)` belongs, and names the model call."""
+        assert value.origin is not None
+        tokenizer_call = value.origin.node
+        assert isinstance(tokenizer_call, cst.Call)
+        module = event.callee
+        self.ctx.report(
+            tokenizer_call,
+            f"`{self.ctx.source_of(tokenizer_call.func)}` returns host tensors, and `{self.ctx.source_of(arg.value)}` "
+            f"reaches `{self.ctx.source_of(event.node.func)}` at line {self.ctx.line(event.node)} never moved, but "
+            f"`{self.ctx.source_of(event.callee_node)}` was {module.origin.how if module.origin else 'moved'}"
+            + (f" at line {self.ctx.line(module.origin.node)}" if module.origin else "")
+            + "; append `.to(device)` to this call",
+            related=((event.node, "the model call"),),
+        )
 
     def _check_loss(self, event: CallEvent) -> None:
         """``criterion(model(x), y)`` with ``y`` a batch never moved: the loss meets the
