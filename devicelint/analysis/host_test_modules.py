@@ -33,13 +33,12 @@ One walk of the tree, done only for test files, on the first question.
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Iterator, Optional, Union
-
-import ast
 
 import libcst as cst
 
