@@ -35,6 +35,9 @@ class LoadWithoutMapLocation(Rule):
     `skipif(not torch.cuda.is_available())`, or after a guard of its scope such as `if not
     use_cuda: raise ...` or `assert torch.cuda.is_available()`); a GPU taken from configuration
     (`f"cuda:{rank}"`, `storage.cuda(args.gpu)`); a file written for CUDA alone (as DL302 has it).
+    Its fix maps to the `torch.device` variable in scope (safe); where there is none it maps to
+    `"cpu"`, which is unsafe (the code may use the tensors where they come back) and is applied
+    only with `--unsafe-fixes`.
 
     In any file, also a model's own loading code, which its caller places (as DL302 has it):
     a `torch.load` in a method of an `nn.Module` (not a static one: `def load_state(self,
