@@ -104,9 +104,12 @@ class Summaries:
     def called_names(self) -> frozenset[str]:
         """Names the file calls, as ``name(`` or ``.name(`` (computed once)."""
         if self._called is None:
-            text = self.text if self.text is not None else self.source_of(self.module)
-            self._called = frozenset(_CALLED_NAME.findall(text))
+            self._called = frozenset(_CALLED_NAME.findall(self._file_text()))
         return self._called
+
+    def _file_text(self) -> str:
+        """The module's source: as read, or generated from the tree where none was given."""
+        return self.text if self.text is not None else self.source_of(self.module)
 
     def tensor_parameter_value(self, name: str) -> Optional[Value]:
         """What a parameter of the function being analysed is once its use shows it is a
@@ -513,7 +516,7 @@ class Summaries:
         if not called:
             return frozenset()
         if self._word_counts is None:
-            text = self.text if self.text is not None else self.source_of(self.module)
+            text = self._file_text()
             self._word_counts = (Counter(_WORD.findall(text)), Counter(_DEFINED.findall(text)))
         words, defined = self._word_counts
         in_init = Counter(word for word in _WORD.findall(init_text) if word in called)

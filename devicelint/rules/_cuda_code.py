@@ -5,7 +5,14 @@ from __future__ import annotations
 
 import re
 
-#: ``"cuda"`` or ``"cuda:1"``: the literal names CUDA and no other accelerator
+import libcst as cst
+
+#: ``"cuda"`` or ``"cuda:1"``: the literal names CUDA and no other accelerator (see is_cuda_literal)
 CUDA_LITERAL = re.compile(r"cuda(:\d+)?")
 #: code written for CUDA alone: streams, events, graphs, CUDA extensions and kernels
 CUDA_ONLY_FILE = re.compile(r"torch\.cuda\.(Stream|stream|Event|graph|CUDAGraph)\b|cpp_extension|^\s*(import|from)\s+(triton|cupy|pycuda)\b|numba\.cuda", re.MULTILINE)
+
+
+def is_cuda_literal(node: cst.BaseExpression) -> bool:
+    """Is ``node`` a string literal naming CUDA (``"cuda"``, ``"cuda:0"``)?"""
+    return isinstance(node, cst.SimpleString) and CUDA_LITERAL.fullmatch(str(node.evaluated_value)) is not None

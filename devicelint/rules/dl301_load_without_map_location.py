@@ -11,7 +11,7 @@ from devicelint.analysis.values import Kind, Role, Value
 from devicelint.rule_api import FixSpec, NodeEdit
 from devicelint.findings import Severity
 from devicelint.rules._arguments import with_keyword_argument
-from devicelint.rules._cuda_code import CUDA_LITERAL, CUDA_ONLY_FILE
+from devicelint.rules._cuda_code import CUDA_ONLY_FILE, is_cuda_literal
 from devicelint.rules.base import Example, Rule
 
 
@@ -298,7 +298,7 @@ class LoadWithoutMapLocation(Rule):
             )
         if isinstance(node, cst.Call) and node.args and self.ctx.analyzer.qualname_of(node.func, event.state) == "torch.device":
             node = node.args[0].value
-        return isinstance(node, cst.SimpleString) and CUDA_LITERAL.fullmatch(str(node.evaluated_value)) is not None
+        return is_cuda_literal(node)
 
     def on_assign(self, statement: cst.CSTNode, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value) -> None:
         if isinstance(target, cst.Name):

@@ -8,7 +8,7 @@ import libcst as cst
 from devicelint.analysis.events import CallEvent
 from devicelint.analysis.names import keyword_arg, positional_args
 from devicelint.findings import Severity
-from devicelint.rules._cuda_code import CUDA_LITERAL, CUDA_ONLY_FILE
+from devicelint.rules._cuda_code import CUDA_ONLY_FILE, is_cuda_literal
 from devicelint.rules.base import Example, Rule
 
 #: an ``if`` test about the size of the data (see _tests_data)
@@ -185,7 +185,7 @@ def _names_cuda(node: cst.BaseExpression) -> bool:
     """``"cuda"``, ``"cuda:0"``, or ``torch.device("cuda")`` spelled out."""
     if isinstance(node, cst.Call) and node.args and isinstance(node.func, cst.Attribute) and node.func.attr.value == "device":
         node = node.args[0].value
-    return isinstance(node, cst.SimpleString) and CUDA_LITERAL.fullmatch(str(node.evaluated_value)) is not None
+    return is_cuda_literal(node)
 
 
 class _ConditionalCalls(cst.CSTVisitor):

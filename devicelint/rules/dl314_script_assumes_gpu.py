@@ -7,9 +7,9 @@ import libcst as cst
 from devicelint.analysis.events import CallEvent
 from devicelint.analysis.names import keyword_arg, positional_args
 from devicelint.findings import Severity
+from devicelint.rules._cuda_code import is_cuda_literal
 from devicelint.rules.base import Example, Rule
 
-_CUDA_LITERAL = re.compile(r"cuda(:\d+)?")
 #: evidence that the file chooses its device: an availability check, a device count, or a
 #: device taken from arguments, configuration or the environment
 _CHOOSES_DEVICE = re.compile(
@@ -92,9 +92,9 @@ class ScriptAssumesGpu(Rule):
         else:
             device = keyword_arg(node, "device")
             positional = positional_args(node)
-            if device is not None and _is_cuda_literal(device.value):
+            if device is not None and is_cuda_literal(device.value):
                 found = device.value
-            elif positional and _is_cuda_literal(positional[0].value) and (event.method == "to" or event.qualname == "torch.device"):
+            elif positional and is_cuda_literal(positional[0].value) and (event.method == "to" or event.qualname == "torch.device"):
                 found = positional[0].value
         if found is not None:
             self._found.append(found)
@@ -114,7 +114,3 @@ class ScriptAssumesGpu(Rule):
                 "configuration: it cannot run on a CPU-only machine; choose the device once "
                 '(`torch.device("cuda" if torch.cuda.is_available() else "cpu")`) and use it',
             )
-
-
-def _is_cuda_literal(node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.SimpleString) and _CUDA_LITERAL.fullmatch(str(node.evaluated_value)) is not None
