@@ -372,3 +372,9 @@ NUMPY_ARRAY_CONSTRUCTORS = frozenset(
         "eye identity concatenate stack vstack hstack"
     ).split()
 )
+
+#: torch functions that put the tensors of one list on one device: they reject tensors on two
+#: devices, a CPU tensor beside a GPU one included (empty or 0-dim too)
+CONCATENATING = frozenset(
+    f"torch.{name}" for name in ("cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "row_stack")
+)

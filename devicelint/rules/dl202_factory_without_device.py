@@ -339,7 +339,7 @@ class FactoryWithoutDevice(Rule):
                     if factory is not None:
                         self._report(factory, function, event.node, other=(event.callee_node, module))
             return
-        if event.qualname in _CONCATENATING and event.args and event.args[0][0].keyword is None:
+        if event.qualname in api.CONCATENATING and event.args and event.args[0][0].keyword is None:
             apart = _entries_apart(event.args[0][1])
             if apart is not None:
                 self._report_apart(apart, function, event.node)
@@ -584,13 +584,6 @@ def _tensors_in(value: Value) -> list[Value]:
     if value.fields is not None:
         return [item for _, item in value.fields]
     return [value]
-
-
-#: torch functions that put the tensors of one list on one device and fail on a CPU tensor
-#: with a dimension beside a GPU one, empty or not
-_CONCATENATING = frozenset(
-    f"torch.{name}" for name in ("cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "row_stack")
-)
 
 
 def _entries_apart(value: Value) -> Optional[HostBesideAccelerator]:

@@ -197,7 +197,7 @@ class DeviceParameterIgnored(Rule):
     def on_call(self, event: CallEvent) -> None:
         if event.method in ("to", "cpu") and _moved_to_host(event.result, event.node):
             self._note_move_to_host(event.node)
-        if event.qualname in _CONCATENATING and event.args and event.args[0][0].keyword is None:
+        if event.qualname in api.CONCATENATING and event.args and event.args[0][0].keyword is None:
             self._check_entries_apart(event.args[0][1], event.node)
         if event.qualname in api.MIXING_FUNCTIONS:
             self._check_operands(event.operands(api.OPERAND_KEYWORDS), event.node)
@@ -346,12 +346,6 @@ class DeviceParameterIgnored(Rule):
             f"pass `device={device.name}`",
             fix=_fix(factory, device.name),
         )
-
-
-#: torch functions that put the tensors of one list on one device, 0-dim CPU tensors included
-_CONCATENATING = frozenset(
-    f"torch.{name}" for name in ("cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "row_stack")
-)
 
 
 def _moved_to_host(result: Value, move: cst.Call) -> bool:
