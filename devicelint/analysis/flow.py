@@ -158,6 +158,9 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         self._tensor_uses_found: dict[cst.FunctionDef, tuple[frozenset[str], frozenset[str]]] = {}
         self._module_uses_found: dict[cst.FunctionDef, frozenset[str]] = {}
         self._maybe_tensor_names_found: dict[cst.FunctionDef, frozenset[str]] = {}
+        #: per function: its body's calls that take a plain name as a whole argument, with those
+        #: names (see _handed_to_tensor_users; one walk of the body however often it is asked)
+        self._calls_handing_names: dict[cst.FunctionDef, tuple[tuple[cst.Call, frozenset[str]], ...]] = {}
         #: functions whose hand-on of parameters (see _handed_to_tensor_users) is being scanned
         self._tensor_use_scans: set[cst.FunctionDef] = set()
         #: per function: the parameters its body may move or hand on (see _may_move)

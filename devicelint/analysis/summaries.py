@@ -389,14 +389,14 @@ class Summaries:
         if not handed or function in self._tensor_use_scans:
             return set()
         handed -= helpers.assigned_names(helpers.body_statements(function))
-        if not handed:
+        if not handed or not self._may_call_own_function(function, text):
             return set()
         self._tensor_use_scans.add(function)
         try:
-            finder = _CallsHanding(handed)
-            function.body.visit(finder)
             found: set[str] = set()
-            for call in finder.calls:
+            for call, names_handed in self._calls_handing_names_of(function):
+                if not names_handed & handed:
+                    continue
                 resolved = self._own_callee(function, call.func)
                 if resolved is None:
                     continue
@@ -412,6 +412,32 @@ class Summaries:
             return found
         finally:
             self._tensor_use_scans.discard(function)
+
+    def _may_call_own_function(self, function: cst.FunctionDef, text: str) -> bool:
+        """Can a call in the body's text run a function of this file (the shapes
+        ``_own_callee`` resolves: ``helper(...)``, ``Class.method(...)``, ``self.method(...)``)?
+        A test of the text, so that the body is walked only when one may."""
+        positional = [*function.params.posonly_params, *function.params.params]
+        receiver = positional[0].name.value if positional else None
+        for match in _CALLEE_TEXT.finditer(text):
+            head, attribute = match.group(1), match.group(2)
+            if attribute is not None and head == receiver:
+                return True
+            known = self.module_state.get(head)
+            if known is not None and known.kind in (Kind.FUNCTION, Kind.CLASS):
+                return True
+        return False
+
+    def _calls_handing_names_of(self, function: cst.FunctionDef) -> tuple[tuple[cst.Call, frozenset[str]], ...]:
+        """The calls of ``function``'s own body that take plain names as whole arguments, with
+        those names: found by one walk per function (per batch for another module's)."""
+        memo = self.function_memo(function, self._calls_handing_names, "calls handing names")
+        calls = memo.get(function)
+        if calls is None:
+            finder = _CallsHandingNames()
+            function.body.visit(finder)
+            calls = memo[function] = tuple(finder.calls)
+        return calls
 
     def _own_callee(self, caller: cst.FunctionDef, func: cst.BaseExpression) -> Optional[tuple[cst.FunctionDef, bool, bool]]:
         """The function of this file a call in ``caller`` runs, as (function, whether its first
@@ -1406,19 +1432,21 @@ class _ReturnFinder(OwnScopeVisitor):
 
 #: a name as a whole argument of a call: ``f(name, ...)``, ``f(a, name)``, ``f(k=name)`` (one
 #: static pattern: a pattern per parameter would be compiled thousands of times on a big tree)
+#: a call's callee as text: ``name(`` or ``name.attribute(`` (the head not itself an attribute)
+_CALLEE_TEXT = re.compile(r"(?<![\w.])([A-Za-z_]\w*)(?:\s*\.\s*([A-Za-z_]\w*))?\s*\(")
 _HANDED_ON = re.compile(r"[(,]\s*(?:\w+\s*=\s*)?([A-Za-z_]\w*)\s*(?=[,)])")
 
 
-class _CallsHanding(OwnScopeVisitor):
-    """The calls of one body that take one of ``names`` as a whole argument."""
+class _CallsHandingNames(OwnScopeVisitor):
+    """The calls of one body that take plain names as whole arguments, with those names."""
 
-    def __init__(self, names: set[str]) -> None:
-        self.names = names
-        self.calls: list[cst.Call] = []
+    def __init__(self) -> None:
+        self.calls: list[tuple[cst.Call, frozenset[str]]] = []
 
     def visit_Call(self, node: cst.Call) -> None:
-        if any(isinstance(arg.value, cst.Name) and arg.value.value in self.names for arg in node.args):
-            self.calls.append(node)
+        names = frozenset(arg.value.value for arg in node.args if isinstance(arg.value, cst.Name))
+        if names:
+            self.calls.append((node, names))
 
 
 def _input_device(name: str, in_module: bool, placed_by_caller: bool) -> Optional[Device]:
