@@ -42,7 +42,7 @@ from devicelint.analysis.facts import (
     LoopInfo,
     StreamContext,
 )
-from devicelint.analysis.names import dotted_name
+from devicelint.analysis.names import dotted_name, string_value
 from devicelint.analysis.project_imports import ProjectImports, ProjectRef
 from devicelint.analysis.state import (
     DEFAULT_DEVICE_KEY,
@@ -1138,7 +1138,7 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
 
     def _eval_simple_string(self, node: cst.SimpleString, state: State) -> Value:
         try:
-            literal = node.evaluated_value
+            literal = string_value(node)
         except Exception:  # malformed escapes: the text is still a string
             literal = None
         return Value(Kind.STR, literal=literal if isinstance(literal, str) else None)

@@ -26,7 +26,7 @@ import libcst as cst
 from devicelint.analysis import constructions, helpers
 from devicelint.analysis import torch_api as api
 from devicelint.analysis.facts import ClassInfo, CriterionInfo
-from devicelint.analysis.names import OwnScopeVisitor, dotted_name
+from devicelint.analysis.names import OwnScopeVisitor, dotted_name, own_scope_calls, string_value
 from devicelint.analysis.state import DEFAULT_DEVICE_KEY, State, join_states
 from devicelint.analysis.torch_semantics import (
     MODULE_ANNOTATIONS,
@@ -419,13 +419,27 @@ class Summaries:
         A test of the text, so that the body is walked only when one may."""
         positional = [*function.params.posonly_params, *function.params.params]
         receiver = positional[0].name.value if positional else None
+        owner: Optional[ClassInfo] = None
         for match in _CALLEE_TEXT.finditer(text):
             head, attribute = match.group(1), match.group(2)
             if attribute is not None and head == receiver:
-                return True
+                # ``self.conv(x)`` calls a submodule, ``self.helper(x)`` a method of the class
+                if owner is None:
+                    owner = next((info for info in self._classes if function in info.methods.values()), None)
+                    if owner is None:
+                        return True
+                if owner.find_method(attribute) is not None:
+                    return True
+                continue
             known = self.module_state.get(head)
-            if known is not None and known.kind in (Kind.FUNCTION, Kind.CLASS):
+            if known is None:
+                continue
+            if attribute is None and known.kind == Kind.FUNCTION and isinstance(known.info, cst.FunctionDef):
                 return True
+            if attribute is not None and known.kind == Kind.CLASS and isinstance(known.info, ClassInfo):
+                found = known.info.find_method(attribute)
+                if found is not None and _is_static(found[0]):
+                    return True
         return False
 
     def _calls_handing_names_of(self, function: cst.FunctionDef) -> tuple[tuple[cst.Call, frozenset[str]], ...]:
@@ -434,9 +448,11 @@ class Summaries:
         memo = self.function_memo(function, self._calls_handing_names, "calls handing names")
         calls = memo.get(function)
         if calls is None:
-            finder = _CallsHandingNames()
-            function.body.visit(finder)
-            calls = memo[function] = tuple(finder.calls)
+            calls = memo[function] = tuple(
+                (call, names)
+                for call in own_scope_calls(function.body)
+                if (names := frozenset(arg.value.value for arg in call.args if isinstance(arg.value, cst.Name)))
+            )
         return calls
 
     def _own_callee(self, caller: cst.FunctionDef, func: cst.BaseExpression) -> Optional[tuple[cst.FunctionDef, bool, bool]]:
@@ -1322,7 +1338,7 @@ def _item_text_keys(info: ClassInfo) -> tuple[str, ...]:
             entries.extend((element.key, element.value) for element in value.elements if isinstance(element, cst.DictElement))
     for key, stored in entries:
         if isinstance(key, cst.SimpleString) and is_text(stored):
-            literal = key.evaluated_value
+            literal = string_value(key)
             if isinstance(literal, str) and literal not in keys:
                 keys.append(literal)
     return tuple(keys)
@@ -1435,18 +1451,6 @@ class _ReturnFinder(OwnScopeVisitor):
 #: a call's callee as text: ``name(`` or ``name.attribute(`` (the head not itself an attribute)
 _CALLEE_TEXT = re.compile(r"(?<![\w.])([A-Za-z_]\w*)(?:\s*\.\s*([A-Za-z_]\w*))?\s*\(")
 _HANDED_ON = re.compile(r"[(,]\s*(?:\w+\s*=\s*)?([A-Za-z_]\w*)\s*(?=[,)])")
-
-
-class _CallsHandingNames(OwnScopeVisitor):
-    """The calls of one body that take plain names as whole arguments, with those names."""
-
-    def __init__(self) -> None:
-        self.calls: list[tuple[cst.Call, frozenset[str]]] = []
-
-    def visit_Call(self, node: cst.Call) -> None:
-        names = frozenset(arg.value.value for arg in node.args if isinstance(arg.value, cst.Name))
-        if names:
-            self.calls.append((node, names))
 
 
 def _input_device(name: str, in_module: bool, placed_by_caller: bool) -> Optional[Device]:

@@ -7,6 +7,8 @@ import re
 
 import libcst as cst
 
+from devicelint.analysis.names import string_value
+
 #: ``"cuda"`` or ``"cuda:1"``: the literal names CUDA and no other accelerator (see is_cuda_literal)
 CUDA_LITERAL = re.compile(r"cuda(:\d+)?")
 #: code written for CUDA alone: streams, events, graphs, CUDA extensions and kernels
@@ -15,4 +17,4 @@ CUDA_ONLY_FILE = re.compile(r"torch\.cuda\.(Stream|stream|Event|graph|CUDAGraph)
 
 def is_cuda_literal(node: cst.BaseExpression) -> bool:
     """Is ``node`` a string literal naming CUDA (``"cuda"``, ``"cuda:0"``)?"""
-    return isinstance(node, cst.SimpleString) and CUDA_LITERAL.fullmatch(str(node.evaluated_value)) is not None
+    return isinstance(node, cst.SimpleString) and CUDA_LITERAL.fullmatch(str(string_value(node))) is not None
