@@ -383,7 +383,9 @@ class TorchSemantics:
         calls it on the list of drawn items, so a batch is what it returns (``return images,
         bboxes`` with ``bboxes`` a list of tensors gives a tuple whose second entry is a list).
         Only a tuple, list or dict it returns on every path is taken: its shape is the fact
-        the batch's users need."""
+        the batch's users need; and so is a tensor (``return torch.tensor(padded)``), which
+        is a batch drawn from the loader where it is used, not a factory's tensor handed back
+        to its caller (building batches on the host is what a collate function is for)."""
         collate = keyword_arg(node, "collate_fn")
         if collate is None:
             return None
@@ -392,6 +394,9 @@ class TorchSemantics:
             return None
         items = cst.Arg(value=cst.Name("items"))
         returned = self._summarise(function.info, None, None, False, ((items, UNKNOWN),), state)
+        if returned.kind == Kind.TENSOR:
+            drawn = Origin(node, f"a batch made by `{dotted_name(collate.value) or 'collate_fn'}()`", from_data=True)
+            return Value(Kind.TENSOR, returned.device, drawn if returned.device is not None else None, scalar=returned.scalar)
         return returned if returned.kind == Kind.CONTAINER else None
 
     def criterion(self, node: cst.Call, args: tuple[tuple[cst.Arg, Value], ...]) -> Value:

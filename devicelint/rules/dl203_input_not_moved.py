@@ -81,6 +81,12 @@ class InputNotMoved(Rule):
         "model = AutoModel.from_pretrained('bert-base-uncased').to('cuda')\nout = model(**tokenizer(texts))\n",
     )
     invalid = (
+        # the file's collate_fn builds each batch on the host: the labels reach the loss unmoved
+        Example(
+            "import torch\nimport torch.nn.functional as F\nfrom torch.utils.data import DataLoader\ndef collate(items):\n    return torch.tensor(items)\n"
+            "def train(model, data, device):\n    for ids in DataLoader(data, collate_fn=collate):\n        logits = model(ids.to(device))\n"
+            "        loss = F.cross_entropy(logits, ids)  # expect: DL203\nmodel = torch.nn.Embedding(10, 4)\nmodel.to('cuda')\ntrain(model, [], 'cuda')\n"
+        ),
         Example(
             "import torch\nfrom torch.utils.data import DataLoader\ndevice = torch.device('cuda')\n"
             "model = torch.nn.Linear(4, 2).to(device)\nloader = DataLoader(ds, batch_size=32)\n"
