@@ -462,6 +462,7 @@ class TorchSemantics:
         result = tensors[0]
         for other in tensors[1:]:
             result = propagate(result, other)
+        result = _host_data_result(node, qualname, result, tensors)
         if qualname == "torch.meshgrid" and all(
             not arg.star and (arg.keyword is None and (value.kind == Kind.TENSOR or value.kind == Kind.CONTAINER and isinstance(value.info, tuple)) or arg.keyword is not None and arg.keyword.value == "indexing")
             for arg, value in args
@@ -820,6 +821,24 @@ def is_model_factory(qualname: str) -> bool:
         leaf = qualname[len(api.TORCHVISION_MODELS):]
         return "." not in leaf and leaf[:1].islower() and not leaf.startswith(("get_", "list_", "_"))
     return False
+
+
+def _host_data_result(node: cst.Call, qualname: str, result: Value, tensors: list[Value]) -> Value:
+    """A torch function's host result built from input data and host constants (``torch.cat([prefix,
+    ids])`` with ``prefix = torch.tensor([[21603, 10]])``) is input data, whichever operand comes
+    first: the batch was never moved, not a factory's tensor that meets the model. Built by
+    concatenation from a tokenizer's tensors, it is one more host tensor whose move belongs
+    where it is made (``torch.cat(...).to(device)``), like the tokenizer call's own."""
+    if result.device is None or not result.device.is_cpu or (result.origin is not None and result.origin.from_data):
+        return result
+    data = [tensor for tensor in tensors if tensor.device is not None and tensor.device.is_cpu and tensor.origin is not None and tensor.origin.from_data]
+    if not data or any(tensor.device is None or not tensor.device.is_cpu for tensor in tensors):
+        return result
+    if qualname in api.CONCATENATING and any(tensor.origin is not None and tensor.origin.tokenized for tensor in data):
+        origin = Origin(node, f"joined on the host from tokenized text by `{spelled(node)}`", from_data=True, tokenized=True)
+    else:
+        origin = data[0].origin
+    return replace(result, origin=origin)
 
 
 def propagate(left: Value, right: Value) -> Value:

@@ -23,7 +23,8 @@ class InputNotMoved(Rule):
     left alone. Tokenized text too: a transformers tokenizer called (or its `encode`,
     `encode_plus`, `batch_encode_plus`) with `return_tensors="pt"` returns host tensors, and
     `model.generate(ids)` runs the model on them; that finding is on the tokenizer call, where
-    `.to(device)` belongs. Losses too: a criterion (`nn.CrossEntropyLoss()`, `F.cross_entropy`) given the
+    `.to(device)` belongs (on the `torch.cat` that joins them to host constants, where it does).
+    Losses too: a criterion (`nn.CrossEntropyLoss()`, `F.cross_entropy`) given the
     model's output and a target batch that was never moved. A list or tuple of batches handed
     whole to the model (`model([ids, mask])`, unpacked by its `forward`) too, unless one of its
     entries is already on the device. The message names what to move: for `model(inputs - center)` with `center`
@@ -94,6 +95,19 @@ class InputNotMoved(Rule):
         "model = AutoModel.from_pretrained('bert-base-uncased').to('cuda')\nout = model(**tokenizer(texts))\n",
     )
     invalid = (
+        # a host constant joined to tokenized text is still the unmoved input: the move belongs
+        # on the concatenation (not DL202's: the constant is no factory meeting the model)
+        Example(
+            "import torch\nfrom transformers import T5ForConditionalGeneration, T5Tokenizer\ntokenizer = T5Tokenizer.from_pretrained('t5-base')\n"
+            "model = T5ForConditionalGeneration.from_pretrained('t5-base').to('cuda')\ndef summarize(text):\n"
+            "    ids = tokenizer.encode(text, return_tensors='pt')\n    prefix = torch.tensor([[21603, 10]])\n"
+            "    ids = torch.cat([prefix, ids], dim=-1)  # expect: DL203\n    return model.generate(ids, max_length=20)\n"
+        ),
+        Example(
+            "import torch\nfrom torch.utils.data import DataLoader\nmodel = torch.nn.Linear(5, 2).to('cuda')\n"
+            "for x, y in DataLoader(ds, batch_size=8):\n    x = torch.cat([torch.ones(x.size(0), 1), x], dim=1)\n"
+            "    out = model(x)  # expect: DL203\n"
+        ),
         # a list of batch tensors handed whole to the model, which unpacks it in `forward`
         Example(
             "import torch\nfrom torch.utils.data import DataLoader\nclass Net(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.embed = torch.nn.Embedding(9, 4)\n    def forward(self, x):\n        ids, mask = x\n        return self.embed(ids) * mask.unsqueeze(-1)\nmodel = Net().to('cuda')\n"
