@@ -95,6 +95,13 @@ class InputNotMoved(Rule):
         "model = AutoModel.from_pretrained('bert-base-uncased').to('cuda')\nout = model(**tokenizer(texts))\n",
     )
     invalid = (
+        # a loss function meeting the model's output and an unmoved target: this rule's, not
+        # also DL201's (one bug, one finding)
+        Example(
+            "import torch\nimport torch.nn.functional as F\nfrom torch.utils.data import DataLoader\n"
+            "model = torch.nn.Embedding(10, 4).to('cuda')\nfor x, y in DataLoader(ds, batch_size=8):\n"
+            "    logits = model(x.to('cuda'))\n    loss = F.cross_entropy(logits, y)  # expect: DL203\n"
+        ),
         # a host constant joined to tokenized text is still the unmoved input: the move belongs
         # on the concatenation (not DL202's: the constant is no factory meeting the model)
         Example(
