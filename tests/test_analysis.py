@@ -1608,14 +1608,23 @@ def test_a_collate_function_of_the_file_makes_the_loaders_batches():
         "listed = DataLoader(dataset, batch_size=4, collate_fn=collate)\n"
         "for images, boxes in listed:\n    pass\n"
         "for batch in DataLoader(dataset, batch_size=4, collate_fn=stacked):\n    pass\n"
+        "def padded(items):\n    return torch.tensor([item + [0] * (8 - len(item)) for item in items])\n"
+        "for ids in DataLoader(dataset, batch_size=4, collate_fn=padded):\n    pass\n"
         "for default in DataLoader(dataset, batch_size=4):\n    pass\n"
     )
     state = analyzer.module_state
     # the batch is the tuple the collate function returns: a stack of the images, and a list
     assert state["images"].kind != Kind.CONTAINER
     assert state["boxes"].kind == Kind.CONTAINER
-    # a collate function that returns one tensor, and default collation, say nothing new
+    # a stack of items the analysis does not know says nothing new
     assert state["batch"].kind == Kind.BATCH and state["batch"].role is None
+    # a tensor built on the host from the drawn items is each batch: input data drawn from the loader, not a
+    # factory's tensor that a helper hands back (DL203's where it reaches a model unmoved)
+    ids = state["ids"]
+    assert ids.kind == Kind.TENSOR and place(ids) == "cpu"
+    assert ids.origin.from_data and analyzer.module.code_for_node(ids.origin.node).startswith("DataLoader(")
+    assert analyzer.device_less_factory(ids) is None
+    # default collation says nothing new
     assert state["default"].kind == Kind.BATCH
 
 

@@ -85,7 +85,7 @@ SAME_DEVICE_METHODS = frozenset(
         "new_full new_tensor softplus exp_ log_ clamp_min clamp_max maximum minimum scatter_add "
         "scatter_add_ scatter_reduce scatter_reduce_ index_add index_add_ index_copy index_copy_ "
         "index_fill index_fill_ masked_scatter masked_scatter_ addcmul_ addcdiv_ lerp_ sigmoid_ sqrt_ "
-        "tanh_ relu_ abs_ neg_ pow_ clamp_min_ clamp_max_ floor_ ceil_ round_"
+        "tanh_ relu_ abs_ neg_ pow_ clamp_min_ clamp_max_ floor_ ceil_ round_ nonzero argwhere"
     ).split()
 )
 

@@ -383,7 +383,9 @@ class TorchSemantics:
         calls it on the list of drawn items, so a batch is what it returns (``return images,
         bboxes`` with ``bboxes`` a list of tensors gives a tuple whose second entry is a list).
         Only a tuple, list or dict it returns on every path is taken: its shape is the fact
-        the batch's users need."""
+        the batch's users need; and so is a tensor (``return torch.tensor(padded)``), which
+        is a batch drawn from the loader where it is used, not a factory's tensor handed back
+        to its caller (building batches on the host is what a collate function is for)."""
         collate = keyword_arg(node, "collate_fn")
         if collate is None:
             return None
@@ -392,6 +394,9 @@ class TorchSemantics:
             return None
         items = cst.Arg(value=cst.Name("items"))
         returned = self._summarise(function.info, None, None, False, ((items, UNKNOWN),), state)
+        if returned.kind == Kind.TENSOR:
+            drawn = Origin(node, f"a batch made by `{dotted_name(collate.value) or 'collate_fn'}()`", from_data=True)
+            return Value(Kind.TENSOR, returned.device, drawn if returned.device is not None else None, scalar=returned.scalar)
         return returned if returned.kind == Kind.CONTAINER else None
 
     def criterion(self, node: cst.Call, args: tuple[tuple[cst.Arg, Value], ...]) -> Value:
@@ -457,6 +462,7 @@ class TorchSemantics:
         result = tensors[0]
         for other in tensors[1:]:
             result = propagate(result, other)
+        result = _host_data_result(node, qualname, result, tensors)
         if qualname == "torch.meshgrid" and all(
             not arg.star and (arg.keyword is None and (value.kind == Kind.TENSOR or value.kind == Kind.CONTAINER and isinstance(value.info, tuple)) or arg.keyword is not None and arg.keyword.value == "indexing")
             for arg, value in args
@@ -815,6 +821,24 @@ def is_model_factory(qualname: str) -> bool:
         leaf = qualname[len(api.TORCHVISION_MODELS):]
         return "." not in leaf and leaf[:1].islower() and not leaf.startswith(("get_", "list_", "_"))
     return False
+
+
+def _host_data_result(node: cst.Call, qualname: str, result: Value, tensors: list[Value]) -> Value:
+    """A torch function's host result built from input data and host constants (``torch.cat([prefix,
+    ids])`` with ``prefix = torch.tensor([[21603, 10]])``) is input data, whichever operand comes
+    first: the batch was never moved, not a factory's tensor that meets the model. Built by
+    concatenation from a tokenizer's tensors, it is one more host tensor whose move belongs
+    where it is made (``torch.cat(...).to(device)``), like the tokenizer call's own."""
+    if result.device is None or not result.device.is_cpu or (result.origin is not None and result.origin.from_data):
+        return result
+    data = [tensor for tensor in tensors if tensor.device is not None and tensor.device.is_cpu and tensor.origin is not None and tensor.origin.from_data]
+    if not data or any(tensor.device is None or not tensor.device.is_cpu for tensor in tensors):
+        return result
+    if qualname in api.CONCATENATING and any(tensor.origin is not None and tensor.origin.tokenized for tensor in data):
+        origin = Origin(node, f"joined on the host from tokenized text by `{spelled(node)}`", from_data=True, tokenized=True)
+    else:
+        origin = data[0].origin
+    return replace(result, origin=origin)
 
 
 def propagate(left: Value, right: Value) -> Value:

@@ -132,6 +132,15 @@ class DiscardedMove(Rule):
             "    for step, (x, y) in enumerate(loader):\n        x = x.to(device)  # expect: DL101\n        loss = model(x)\n"
             "train(torch.nn.Linear(2, 2), DataLoader(ds, batch_size=4), 'cuda')\n",
         ),
+        # the file's collate_fn pads the items into one tensor: each batch is that tensor
+        Example(
+            "import torch\nfrom torch.utils.data import DataLoader\ndef collate(items):\n    return torch.tensor(items)\n"
+            "def train(model, data, device):\n    for step, ids in enumerate(DataLoader(data, collate_fn=collate)):\n"
+            "        ids.to(device)  # expect: DL101\n        model(ids)\n",
+            "import torch\nfrom torch.utils.data import DataLoader\ndef collate(items):\n    return torch.tensor(items)\n"
+            "def train(model, data, device):\n    for step, ids in enumerate(DataLoader(data, collate_fn=collate)):\n"
+            "        ids = ids.to(device)  # expect: DL101\n        model(ids)\n",
+        ),
         # returned by code the analysis cannot see, but multiplied into the loss: a tensor
         Example(
             "import torch\ndef step(sampler, batch, losses):\n    t, w = sampler.sample(len(batch))\n"

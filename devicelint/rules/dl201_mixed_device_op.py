@@ -26,7 +26,8 @@ class MixedDeviceOp(Rule):
 
     0-dim CPU tensors (which PyTorch mixes with GPU tensors), Python scalars, `*_like`
     factories and operands of unknown device are never flagged. Batches fed to a moved model
-    are DL203's, criteria with a CPU weight DL104's.
+    (or with its output to a loss function, `F.cross_entropy(logits, y)`) are DL203's, criteria
+    with a CPU weight DL104's.
 
     ## Why is this bad?
     On a GPU machine the operation raises `RuntimeError: Expected all tensors to be on the same
@@ -167,8 +168,13 @@ class MixedDeviceOp(Rule):
             return True  # an attribute made in a module's __init__: DL103 (or DL102) says what went wrong
         return self.ctx.current_function.node is not None and made[1] in api.FUNCTION_HOST_FACTORIES
 
-    def _conflict_to_report(self, first: Value, second: Value) -> bool:
-        return conflicting(first, second) and not self._said_by_another_rule(first, second) and not self._said_by_another_rule(second, first)
+    def _conflict_to_report(self, first: Value, second: Value, loss: bool = False) -> bool:
+        return (
+            conflicting(first, second)
+            and not self._said_by_another_rule(first, second)
+            and not self._said_by_another_rule(second, first)
+            and not (loss and (_unmoved_target(first, second) or _unmoved_target(second, first)))
+        )
 
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)
@@ -188,7 +194,7 @@ class MixedDeviceOp(Rule):
         if event.qualname in api.MIXING_FUNCTIONS:
             operands = event.operands()
             self._note_parameter_meetings(event.node, operands)
-            self._check_all(event.node, operands)
+            self._check_all(event.node, operands, loss=event.qualname in api.FUNCTIONAL_LOSSES)
         elif event.method in api.BINARY_TENSOR_METHODS and event.receiver is not None and event.receiver.kind == Kind.TENSOR:
             assert isinstance(event.node.func, cst.Attribute)
             operands = [(event.node.func.value, event.receiver), *event.operands()]
@@ -275,10 +281,10 @@ class MixedDeviceOp(Rule):
             related=((event.node, f"`{parameter}` is handed to the model here"),),
         )
 
-    def _check_all(self, node: cst.CSTNode, operands: list[tuple[cst.BaseExpression, Value]]) -> None:
+    def _check_all(self, node: cst.CSTNode, operands: list[tuple[cst.BaseExpression, Value]], loss: bool = False) -> None:
         for index, (first_node, first) in enumerate(operands):
             for second_node, second in operands[index + 1:]:
-                if self._conflict_to_report(first, second):
+                if self._conflict_to_report(first, second, loss):
                     self._report(node, first_node, first, second_node, second)
                     return
         self._check_arms(node, operands)
@@ -334,3 +340,13 @@ def _rank_after(operand: cst.BaseExpression) -> object:
     if not isinstance(node, cst.Name):
         return False
     return None if keeps else False
+
+
+def _unmoved_target(host: Value, other: Value) -> bool:
+    """A loss function given the model's output and a batch never moved: DL203's finding (its
+    ``_check_loss``), one bug, one finding."""
+    return (
+        host.origin is not None and host.origin.from_data and host.scalar is not True
+        and host.device is not None and host.device.is_cpu
+        and other.kind == Kind.TENSOR and other.device is not None and other.device.may_be_accelerator and not other.device.argument
+    )

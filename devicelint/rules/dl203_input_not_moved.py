@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Optional
+
 import libcst as cst
 
 from devicelint.analysis import torch_api as api
@@ -15,13 +17,17 @@ class InputNotMoved(Rule):
     ## What it does
     Flags a model that was moved to a device and is then called on batch tensors - from a
     `DataLoader`, a dataset or numpy - that were never moved there. Inputs moved anywhere on
-    the way (`x = x.to(device)`, `model(x.to(device))`), loaders with a `collate_fn`, datasets
+    the way (`x = x.to(device)`, `model(x.to(device))`), loaders with a `collate_fn` (unless
+    it is a function of the file that returns a tensor it builds on the host), datasets
     that place their own data, and parallel wrappers (which scatter CPU inputs themselves) are
     left alone. Tokenized text too: a transformers tokenizer called (or its `encode`,
     `encode_plus`, `batch_encode_plus`) with `return_tensors="pt"` returns host tensors, and
     `model.generate(ids)` runs the model on them; that finding is on the tokenizer call, where
-    `.to(device)` belongs. Losses too: a criterion (`nn.CrossEntropyLoss()`, `F.cross_entropy`) given the
-    model's output and a target batch that was never moved. The message names what to move: for `model(inputs - center)` with `center`
+    `.to(device)` belongs (on the `torch.cat` that joins them to host constants, where it does).
+    Losses too: a criterion (`nn.CrossEntropyLoss()`, `F.cross_entropy`) given the
+    model's output and a target batch that was never moved. A list or tuple of batches handed
+    whole to the model (`model([ids, mask])`, unpacked by its `forward`) too, unless one of its
+    entries is already on the device. The message names what to move: for `model(inputs - center)` with `center`
     already on the device, `inputs.to(...)`; where every operand is on the host, the whole
     argument, `(inputs - inputs.mean()).to(...)`.
 
@@ -50,6 +56,14 @@ class InputNotMoved(Rule):
     severity = Severity.ERROR
     summary = "A model moved to a device is called on batches that never were."
     valid = (
+        # a list moved entry by entry; and one whose other entries were moved: the lengths stay
+        # on the host on purpose (pack_padded_sequence takes them there)
+        "import torch\nfrom torch.utils.data import DataLoader\nclass Net(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.embed = torch.nn.Embedding(9, 4)\n    def forward(self, x):\n        ids, mask = x\n        return self.embed(ids) * mask.unsqueeze(-1)\nmodel = Net().to('cuda')\n"
+        "for ids, mask, labels in DataLoader(ds, batch_size=8):\n"
+        "    out = model([ids.to('cuda'), mask.to('cuda')])\n",
+        "import torch\nfrom torch.utils.data import DataLoader\nclass Net(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.embed = torch.nn.Embedding(9, 4)\n    def forward(self, x):\n        ids, mask = x\n        return self.embed(ids) * mask.unsqueeze(-1)\nmodel = Net().to('cuda')\n"
+        "for ids, lengths in DataLoader(ds, batch_size=8):\n"
+        "    out = model([ids.to('cuda'), lengths])\n",
         # a model handed to the function: its caller may keep it on the host, with the batches
         "import torch\nfrom torch.utils.data import DataLoader\ndef evaluate(model, ds):\n"
         "    print(sum(p.numel() for p in model.parameters()))\n    for x, y in DataLoader(ds):\n"
@@ -81,6 +95,38 @@ class InputNotMoved(Rule):
         "model = AutoModel.from_pretrained('bert-base-uncased').to('cuda')\nout = model(**tokenizer(texts))\n",
     )
     invalid = (
+        # a loss function meeting the model's output and an unmoved target: this rule's, not
+        # also DL201's (one bug, one finding)
+        Example(
+            "import torch\nimport torch.nn.functional as F\nfrom torch.utils.data import DataLoader\n"
+            "model = torch.nn.Embedding(10, 4).to('cuda')\nfor x, y in DataLoader(ds, batch_size=8):\n"
+            "    logits = model(x.to('cuda'))\n    loss = F.cross_entropy(logits, y)  # expect: DL203\n"
+        ),
+        # a host constant joined to tokenized text is still the unmoved input: the move belongs
+        # on the concatenation (not DL202's: the constant is no factory meeting the model)
+        Example(
+            "import torch\nfrom transformers import T5ForConditionalGeneration, T5Tokenizer\ntokenizer = T5Tokenizer.from_pretrained('t5-base')\n"
+            "model = T5ForConditionalGeneration.from_pretrained('t5-base').to('cuda')\ndef summarize(text):\n"
+            "    ids = tokenizer.encode(text, return_tensors='pt')\n    prefix = torch.tensor([[21603, 10]])\n"
+            "    ids = torch.cat([prefix, ids], dim=-1)  # expect: DL203\n    return model.generate(ids, max_length=20)\n"
+        ),
+        Example(
+            "import torch\nfrom torch.utils.data import DataLoader\nmodel = torch.nn.Linear(5, 2).to('cuda')\n"
+            "for x, y in DataLoader(ds, batch_size=8):\n    x = torch.cat([torch.ones(x.size(0), 1), x], dim=1)\n"
+            "    out = model(x)  # expect: DL203\n"
+        ),
+        # a list of batch tensors handed whole to the model, which unpacks it in `forward`
+        Example(
+            "import torch\nfrom torch.utils.data import DataLoader\nclass Net(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.embed = torch.nn.Embedding(9, 4)\n    def forward(self, x):\n        ids, mask = x\n        return self.embed(ids) * mask.unsqueeze(-1)\nmodel = Net().to('cuda')\n"
+            "for ids, mask, labels in DataLoader(ds, batch_size=8):\n"
+            "    out = model([ids, mask])  # expect: DL203\n"
+        ),
+        # the file's collate_fn builds each batch on the host: the labels reach the loss unmoved
+        Example(
+            "import torch\nimport torch.nn.functional as F\nfrom torch.utils.data import DataLoader\ndef collate(items):\n    return torch.tensor(items)\n"
+            "def train(model, data, device):\n    for ids in DataLoader(data, collate_fn=collate):\n        logits = model(ids.to(device))\n"
+            "        loss = F.cross_entropy(logits, ids)  # expect: DL203\nmodel = torch.nn.Embedding(10, 4)\nmodel.to('cuda')\ntrain(model, [], 'cuda')\n"
+        ),
         Example(
             "import torch\nfrom torch.utils.data import DataLoader\ndevice = torch.device('cuda')\n"
             "model = torch.nn.Linear(4, 2).to(device)\nloader = DataLoader(ds, batch_size=32)\n"
@@ -141,6 +187,12 @@ class InputNotMoved(Rule):
             # may be a pipeline, which takes prompts
             return
         for arg, value in event.args:
+            if value.kind == Kind.CONTAINER and not arg.star:
+                found = _host_batch_in_sequence(arg.value, value)
+                if found is not None:
+                    self._report_unmoved(event, *found, within=arg.value)
+                    return
+                continue
             if value.kind not in (Kind.TENSOR, Kind.BATCH) and not (arg.star == "**" and value.kind == Kind.BATCH):
                 continue
             if value.device is None or not value.device.is_cpu or not (value.origin is not None and value.origin.from_data):
@@ -148,17 +200,25 @@ class InputNotMoved(Rule):
             if value.origin.tokenized and id(value.origin.node) in self._tokenizer_calls:
                 self._report_at_tokenizer(event, arg, value)
                 return
-            node, value = self._operand_to_move(arg.value, value)
-            shown = self.ctx.source_of(node)
-            moved = f"({shown})" if _needs_parentheses(node) else shown
-            self.ctx.report(
-                event.node,
-                f"`{shown}` is a batch {where(value, self.ctx)} that was never moved, but "
-                f"`{self.ctx.source_of(event.callee_node)}` was {module.origin.how if module.origin else 'moved'}"
-                + (f" at line {self.ctx.line(module.origin.node)}" if module.origin else "")
-                + f"; move the batch first (`{moved}.to(...)`)",
-            )
+            self._report_unmoved(event, *self._operand_to_move(arg.value, value))
             return
+
+    def _report_unmoved(
+        self, event: CallEvent, node: cst.BaseExpression, value: Value, within: Optional[cst.BaseExpression] = None
+    ) -> None:
+        """``node``, a batch on the host (an entry of the list ``within`` where given), reaches
+        the moved model ``event`` calls."""
+        module = event.callee
+        shown = self.ctx.source_of(node)
+        moved = f"({shown})" if _needs_parentheses(node) else shown
+        entry = f" (in `{_short(self.ctx.source_of(within))}`, which the model gets whole)" if within is not None and within is not node else ""
+        self.ctx.report(
+            event.node,
+            f"`{shown}`{entry} is a batch {where(value, self.ctx)} that was never moved, but "
+            f"`{self.ctx.source_of(event.callee_node)}` was {module.origin.how if module.origin else 'moved'}"
+            + (f" at line {self.ctx.line(module.origin.node)}" if module.origin else "")
+            + f"; move the batch first (`{moved}.to(...)`)",
+        )
 
     def _report_at_tokenizer(self, event: CallEvent, arg: cst.Arg, value: Value) -> None:
         """A tokenizer's host tensors reach the moved model unmoved: the finding goes on the
@@ -219,6 +279,31 @@ class InputNotMoved(Rule):
             node, value = host[0]
 
 
+def _host_batch_in_sequence(node: cst.BaseExpression, value: Value) -> Optional[tuple[cst.BaseExpression, Value]]:
+    """A list or tuple of known entries handed to the model whole (``model([ids, lengths,
+    mask])``, unpacked by its ``forward``): the first entry that is a batch on the host, with
+    its node where the list is written out there. None where no entry is one, and where an
+    entry is a tensor that may be on the accelerator: a list that mixes them was partly moved
+    on purpose (sequence lengths stay on the host for ``pack_padded_sequence``)."""
+    if not isinstance(value.info, tuple):
+        return None
+    entries = value.info
+    if any(entry.kind == Kind.TENSOR and entry.device is not None and entry.device.may_be_accelerator for entry in entries):
+        return None
+    written = (
+        [element.value for element in node.elements]
+        if isinstance(node, (cst.List, cst.Tuple)) and len(node.elements) == len(entries) and not any(isinstance(element, cst.StarredElement) for element in node.elements)
+        else None
+    )
+    for position, entry in enumerate(entries):
+        if not isinstance(entry, Value) or entry.kind not in (Kind.TENSOR, Kind.BATCH) or not _on_host(entry):
+            continue
+        if entry.origin is None or not entry.origin.from_data or entry.scalar is True:
+            continue
+        return (written[position] if written is not None else node), entry
+    return None
+
+
 def _on_host(value: Value) -> bool:
     return value.is_tensor_like and value.device is not None and value.device.is_cpu
 
@@ -245,3 +330,9 @@ _LOOSER_THAN_ATTRIBUTE = (
 
 def _needs_parentheses(node: cst.BaseExpression) -> bool:
     return isinstance(node, _LOOSER_THAN_ATTRIBUTE) and not node.lpar
+
+
+def _short(text: str, limit: int = 40) -> str:
+    """``text`` on one line, cut to ``limit`` characters for a message."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."

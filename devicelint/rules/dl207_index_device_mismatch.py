@@ -143,6 +143,15 @@ class IndexDeviceMismatch(Rule):
         ),
     )
     invalid = (
+        # pairs found by a CPU clustering step (`nonzero` keeps its receiver's device), then
+        # filtered by a mask computed from the model's scores
+        Example(
+            "import torch\nfrom torch import nn\ndef cluster(adjacent):\n"
+            "    return torch.cat([row.nonzero().view(-1) for row in adjacent])\n"
+            "class Head(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.score = nn.Linear(3, 1)\n"
+            "    def forward(self, points):\n        pairs = cluster((torch.cdist(points, points) < 0.1).cpu())\n"
+            "        keep = self.score(points)[:, 0] > 0\n        return pairs[keep]  # expect: DL207\n"
+        ),
         Example(
             "import torch\nfrom torch import nn\nclass Diffusion(nn.Module):\n    def __init__(self, steps):\n"
             "        super().__init__()\n        self.net = nn.Linear(4, 4)\n"
