@@ -29,6 +29,7 @@ _EXPECT = re.compile(r"#\s*expect:\s*(DL\d{3})")
 #: (the analysis before whole-project analysis), these are missed
 NEEDS_PROJECT = {
     "helper_cpu_tensor": {("train.py", 14, "DL202")},
+    "load_location_default": {("predict.py", 11, "DL301")},
     "load_wrapper": {("evaluate.py", 11, "DL301")},
     "model_in_other_file": {("nets/heads.py", 13, "DL202")},
     "numpy_on_imported_model": {("predict.py", 14, "DL204")},

@@ -53,6 +53,7 @@ from devicelint.analysis.state import (
     replace_state,
     widen,
 )
+from devicelint.analysis.checkpoint_loads import CheckpointLoader
 from devicelint.analysis.summaries import Summaries, has_decorator
 from devicelint.analysis.tensor_evidence import TensorEvidence, scan as scan_tensor_evidence
 from devicelint.analysis.torch_semantics import BUILTIN_REFS, MODULE_ONLY_METHODS, TENSOR_ANNOTATIONS, TorchSemantics, autocast_device_type, is_loss_class, optimizer_built_from_package, propagate
@@ -66,6 +67,7 @@ from devicelint.analysis.values import (
     ParamGroup,
     PathPlacement,
     Role,
+    NoneOnOneArm,
     TensorOrNone,
     UNKNOWN,
     Value,
@@ -74,6 +76,7 @@ from devicelint.analysis.values import (
     follows,
     homogeneous_element,
     host_beside_accelerator,
+    is_none_literal,
     join,
 )
 
@@ -167,6 +170,8 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         self._moving_parameters: dict[cst.FunctionDef, frozenset[str]] = {}
         #: per function: the parameters it hands to numpy or matplotlib (see _numpy_read_parameters)
         self._numpy_reads_found: dict[cst.FunctionDef, dict[str, cst.Call]] = {}
+        #: per function: the checkpoint loader it is, if any (see Summaries.checkpoint_load_call)
+        self._checkpoint_loaders: dict[cst.FunctionDef, Optional[CheckpointLoader]] = {}
         #: per module ``forward``: the parameters it moves itself (see inputs_placed_by_module)
         self._moved_inputs: dict[cst.FunctionDef, frozenset[str]] = {}
         #: per function, the names its body assigns (see Summaries.parameter_read_unchanged)
@@ -1055,6 +1060,10 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
             if tensor.kind == Kind.TENSOR and isinstance(none_node, cst.Name) and none_node.value == "None":
                 # `weights if use_weights else None`: a tensor, or nothing at all
                 return Value(Kind.UNKNOWN, info=TensorOrNone(tensor))
+        for chosen, none_node in ((body, node.orelse), (orelse, node.body)):
+            if chosen.kind in (Kind.STR, Kind.DEVICE) and is_none_literal(none_node):
+                # `"cpu" if device == "cpu" else None`: an option (a map_location) or nothing
+                return Value(Kind.UNKNOWN, info=NoneOnOneArm(chosen, node))
         return join(body, orelse)
 
     def _eval_sequence(self, node: cst.BaseExpression, state: State) -> Value:

@@ -23,7 +23,7 @@ from typing import Callable, Iterator, Optional
 
 import libcst as cst
 
-from devicelint.analysis import constructions, helpers
+from devicelint.analysis import checkpoint_loads, constructions, helpers
 from devicelint.analysis import torch_api as api
 from devicelint.analysis.facts import ClassInfo, CriterionInfo
 from devicelint.analysis.names import OwnScopeVisitor, dotted_name, own_scope_calls, string_value
@@ -1022,6 +1022,37 @@ class Summaries:
             return []
         names = helpers.argument_parameters(function, args, skip_first)
         return [(arg, value, name, reads[name]) for (arg, value), name in zip(args, names) if name is not None and name in reads]
+
+    def checkpoint_load_call(
+        self, qualname: Optional[str], callee: Value, args: tuple[tuple[cst.Arg, Value], ...]
+    ) -> Optional[tuple[checkpoint_loads.UnmappedLoadCall, Optional[cst.FunctionDef]]]:
+        """Is this call one of a checkpoint loader (a function of the file or of another module
+        of the project whose ``torch.load`` reads the path it is given, or a library's, see
+        torch_api.CHECKPOINT_LOADERS) that loads without a ``map_location``? With the loader's
+        definition (None for a library's). See devicelint.analysis.checkpoint_loads."""
+        if qualname is not None and qualname in api.CHECKPOINT_LOADERS:
+            path_position, location_position = api.CHECKPOINT_LOADERS[qualname]
+            path_name, location_name = api.CHECKPOINT_LOADER_PARAMETERS
+            loader = checkpoint_loads.CheckpointLoader(qualname, path_name, location_name, True)
+            parameters = checkpoint_loads.library_parameters(args, path_position, location_position, api.CHECKPOINT_LOADER_PARAMETERS)
+            found = checkpoint_loads.unmapped_call(loader, args, parameters)
+            return (found, None) if found is not None else None
+        if callee.kind != Kind.FUNCTION or not isinstance(callee.info, cst.FunctionDef):
+            return None
+        function = callee.info
+        # kept with the function's module (shared by every file of the batch that imports it)
+        memo = self.function_memo(function, self._checkpoint_loaders, "checkpoint loaders")
+        if function not in memo:
+            home = self.home_state(function)
+            # spare the walk of bodies that cannot load
+            memo[function] = (
+                checkpoint_loads.find_loader(function, lambda node: self.qualname_of(node, home)) if "load" in self._body_text(function) else None
+            )
+        loader = memo[function]
+        if loader is None:
+            return None
+        found = checkpoint_loads.unmapped_call(loader, args, helpers.argument_parameters(function, args, False))
+        return (found, function) if found is not None else None
 
     def _numpy_read_parameters(self, function: cst.FunctionDef) -> dict[str, cst.Call]:
         """Parameters the function hands, unchanged, to numpy or matplotlib (``plt.imshow(img)``,

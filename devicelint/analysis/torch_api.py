@@ -283,6 +283,23 @@ BROADCASTING_CONVERTERS = frozenset({"torch.distributions.utils.broadcast_all"})
 #: device (``copy.deepcopy`` copies a module's parameters, and a tensor, onto their own device)
 SAME_DEVICE_COPIES = frozenset({"copy.deepcopy", "copy.copy"})
 
+#: OpenMMLab's checkpoint loaders, which end in ``torch.load(filename, map_location=map_location)``
+#: with the ``map_location`` they are given, ``None`` by default: qualified name -> the positions
+#: of ``filename`` and ``map_location``. Checked against the libraries' sources: mmcv 1.x
+#: mmcv/runner/checkpoint.py and mmengine mmengine/runner/checkpoint.py both define
+#: ``load_checkpoint(model, filename, map_location=None, strict=False, logger=None, ...)``, which
+#: calls ``_load_checkpoint(filename, map_location, logger)`` (``map_location=None`` by default
+#: too), which calls ``CheckpointLoader.load_checkpoint(filename, map_location, logger)``, whose
+#: local-file loader ``load_from_local`` calls ``torch.load(filename, map_location=map_location)``
+#: (its URL loaders hand the same map_location to ``torch.load``/``load_url``).
+#: mmcv/runner/__init__.py exports both functions, mmengine/runner/__init__.py ``load_checkpoint``.
+CHECKPOINT_LOADERS: dict[str, tuple[int, int]] = {
+    **{f"{package}.load_checkpoint": (1, 2) for package in ("mmcv.runner", "mmcv.runner.checkpoint", "mmengine.runner", "mmengine.runner.checkpoint")},
+    **{f"{package}._load_checkpoint": (0, 1) for package in ("mmcv.runner", "mmcv.runner.checkpoint", "mmengine.runner.checkpoint")},
+}
+#: the parameter names of those loaders' path and map_location
+CHECKPOINT_LOADER_PARAMETERS = ("filename", "map_location")
+
 #: methods of a model that run it on the tensors they are handed: transformers' ``generate``
 #: calls the model's forward on ``input_ids`` (and the other inputs) as they are, so they must
 #: already be on the model's device

@@ -322,6 +322,36 @@ class TensorOrNone:
     tensor: Value
 
 
+@dataclass(frozen=True)
+class NoneOnOneArm:
+    """Payload of a value of unknown kind that a conditional expression chooses: a string or
+    device on one arm and ``None`` on the other (``"cpu" if device == "cpu" else None``). Where
+    it is handed on as an option whose ``None`` means something of its own (``map_location``:
+    leave every tensor where it was saved), the arm that gives ``None`` is worth naming."""
+
+    chosen: Value
+    #: the conditional expression, for messages: its test, and the arm that is ``None``
+    choice: cst.IfExp
+
+    @property
+    def none_arm(self) -> cst.BaseExpression:
+        return self.choice.orelse if is_none_literal(self.choice.orelse) else self.choice.body
+
+    @property
+    def none_when_test_holds(self) -> bool:
+        """``None if test else x``: None where the test holds; ``x if test else None``: where it fails."""
+        return self.none_arm is self.choice.body
+
+
+def is_none_literal(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
+
+
+def none_on_one_arm(value: Value) -> Optional[NoneOnOneArm]:
+    """The conditional expression that made ``value`` None on one of its arms, if any."""
+    return value.info if value.kind == Kind.UNKNOWN and isinstance(value.info, NoneOnOneArm) else None
+
+
 def _tensor_or_none(value: Value) -> Optional[Value]:
     """The tensor of a TensorOrNone value, the value itself for a tensor; else None."""
     if value.kind == Kind.TENSOR:

@@ -1,13 +1,15 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Callable, Optional, Sequence
 
 import libcst as cst
 
+from devicelint.analysis.checkpoint_loads import CheckpointLoader
 from devicelint.analysis.events import CallEvent
 from devicelint.analysis.names import keyword_arg, positional_args
-from devicelint.analysis.values import Kind, Role, Value
+from devicelint.analysis.values import Kind, NoneOnOneArm, Role, Value, is_none_literal, none_on_one_arm
 from devicelint.rule_api import FixSpec, NodeEdit
 from devicelint.findings import Severity
 from devicelint.rules._arguments import with_keyword_argument
@@ -24,7 +26,17 @@ class LoadWithoutMapLocation(Rule):
     with and without that GPU, and the load is what breaks on the ones without. Also a call of
     a wrapper from another module of the project (`load_checkpoint(path)` in `utils.py`) whose
     `torch.load` of the path it is given has no `map_location`: the finding is at the call,
-    naming the wrapper's line.
+    naming the wrapper's line. A `map_location` that is `None` is none at all: `torch.load(p,
+    map_location=None)`, and a call of a checkpoint loader - a function of the file or the
+    project whose `torch.load` takes its `map_location` from a parameter (`def
+    _load_checkpoint(filename, map_location=None)`), or mmcv's and mmengine's `load_checkpoint`
+    and `_load_checkpoint`, which do the same - that leaves that parameter at a `None` default
+    or passes `None`. Where the location is `None` on one arm of a conditional expression
+    (`map_loc = "cpu" if device == "cpu" else None`, then `load_checkpoint(model, path,
+    map_location=map_loc)`), the arm that chooses `None` is flagged too: on that branch, a run
+    on a GPU, the tensors land on the device the checkpoint names, not on the one the code
+    chose (a multi-GPU job piles them on `cuda:0`). A loader's call is a load like any other:
+    the conditions below apply to it, with the argument it loads from as the path.
 
     In such a program, also a `torch.load` whose `map_location` names CUDA itself (`"cuda:0"`,
     `torch.device("cuda")`, `{"cuda:1": "cuda:0"}`, `lambda storage, loc: storage.cuda()`): the
@@ -76,7 +88,8 @@ class LoadWithoutMapLocation(Rule):
     state = torch.load("checkpoint.pt", map_location=device)
     ```
     The fix adds `map_location="cpu"`, or `map_location=device` when a `device` variable
-    holding a `torch.device` is in scope, as the last argument and in the call's own layout:
+    holding a `torch.device` is in scope (to a loader's call: its own location parameter), or
+    replaces a `None` given as the location, as the last argument and in the call's own layout:
     on a line of its own where the arguments are one per line. Loading to the CPU and then
     moving the model is always correct; the fix is safe. For a `map_location` that names CUDA
     the fix replaces it with `device` (safe: the run's own choice) or, without such a variable,
@@ -143,6 +156,27 @@ class LoadWithoutMapLocation(Rule):
         # a file of host tensors only: nothing to map
         "import torch\nuse_gpu = torch.cuda.is_available()\nclass Cache:\n    def write(self):\n        torch.save((torch.zeros(3), torch.ones(3)), self.path)\n"
         "    def read(self):\n        return torch.load(self.path)\n",
+        # a checkpoint loader given a location, or whose own default maps, or that decides it itself
+        "import torch\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+        "def _load_checkpoint(filename, map_location=None):\n    return torch.load(filename, map_location=map_location)\n"
+        "def load_to_host(filename, map_location='cpu'):\n    return torch.load(filename, map_location)\n"
+        "def load_anywhere(filename, map_location=None):\n    map_location = map_location or 'cpu'\n"
+        "    return torch.load(filename, map_location=map_location)\n"
+        "a = _load_checkpoint('a.pt', map_location='cpu')\nb = _load_checkpoint('b.pt', device)\n"
+        "c = load_to_host('c.pt')\nd = load_anywhere('d.pt')\ne = _load_checkpoint('e.pt', **options)\n",
+        # ... or one that reads back what the same run has just written
+        "import torch\ndef _load_checkpoint(filename, map_location=None):\n    return torch.load(filename, map_location=map_location)\n"
+        "def train(model, path):\n    torch.cuda.is_available()\n    torch.save(model.state_dict(), path)\n"
+        "    model.load_state_dict(_load_checkpoint(path))\n",
+        # mmcv's loader mapped to the host (the fixed mmocr init_detector), in a program that asks
+        "import torch\nfrom mmcv.runner import load_checkpoint\ndef init_detector(model, checkpoint, device='cuda:0'):\n"
+        "    load_checkpoint(model, checkpoint, map_location='cpu')\n    return model.to(device)\n"
+        "use_gpu = torch.cuda.is_available()\n",
+        # a location chosen on both arms; the parameter of a loader is its callers' to give
+        "import torch\ndevice = 'cuda' if torch.cuda.is_available() else 'cpu'\n"
+        "def load(path, map_location=None):\n    location = 'cpu' if map_location is None else map_location\n"
+        "    return torch.load(path, map_location=location)\n"
+        "def reload(path, location):\n    return torch.load(path, map_location=location)\n",
     )
     invalid = (
         # a model's own loading method: its caller places the model, maybe on a CPU-only machine (deepmatcher)
@@ -201,6 +235,55 @@ class LoadWithoutMapLocation(Rule):
             "c = torch.load('c.pt', map_location=lambda storage, loc: storage.cuda())  # expect: DL301\n"
             "if resume:\n    d = torch.load('d.pt', 'cuda:0')  # expect: DL301\n"
         ),
+        # a loader of the file whose map_location is left at its None default (mmaction2's pretrained backbone)
+        Example(
+            "import torch\nimport torch.nn as nn\ndef _load_checkpoint(filename, map_location=None):\n"
+            "    return torch.load(filename, map_location=map_location)\n"
+            "class ResNet3d(nn.Module):\n    def inflate_weights(self):\n"
+            "        state = _load_checkpoint(self.pretrained)  # expect: DL301\n"
+            "use_gpu = torch.cuda.is_available()\n",
+            "import torch\nimport torch.nn as nn\ndef _load_checkpoint(filename, map_location=None):\n"
+            "    return torch.load(filename, map_location=map_location)\n"
+            "class ResNet3d(nn.Module):\n    def inflate_weights(self):\n"
+            "        state = _load_checkpoint(self.pretrained, map_location=\"cpu\")  # expect: DL301\n"
+            "use_gpu = torch.cuda.is_available()\n",
+        ),
+        # None on the GPU's arm, handed to a loader: at the call and where None is chosen (mmocr's init_detector)
+        Example(
+            "import torch\ndef load_checkpoint(model, filename, map_location=None):\n"
+            "    model.load_state_dict(torch.load(filename, map_location=map_location))\n"
+            "def init_detector(model, checkpoint, device='cuda:0'):\n"
+            "    map_loc = 'cpu' if device == 'cpu' else None  # expect: DL301\n"
+            "    load_checkpoint(model, checkpoint, map_location=map_loc)  # expect: DL301\n"
+            "    return model.to(device)\n"
+            "use_gpu = torch.cuda.device_count() > 0\n"
+        ),
+        # the same straight into torch.load, and None passed outright
+        Example(
+            "import torch\nuse_gpu = torch.cuda.is_available()\n"
+            "location = 'cpu' if args.device == 'cpu' else None  # expect: DL301\n"
+            "a = torch.load('a.pt', map_location=location)  # expect: DL301\n"
+            "b = torch.load('b.pt', map_location=None)  # expect: DL301\n",
+            "import torch\nuse_gpu = torch.cuda.is_available()\n"
+            "location = 'cpu' if args.device == 'cpu' else None  # expect: DL301\n"
+            "a = torch.load('a.pt', map_location=location)  # expect: DL301\n"
+            "b = torch.load('b.pt', map_location=\"cpu\")  # expect: DL301\n",
+        ),
+        # mmcv's and mmengine's loaders default to map_location=None and end in torch.load
+        Example(
+            "import torch\nfrom mmcv.runner import load_checkpoint, _load_checkpoint\n"
+            "from mmengine.runner import load_checkpoint as load_engine_checkpoint\n"
+            "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+            "load_checkpoint(model, 'det.pth')  # expect: DL301\n"
+            "state = _load_checkpoint('det.pth', None)  # expect: DL301\n"
+            "load_engine_checkpoint(model, filename='det.pth', strict=True)  # expect: DL301\n",
+            "import torch\nfrom mmcv.runner import load_checkpoint, _load_checkpoint\n"
+            "from mmengine.runner import load_checkpoint as load_engine_checkpoint\n"
+            "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+            "load_checkpoint(model, 'det.pth', map_location=device)  # expect: DL301\n"
+            "state = _load_checkpoint('det.pth', device)  # expect: DL301\n"
+            "load_engine_checkpoint(model, filename='det.pth', strict=True, map_location=device)  # expect: DL301\n",
+        ),
         Example(
             "import torch as t\ndevice = t.device('cuda' if t.cuda.is_available() else 'cpu')\n"
             "state = t.load(path, weights_only=True)  # expect: DL301\n",
@@ -212,14 +295,10 @@ class LoadWithoutMapLocation(Rule):
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)
         #: loads without map_location, reported at the end once every save of the file is known
-        self._loads: list[tuple[cst.Call, str, Optional[cst.FunctionDef], str]] = []
+        self._loads: list[_PendingLoad] = []
         #: torch.save calls seen so far, in execution order
         #: (the path's text, the function it is in, its object is on the host)
         self._saves: list[tuple[str, Optional[cst.FunctionDef], bool]] = []
-        #: calls of a wrapper in another module of the project that loads without map_location
-        self._wrapped: list[tuple[cst.Call, cst.FunctionDef, cst.Call]] = []
-        #: per wrapper of another module: its torch.load without map_location of a parameter
-        self._unmapped_load_of: dict[cst.FunctionDef, Optional[cst.Call]] = {}
         #: loads given a map_location: (the path's text, the function they are in, the call)
         self._mapped: list[tuple[str, Optional[cst.FunctionDef], cst.Call]] = []
         #: ``m.state_dict()`` calls, by id: the module whose state they take
@@ -242,10 +321,14 @@ class LoadWithoutMapLocation(Rule):
         if event.method == "state_dict" and event.receiver is not None and event.receiver.kind == Kind.MODULE:
             self._state_of[id(event.node)] = event.receiver
             return
-        if event.callee.kind == Kind.FUNCTION and isinstance(event.callee.info, cst.FunctionDef):
-            self._check_imported_wrapper(event, event.callee.info)
+        through_loader = self.ctx.analyzer.checkpoint_load_call(event.qualname, event.callee, event.args)
+        if through_loader is not None:
+            unmapped, definition = through_loader
+            if unmapped.loader.location_parameter is not None or (definition is not None and self.ctx.analyzer.foreign_home(definition) is not None):
+                # (a wrapper of this file whose own torch.load has no map_location is reported there)
+                self._consider_load(event, unmapped.path, unmapped.location, unmapped.none_on_arm, unmapped.loader)
             return
-        if event.qualname != "torch.load":
+        if event.callee.kind == Kind.FUNCTION or event.qualname != "torch.load":
             return
         node = event.node
         if any(arg.star for arg in node.args) or not node.args:
@@ -253,26 +336,53 @@ class LoadWithoutMapLocation(Rule):
         location_arg = keyword_arg(node, "map_location")
         if location_arg is None and len(positional_args(node)) >= 2:
             location_arg = positional_args(node)[1]
-        if location_arg is not None:
-            if _maps_to_host(location_arg.value):
-                self._mapped.append((self.ctx.source_of(node.args[0].value), self.ctx.current_function.node, node))
-            elif self._maps_to_cuda_literal(location_arg.value, event):
-                self._cuda_mapped.append((node, location_arg.value, self._location_in_scope(event)))
-            return
-        if event.args[0][1].role is Role.IN_PROCESS_BUFFER:
+        if location_arg is None:
+            self._consider_load(event, node.args[0], None, None, None)
+        elif _maps_to_host(location_arg.value):
+            self._mapped.append((self.ctx.source_of(node.args[0].value), self.ctx.current_function.node, node))
+        elif self._maps_to_cuda_literal(location_arg.value, event):
+            self._cuda_mapped.append((node, location_arg.value, self._location_in_scope(event)))
+        elif is_none_literal(location_arg.value):
+            self._consider_load(event, node.args[0], location_arg, None, None)
+        else:
+            arm = none_on_one_arm(_value_of(event, location_arg))
+            if arm is not None and not self._is_own_parameter(location_arg.value):
+                # (a parameter's value is its callers': the call of this function is the load to report)
+                self._consider_load(event, node.args[0], location_arg, arm, None)
+
+    def _is_own_parameter(self, node: cst.BaseExpression) -> bool:
+        function = self.ctx.current_function.node
+        if function is None or not isinstance(node, cst.Name):
+            return False
+        params = function.params
+        return any(param.name.value == node.value for param in [*params.posonly_params, *params.params, *params.kwonly_params])
+
+    def _consider_load(
+        self,
+        event: CallEvent,
+        path_arg: cst.Arg,
+        location_arg: Optional[cst.Arg],
+        none_on_arm: Optional[NoneOnOneArm],
+        loader: Optional[CheckpointLoader],
+    ) -> None:
+        """A load without a map_location - ``torch.load(p)``, ``torch.load(p, map_location=None)``,
+        or a checkpoint loader's call that leaves its location ``None`` - unless it reads back
+        what the same run wrote; kept to report in ``finish``, once every save is known."""
+        node = event.node
+        if _value_of(event, path_arg).role is Role.IN_PROCESS_BUFFER:
             return  # saved and loaded by the same process: map_location would change the result
         location = self._location_in_scope(event)
         function = self.ctx.current_function.node
-        path = self._path_text(node.args[0].value, function)
+        path = self._path_text(path_arg.value, function)
         if any(saved == path and _runs_within(function, home) for saved, home, _ in self._saves):
             # the same run has just written it (a test's round trip, a conversion script's temp
             # file, a helper nested in the training function that reloads its output): same
             # machine, same devices. A save *after* the load is a resume: not this.
             return
-        if function is not None and _is_test_with_temporary_directory(function) and not isinstance(node.args[0].value, cst.SimpleString):
+        if function is not None and _is_test_with_temporary_directory(function) and not isinstance(path_arg.value, cst.SimpleString):
             # a pytest test given a fresh temporary directory loads what it wrote there itself
             return
-        self._loads.append((node, path, function, location))
+        self._loads.append(_PendingLoad(node, path, function, location, location_arg, none_on_arm, loader))
         context = self.ctx.current_function
         if function is not None and context.class_info is not None and context.class_info.is_module and not _is_static(function):
             self._in_module_method.add(id(node))
@@ -320,27 +430,6 @@ class LoadWithoutMapLocation(Rule):
         if event.method != "save" or receiver is None or receiver.origin is None or not isinstance(receiver.origin.node, cst.Call):
             return False
         return self.ctx.analyzer.qualname_of(receiver.origin.node.func, event.state) == "accelerate.Accelerator"
-
-    def _check_imported_wrapper(self, event: CallEvent, function: cst.FunctionDef) -> None:
-        """``load_checkpoint(path)`` from another module of the project, whose ``torch.load``
-        of the path it is given has no ``map_location``: the load happens here, in a program
-        that picks its device at run time (``finish``), and the wrapper alone never says so."""
-        analyzer = self.ctx.analyzer
-        if analyzer.foreign_home(function) is None:
-            return  # a wrapper in this file: its own torch.load is reported where it is
-        # kept with the other module (shared by every file of the batch that imports it)
-        unmapped_load_of = analyzer.function_memo(function, self._unmapped_load_of, "unmapped loads")
-        if function not in unmapped_load_of:
-            found = None
-            if "load" in analyzer.body_text(function):  # spare the walk of bodies that cannot load
-                params = {p.name.value for p in [*function.params.posonly_params, *function.params.params, *function.params.kwonly_params]}
-                finder = _UnmappedLoads(lambda node: analyzer.qualname_of(node, analyzer.home_state(function)), params)
-                function.body.visit(finder)
-                found = finder.found
-            unmapped_load_of[function] = found
-        load = unmapped_load_of[function]
-        if load is not None:
-            self._wrapped.append((event.node, function, load))
 
     def _other_branch_maps(self, load: cst.Call, path: str, function: Optional[cst.FunctionDef]) -> bool:
         """``if not gpu: torch.load(p, map_location="cpu") else: torch.load(p)``: the other branch
@@ -392,14 +481,6 @@ class LoadWithoutMapLocation(Rule):
         # a model's own loading code does not know where it runs: its caller places the model
         chooses_device = self.ctx.analyzer.facts.chooses_device_at_run_time
         if chooses_device:
-            for call, wrapper, load in self._wrapped:
-                self.ctx.report(
-                    call,
-                    f"`{wrapper.name.value}()` loads with `torch.load` without `map_location` (line {self.ctx.line(load)}): "
-                    "tensors come back onto the device they were saved from, which fails on a machine without that GPU; "
-                    f"give `{wrapper.name.value}()` a `map_location` (e.g. `\"cpu\"`) to pass on",
-                )
-        if chooses_device:
             self._report_cuda_mapped()
         # where each load's result goes: one walk per function that loads, run only when a
         # question below needs it (a file of many loads must not walk its scope once per load)
@@ -409,11 +490,12 @@ class LoadWithoutMapLocation(Rule):
             found = flows.get(id(function))
             if found is None:
                 scope: cst.CSTNode = function if function is not None else self.ctx.module
-                found = flows[id(function)] = _LoadFlows([node for node, _, home, _ in self._loads if home is function])
+                found = flows[id(function)] = _LoadFlows([load.call for load in self._loads if load.function is function])
                 scope.visit(found)
             return found
 
-        for node, path, function, location in self._loads:
+        for load in self._loads:
+            node, path, function = load.call, load.path, load.function
             # module-level code returns nothing: only a function hands its caller a model
             placed_by_caller = id(node) in self._in_module_method or (
                 not chooses_device and function is not None and flow_of(node, function).loads_into_returned_module(node)
@@ -426,19 +508,68 @@ class LoadWithoutMapLocation(Rule):
                 continue
             if self._other_branch_maps(node, path, function) or self._cache_filled_by_other_arm(node, path, function):
                 continue
-            with_location = with_keyword_argument(node, "map_location", location).with_changes(lpar=(), rpar=())
-            fix = FixSpec(f"Add `map_location={location}`", (NodeEdit(node, "replace", self.ctx.module.code_for_node(with_location)),))
             where = (
                 "the model's own loading code cannot know where its caller will run it"
                 if placed_by_caller and not chooses_device
                 else "it fails on a machine without that GPU"
             )
-            self.ctx.report(
-                node,
-                "`torch.load` without `map_location` restores tensors onto the device they were saved from: "
-                f"{where}; pass `map_location={location}`",
-                fix=fix,
+            self._report_load(load, where)
+
+    def _report_load(self, load: "_PendingLoad", where: str) -> None:
+        """The finding at the load (or the loader's call), and for a location that a
+        conditional expression makes None on one arm, one at that ``None`` too."""
+        node, location, loader, location_arg, arm = load.call, load.location, load.loader, load.location_arg, load.none_on_arm
+        restores = "tensors come back onto the device they were saved from"
+        fix = None
+        if arm is not None:
+            what = f"`{self.ctx.source_of(location_arg.value)}`" if location_arg is not None else "the location"
+            none_where = f"None where `{self.ctx.source_of(arm.choice.test)}` {'holds' if arm.none_when_test_holds else 'does not hold'}"
+            if loader is None:
+                taker, handed = "`torch.load`", "as `map_location`"
+            else:
+                parameter = loader.location_parameter
+                taker = f"`{_loader_name(loader)}()`"
+                handed = f"as `{parameter}`" + ("" if parameter == "map_location" else " (its `torch.load`'s `map_location`)")
+            # chosen in the call itself (`_load(p, None if gpu else "cpu")`): one finding says it
+            inline = location_arg is not None and location_arg.value is arm.choice
+            message = (
+                f"{taker} is given {what} {handed}, and that is {none_where}{'' if inline else f' (line {self.ctx.line(arm.none_arm)})'}: "
+                f"there {restores}; {where}; map to `{location}` on every path"
             )
+            if not inline:
+                self.ctx.report(
+                    arm.none_arm,
+                    f"{what} is {none_where}, and {taker} takes it {handed} (line {self.ctx.line(node)}): on that branch - a run on a GPU - "
+                    f"{restores}, not onto the device the code chose; choose `{location}` here as well (and move the model after loading)",
+                )
+        elif loader is None and location_arg is None:
+            with_location = with_keyword_argument(node, "map_location", location).with_changes(lpar=(), rpar=())
+            fix = FixSpec(f"Add `map_location={location}`", (NodeEdit(node, "replace", self.ctx.module.code_for_node(with_location)),))
+            message = f"`torch.load` without `map_location` restores tensors onto the device they were saved from: {where}; pass `map_location={location}`"
+        elif loader is None:
+            fix = FixSpec(f"Map to `{location}`", (NodeEdit(location_arg.value, "replace", location),))
+            message = f"`torch.load` with `map_location=None` restores tensors onto the device they were saved from: {where}; pass `map_location={location}`"
+        elif loader.location_parameter is None:
+            load_line = f" (line {self.ctx.line(loader.load)})" if loader.load is not None else ""
+            message = (
+                f"`{loader.name}()` loads with `torch.load` without `map_location`{load_line}: {restores}; {where}; "
+                f"give `{loader.name}()` a `map_location` (e.g. `\"cpu\"`) to pass on"
+            )
+        else:
+            parameter = loader.location_parameter
+            load_line = f" (line {self.ctx.line(loader.load)})" if loader.load is not None else ""
+            if location_arg is None:
+                with_location = with_keyword_argument(node, parameter, location).with_changes(lpar=(), rpar=())
+                fix = FixSpec(f"Add `{parameter}={location}`", (NodeEdit(node, "replace", self.ctx.module.code_for_node(with_location)),))
+                given = f"leaves `{parameter}` at its default, None"
+            else:
+                fix = FixSpec(f"Map to `{location}`", (NodeEdit(location_arg.value, "replace", location),))
+                given = f"passes `{parameter}=None`"
+            message = (
+                f"this call of `{_loader_name(loader)}()` {given}, which it hands to `torch.load` as `map_location`{load_line}: "
+                f"{restores}; {where}; pass `{parameter}={location}`"
+            )
+        self.ctx.report(node, message, fix=fix)
 
     def _report_cuda_mapped(self) -> None:
         """Loads mapped to a CUDA literal in a program that also runs without a GPU, on a path
@@ -472,22 +603,34 @@ class LoadWithoutMapLocation(Rule):
         nothing to map (pytorch/examples fast_neural_style)."""
         return self._saves_model_state and all(on_host for _, _, on_host in self._saves) and restores_model_state()
 
-class _UnmappedLoads(cst.CSTVisitor):
-    """The first ``torch.load(p)`` without ``map_location`` whose path is a parameter."""
+@dataclass(frozen=True)
+class _PendingLoad:
+    """A load without a map_location, to report once every save of the file is known."""
 
-    def __init__(self, qualname_of, params: set[str]) -> None:  # type: ignore[no-untyped-def]
-        self.qualname_of = qualname_of
-        self.params = params
-        self.found: Optional[cst.Call] = None
+    #: ``torch.load(...)``, or the call of a checkpoint loader
+    call: cst.Call
+    #: the path's text (see LoadWithoutMapLocation._path_text)
+    path: str
+    function: Optional[cst.FunctionDef]
+    #: what the fix maps to: ``device`` or ``"cpu"``
+    location: str
+    #: the argument given as the location where it is None (a literal, or on one arm)
+    location_arg: Optional[cst.Arg] = None
+    none_on_arm: Optional[NoneOnOneArm] = None
+    #: the checkpoint loader called (None: ``torch.load`` itself)
+    loader: Optional[CheckpointLoader] = None
 
-    def visit_Call(self, node: cst.Call) -> None:
-        if self.found is not None or self.qualname_of(node.func) != "torch.load":
-            return
-        if keyword_arg(node, "map_location") is not None or len(positional_args(node)) >= 2 or not node.args or node.args[0].keyword:
-            return
-        first = node.args[0].value
-        if isinstance(first, cst.Name) and first.value in self.params:
-            self.found = node
+
+def _value_of(event: CallEvent, arg: cst.Arg) -> Value:
+    for given, value in event.args:
+        if given is arg:
+            return value
+    return Value(Kind.UNKNOWN)
+
+
+def _loader_name(loader: CheckpointLoader) -> str:
+    """``_load_checkpoint``; a library's by its own name, ``load_checkpoint`` of mmcv.runner."""
+    return loader.name.rsplit(".", 1)[-1]
 
 
 def _maps_to_host(node: cst.BaseExpression) -> bool:
