@@ -69,6 +69,15 @@ class UnregisteredTensorAttr(Rule):
     methods that build the module (`if isinstance(mask, torch.Tensor): self.mask = mask.float()`,
     `else: self.mask = torch.tensor(mask)`) are reported with it: the attribute is plain on
     every path, wherever the tensor came from.
+    A tensor the constructor is handed and keeps as it came in (`self.feature_set =
+    feature_set`, maybe after checks) is flagged where the file builds the module with a CPU
+    tensor there (`AppendFeatures(torch.rand(5, 2))`: a factory without `device=`,
+    `torch.tensor([...])`, ...) and then moves the object (`.to(device)`, `.cuda()`) or builds
+    it as a submodule of a model of the file (which moves with it); the message names the
+    construction and the move. A tensor built on a device, an object never moved, and a class
+    that registers the tensor, wraps it in `nn.Parameter` or moves it in its own `_apply` are
+    left alone; so is a constructor's tensor parameter with no such construction in the file
+    (where callers build it is theirs to say).
     0-dim tensors, attributes no other method reads, attributes that the class moves itself
     where it reads them (`self.table.to(x.device)`, `self.table.type_as(x)`), and a
     `torch.randn(a, b)`-made table read only one element at a time (`self.logs[epoch, step]`,
