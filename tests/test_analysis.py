@@ -1729,3 +1729,33 @@ def test_generate_runs_the_model_on_its_inputs():
     assert len(runs) == 1
     assert runs[0].callee.kind == Kind.MODULE and place(runs[0].callee) == "accel"
     assert [place(value) for _, value in runs[0].args] == ["cpu", "unknown"]
+
+
+def test_module_constructions_remember_their_arguments_and_moves():
+    """What a call hands to a module class's ``__init__``, and whether the object it builds
+    is moved or kept as a model's submodule (DL103 reads this for `self.x = x`)."""
+    analyzer = analyse(
+        "import torch\nfrom torch import nn\n"
+        "class Append(nn.Module):\n    def __init__(self, feats, bounds=None):\n        super().__init__()\n"
+        "        self.feats = feats\n    def forward(self, x):\n        return torch.cat([x, self.feats], -1)\n"
+        "class Model(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.append = Append(torch.ones(2, 2))\n"
+        "def main(device):\n    kept = Append(torch.zeros(5, 2))\n    moved = Append(torch.rand(5, 2), bounds=None)\n"
+        "    moved.to(device)\n    dtype_only = Append(torch.rand(5, 2)).to(torch.float64)\n"
+    )
+    built = {analyzer.module.code_for_node(node): construction for node, construction in analyzer.facts.module_constructions.items()}
+    assert set(built) == {
+        "Append(torch.ones(2, 2))",
+        "Append(torch.zeros(5, 2))",
+        "Append(torch.rand(5, 2), bounds=None)",
+        "Append(torch.rand(5, 2))",
+    }
+    moved = built["Append(torch.rand(5, 2), bounds=None)"]
+    assert moved.moved_by is not None and analyzer.module.code_for_node(moved.moved_by) == "moved.to(device)"
+    assert moved.bound["feats"].kind == Kind.TENSOR and moved.bound["feats"].device.is_cpu
+    assert set(moved.bound) == {"feats", "bounds"}
+    assert built["Append(torch.zeros(5, 2))"].moved_by is None
+    assert built["Append(torch.rand(5, 2))"].moved_by is None  # a dtype, not a device
+    submodule = built["Append(torch.ones(2, 2))"]
+    assert submodule.moved_by is None and submodule.submodule_of is not None and submodule.submodule_of.name == "Model"
+    assert built["Append(torch.zeros(5, 2))"].submodule_of is None

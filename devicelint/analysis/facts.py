@@ -194,6 +194,26 @@ class _AssignedNames(OwnScopeVisitor):
             self._add_target(func.value)
 
 
+@dataclass(eq=False)
+class ModuleConstruction:
+    """An object of a module class of the file (or a base of it in the project) built by a call
+    a reporting pass met: what that call handed to each parameter of the ``__init__`` it runs,
+    and where the object is placed afterwards, as far as the file shows."""
+
+    node: cst.Call
+    #: the ``__init__`` the call runs (the class's own or a base's)
+    init: cst.FunctionDef
+    #: per parameter of ``init``, the value the call binds to it (parameters left to their
+    #: defaults are absent)
+    bound: dict[str, Value]
+    #: the call that moves the object to a device that may be an accelerator
+    #: (``AppendFeatures(t).to(device)``, ``m.cuda()``), once met
+    moved_by: Optional[cst.Call] = None
+    #: the module class whose ``__init__`` (or a method only it calls) builds the object: a
+    #: submodule, which moves with that model; None where it is built elsewhere
+    submodule_of: Optional[ClassInfo] = None
+
+
 @dataclass
 class FileFacts:
     """Whole-file facts that some rules weigh at the end."""
@@ -213,3 +233,6 @@ class FileFacts:
     #: classes of the file whose objects ``nn.DataParallel`` wraps with several ``device_ids``
     #: (as the analysis met the wrapping calls), each with the wrapping call
     replicated_classes: dict[ClassInfo, cst.Call] = field(default_factory=dict)
+    #: objects of module classes of the file built by calls the analysis met (reporting
+    #: passes), by the constructing call
+    module_constructions: dict[cst.Call, ModuleConstruction] = field(default_factory=dict)

@@ -25,7 +25,7 @@ import libcst as cst
 
 from devicelint.analysis import checkpoint_loads, constructions, helpers
 from devicelint.analysis import torch_api as api
-from devicelint.analysis.facts import ClassInfo, CriterionInfo
+from devicelint.analysis.facts import ClassInfo, CriterionInfo, ModuleConstruction
 from devicelint.analysis.names import OwnScopeVisitor, dotted_name, own_scope_calls, string_value
 from devicelint.analysis.state import DEFAULT_DEVICE_KEY, State, join_states
 from devicelint.analysis.torch_semantics import (
@@ -1102,6 +1102,8 @@ class Summaries:
             device = None
             if not info.framework_placed and self._owns_parameters(info) and not self._places_itself(info):
                 device = CPU
+            if self.emitting:
+                self._note_module_construction(node, info, args)
             return Value(Kind.MODULE, device, origin, info=info)
         if info.is_dataset:
             device = self._placed_items(info, args) if self._places_data(info) else CPU
@@ -1113,6 +1115,28 @@ class Summaries:
         if self.emitting:
             self._note_construction(info, args)
         return Value(Kind.UNKNOWN, info=info, fields=_dataclass_fields_given(info, args))
+
+    def _note_module_construction(self, node: cst.Call, info: ClassInfo, args: tuple[tuple[cst.Arg, Value], ...]) -> None:
+        """``AppendFeatures(torch.rand(5, 2))``: remember what the call hands to the module's
+        ``__init__`` (a tensor it may keep as a plain attribute, which ``model.to()`` leaves
+        where it was made) and whose model builds it, if any; its moves are noted by ``_move``."""
+        found = info.find_method("__init__")
+        site = helpers.bind_arguments(found[0], args, True) if found is not None else None
+        if found is None or site is None:
+            return
+        context = self.current_function
+        builder = context.class_info
+        builds_model = (
+            builder is not None
+            and builder.is_module
+            and context.node is not None
+            and (context.name == "__init__" or context.name in self._init_only_helpers(builder))
+        )
+        known = self.facts.module_constructions.get(node)
+        if known is not None:
+            known.bound = site[1]  # a loop runs again: its last pass holds the joined state
+            return
+        self.facts.module_constructions[node] = ModuleConstruction(node, found[0], site[1], submodule_of=builder if builds_model else None)
 
     def _placed_items(self, info: ClassInfo, args: tuple[tuple[cst.Arg, Value], ...]) -> Optional[Device]:
         """Where a dataset that places its own data puts its items, for this construction:

@@ -633,6 +633,9 @@ class TorchSemantics:
         if kind in (Kind.MODULE, Kind.CRITERION):
             if isinstance(receiver.info, CriterionInfo):
                 receiver.info.moved = True
+            built = self.facts.module_constructions.get(receiver.origin.node) if receiver.origin is not None else None  # type: ignore[arg-type]
+            if built is not None and built.moved_by is None and device is not None and device.may_be_accelerator:
+                built.moved_by = node  # `AppendFeatures(t).to(device)`: its plain attributes stay behind
             moved = Value(kind, device, origin, info=receiver.info, role=receiver.role)
             key = dotted_name(_module_itself(node.func.value)) if isinstance(node.func, cst.Attribute) else None
             if key is not None:

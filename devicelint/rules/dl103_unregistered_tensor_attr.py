@@ -69,6 +69,15 @@ class UnregisteredTensorAttr(Rule):
     methods that build the module (`if isinstance(mask, torch.Tensor): self.mask = mask.float()`,
     `else: self.mask = torch.tensor(mask)`) are reported with it: the attribute is plain on
     every path, wherever the tensor came from.
+    A tensor the constructor is handed and keeps as it came in (`self.feature_set =
+    feature_set`, maybe after checks) is flagged where the file builds the module with a CPU
+    tensor there (`AppendFeatures(torch.rand(5, 2))`: a factory without `device=`,
+    `torch.tensor([...])`, ...) and then moves the object (`.to(device)`, `.cuda()`) or builds
+    it as a submodule of a model of the file (which moves with it); the message names the
+    construction and the move. A tensor built on a device, an object never moved, and a class
+    that registers the tensor, wraps it in `nn.Parameter` or moves it in its own `_apply` are
+    left alone; so is a constructor's tensor parameter with no such construction in the file
+    (where callers build it is theirs to say).
     0-dim tensors, attributes no other method reads, attributes that the class moves itself
     where it reads them (`self.table.to(x.device)`, `self.table.type_as(x)`), and a
     `torch.randn(a, b)`-made table read only one element at a time (`self.logs[epoch, step]`,
@@ -145,8 +154,44 @@ class UnregisteredTensorAttr(Rule):
         "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
         "        self.stride = torch.ones(3)\n    def _apply(self, fn):\n        self = super()._apply(fn)\n"
         "        self.stride = fn(self.stride)\n        return self\n    def forward(self, x):\n        return x * self.stride\n",
+        # a tensor handed to the constructor, but built where the module goes, or never moved
+        "import torch\nfrom torch import nn\nclass Append(nn.Module):\n    def __init__(self, feats):\n        super().__init__()\n"
+        "        self.feats = feats\n    def forward(self, x):\n        return torch.cat([x, self.feats], -1)\n"
+        "device = torch.device('cuda')\na = Append(torch.rand(5, 2, device=device)).to(device)\nb = Append(torch.rand(5, 2))\n",
+        # handed a host tensor and moved, but the class registers it (botorch after its fix) or moves it where it reads it
+        "import torch\nfrom torch import nn\nclass Append(nn.Module):\n    def __init__(self, feats):\n        super().__init__()\n"
+        "        self.register_buffer('feats', feats)\n    def forward(self, x):\n        return torch.cat([x, self.feats], -1)\n"
+        "class Mask(nn.Module):\n    def __init__(self, mask):\n        super().__init__()\n        self.mask = mask\n"
+        "    def forward(self, x):\n        return x * self.mask.to(x.device)\n"
+        "device = torch.device('cuda')\na = Append(torch.rand(5, 2)).to(device)\nm = Mask(torch.ones(2))\nm.cuda()\n",
+        # a 0-dim tensor handed in mixes with any device
+        "import torch\nfrom torch import nn\nclass Scale(nn.Module):\n    def __init__(self, s):\n        super().__init__()\n"
+        "        self.s = s\n    def forward(self, x):\n        return x * self.s\nm = Scale(torch.tensor(0.5)).cuda()\n",
     )
     invalid = (
+        # a host tensor handed to the constructor, kept plain, and the module moved (botorch's AppendFeatures)
+        Example(
+            "import torch\nfrom torch import nn\nclass Append(nn.Module):\n    def __init__(self, feats: torch.Tensor, bounds=None):\n"
+            "        super().__init__()\n        if feats.dim() != 2:\n            raise ValueError('2-dim')\n"
+            "        self.feats = feats  # expect: DL103\n        self.bounds = bounds  # expect: DL103\n"
+            "    def forward(self, x):\n        return torch.cat([x, self.feats], -1).clamp(self.bounds[0], self.bounds[1])\n"
+            "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+            "append = Append(torch.rand(5, 2), bounds=torch.tensor([[0.0] * 2, [1.0] * 2])).to(device)\n",
+            "import torch\nfrom torch import nn\nclass Append(nn.Module):\n    def __init__(self, feats: torch.Tensor, bounds=None):\n"
+            "        super().__init__()\n        if feats.dim() != 2:\n            raise ValueError('2-dim')\n"
+            "        self.register_buffer(\"feats\", feats, persistent=False)  # expect: DL103\n"
+            "        self.register_buffer(\"bounds\", bounds, persistent=False)  # expect: DL103\n"
+            "    def forward(self, x):\n        return torch.cat([x, self.feats], -1).clamp(self.bounds[0], self.bounds[1])\n"
+            "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+            "append = Append(torch.rand(5, 2), bounds=torch.tensor([[0.0] * 2, [1.0] * 2])).to(device)\n",
+        ),
+        # built with a host tensor as a submodule of a model: it moves with the model, the attribute does not
+        Example(
+            "import torch\nfrom torch import nn\nclass Noise(nn.Module):\n    def __init__(self, noise):\n        super().__init__()\n"
+            "        self.noise = noise  # expect: DL103\n    def forward(self, x):\n        return x + self.noise\n"
+            "class Model(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.proj = nn.Linear(3, 3)\n"
+            "        self.noise = Noise(torch.randn(3))\n    def forward(self, x):\n        return self.noise(self.proj(x))\n"
+        ),
         # both paths set a plain attribute (CustomizedLinear's mask)
         Example(
             "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self, mask):\n        super().__init__()\n"
@@ -207,6 +252,12 @@ class UnregisteredTensorAttr(Rule):
         self._cached: dict[tuple[int, str], tuple[cst.FunctionDef, cst.BaseExpression]] = {}
         #: (class, attribute) -> a `self.register_buffer("attribute", ...)` call of the class
         self._buffer_calls: dict[tuple[int, str], cst.Call] = {}
+        #: `self.x = x` in a module's `__init__`, `x` one of its parameters as it came in:
+        #: (class, attribute, the parameter, the assignment, its value), judged at the end
+        #: against the constructions the file makes of the class (see _stored_arguments)
+        self._stored_parameters: list[tuple[object, str, str, cst.CSTNode, cst.BaseExpression]] = []
+        #: assignments already reported (a line is reported once)
+        self._reported: set[int] = set()
         #: (class, attribute) -> other `self.x = <tensor of unknown device>` lines of the
         #: methods that build the module, reported with a flagged assignment of the attribute
         self._alternatives: dict[tuple[int, str], list[tuple[cst.CSTNode, cst.BaseExpression]]] = {}
@@ -231,6 +282,8 @@ class UnregisteredTensorAttr(Rule):
             return
         if not isinstance(target, cst.Attribute):
             return  # only `self.x = ...` matters here
+        if context.name == "__init__" and value.role not in (Role.PARAMETER, Role.BUFFER):
+            self._maybe_stored_argument(context.class_info, context.node, statement, target, value_node)
         empty = isinstance(value_node, cst.Name) and value_node.value == "None"
         placeholders = _placeholder_list(value)
         if not empty and not placeholders and value.kind == Kind.TENSOR and value.device is None:
@@ -269,6 +322,73 @@ class UnregisteredTensorAttr(Rule):
             return
         # reported once `__init__` is done: it may still wrap the tensor in a Parameter
         self._candidates.append((context.class_info, attribute, statement, value_node, value, name))
+
+    def _maybe_stored_argument(self, class_info, init: cst.FunctionDef, statement: cst.CSTNode, target: cst.BaseExpression, value_node: cst.BaseExpression) -> None:  # type: ignore[no-untyped-def]
+        """``self.feature_set = feature_set`` in ``__init__``: a parameter kept as it came in
+        (maybe viewed: ``mask.float()``, ``bounds[0]``). Whether that is a host tensor depends
+        on the code that builds the module; kept until ``finish``."""
+        name = dotted_name(target)
+        if name is None or not name.startswith("self.") or name.count(".") != 1:
+            return
+        parameter = self.ctx.analyzer.parameter_read_unchanged(init, value_node)
+        if parameter is None:
+            return
+        if all(other is not statement for _, _, _, other, _ in self._stored_parameters):  # a loop body runs more than once
+            self._stored_parameters.append((class_info, name[5:], parameter, statement, value_node))
+
+    def _stored_arguments(self) -> None:
+        """Report ``self.x = x`` where a construction the file makes of the class hands ``x`` a
+        host tensor (``AppendFeatures(torch.rand(5, 2))``) and the object is then moved
+        (``.to(device)``, ``.cuda()``) or built as a submodule of a model (which moves with it):
+        ``model.to()`` moves parameters and buffers only, so the attribute stays on the CPU."""
+        constructions = self.ctx.facts.module_constructions
+        if not constructions or not self._stored_parameters:
+            return
+        for class_info, attribute, parameter, statement, value_node in self._stored_parameters:
+            if id(statement) in self._reported:
+                continue
+            final = class_info.attributes.get(attribute)
+            if final is not None and final.role in (Role.PARAMETER, Role.BUFFER):
+                continue  # wrapped in nn.Parameter or registered further down
+            if (id(class_info), attribute) in self._buffer_calls or self._moved_by_own_override(class_info, attribute):
+                continue
+            init = class_info.methods.get("__init__")
+            sites = [built for built in constructions.values() if built.init is init]
+            found = next((found for found in (self._host_argument_moved(built, parameter) for built in sites) if found is not None), None)
+            if found is None or not self._read_elsewhere(class_info, attribute):
+                continue
+            built, argument = found
+            assert argument.origin is not None and argument.device is not None
+            line = self.ctx.line
+            if built.moved_by is not None:
+                moved, related = f"moved at line {line(built.moved_by)}", (built.moved_by, "moved here")
+            else:
+                assert built.submodule_of is not None
+                moved, related = f"kept as a submodule of `{built.submodule_of.name}`, which moves with that model", (built.node, "built here")
+            self._reported.add(id(statement))
+            self.ctx.report(
+                statement,
+                f"`self.{attribute}` keeps the `{parameter}` argument as a plain tensor attribute: `{class_info.name}` is built "
+                f"at line {line(built.node)} with a CPU tensor ({argument.origin.how} on the CPU at line {line(argument.origin.node)}) "
+                f"and {moved}, but `model.to(device)` moves only parameters and buffers, so `forward` mixes devices; "
+                f"register it as a buffer",
+                fix=self._buffer_fix(attribute, statement, value_node),
+                related=(related, (built.node, "built with a CPU tensor here")) if related[0] is not built.node else (related,),
+            )
+
+    def _host_argument_moved(self, built, parameter: str) -> Optional[tuple[object, Value]]:  # type: ignore[no-untyped-def]
+        """The construction and the host tensor it hands to ``parameter``, where the object is
+        then moved or built as part of a model that does not stay on the host; else None."""
+        argument = built.bound.get(parameter)
+        if argument is None or argument.kind != Kind.TENSOR or argument.role in (Role.PARAMETER, Role.BUFFER):
+            return None
+        if argument.device is None or not argument.device.is_cpu or argument.origin is None or argument.scalar is True:
+            return None
+        if argument.scalar is not False and self._maybe_scalar_data(argument.origin.node):
+            return None  # torch.tensor(cfg.WEIGHT): most likely a 0-dim scalar, which mixes with any device
+        if built.moved_by is None and (built.submodule_of is None or self.ctx.analyzer.stays_on_host(built.submodule_of)):
+            return None
+        return built, argument
 
     def _maybe_alternative(self, class_info, function: cst.FunctionDef, statement: cst.CSTNode, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value) -> None:  # type: ignore[no-untyped-def]
         """``self.mask = mask.float()`` (a tensor the caller handed in, device unknown) where
@@ -324,6 +444,7 @@ class UnregisteredTensorAttr(Rule):
         self._cached.setdefault(key, (function, target))
 
     def finish(self) -> None:
+        self._stored_arguments()
         for class_info, attribute, statement, value_node, value, name in self._candidates:
             final = class_info.attributes.get(attribute)
             if final is not None and final.role in (Role.PARAMETER, Role.BUFFER):
