@@ -19,10 +19,11 @@ import libcst as cst
 
 from devicelint.analysis.events import BinaryEvent, CallEvent
 from devicelint.analysis.flow import FlowAnalyzer
-from devicelint.chunking import CHUNK_CHARACTERS, cut_points, plan_pieces, shift
 from devicelint.analysis.values import Kind, Value
+from devicelint.chunking import CHUNK_CHARACTERS, cut_points, plan_pieces, shift
 from devicelint.findings import Edit, Finding, Fix, Related
 from devicelint.positions import PositionIndex
+from devicelint.prefilter import may_use_pytorch
 from devicelint.rule_api import NodeEdit, RuleContext
 from devicelint.rules import Rule, rules_by_code
 from devicelint.suppressions import parse_suppressions, skips_file
@@ -255,7 +256,7 @@ def _lint_source(
             return [_file_level(syntax_rule, path, f"file cannot be read as Python source: {error}", error.line, error.column)]
     else:
         text = source
-    if "torch" not in text or skips_file(text):
+    if not may_use_pytorch(text) or skips_file(text):
         return []
     if "\x00" in text:
         line = text.count("\n", 0, text.index("\x00")) + 1

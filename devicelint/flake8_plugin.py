@@ -24,6 +24,7 @@ from typing import Any, Iterator, Optional, Sequence
 from devicelint import __version__
 from devicelint.config import ConfigError, ConfigResolver, Overrides
 from devicelint.engine import lint_source
+from devicelint.prefilter import may_use_pytorch
 from devicelint.project import ProjectIndex
 from devicelint.rules import all_rules
 from devicelint.selection import SelectionError, validate_selectors
@@ -65,7 +66,7 @@ class DevicelintChecker:
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
         source = "".join(self.lines)
-        if "torch" not in source:
+        if not may_use_pytorch(source):
             return  # devicelint skips such files unparsed; no configuration to look up either
         try:
             settings = ConfigResolver(Overrides(base=Path.cwd(), extend_select=self._extend_select())).for_path(self.filename)

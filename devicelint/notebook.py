@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Optional, Sequence, Union
 
 from devicelint.engine import lint_source
 from devicelint.findings import Edit, Finding, Fix, Related
+from devicelint.prefilter import may_use_pytorch
 from devicelint.rules import Rule, rules_by_code
 from devicelint.suppressions import skips_file
 
@@ -432,7 +433,7 @@ def lint_notebook(
         return []
     python_cells = [cell for cell in notebook.code_cells if cell.python is not None]
     everything = "\n".join(cell.python or "" for cell in python_cells)
-    if "torch" not in everything or skips_file(everything):
+    if not may_use_pytorch(everything) or skips_file(everything):
         return []
     findings: list[Finding] = []
     parsed = []

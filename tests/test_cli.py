@@ -384,6 +384,42 @@ def test_files_without_torch_are_not_parsed(monkeypatch):
     assert calls == []
 
 
+def test_files_that_only_import_a_pytorch_library_are_linted():
+    from devicelint.engine import lint_source
+    from devicelint.rules import all_rules
+
+    source = (
+        "from transformers import AutoModelForSequenceClassification, AutoTokenizer\n"
+        "tokenizer = AutoTokenizer.from_pretrained('bert-base-uncased')\n"
+        "model = AutoModelForSequenceClassification.from_pretrained('bert-base-uncased').to('cuda')\n"
+        "inputs = tokenizer(['a sentence'], return_tensors='pt')\n"
+        "outputs = model(**inputs)\n"
+    )
+    codes = {(finding.code, finding.line) for finding in lint_source(source, "hf.py", all_rules())}
+    assert ("DL203", 4) in codes  # the tokenizer's host batch reaches the moved model
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("import torch\n", True),
+        ("from torchvision import models\n", True),
+        ("from transformers import AutoModel\n", True),
+        ("import diffusers\n", True),
+        ("    from lightning.pytorch import Trainer\n", True),
+        ("import timm\n", True),
+        ("from accelerate import Accelerator\n", True),
+        ("import numpy as np\n", False),
+        ("# this code will accelerate nothing\nx = 'transformers'\n", False),
+        ("import transformers_utils_of_mine\n", False),
+    ],
+)
+def test_which_files_may_use_pytorch(source, expected):
+    from devicelint.prefilter import may_use_pytorch
+
+    assert may_use_pytorch(source) is expected
+
+
 def test_linting_never_imports_torch(tmp_path, write):
     write("pkg/bug.py", BUG)
     script = (
