@@ -243,7 +243,10 @@ class Summaries:
             else:
                 self_value = Value(Kind.UNKNOWN, info=class_info)
             attributes_of = class_info if node.name.value != "__init__" else None
-        bound = self._bound_by_callers(node) if enclosing is None else {}
+        # a nested function's free names come from the function around it, its parameters from
+        # the calls the file makes of it - also where the function around it returns it as a
+        # closure (`validate = make_validate_fnc(model)`, then `validate(X_test)`)
+        bound = self._bound_by_callers(node)
         state = self._parameter_state(node, self_param, self_value, attributes_of, bound, use_defaults=False)
         with self._running(node, class_info, enclosing):
             self.exec_block(helpers.body_statements(node), state)
