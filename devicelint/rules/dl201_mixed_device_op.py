@@ -276,6 +276,8 @@ class MixedDeviceOp(Rule):
 
     def finish(self) -> None:
         for event, arg, value, forward, parameter in self._handed_to_forward:
+            if self._report_at_rebuild(event, arg.value, value):
+                continue  # the model is what was left behind, not the input
             # PyTorch lets a 0-dim CPU tensor meet a GPU one: the operand must have a dimension
             failing = [
                 (node, other)
@@ -290,8 +292,6 @@ class MixedDeviceOp(Rule):
     def _report_meeting(self, event: CallEvent, value: Value, parameter: str, node: cst.CSTNode, other: cst.BaseExpression) -> None:
         """``labels`` comes into the file's own ``forward`` on the CPU and meets the pooled
         logits there: reported where it fails, naming the call that handed it in."""
-        if self._report_at_rebuild(event, event.args[0][0].value if event.args else event.node, value):
-            return
         self.ctx.report(
             node,
             f"`{parameter}` comes into `forward` {where(value, self.ctx)} from the call at line {self.ctx.line(event.node)}, "
