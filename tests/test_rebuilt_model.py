@@ -68,3 +68,18 @@ def test_closure_returned_by_a_helper_sees_the_arguments_of_its_calls():
     findings = _dl201(code)
     assert [f.line for f in findings] == [17]
     assert [r.line for r in findings[0].related] == [14]
+
+
+def test_closure_calls_the_model_as_moved_after_its_definition():
+    # timm's tests/test_layers.py: `_run` is defined before `m.to(...)` and called after it
+    code = _HEAD + (
+        "def run_grad():\n"  # 12
+        "    x = torch.rand(10, 4)\n"
+        "    m = Net()\n"
+        "    def _run(x):\n"
+        "        return m(x)\n"
+        "    x = x.to(device=device)\n"
+        "    m.to(device=device)\n"
+        "    return _run(x)\n"
+    )
+    assert _dl201(code) == []

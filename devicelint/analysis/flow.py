@@ -126,6 +126,8 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         self._classes: list[ClassInfo] = []
         #: functions defined inside another function: their free names live in the caller
         self._nested_functions: set[cst.FunctionDef] = set()
+        #: per nested function: the function it is defined in (see Summaries._enclosing_state)
+        self._defined_in: dict[cst.FunctionDef, cst.FunctionDef] = {}
         self._inline_depth = 0
         self._inlining: set[cst.FunctionDef] = set()
         #: methods being run as part of their object's ``__init__`` (see Summaries._run_for_init)
@@ -692,6 +694,8 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
             self._pending.append((node, None, None))
         else:
             self._nested_functions.add(node)
+            if context.node is not None:
+                self._defined_in[node] = context.node
             self._pending.append((node, None, dict(state)))
 
     def _exec_class_def(self, node: cst.ClassDef, state: State) -> None:
