@@ -214,6 +214,21 @@ class ModuleConstruction:
     submodule_of: Optional[ClassInfo] = None
 
 
+@dataclass(frozen=True)
+class RebuiltModule:
+    """``model = Net(args)`` where ``model`` held a module moved to a device that can be the
+    accelerator (``model = Net(args).to(args.device)`` earlier): the program rebuilds its model
+    and leaves the new one on the host. Where it then meets inputs on that device, the move
+    it forgot belongs here, as it was on the module it replaces."""
+
+    #: the name the new module is bound to
+    name: str
+    #: the construction (the whole right-hand side of the assignment)
+    construction: cst.CSTNode
+    #: what the name held before: the moved module
+    replaced: Value
+
+
 @dataclass
 class FileFacts:
     """Whole-file facts that some rules weigh at the end."""
@@ -236,3 +251,5 @@ class FileFacts:
     #: objects of module classes of the file built by calls the analysis met (reporting
     #: passes), by the constructing call
     module_constructions: dict[cst.Call, ModuleConstruction] = field(default_factory=dict)
+    #: modules built on the host in place of a moved one, by their construction (see RebuiltModule)
+    rebuilt_modules: dict[cst.CSTNode, RebuiltModule] = field(default_factory=dict)

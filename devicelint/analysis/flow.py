@@ -40,6 +40,7 @@ from devicelint.analysis.facts import (
     FunctionContext,
     LoaderInfo,
     LoopInfo,
+    RebuiltModule,
     StreamContext,
 )
 from devicelint.analysis.names import dotted_name, string_value
@@ -128,6 +129,8 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         self._classes: list[ClassInfo] = []
         #: functions defined inside another function: their free names live in the caller
         self._nested_functions: set[cst.FunctionDef] = set()
+        #: per nested function: the function it is defined in (see Summaries._enclosing_state)
+        self._defined_in: dict[cst.FunctionDef, cst.FunctionDef] = {}
         self._inline_depth = 0
         self._inlining: set[cst.FunctionDef] = set()
         #: methods being run as part of their object's ``__init__`` (see Summaries._run_for_init)
@@ -145,8 +148,8 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         self._helper_facts: dict[cst.FunctionDef, tuple[bool, bool, frozenset[str]]] = {}
         #: every torch factory call evaluated: its qualified name and the function it is in
         self.factory_calls: dict[int, tuple[str, Optional[cst.FunctionDef]]] = {}
-        #: per free function: the arguments of each call a reporting pass made of it (None for
-        #: a call whose arguments do not bind); its own analysis starts from their join
+        #: per free (or nested) function: the arguments of each call a reporting pass made of it
+        #: (None for a call whose arguments do not bind); its own analysis starts from their join
         self._call_sites: dict[cst.FunctionDef, list[Optional[dict[str, Value]]]] = {}
         self._called: Optional[frozenset[str]] = None
         #: per function: its body's text, for the two parameter scans below (cut from the
@@ -338,11 +341,38 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         value = self.eval(node.value, state)
         if value.kind == Kind.UNKNOWN and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
             value = self.drawn_from_argument(node.targets[0].target.value, node.value, state) or value
+        if self.emitting and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+            self._note_rebuilt_module(node.targets[0].target.value, node.value, value, state)
         for target in node.targets:
             stored = self._stored(target.target, value, state)
             if self.emitting:
                 self.sink.on_assign(node, target.target, node.value, stored)
             self.assign(target.target, stored, state, node.value)
+
+    def _note_rebuilt_module(self, name: str, value_node: cst.BaseExpression, value: Value, state: State) -> None:
+        """``model = Net(args)`` where ``model`` held a module moved to a device that can be the
+        accelerator: a model rebuilt on the host (see RebuiltModule)."""
+        origin = value.origin
+        if origin is None or origin.node is not value_node:
+            return
+        built_on_host = value.kind == Kind.MODULE and value.device is not None and value.device.is_cpu and origin.how.startswith("created")
+        if not built_on_host and not constructions.is_construction(value):
+            return
+        replaced = state.get(name)  # this scope's own binding only: another scope's is another variable
+        if replaced is None or replaced.kind not in (Kind.MODULE, Kind.UNKNOWN) or replaced.kind == Kind.UNKNOWN and not replaced.is_bare:
+            return
+        if replaced.device is None or not replaced.device.may_be_accelerator or replaced.device.only_on is not None:
+            return
+        if replaced.origin is None or not replaced.origin.how.startswith("moved"):
+            return
+        self.facts.rebuilt_modules[value_node] = RebuiltModule(name, value_node, replaced)
+
+    def rebuilt_module(self, module: Value) -> Optional[RebuiltModule]:
+        """Where ``module`` is a model the file rebuilt on the host in place of a moved one, and
+        nothing has moved since (it is still on the host, as built): that rebuild."""
+        if module.device is None or not module.device.is_cpu or module.origin is None:
+            return None
+        return self.facts.rebuilt_modules.get(module.origin.node)
 
     def _stored(self, target: cst.BaseExpression, value: Value, state: State) -> Value:
         """What an assignment stores: a tensor assigned to a buffer's name (``self.freqs =
@@ -669,6 +699,8 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
             self._pending.append((node, None, None))
         else:
             self._nested_functions.add(node)
+            if context.node is not None:
+                self._defined_in[node] = context.node
             self._pending.append((node, None, dict(state)))
 
     def _exec_class_def(self, node: cst.ClassDef, state: State) -> None:

@@ -243,8 +243,13 @@ class Summaries:
             else:
                 self_value = Value(Kind.UNKNOWN, info=class_info)
             attributes_of = class_info if node.name.value != "__init__" else None
-        bound = self._bound_by_callers(node) if enclosing is None else {}
+        # a nested function's free names come from the function around it, its parameters from
+        # the calls the file makes of it - also where the function around it returns it as a
+        # closure (`validate = make_validate_fnc(model)`, then `validate(X_test)`)
+        bound = self._bound_by_callers(node)
         state = self._parameter_state(node, self_param, self_value, attributes_of, bound, use_defaults=False)
+        if enclosing is not None:
+            enclosing = self._enclosing_state(node, enclosing)
         with self._running(node, class_info, enclosing):
             self.exec_block(helpers.body_statements(node), state)
         self.function_states[node] = state
@@ -254,6 +259,18 @@ class Summaries:
                 if key.startswith(prefix) and "." not in key[len(prefix):]:
                     class_info.attributes[key[len(prefix):]] = value
             class_info.init_analysed = True
+
+    def _enclosing_state(self, nested: cst.FunctionDef, at_definition: State) -> State:
+        """The names of the function around ``nested`` as its body sees them: a closure reads
+        them when it is called - after its definition, up to the end of that function (or
+        later, once returned) - so each is what it was at the definition joined with what it
+        is at the end (``m.to(device)`` after ``def _run(x): return m(x)`` moves the ``m`` that
+        ``_run`` calls)."""
+        around = self._defined_in.get(nested)
+        at_end = self.function_states.get(around) if around is not None else None
+        if not at_end:
+            return at_definition
+        return {name: join(value, at_end[name]) if name in at_end else value for name, value in at_definition.items()}
 
     def _module_uses(self, function: cst.FunctionDef) -> frozenset[str]:
         """Parameters the body uses as modules (``model.parameters()``, ``model.named_modules()``)

@@ -24,6 +24,14 @@ class MixedDeviceOp(Rule):
     operation, as the branches of a head's problem types each fail - or at the call when
     `forward` shows no such operation (or only ones where it may be 0-dim: `labels.squeeze()`).
 
+    A model the file rebuilds on the CPU in place of one it had moved (`model = Net(args)`
+    after `model = Net(args).to(args.device)`, to reload the best weights for the test set),
+    never moved since, and then called on inputs on the accelerator is reported where it is
+    rebuilt - that is where the move it forgot goes, as it went on the model it replaces - once
+    however many calls meet it, naming the first call and noting it as a related location. A
+    model never moved anywhere is reported at the call, where its inputs meet it (the move can
+    go at either place; the inputs' device is known there).
+
     0-dim CPU tensors (which PyTorch mixes with GPU tensors), Python scalars, `*_like`
     factories and operands of unknown device are never flagged. Batches fed to a moved model
     (or with its output to a loss function, `F.cross_entropy(logits, y)`) are DL203's, criteria
@@ -69,6 +77,11 @@ class MixedDeviceOp(Rule):
         "import torch\nx = torch.randn(3, device='cuda')\ns = torch.randn(3).sum()\ny = x * s\n",
         "import torch\nfrom detectron2.modeling import build_model\nmodel = build_model(cfg)\nmodel.eval()\n"
         "out = model(torch.randn(1, 3, 64, 64, device='cuda'))\n",
+        # the rebuilt model is moved once its weights are loaded
+        "import torch\nfrom torch import nn\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+        "model = nn.Linear(4, 2).to(device)\ntorch.save(model.state_dict(), 'w.pt')\n"
+        "model = nn.Linear(4, 2)\nmodel.load_state_dict(torch.load('w.pt'))\nmodel.to(device)\n"
+        "out = model(torch.randn(8, 4, device=device))\n",
         # both operands moved on the same arm, or on every arm
         "import torch\nfrom torch.utils.data import DataLoader\nmodel = torch.nn.Linear(4, 2).cuda()\n"
         "for x, y in DataLoader(ds, batch_size=8):\n    if gpu:\n        x = x.cuda()\n        y = y.cuda()\n"
@@ -115,6 +128,14 @@ class MixedDeviceOp(Rule):
         Example(
             "import torch\nfrom torch import nn\nmodel = nn.Linear(4, 2)\nx = torch.randn(8, 4, device='cuda')\n"
             "out = model(x)  # expect: DL201\n"
+        ),
+        # the model is rebuilt to reload its weights, and only the first one was moved: reported
+        # where it is rebuilt (the move goes there), once for its two calls
+        Example(
+            "import torch\nfrom torch import nn\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+            "model = nn.Linear(4, 2).to(device)\ntorch.save(model.state_dict(), 'w.pt')\n"
+            "model = nn.Linear(4, 2)  # expect: DL201\nmodel.load_state_dict(torch.load('w.pt', map_location=device))\n"
+            "x = torch.randn(8, 4, device=device)\nout = model(x)\nagain = model(x)\n"
         ),
         Example(
             "import torch\nfrom pixor import PIXOR\nmodel = PIXOR()\nmodel.load_state_dict(torch.load('w.pt', map_location='cuda'))\n"
@@ -232,6 +253,8 @@ class MixedDeviceOp(Rule):
             return
 
     def _report_module_input(self, event: CallEvent, arg: cst.Arg, value: Value) -> None:
+        if self._report_at_rebuild(event, arg.value, value):
+            return
         self.ctx.report(
             event.node,
             f"`{self.ctx.source_of(event.callee_node)}` has its parameters {where(event.callee, self.ctx)}, but its input "
@@ -259,6 +282,8 @@ class MixedDeviceOp(Rule):
 
     def finish(self) -> None:
         for event, arg, value, forward, parameter in self._handed_to_forward:
+            if self._report_at_rebuild(event, arg.value, value):
+                continue  # the model is what was left behind, not the input
             # PyTorch lets a 0-dim CPU tensor meet a GPU one: the operand must have a dimension
             failing = [
                 (node, other)
@@ -280,6 +305,24 @@ class MixedDeviceOp(Rule):
             f"{where(event.callee, self.ctx)}: move `{parameter}` to that device here, or at the call",
             related=((event.node, f"`{parameter}` is handed to the model here"),),
         )
+
+    def _report_at_rebuild(self, event: CallEvent, input_node: cst.BaseExpression, value: Value) -> bool:
+        """A model the file rebuilt on the host in place of a moved one (``model = Net(args)``
+        after ``model = Net(args).to(args.device)``), never moved since, called on an input on
+        the accelerator: the move it forgot belongs where it is rebuilt, as it was on the model
+        it replaces - reported there, once however many calls meet it, with the first call as a
+        related location. Whether it reported."""
+        rebuilt = self.ctx.analyzer.rebuilt_module(event.callee)
+        if rebuilt is None or value.device is None or not value.device.may_be_accelerator:
+            return False
+        self.ctx.report(
+            rebuilt.construction,
+            f"`{rebuilt.name}` is rebuilt here on the CPU and never moved, while the model it replaces is "
+            f"{where(rebuilt.replaced, self.ctx)}: at line {self.ctx.line(event.node)} it is called on "
+            f"`{self.ctx.source_of(input_node)}`, {where(value, self.ctx)}; move the new one here as well",
+            related=((event.node, f"`{self.ctx.source_of(input_node)}` meets the model rebuilt on the CPU here"),),
+        )
+        return True
 
     def _check_all(self, node: cst.CSTNode, operands: list[tuple[cst.BaseExpression, Value]], loss: bool = False) -> None:
         for index, (first_node, first) in enumerate(operands):
