@@ -55,7 +55,8 @@ from devicelint.analysis.state import (
     widen,
 )
 from devicelint.analysis.checkpoint_loads import CheckpointLoader
-from devicelint.analysis.summaries import Summaries, has_decorator
+from devicelint.analysis.names import has_decorator
+from devicelint.analysis.summaries import Summaries
 from devicelint.analysis.tensor_evidence import TensorEvidence, scan as scan_tensor_evidence
 from devicelint.analysis.torch_semantics import BUILTIN_REFS, MODULE_ONLY_METHODS, TENSOR_ANNOTATIONS, TorchSemantics, autocast_device_type, is_loss_class, optimizer_built_from_package, propagate
 from devicelint.analysis.values import (

@@ -33,6 +33,16 @@ def string_value(node: cst.SimpleString) -> "str | bytes":
     return node.raw_value
 
 
+def has_decorator(node: cst.FunctionDef, name: str) -> bool:
+    """Is the function decorated ``@name`` (``staticmethod``, ``classmethod``)?"""
+    return any(dotted_name(decorator.decorator) == name for decorator in node.decorators)
+
+
+def is_static_or_class_method(node: cst.FunctionDef) -> bool:
+    """A static or class method: its first parameter is not the instance."""
+    return has_decorator(node, "staticmethod") or has_decorator(node, "classmethod")
+
+
 def last_identifier(node: cst.BaseExpression) -> Optional[str]:
     if isinstance(node, cst.Name):
         return node.value
