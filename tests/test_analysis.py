@@ -1759,3 +1759,34 @@ def test_module_constructions_remember_their_arguments_and_moves():
     submodule = built["Append(torch.ones(2, 2))"]
     assert submodule.moved_by is None and submodule.submodule_of is not None and submodule.submodule_of.name == "Model"
     assert built["Append(torch.zeros(5, 2))"].submodule_of is None
+
+
+def test_local_rank_from_the_launcher_option_reaches_the_device_built_from_it():
+    """The ``--local_rank`` option (whose default reads ``LOCAL_RANK``) is the process's local
+    rank; a device string and ``torch.device`` built from it carry the mark, also after the
+    branch that picks the CPU on a machine without a GPU."""
+    analyzer = analyse(
+        "import argparse, os\nimport torch\nparser = argparse.ArgumentParser()\n"
+        "parser.add_argument('--local_rank', type=int, default=int(os.environ.get('LOCAL_RANK', 0)))\n"
+        "parser.add_argument('--lr', type=float, default=0.1)\n"
+        "def train():\n    args = parser.parse_args()\n    rank = args.local_rank\n    lr = args.lr\n"
+        "    if torch.cuda.is_available():\n        device = torch.device('cuda:{}'.format(args.local_rank))\n"
+        "    else:\n        device = torch.device('cpu')\n"
+        "    other = torch.device('cuda', int(os.environ['LOCAL_RANK']))\n"
+    )
+    state = function_state(analyzer, "train")
+    assert state["rank"].role is Role.LOCAL_RANK
+    assert state["lr"].role is None
+    assert state["device"].kind == Kind.DEVICE and state["device"].role is Role.LOCAL_RANK
+    assert state["device"].device is not None and state["device"].device.is_accel
+    assert state["other"].role is Role.LOCAL_RANK
+
+
+def test_an_option_without_a_rank_is_not_a_rank():
+    analyzer = analyse(
+        "import argparse\nimport torch\nparser = argparse.ArgumentParser()\nparser.add_argument('--gpu', type=int, default=0)\n"
+        "def train():\n    args = parser.parse_args()\n    gpu = args.gpu\n    device = torch.device('cuda:{}'.format(args.gpu))\n"
+    )
+    state = function_state(analyzer, "train")
+    assert state["gpu"].role is None
+    assert state["device"].role is None

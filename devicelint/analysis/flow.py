@@ -178,6 +178,9 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         self._checkpoint_loaders: dict[cst.FunctionDef, Optional[CheckpointLoader]] = {}
         #: per module ``forward``: the parameters it moves itself (see inputs_placed_by_module)
         self._moved_inputs: dict[cst.FunctionDef, frozenset[str]] = {}
+        #: command-line options of the file's argument parsers that hold the process's rank
+        #: (``--local_rank``), by the attribute of the parsed arguments (see ranks.rank_option)
+        self._rank_options: dict[str, Value] = {}
         #: per function, the names its body assigns (see Summaries.parameter_read_unchanged)
         self._rebound_names: dict[cst.FunctionDef, frozenset[str]] = {}
         #: per helper being summarised: did it reach a ``yield``
@@ -1363,6 +1366,13 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         rank = ranks.rank_of_call(node, qualname, callee, method, receiver, args)
         if rank is not None:
             result = rank
+        elif method == "add_argument" and qualname is None:
+            option = ranks.rank_option(node, args)
+            if option is not None:
+                self._rank_options.setdefault(*option)
+        elif method == "parse_args" and qualname is None and self._rank_options and result.kind == Kind.UNKNOWN and result.is_bare:
+            # the parsed arguments: the options that hold the process's rank are known
+            result = Value(Kind.UNKNOWN, fields=tuple(self._rank_options.items()))
         if self.emitting:
             discarded = node is self._statement_call
             self.sink.on_call(CallEvent(node, qualname, callee, method, receiver, args, result, state, discarded))

@@ -27,6 +27,7 @@ from devicelint.analysis.state import DEFAULT_DEVICE_KEY, State
 from devicelint.analysis.values import (
     CPU,
     PLACED_KINDS,
+    RANK_ROLES,
     CollatedItems,
     CollatedMapping,
     Homogeneous,
@@ -334,7 +335,12 @@ class TorchSemantics:
         device = self.device_of(first_node, first)
         if device is not None and device.is_accel and len(args) > 1 and isinstance(args[1][1].literal, int):
             device = Device("accel", device.label, args[1][1].literal)
-        return Value(Kind.DEVICE, device, Origin(node, "chosen"))
+        # `torch.device(f"cuda:{local_rank}")`, `torch.device("cuda", rank)`, `torch.device(rank)`:
+        # the GPU of the process's rank (see devicelint.analysis.ranks)
+        rank = next((value.role for _, value in args[:2] if value.role in RANK_ROLES), None)
+        if rank is not None and device is None and first.kind == Kind.STR:
+            device = Device("accel", self._label(first_node))  # "cuda:<rank>": an accelerator by its text
+        return Value(Kind.DEVICE, device, Origin(node, "chosen"), role=rank)
 
     def _generator(self, node: cst.Call, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> Value:
         """``torch.Generator()`` draws on the CPU; ``torch.Generator("cuda")`` / ``device=d`` on that device."""

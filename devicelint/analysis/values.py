@@ -253,6 +253,10 @@ class Role(enum.Enum):
     #: a number or text that is the job-wide rank of the process (``dist.get_rank()``, the
     #: ``RANK`` variable), or a device string built from it; see devicelint.analysis.ranks
     GLOBAL_RANK = "global rank"
+    #: a number or text that is the rank of the process on its node (the ``LOCAL_RANK``
+    #: variable, the ``--local-rank`` option ``torch.distributed.launch`` passes), or a device
+    #: built from it: each process of the job has its own; see devicelint.analysis.ranks
+    LOCAL_RANK = "local rank"
     #: a device value that is the CPU on some paths and an accelerator on others (``return
     #: torch.device("cuda")`` under ``if torch.cuda.is_available():``, else ``torch.device("cpu")``):
     #: the program picks it when it runs, so it names the accelerator only on a GPU machine
@@ -268,6 +272,10 @@ class Role(enum.Enum):
     #: a transformers ``BatchEncoding``: a dict of tensors whose entries are attributes too
     #: (``batch.input_ids``); its ``.to(device)`` moves every entry and returns the batch
     TOKENIZED_BATCH = "tokenized batch"
+
+
+#: the roles of a process's rank (and of devices built from it)
+RANK_ROLES = frozenset({Role.GLOBAL_RANK, Role.LOCAL_RANK})
 
 
 @dataclass(frozen=True)
@@ -410,6 +418,11 @@ def join(first: Value, second: Value) -> Value:
     if first.kind == Kind.CONTAINER and info is None:
         info = _join_items(first.info, second.info)
     role = first.role if first.role is second.role else None
+    if role is None and first.kind == Kind.DEVICE:
+        for ranked, other in ((first, second), (second, first)):
+            if ranked.role in RANK_ROLES and other.role is None and other.device is not None and other.device.is_cpu:
+                # `cuda:<rank>` on a GPU run, the CPU otherwise: on a GPU, each process's own GPU
+                role = ranked.role
     if role is None and first.kind == Kind.DEVICE and _host_or_accelerator(first.device, second.device):
         role = Role.RUN_TIME_CHOICE
     qualname = first.qualname if first.qualname == second.qualname else None

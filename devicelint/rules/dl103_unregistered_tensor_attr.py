@@ -19,6 +19,8 @@ _ASSIGNED = re.compile(r"\s*(=(?!=)|[-+*/@%&|^]=)")
 #: maybe after an element read whose index is brought to the host first (``self.logvar[t.cpu()]``):
 #: the host table is indexed on the host and the result moved
 _MOVED_AT_ONCE = re.compile(r"(\[[^\[\]]*\.cpu\(\)\s*\])?(\.\w+\([^()]*\))*\.(to|cuda|type_as)\(")
+#: the same for an item of a container attribute, moved as it is taken (``self.anchors[i].to(x.device)``)
+_ITEM_MOVED_AT_ONCE = re.compile(r"\[[^\[\]]*\](\.\w+\([^()]*\))*\.(to|cuda|type_as)\(")
 
 
 #: ``[i, j]`` right after the attribute: plain indices, no slice, ellipsis, None or nesting
@@ -78,6 +80,12 @@ class UnregisteredTensorAttr(Rule):
     that registers the tensor, wraps it in `nn.Parameter` or moves it in its own `_apply` are
     left alone; so is a constructor's tensor parameter with no such construction in the file
     (where callers build it is theirs to say).
+    A plain dict, list or tuple of tensors created on the host (`self.stats = {"mean":
+    torch.tensor([...]), ...}`) that another method reads is flagged too, also where each tensor
+    is registered as a buffer as well (pytorch/pytorch#43815): the move replaces the buffer with
+    a moved copy, the container keeps the CPU original. Containers whose items are moved as they
+    are read (`self.stats["mean"].to(x.device)`), replaced by another method (placeholders, see
+    above) or moved by an `_apply` override are left alone.
     0-dim tensors, attributes no other method reads, attributes that the class moves itself
     where it reads them (`self.table.to(x.device)`, `self.table.type_as(x)`), and a
     `torch.randn(a, b)`-made table read only one element at a time (`self.logs[epoch, step]`,
@@ -164,6 +172,20 @@ class UnregisteredTensorAttr(Rule):
         "class Mask(nn.Module):\n    def __init__(self, mask):\n        super().__init__()\n        self.mask = mask\n"
         "    def forward(self, x):\n        return x * self.mask.to(x.device)\n"
         "device = torch.device('cuda')\na = Append(torch.rand(5, 2)).to(device)\nm = Mask(torch.ones(2))\nm.cuda()\n",
+        # a dict of host tensors whose items are moved where they are read
+        "import torch\nfrom torch import nn\nclass Norm(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.stats = {'mean': torch.tensor([0.5, 0.4]), 'std': torch.tensor([0.2, 0.2])}\n"
+        "    def forward(self, x):\n        return (x - self.stats['mean'].to(x.device)) / self.stats['std'].to(x.device)\n",
+        # placeholders that forward replaces, two at a time (yolov5's Detect grids)
+        "import torch\nfrom torch import nn\nclass Head(nn.Module):\n    def __init__(self, n):\n        super().__init__()\n"
+        "        self.grid = [torch.empty(0) for _ in range(n)]\n        self.anchor_grid = [torch.empty(0) for _ in range(n)]\n"
+        "    def forward(self, xs):\n        for i, x in enumerate(xs):\n"
+        "            if self.grid[i].shape != x.shape:\n                self.grid[i], self.anchor_grid[i] = make_grids(x)\n"
+        "            xs[i] = x + self.grid[i] * self.anchor_grid[i]\n        return xs\n",
+        # a dict of 0-dim scalars mixes with any device
+        "import torch\nfrom torch import nn\nclass Scale(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.scales = {'a': torch.tensor(0.5), 'b': torch.tensor(2.0)}\n"
+        "    def forward(self, x):\n        return x * self.scales['a']\n",
         # a 0-dim tensor handed in mixes with any device
         "import torch\nfrom torch import nn\nclass Scale(nn.Module):\n    def __init__(self, s):\n        super().__init__()\n"
         "        self.s = s\n    def forward(self, x):\n        return x * self.s\nm = Scale(torch.tensor(0.5)).cuda()\n",
@@ -191,6 +213,21 @@ class UnregisteredTensorAttr(Rule):
             "        self.noise = noise  # expect: DL103\n    def forward(self, x):\n        return x + self.noise\n"
             "class Model(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.proj = nn.Linear(3, 3)\n"
             "        self.noise = Noise(torch.randn(3))\n    def forward(self, x):\n        return self.noise(self.proj(x))\n"
+        ),
+        # tensors kept in a plain dict, also registered as buffers (pytorch/pytorch#43815): the
+        # buffers are replaced by moved copies, the dict keeps the CPU originals forward reads
+        Example(
+            "import torch\nfrom torch import nn\nclass Norm(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.stats = {  # expect: DL103\n            'mean': torch.Tensor([0.5, 0.4, 0.3]),\n"
+            "            'std': torch.Tensor([0.2, 0.2, 0.2]),\n        }\n"
+            "        for name in self.stats:\n            self.register_buffer('stats_' + name, self.stats[name])\n"
+            "    def forward(self, x):\n        return (x - self.stats['mean']) / self.stats['std']\n"
+        ),
+        # a list of per-level host tensors read by forward
+        Example(
+            "import torch\nfrom torch import nn\nclass Head(nn.Module):\n    def __init__(self, sizes):\n        super().__init__()\n"
+            "        self.anchors = [torch.rand(n, 2) for n in sizes]  # expect: DL103\n"
+            "    def forward(self, xs):\n        return [x * self.anchors[i] for i, x in enumerate(xs)]\n"
         ),
         # both paths set a plain attribute (CustomizedLinear's mask)
         Example(
@@ -256,6 +293,10 @@ class UnregisteredTensorAttr(Rule):
         #: (class, attribute, the parameter, the assignment, its value), judged at the end
         #: against the constructions the file makes of the class (see _stored_arguments)
         self._stored_parameters: list[tuple[object, str, str, cst.CSTNode, cst.BaseExpression]] = []
+        #: (class, attribute) -> `self.x = {"mean": torch.tensor([...]), ...}` (a dict, list or
+        #: tuple of host tensors) in the methods that build the module: (class, the assignment,
+        #: what the container is, one of its tensors)
+        self._host_containers: dict[tuple[int, str], tuple[object, cst.CSTNode, str, Value]] = {}
         #: assignments already reported (a line is reported once)
         self._reported: set[int] = set()
         #: (class, attribute) -> other `self.x = <tensor of unknown device>` lines of the
@@ -299,6 +340,8 @@ class UnregisteredTensorAttr(Rule):
             name = dotted_name(target)
             if name is not None and name.startswith("self.") and name.count(".") == 1:
                 self._starts_empty.setdefault((id(context.class_info), name[5:]), (context.class_info, statement, placeholders))
+                if placeholders:
+                    self._maybe_host_container(context.class_info, statement, name[5:], value_node, value)
         if value.kind != Kind.TENSOR or value.role in (Role.PARAMETER, Role.BUFFER) or value.scalar is True:
             return
         if value.device is None or value.origin is None:
@@ -322,6 +365,63 @@ class UnregisteredTensorAttr(Rule):
             return
         # reported once `__init__` is done: it may still wrap the tensor in a Parameter
         self._candidates.append((context.class_info, attribute, statement, value_node, value, name))
+
+    def _maybe_host_container(self, class_info, statement: cst.CSTNode, attribute: str, value_node: cst.BaseExpression, value: Value) -> None:  # type: ignore[no-untyped-def]
+        """``self.stats = {"mean": torch.tensor([...]), "std": ...}``: a container of tensors
+        created on the host, kept until ``finish`` decides (another method may cache tensors in
+        its items instead, which is the placeholder case)."""
+        element = homogeneous_element(value)
+        if element is None or element.origin is None or not element.origin.how.startswith("created") or element.scalar is True:
+            return
+        if element.role in (Role.PARAMETER, Role.BUFFER):
+            return
+        if element.scalar is not False and self._maybe_scalar_data(element.origin.node):
+            return  # torch.tensor(cfg.WEIGHT): most likely 0-dim scalars, which mix with any device
+        if isinstance(value_node, (cst.Dict, cst.DictComp)):
+            what = "dict"
+        elif isinstance(value_node, cst.Tuple):
+            what = "tuple"
+        else:
+            what = "list"
+        self._host_containers.setdefault((id(class_info), attribute), (class_info, statement, what, element))
+
+    def _report_host_containers(self) -> None:
+        """A container of host tensors that another method reads: ``model.to(device)`` moves
+        parameters and buffers only, so the items stay on the CPU (also where each tensor is
+        registered as a buffer too: the buffer is replaced by a moved copy, the container keeps
+        the original)."""
+        for key, (class_info, statement, what, element) in self._host_containers.items():
+            attribute = key[1]
+            if id(statement) in self._reported or (key[0], attribute, True) in self._cached:
+                continue  # placeholders whose items another method replaces: reported as such
+            if any(self._moved_by_own_override(other, attribute) for other in self.ctx.analyzer.file_classes()):
+                continue  # a model's `_apply` moves the container (yolov5's `m.grid = list(map(fn, m.grid))`)
+            if self._items_replaced(class_info, attribute):
+                continue  # placeholders that another method fills (`self.grid[i], self.anchor_grid[i] = ...`)
+            if not self._read_elsewhere(class_info, attribute, items=True):
+                continue
+            assert element.origin is not None
+            self._reported.add(id(statement))
+            self.ctx.report(
+                statement,
+                f"`self.{attribute}` is a plain {what} of tensors ({element.origin.how} on the CPU at line "
+                f"{self.ctx.line(element.origin.node)}): `model.to(device)` moves parameters and buffers only, so "
+                f"its tensors stay on the CPU (a buffer registered from them is replaced by a moved copy; the "
+                f"{what} keeps the original) and the methods that read them mix devices; register each tensor as "
+                f"a buffer and read it through the module",
+                related=((element.origin.node, "created here"),),
+            )
+
+    def _items_replaced(self, class_info, attribute: str) -> bool:  # type: ignore[no-untyped-def]
+        """Does a method other than ``__init__`` assign an item of ``self.<attribute>``
+        (``self.grid[i] = ...``, also as one target of several)?"""
+        pattern = re.compile(rf"\bself\.{re.escape(attribute)}\[[^\[\]]*\]\s*(,|=(?!=))")
+        return any(
+            pattern.search(self._text(method))
+            for owner in (class_info, *self.ctx.analyzer.subclasses_of(class_info))
+            for method_name, method in owner.methods.items()
+            if method_name != "__init__"
+        )
 
     def _maybe_stored_argument(self, class_info, init: cst.FunctionDef, statement: cst.CSTNode, target: cst.BaseExpression, value_node: cst.BaseExpression) -> None:  # type: ignore[no-untyped-def]
         """``self.feature_set = feature_set`` in ``__init__``: a parameter kept as it came in
@@ -459,6 +559,7 @@ class UnregisteredTensorAttr(Rule):
                     fix=fix,
                     related=((statement, "the other assignment"),),
                 )
+        self._report_host_containers()
         for key, (class_info, statement, placeholders) in self._starts_empty.items():
             # None is replaced by a cached tensor; a list of placeholders has its items replaced
             cached = self._cached.get((*key, placeholders))
@@ -563,7 +664,7 @@ class UnregisteredTensorAttr(Rule):
             return False
         return self.ctx.analyzer.qualname_of(node.func.value.func, {}) in ("torch.nn.Parameter", "torch.nn.parameter.Parameter")
 
-    def _read_elsewhere(self, class_info, attribute: str, rank: Optional[int] = None) -> bool:  # type: ignore[no-untyped-def]
+    def _read_elsewhere(self, class_info, attribute: str, rank: Optional[int] = None, items: bool = False) -> bool:  # type: ignore[no-untyped-def]
         """Does another method of the class, or of a subclass in this file, read
         ``self.<attribute>`` other than to move it at once (``self.table.to(x.device)``,
         ``self.table.detach().type_as(x)``) or, for a tensor of known ``rank``, to take one
@@ -583,7 +684,7 @@ class UnregisteredTensorAttr(Rule):
                 rest = text[match.end():]
                 if _ASSIGNED.match(rest):
                     continue
-                if _MOVED_AT_ONCE.match(rest):
+                if _MOVED_AT_ONCE.match(rest) or (items and _ITEM_MOVED_AT_ONCE.match(rest)):
                     # the class places the attribute itself where it needs it (diffusers' RoPE
                     # tables: `self.pos_freqs.to(device)`); its other reads are its own business
                     return False

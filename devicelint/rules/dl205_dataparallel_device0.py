@@ -7,7 +7,7 @@ import libcst as cst
 
 from devicelint.analysis.events import CallEvent
 from devicelint.analysis.names import dotted_name, keyword_arg, positional_args
-from devicelint.analysis.values import Kind, Value
+from devicelint.analysis.values import RANK_ROLES, Kind, Role, Value
 from devicelint.findings import Severity
 from devicelint.rules.base import Example, Rule
 
@@ -31,6 +31,9 @@ class _Wrapper:
     forward_before_move: bool = False
     #: handed to other code (returned, passed to a function), which may move it
     escaped: bool = False
+    #: the model was put on the GPU of the process's rank before it was wrapped: the move and
+    #: the rank's role (see devicelint.analysis.ranks)
+    on_rank_gpu: Optional[tuple[cst.Call, Role]] = None
 
 
 class DataParallelDevice0(Rule):
@@ -40,6 +43,12 @@ class DataParallelDevice0(Rule):
     here and never moved) and neither the wrapper nor the model is moved afterwards, or where the
     model was moved to a GPU other than the first of `device_ids` (`cuda:0` when `device_ids` is
     not given). A wrapper that is returned or handed to other code (a trainer) is left alone.
+    Also flags a DataParallel whose `device_ids[0]` is known (a literal, or 0 when not given)
+    around a model put on the GPU of the process's rank in a distributed job
+    (`model.to(torch.device(f"cuda:{local_rank}"))`, `model.cuda()` after
+    `torch.cuda.set_device(local_rank)`; the rank read from `LOCAL_RANK`, `RANK`, the
+    `--local-rank` option `torch.distributed.launch` passes, `dist.get_rank()`): every process
+    but one has it on another GPU.
 
     ## Why is this bad?
     DataParallel scatters inputs from and gathers outputs to `device_ids[0]`, and it requires the
@@ -74,6 +83,13 @@ class DataParallelDevice0(Rule):
         "import torch\nfrom torch import nn\nnet = nn.Linear(4, 4)\nmodel = nn.DataParallel(net)  # noqa: DL405\nnet.cuda()\n",
         "import torch\nfrom torch import nn\nmodel = nn.DataParallel(nn.Linear(4, 4))  # noqa: DL405\ntrainer.fit(model)\n",
         "import torch\nfrom torch import nn\nnet = nn.Linear(4, 4).to('cuda:1')\nmodel = nn.DataParallel(net, device_ids=[1, 2])  # noqa: DL405\n",
+        # on the local rank's GPU, and DataParallel told to use that GPU
+        "import os\nimport torch\nfrom torch import nn\ndef main():\n    local_rank = int(os.environ['LOCAL_RANK'])\n"
+        "    net = nn.Linear(4, 4).to(torch.device(f'cuda:{local_rank}'))\n"
+        "    model = nn.DataParallel(net, device_ids=[local_rank])  # noqa: DL405\n    return model\n",
+        # moved to the rank's GPU, then back to one fixed GPU before wrapping
+        "import os\nimport torch\nfrom torch import nn\nlocal_rank = int(os.environ['LOCAL_RANK'])\n"
+        "net = nn.Linear(4, 4)\nnet.cuda(local_rank)\nnet.to('cuda:0')\nmodel = nn.DataParallel(net)  # noqa: DL405\n",
     )
     invalid = (
         Example(
@@ -89,6 +105,21 @@ class DataParallelDevice0(Rule):
             "import torch\nmodel = torch.nn.DataParallel(build())  # noqa: DL405  # expect: DL205\n"
             "model = model.to(torch.device('cuda:1'))\n"
         ),
+        # a distributed script: each process moves the model to its local rank's GPU (the
+        # launcher's --local_rank option), then DataParallel wants it on cuda:0 (FFB6D)
+        Example(
+            "import argparse\nimport torch\nimport torch.distributed as dist\nfrom torch import nn\n"
+            "parser = argparse.ArgumentParser()\nparser.add_argument('--local_rank', type=int, default=0)\n"
+            "def train():\n    args = parser.parse_args()\n    dist.init_process_group('nccl')\n"
+            "    torch.cuda.set_device(args.local_rank)\n    model = nn.Linear(4, 4).cuda()\n"
+            "    model = nn.DataParallel(model)  # noqa: DL405  # expect: DL205\n"
+            "    model = nn.parallel.DistributedDataParallel(model, device_ids=[args.local_rank])\n    return model\n"
+        ),
+        Example(
+            "import os\nimport torch\nfrom torch import nn\ndef main():\n"
+            "    device = torch.device('cuda', int(os.environ['LOCAL_RANK']))\n    net = nn.Linear(4, 4)\n    net.to(device)\n"
+            "    model = nn.DataParallel(net)  # noqa: DL405  # expect: DL205\n    return model\n"
+        ),
         # a forward before the model is placed; handing it on afterwards does not help
         Example(
             "import torch\nfrom torch import nn\ndef train(net, loader, devices):\n"
@@ -101,15 +132,30 @@ class DataParallelDevice0(Rule):
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)
         self._wrappers: dict[int, _Wrapper] = {}
+        #: moves onto the GPU of the process's rank (`model.to(torch.device(f"cuda:{local_rank}"))`,
+        #: `model.cuda()` after `torch.cuda.set_device(local_rank)`), by the move's id: (the
+        #: move, the rank's role)
+        self._rank_moves: dict[int, tuple[cst.Call, Role]] = {}
+        #: per function (id) and name: the rank move that last placed the module it holds
+        self._on_rank_gpu: dict[tuple[int, str], tuple[cst.Call, Role]] = {}
+        #: per function (id): the rank whose GPU `torch.cuda.set_device` made current there
+        self._current_rank: dict[int, Role] = {}
 
     def on_call(self, event: CallEvent) -> None:
         if event.qualname in _DATA_PARALLEL:
             self._wrapper_built(event)
             return
+        if event.qualname == "torch.cuda.set_device":
+            rank = next((value.role for _, value in event.args[:1] if value.role in RANK_ROLES), None)
+            if rank is not None:
+                self._current_rank[self._scope()] = rank
+            else:
+                self._current_rank.pop(self._scope(), None)
         here = [wrapper for wrapper in self._wrappers.values() if wrapper.scope == self._scope()]
         if event.method in ("to", "cuda") and isinstance(event.node.func, cst.Attribute):
             receiver = event.node.func.value
             spelled = dotted_name(receiver)
+            self._rank_move(event, spelled)
             for wrapper in here:
                 # moving the wrapper, or the model it wraps, puts the parameters in place
                 if receiver is wrapper.call or (spelled is not None and (spelled in wrapper.names or spelled == wrapper.inner_name)):
@@ -128,6 +174,25 @@ class DataParallelDevice0(Rule):
                 if arg.value is wrapper.call or (spelled is not None and spelled in wrapper.names):
                     wrapper.escaped = True
 
+    def _rank_move(self, event: CallEvent, receiver: Optional[str]) -> None:
+        """Remember a move of a module onto the GPU of the process's rank, and forget the rank
+        GPU of a name moved anywhere else."""
+        positional = [value for arg, value in event.args if arg.keyword is None]
+        target = keyword_arg(event.node, "device")
+        chosen = positional[0] if positional else next((value for arg, value in event.args if arg is target), None)
+        rank: Optional[Role] = None
+        if chosen is not None and chosen.role in RANK_ROLES:
+            rank = chosen.role
+        elif chosen is None and event.method == "cuda":
+            rank = self._current_rank.get(self._scope())  # the current GPU: the rank's
+        if rank is not None and event.result.kind == Kind.MODULE:
+            self._rank_moves[id(event.node)] = (event.node, rank)
+        if receiver is not None:
+            if rank is not None and event.result.kind == Kind.MODULE:
+                self._on_rank_gpu[(self._scope(), receiver)] = (event.node, rank)
+            elif event.method == "cuda" or chosen is not None and chosen.kind != Kind.REF:
+                self._on_rank_gpu.pop((self._scope(), receiver), None)
+
     def _scope(self) -> int:
         return id(self.ctx.current_function.node)
 
@@ -136,6 +201,12 @@ class DataParallelDevice0(Rule):
         name = dotted_name(target)
         if wrapper is not None and name is not None:
             wrapper.names.add(name)
+        if name is not None:
+            moved = self._rank_moves.get(id(value_node))
+            if moved is not None:
+                self._on_rank_gpu[(self._scope(), name)] = moved  # `model = Net().to(device)`
+            else:
+                self._on_rank_gpu.pop((self._scope(), name), None)
 
     def _wrapper_built(self, event: CallEvent) -> None:
         positional = positional_args(event.node)
@@ -147,7 +218,12 @@ class DataParallelDevice0(Rule):
         if inner is None:
             return
         first = _first_device_id(event.node, positional)
-        self._wrappers[id(event.node)] = _Wrapper(event.node, inner, first, dotted_name(module_node), self._scope())
+        wrapper = _Wrapper(event.node, inner, first, dotted_name(module_node), self._scope())
+        inner_name = wrapper.inner_name
+        wrapper.on_rank_gpu = self._rank_moves.get(id(module_node)) or (
+            self._on_rank_gpu.get((self._scope(), inner_name)) if inner_name is not None else None
+        )
+        self._wrappers[id(event.node)] = wrapper
 
     def finish(self) -> None:
         returned = _ReturnedNames()
@@ -163,6 +239,9 @@ class DataParallelDevice0(Rule):
                     f"{wrapper.moved_to[1]}, or move it to cuda:{wrapper.first_device}",
                     related=((wrapper.moved_to[0], "moved here"),),
                 )
+                continue
+            if wrapper.on_rank_gpu is not None and wrapper.first_device is not None and not wrapper.moved:
+                self._report_rank_gpu(wrapper, first)
                 continue
             device = wrapper.inner.device if wrapper.inner.kind == Kind.MODULE else None
             if device is None:
@@ -182,6 +261,26 @@ class DataParallelDevice0(Rule):
                     f"the wrapped model was moved to cuda:{device.index}, but DataParallel needs it on "
                     f"{first}",
                 )
+
+
+    def _report_rank_gpu(self, wrapper: _Wrapper, first: str) -> None:
+        """The model sits on the GPU of the process's rank, one per process of a distributed
+        job, while DataParallel needs it on one fixed GPU (FFB6D)."""
+        assert wrapper.on_rank_gpu is not None
+        move, rank = wrapper.on_rank_gpu
+        which = "local rank" if rank is Role.LOCAL_RANK else "rank"
+        given = "its `device_ids`" if keyword_arg(wrapper.call, "device_ids") is not None or len(positional_args(wrapper.call)) > 1 else (
+            "`device_ids` not given: every visible GPU"
+        )
+        self.ctx.report(
+            wrapper.call,
+            f"the model is on the GPU of the process's {which} (moved at line {self.ctx.line(move)}), but DataParallel "
+            f"({given}) needs its parameters on {first}: every process whose {which} is not {wrapper.first_device} fails at "
+            f"the first forward (\"module must have its parameters and buffers on device cuda:{wrapper.first_device} "
+            f"(device_ids[0])\"); in a distributed job wrap the model in DistributedDataParallel only, or pass "
+            f"`device_ids=[{which.replace(' ', '_')}]`",
+            related=((move, "moved here"),),
+        )
 
 
 class _ReturnedNames(cst.CSTVisitor):

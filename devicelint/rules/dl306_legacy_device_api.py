@@ -7,7 +7,7 @@ import libcst as cst
 
 from devicelint.analysis.events import CallEvent
 from devicelint.analysis.names import keyword_arg, positional_args
-from devicelint.analysis.values import Value
+from devicelint.analysis.values import Kind, Value
 from devicelint.rule_api import FixSpec, NodeEdit
 from devicelint.findings import Severity
 from devicelint.rules.base import Example, Rule
@@ -48,6 +48,11 @@ class LegacyDeviceApi(Rule):
     the constructor allocates on the current GPU, GPU 0, so its tensors and that work end up
     on different GPUs ("Some of weight/gradient/input tensors are located on different GPUs").
     Kept without such an index, it is left alone: it allocates where `.cuda()` puts the rest.
+    Kept in a program that puts nothing else on a GPU (no `.cuda()`, `.to(device)`, `device=`,
+    default device or DataParallel), it is flagged: its tensors go to the GPU whenever one is
+    available, while the model they are fed to stays where it is (pytorch-summary: "Input type
+    (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) should be the same"); a choice
+    that follows a tensor's placement (`... if mu.is_cuda else torch.FloatTensor`) is left alone.
 
     ## Why is this bad?
     The typed constructors are legacy: they ignore `torch.set_default_device`, mix
@@ -95,6 +100,9 @@ class LegacyDeviceApi(Rule):
         "import torch\nclass Pool:\n    def cuda(self, device_id=0):\n        return self\nPool().cuda(device_id=1)\n",
         # kept for later in a program that puts its work on the current GPU
         "import torch\ncuda = torch.cuda.is_available()\nTensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor\nnet = Net().cuda()\n",
+        # kept for later, chosen by where a tensor is: follows that tensor (PyTorch-GAN's UNIT)
+        "import torch\ndef sample(mu):\n    Tensor = torch.cuda.FloatTensor if mu.is_cuda else torch.FloatTensor\n"
+        "    return mu + Tensor(mu.size()).normal_()\n",
         # kept for later, and the chosen GPU is made current
         "import torch\ntorch.cuda.set_device(rank)\nTensor = torch.cuda.FloatTensor\nnet = Net().cuda(rank)\n",
     )
@@ -112,6 +120,13 @@ class LegacyDeviceApi(Rule):
             "import torch as t\nbuffer = t.empty(4, 16, dtype=t.float32, device=\"cuda\")  # expect: DL306\n",
         ),
         Example("import torch\nids = torch.cuda.LongTensor(batch)  # expect: DL306\n"),
+        # kept for later in a program that puts nothing else on a GPU (pytorch-summary): the
+        # input goes to the GPU when one is available, the model stays where it was built
+        Example(
+            "import torch\nfrom torch import nn\ndef summary(model, size):\n    if torch.cuda.is_available():\n"
+            "        dtype = torch.cuda.FloatTensor  # expect: DL306\n    else:\n        dtype = torch.FloatTensor\n"
+            "    return model(torch.rand(2, *size).type(dtype))\nsummary(nn.Linear(4, 2), (4,))\n"
+        ),
         Example("from torch import cuda\nids = cuda.LongTensor([1, 2])  # expect: DL306\n"),
         Example("import torch\ntorch.set_default_tensor_type('torch.cuda.FloatTensor')  # expect: DL306\n"),
         Example(
@@ -136,6 +151,9 @@ class LegacyDeviceApi(Rule):
         self._indexed_moves: dict[int, tuple[cst.Call, cst.BaseExpression]] = {}
         #: the program makes a GPU current (``torch.cuda.set_device``, ``with torch.cuda.device``)
         self._sets_current_device = False
+        #: the program puts something on a GPU other than through a kept typed constructor
+        #: (``.cuda()``, ``.to(device)``, ``device=``, a default device, DataParallel)
+        self._places_on_gpu = False
 
     def on_assign(self, statement: cst.CSTNode, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value) -> None:
         # `self.Tensor = torch.cuda.FloatTensor if gpu_ids else torch.Tensor`: kept to be called
@@ -155,6 +173,8 @@ class LegacyDeviceApi(Rule):
             index = _gpu_index(event.node)
             if index is not None:
                 self._indexed_moves.setdefault(id(event.node), (event.node, index))
+        if not self._places_on_gpu and _may_place_on_gpu(event):
+            self._places_on_gpu = True
         if qualname in CUDA_TYPED_CONSTRUCTORS:
             self._typed_constructor(event, qualname)
         elif qualname == "torch.set_default_tensor_type":
@@ -180,7 +200,14 @@ class LegacyDeviceApi(Rule):
     def _report_stored_constructors(self) -> None:
         """A typed CUDA constructor kept for later, in a program that puts its work on a GPU it
         picks by index without making that GPU current: the constructor allocates on the
-        current device (GPU 0), so its tensors and the model's end up on different GPUs."""
+        current device (GPU 0), so its tensors and the model's end up on different GPUs. Or in
+        a program that puts nothing else on a GPU: its tensors meet modules and tensors that
+        stay on the CPU."""
+        if not self._stored:
+            return
+        if not self._places_on_gpu:
+            self._report_only_gpu_tensors()
+            return
         if not self._indexed_moves or self._sets_current_device:
             return
         move, index = min(self._indexed_moves.values(), key=lambda found: self.ctx.line(found[0]))
@@ -194,6 +221,29 @@ class LegacyDeviceApi(Rule):
                 f"cannot meet that work; make that GPU current with `torch.cuda.set_device`, or create tensors with "
                 f"`device=` and `dtype={CUDA_TYPED_CONSTRUCTORS[qualname]}`",
                 related=((move, "placed on a GPU chosen by index here"),),
+            )
+
+    def _report_only_gpu_tensors(self) -> None:
+        """The program reaches the GPU only through the kept constructor (pytorch-summary's
+        `dtype = torch.cuda.FloatTensor` when a GPU is available): the tensors it makes go to
+        the GPU whatever device the model they are fed to is on, and nothing here moves a model
+        there ("Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) should
+        be the same"). A choice that follows a tensor's placement (`torch.cuda.FloatTensor if
+        mu.is_cuda else torch.FloatTensor`) is right where that tensor is, and is left alone."""
+        tests = _EnclosingTests({id(node) for node, _ in self._stored.values()})
+        self.ctx.module.visit(tests)
+        for node, qualname in self._stored.values():
+            if any(_PLACEMENT_TEST.search(self.ctx.module.code_for_node(test)) for test in tests.found.get(id(node), ())):
+                continue
+            spelled = self.ctx.source_of(node)
+            self.ctx.report(
+                node,
+                f"`{spelled}` is a legacy typed constructor, kept here to make tensors later: they go to the GPU "
+                f"whenever this runs on one, but nothing else in this file is put on a GPU, so the model and "
+                f"tensors they meet stay where they are (a model that was not moved: \"Input type "
+                f"(torch.cuda.FloatTensor) and weight type (torch.FloatTensor) should be the same\"); take the "
+                f"device from the model (`next(model.parameters()).device`) and create tensors with `device=` "
+                f"and `dtype={CUDA_TYPED_CONSTRUCTORS[qualname]}`",
             )
 
     def _typed_constructor(self, event: CallEvent, qualname: str) -> None:
@@ -264,6 +314,62 @@ class LegacyDeviceApi(Rule):
             "`.cuda()` takes `device=`, not `device_id=`: this call raises TypeError",
             fix=FixSpec("Rename the keyword to `device`", (NodeEdit(keyword.keyword, "replace", "device"),)),
         )
+
+
+#: a test that reads where a tensor is: a choice made by it follows that tensor
+_PLACEMENT_TEST = re.compile(r"\.(is_cuda|device|get_device\s*\()")
+#: keywords of `.to(...)` that do not name a device
+_NOT_A_DEVICE = frozenset({"dtype", "non_blocking", "copy", "memory_format"})
+
+
+def _may_place_on_gpu(event: CallEvent) -> bool:
+    """Can this call put something on a GPU: `.cuda()`, `.to(<not the CPU>)`, `device=<not the
+    CPU>`, a typed CUDA constructor, a default device, DataParallel? When in doubt, yes."""
+    qualname = event.qualname or ""
+    if event.method == "cuda" or qualname in CUDA_TYPED_CONSTRUCTORS or "DataParallel" in qualname:
+        return True
+    if qualname in ("torch.set_default_device", "torch.set_default_tensor_type", "torch.cuda.set_device"):
+        return True
+    for arg, value in event.args:
+        keyword = arg.keyword.value if arg.keyword is not None else None
+        if keyword == "device" or (event.method == "to" and keyword not in _NOT_A_DEVICE):
+            if not _host_or_dtype(value):
+                return True
+    return False
+
+
+def _host_or_dtype(value: Value) -> bool:
+    """The CPU (`"cpu"`, `torch.device("cpu")`) or a dtype (`torch.float16`)."""
+    if value.kind == Kind.STR and isinstance(value.literal, str):
+        return value.literal.strip().startswith("cpu")
+    if value.kind == Kind.DEVICE and value.device is not None:
+        return value.device.is_cpu
+    return value.kind == Kind.REF and isinstance(value.qualname, str) and value.qualname.startswith("torch.") and not value.qualname.endswith("Tensor")
+
+
+class _EnclosingTests(cst.CSTVisitor):
+    """The tests of the `if` statements and conditional expressions around some nodes."""
+
+    def __init__(self, wanted: set[int]) -> None:
+        self.wanted = wanted
+        self.found: dict[int, tuple[cst.BaseExpression, ...]] = {}
+        self._tests: list[cst.BaseExpression] = []
+
+    def visit_If(self, node: cst.If) -> None:
+        self._tests.append(node.test)
+
+    def leave_If(self, original_node: cst.If) -> None:
+        self._tests.pop()
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        self._tests.append(node.test)
+
+    def leave_IfExp(self, original_node: cst.IfExp) -> None:
+        self._tests.pop()
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if id(node) in self.wanted:
+            self.found[id(node)] = tuple(self._tests)
 
 
 def _gpu_index(node: cst.Call) -> Optional[cst.BaseExpression]:

@@ -1,12 +1,13 @@
 from __future__ import annotations
 
 import re
+from typing import Optional
 
 import libcst as cst
 
 from devicelint.analysis.events import CallEvent
 from devicelint.analysis.facts import ClassInfo
-from devicelint.analysis.values import Kind
+from devicelint.analysis.values import Kind, Value
 from devicelint.findings import Severity
 from devicelint.rules.base import Example, Rule
 
@@ -23,6 +24,12 @@ class CudaTensorInDataset(Rule):
     `.to("cuda")`, `.to(device)` / `torch.zeros(..., device=device)` where `device` is a
     device the code chose (`"cuda" if torch.cuda.is_available() else "cpu"`) or one handed in
     (a `device` argument of the dataset).
+
+    Also flags a dataset that keeps a module handed to it (`self.graph_definition =
+    graph_definition`) and uses it in those methods, where the file hands the same module (one
+    variable) to a model of the file that keeps it as a submodule and is then moved: the move
+    takes the shared module and its buffers to the GPU, and the workers run it there (graphnet).
+    A dataset given its own copy (`copy.deepcopy(module)`) is left alone.
 
     Left alone: moves to a device known to be the CPU (`.cpu()`, `.to("cpu")`,
     `device="cpu"`), moves whose target the analysis does not know (`.to(other_tensor)` of
@@ -93,12 +100,32 @@ class CudaTensorInDataset(Rule):
         # not a dataset: a helper the training loop calls
         "import torch\nclass Batcher:\n    def __init__(self, device):\n        self.device = device\n"
         "    def __call__(self, batch):\n        return batch.to(self.device)\n",
+        # the dataset has its own copy of the module the model keeps (graphnet after its fix)
+        "import copy\nimport torch\nfrom torch import nn\nfrom torch.utils.data import Dataset\n"
+        "class Scale(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.register_buffer('s', torch.ones(4))\n    def forward(self, x):\n        return x * self.s\n"
+        "class Events(Dataset):\n    def __init__(self, events, scale):\n        self.events, self.scale = events, scale\n"
+        "        self.transform = scale\n    def __getitem__(self, i):\n        return self.transform(self.events[i])\n"
+        "class Model(nn.Module):\n    def __init__(self, scale):\n        super().__init__()\n        self.scale = scale\n"
+        "        self.fc = nn.Linear(4, 1)\n    def forward(self, x):\n        return self.fc(self.scale(x))\n"
+        "scale = Scale()\ndata = Events([torch.randn(4)], copy.deepcopy(scale))\nmodel = Model(scale).to('cuda')\n",
         # the move happens in the training loop
         "import torch\nfrom torch.utils.data import DataLoader, Dataset\nclass Points(Dataset):\n"
         "    def __getitem__(self, i):\n        return torch.randn(3)\n    def __len__(self):\n        return 8\n"
         "for x in DataLoader(Points(), num_workers=2):\n    x = x.cuda()\n",
     )
     invalid = (
+        # the dataset runs the very module a moved model keeps as a submodule (graphnet)
+        Example(
+            "import torch\nfrom torch import nn\nfrom torch.utils.data import Dataset\n"
+            "class Scale(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.register_buffer('s', torch.ones(4))\n    def forward(self, x):\n        return x * self.s\n"
+            "class Events(Dataset):\n    def __init__(self, events, scale):\n        self.events = events\n"
+            "        self.transform = scale  # expect: DL312\n    def __getitem__(self, i):\n        return self.transform(self.events[i])\n"
+            "class Model(nn.Module):\n    def __init__(self, scale):\n        super().__init__()\n        self.scale = scale\n"
+            "        self.fc = nn.Linear(4, 1)\n    def forward(self, x):\n        return self.fc(self.scale(x))\n"
+            "scale = Scale()\ndata = Events([torch.randn(4)], scale)\nmodel = Model(scale).to('cuda')\n"
+        ),
         Example(
             "import torch\nfrom torch.utils.data import Dataset\nclass Points(Dataset):\n"
             "    def __init__(self, n):\n        self.data = torch.randn(n, 3).cuda()  # expect: DL312\n"
@@ -117,8 +144,29 @@ class CudaTensorInDataset(Rule):
         super().__init__(ctx)
         #: per dataset class: the names of the methods worker processes run
         self._worker_methods: dict[int, frozenset[str]] = {}
+        #: `self.x = x` in a dataset's `__init__`, `x` a parameter kept as it came in:
+        #: (class, attribute, parameter, the assignment)
+        self._kept_arguments: list[tuple[ClassInfo, str, str, cst.CSTNode]] = []
+        #: calls of the file that build an object of a class of the file: (the call, the class,
+        #: the function it is made in) by the call's id
+        self._constructions: dict[int, tuple[cst.Call, ClassInfo, int]] = {}
+
+    def on_assign(self, statement: cst.CSTNode, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value) -> None:
+        context = self.ctx.current_function
+        if context.class_info is None or not context.class_info.is_dataset or context.name != "__init__" or context.node is None:
+            return
+        if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self"):
+            return
+        parameter = self.ctx.analyzer.parameter_read_unchanged(context.node, value_node)
+        if parameter is not None and all(other is not statement for *_, other in self._kept_arguments):
+            self._kept_arguments.append((context.class_info, target.attr.value, parameter, statement))
 
     def on_call(self, event: CallEvent) -> None:
+        if event.callee.kind == Kind.CLASS and isinstance(event.callee.info, ClassInfo):
+            self._constructions.setdefault(id(event.node), (event.node, event.callee.info, id(self.ctx.current_function.node)))
+        self._placed_in_worker(event)
+
+    def _placed_in_worker(self, event: CallEvent) -> None:
         context = self.ctx.current_function
         if context.class_info is None or not context.class_info.is_dataset or context.name not in self._methods_workers_run(context.class_info):
             return
@@ -141,6 +189,71 @@ class CudaTensorInDataset(Rule):
             f"raise 'Cannot re-initialize CUDA in forked subprocess'; return host tensors and move the batch "
             f"in the training loop",
         )
+
+    def finish(self) -> None:
+        self._report_shared_modules()
+
+    def _report_shared_modules(self) -> None:
+        """A dataset that keeps a module handed to it (`self.graph_definition = graph_definition`)
+        and uses it in the methods workers run, where the file hands the very same module (one
+        variable) to a model of the file that keeps it as a submodule and is then moved to a
+        device that may be the GPU (graphnet): the move takes this module, and its buffers,
+        to the GPU too, and the forked workers run it there."""
+        if not self._kept_arguments or not self.ctx.facts.module_constructions:
+            return
+        for class_info, attribute, parameter, statement in self._kept_arguments:
+            if not self._used_by_workers(class_info, attribute):
+                continue
+            for call, built_class, scope in self._constructions.values():
+                if built_class is not class_info:
+                    continue
+                handed = _argument_for(call, class_info.methods.get("__init__"), parameter)
+                if not isinstance(handed, cst.Name):
+                    continue
+                found = self._moved_model_keeping(handed.value, scope)
+                if found is None:
+                    continue
+                model_call, model_class, moved_by = found
+                line = self.ctx.line
+                self.ctx.report(
+                    statement,
+                    f"`self.{attribute}` keeps the module `{handed.value}` handed to `{class_info.name}` (line {line(call)}), "
+                    f"which `{model_class.name}` also keeps as a submodule (line {line(model_call)}); that model is moved at "
+                    f"line {line(moved_by)}, and the shared module and its buffers move with it, so the DataLoader "
+                    f"workers run it on the GPU: forked after the program used CUDA, they raise 'Cannot re-initialize "
+                    f"CUDA in forked subprocess'; give the dataset its own copy (`copy.deepcopy`) that stays on the CPU",
+                    related=((model_call, "kept by the model here"), (moved_by, "moved here")),
+                )
+                break
+
+    def _moved_model_keeping(self, name: str, scope: int) -> Optional[tuple[cst.Call, ClassInfo, cst.Call]]:
+        """A construction, in the function ``scope``, of a module class of the file that is
+        handed the variable ``name`` holding a module, keeps it as an attribute (a submodule)
+        and is moved afterwards."""
+        for built in self.ctx.facts.module_constructions.values():
+            if built.moved_by is None:
+                continue
+            located = self._constructions.get(id(built.node))
+            if located is None or located[2] != scope:
+                continue
+            for parameter, value in built.bound.items():
+                if value.kind != Kind.MODULE:
+                    continue
+                handed = _argument_for(built.node, built.init, parameter)
+                if not (isinstance(handed, cst.Name) and handed.value == name):
+                    continue
+                if re.search(rf"\bself\.\w+\s*=\s*{re.escape(parameter)}\s*$", self.ctx.analyzer.body_text(built.init), re.MULTILINE):
+                    return built.node, located[1], built.moved_by
+        return None
+
+    def _used_by_workers(self, info: ClassInfo, attribute: str) -> bool:
+        """Does a method that workers run, other than ``__init__``, read ``self.<attribute>``?"""
+        pattern = re.compile(rf"\bself\.{re.escape(attribute)}\b")
+        for name in self._methods_workers_run(info) - {"__init__"}:
+            located = info.find_method(name)
+            if located is not None and pattern.search(self.ctx.analyzer.body_text(located[0])):
+                return True
+        return False
 
     def _methods_workers_run(self, info: ClassInfo) -> frozenset[str]:
         """The loading methods and the methods of the class (or its bases) they call on
@@ -168,6 +281,25 @@ class CudaTensorInDataset(Rule):
                         waiting.append(called)
             known = self._worker_methods[id(info)] = frozenset(found)
         return known
+
+
+def _argument_for(call: cst.Call, init: Optional[cst.FunctionDef], parameter: str) -> Optional[cst.BaseExpression]:
+    """The expression ``call`` hands to ``parameter`` of ``init`` (by keyword, or by position
+    after ``self``); None where it cannot be told (a starred argument before it)."""
+    if init is None:
+        return None
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == parameter:
+            return arg.value
+    positional = [*init.params.posonly_params, *init.params.params][1:]
+    names = [param.name.value for param in positional]
+    if parameter not in names:
+        return None
+    index = names.index(parameter)
+    given = [arg for arg in call.args if arg.keyword is None]
+    if any(arg.star for arg in given[: index + 1]) or index >= len(given):
+        return None
+    return given[index].value
 
 
 def _parameter_names(function: cst.FunctionDef) -> frozenset[str]:
