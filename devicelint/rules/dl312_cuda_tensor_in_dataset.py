@@ -109,6 +109,15 @@ class CudaTensorInDataset(Rule):
         "class Model(nn.Module):\n    def __init__(self, scale):\n        super().__init__()\n        self.scale = scale\n"
         "        self.fc = nn.Linear(4, 1)\n    def forward(self, x):\n        return self.fc(self.scale(x))\n"
         "scale = Scale()\ndata = Events([torch.randn(4)], copy.deepcopy(scale))\nmodel = Model(scale).to('cuda')\n",
+        # the name is rebound between the dataset and the model: two different modules
+        "import torch\nfrom torch import nn\nfrom torch.utils.data import Dataset\n"
+        "class Scale(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.register_buffer('s', torch.ones(4))\n    def forward(self, x):\n        return x * self.s\n"
+        "class Events(Dataset):\n    def __init__(self, events, scale):\n        self.events = events\n"
+        "        self.transform = scale\n    def __getitem__(self, i):\n        return self.transform(self.events[i])\n"
+        "class Model(nn.Module):\n    def __init__(self, scale):\n        super().__init__()\n        self.scale = scale\n"
+        "        self.fc = nn.Linear(4, 1)\n    def forward(self, x):\n        return self.fc(self.scale(x))\n"
+        "scale = Scale()\ndata = Events([torch.randn(4)], scale)\nscale = Scale()\nmodel = Model(scale).to('cuda')\n",
         # the move happens in the training loop
         "import torch\nfrom torch.utils.data import DataLoader, Dataset\nclass Points(Dataset):\n"
         "    def __getitem__(self, i):\n        return torch.randn(3)\n    def __len__(self):\n        return 8\n"
@@ -148,8 +157,8 @@ class CudaTensorInDataset(Rule):
         #: (class, attribute, parameter, the assignment)
         self._kept_arguments: list[tuple[ClassInfo, str, str, cst.CSTNode]] = []
         #: calls of the file that build an object of a class of the file: (the call, the class,
-        #: the function it is made in) by the call's id
-        self._constructions: dict[int, tuple[cst.Call, ClassInfo, int]] = {}
+        #: the function it is made in, the values of its arguments) by the call's id
+        self._constructions: dict[int, tuple[cst.Call, ClassInfo, int, tuple[Value, ...]]] = {}
 
     def on_assign(self, statement: cst.CSTNode, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value) -> None:
         context = self.ctx.current_function
@@ -163,7 +172,8 @@ class CudaTensorInDataset(Rule):
 
     def on_call(self, event: CallEvent) -> None:
         if event.callee.kind == Kind.CLASS and isinstance(event.callee.info, ClassInfo):
-            self._constructions.setdefault(id(event.node), (event.node, event.callee.info, id(self.ctx.current_function.node)))
+            arguments = tuple(value for _, value in event.args)
+            self._constructions.setdefault(id(event.node), (event.node, event.callee.info, id(self.ctx.current_function.node), arguments))
         self._placed_in_worker(event)
 
     def _placed_in_worker(self, event: CallEvent) -> None:
@@ -204,13 +214,14 @@ class CudaTensorInDataset(Rule):
         for class_info, attribute, parameter, statement in self._kept_arguments:
             if not self._used_by_workers(class_info, attribute):
                 continue
-            for call, built_class, scope in self._constructions.values():
+            for call, built_class, scope, arguments in self._constructions.values():
                 if built_class is not class_info:
                     continue
                 handed = _argument_for(call, class_info.methods.get("__init__"), parameter)
                 if not isinstance(handed, cst.Name):
                     continue
-                found = self._moved_model_keeping(handed.value, scope)
+                given = next((value for arg, value in zip(call.args, arguments) if arg.value is handed), None)
+                found = self._moved_model_keeping(handed.value, scope, given)
                 if found is None:
                     continue
                 model_call, model_class, moved_by = found
@@ -226,10 +237,13 @@ class CudaTensorInDataset(Rule):
                 )
                 break
 
-    def _moved_model_keeping(self, name: str, scope: int) -> Optional[tuple[cst.Call, ClassInfo, cst.Call]]:
+    def _moved_model_keeping(self, name: str, scope: int, given: Optional[Value]) -> Optional[tuple[cst.Call, ClassInfo, cst.Call]]:
         """A construction, in the function ``scope``, of a module class of the file that is
-        handed the variable ``name`` holding a module, keeps it as an attribute (a submodule)
-        and is moved afterwards."""
+        handed the variable ``name`` holding the module the dataset was given (``given``: the
+        same construction made both, so the name was not rebound in between), keeps it as an
+        attribute (a submodule) and is moved afterwards."""
+        if given is None or given.origin is None:
+            return None
         for built in self.ctx.facts.module_constructions.values():
             if built.moved_by is None:
                 continue
@@ -242,6 +256,8 @@ class CudaTensorInDataset(Rule):
                 handed = _argument_for(built.node, built.init, parameter)
                 if not (isinstance(handed, cst.Name) and handed.value == name):
                     continue
+                if value.origin is None or value.origin.node is not given.origin.node:
+                    continue  # `name` was rebound between the two calls: two modules
                 if re.search(rf"\bself\.\w+\s*=\s*{re.escape(parameter)}\s*$", self.ctx.analyzer.body_text(built.init), re.MULTILINE):
                     return built.node, located[1], built.moved_by
         return None
