@@ -96,7 +96,7 @@ class CudaInForkedProcess(Rule):
     valid = (
         # the spawn start method
         "import torch\nimport torch.multiprocessing as mp\ndef work(rank):\n    torch.cuda.set_device(rank)\n"
-        "def main():\n    mp.set_start_method('spawn')\n    x = torch.zeros(1).cuda()\n"
+        "def main():\n    mp.set_start_method(method='spawn', force=True)\n    x = torch.zeros(1).cuda()\n"
         "    p = mp.Process(target=work, args=(1,))\n    p.start()\n",
         # a spawn context
         "import torch\nimport multiprocessing as mp\ndef work(rank):\n    torch.cuda.set_device(rank)\n"
@@ -166,7 +166,7 @@ class CudaInForkedProcess(Rule):
     def on_call(self, event: CallEvent) -> None:
         self._clock += 1
         function = self.ctx.current_function.node
-        if event.qualname in _SET_START_METHOD and event.args and string_value(event.args[0][0].value) in _NON_FORK_METHODS:
+        if event.qualname in _SET_START_METHOD and any(string_value(arg.value) in _NON_FORK_METHODS for arg, _ in event.args):
             self._start_method_chosen = True
             return
         if event.qualname in _GET_CONTEXT and event.args and string_value(event.args[0][0].value) == "fork":
