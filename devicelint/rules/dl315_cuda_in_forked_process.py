@@ -7,7 +7,6 @@ import libcst as cst
 
 from devicelint.analysis.events import CallEvent
 from devicelint.analysis.facts import ClassInfo
-from devicelint.analysis.names import string_value
 from devicelint.analysis.values import Kind, Value
 from devicelint.findings import Severity
 from devicelint.rules.base import Example, Rule
@@ -106,6 +105,10 @@ class CudaInForkedProcess(Rule):
         "import torch\nimport multiprocessing as mp\ndef work(rank):\n    torch.cuda.set_device(rank)\n"
         "def main():\n    if torch.cuda.is_available() and torch.cuda.device_count() > 1:\n"
         "        p = mp.Process(target=work, args=(1,))\n        p.start()\n",
+        # a start method the analysis cannot read: no crash, no finding
+        "import torch\nimport multiprocessing as mp\ndef work(rank):\n    torch.cuda.set_device(rank)\n"
+        "def main(method):\n    mp.set_start_method(method)\n    ctx = mp.get_context(method)\n    x = torch.zeros(1).cuda()\n"
+        "    p = ctx.Process(target=work, args=(1,))\n    p.start()\n",
         # the child uses no CUDA
         "import torch\nimport multiprocessing as mp\ndef log(queue):\n    print(queue.get())\n"
         "def main(queue):\n    x = torch.zeros(1).cuda()\n    p = mp.Process(target=log, args=(queue,))\n    p.start()\n",
@@ -166,10 +169,10 @@ class CudaInForkedProcess(Rule):
     def on_call(self, event: CallEvent) -> None:
         self._clock += 1
         function = self.ctx.current_function.node
-        if event.qualname in _SET_START_METHOD and any(string_value(arg.value) in _NON_FORK_METHODS for arg, _ in event.args):
+        if event.qualname in _SET_START_METHOD and any(isinstance(value.literal, str) and value.literal in _NON_FORK_METHODS for _, value in event.args):
             self._start_method_chosen = True
             return
-        if event.qualname in _GET_CONTEXT and event.args and string_value(event.args[0][0].value) == "fork":
+        if event.qualname in _GET_CONTEXT and event.args and event.args[0][1].literal == "fork":
             self._fork_context_calls.add(event.node)
         elif event.qualname in _DEFAULT_PRIMITIVES:
             self._primitive_calls.add(event.node)
