@@ -5,6 +5,7 @@
 #      CUDA was already initialised in the parent (here: the launching script queries the GPU first).
 #      The fix creates the Event and Process from a "spawn" context. Needs two GPUs to show (no rule
 #      covers fork after CUDA init; DL303, about CUDA initialisation order, is the closest).
+# note: the marker was DL303 (closest code) until DL315 covered this bug, on 2026-11-27; line unchanged
 import torch
 import torch.multiprocessing as mp
 
@@ -34,8 +35,8 @@ class LLMEngine:
         self.ps = []
         self.events = []
         for i in range(1, config.tensor_parallel_size):
-            event = mp.Event()  # expect: DL303
-            process = mp.Process(target=ModelRunner, args=(config, i, event))  # expect: DL303
+            event = mp.Event()  # expect: DL315
+            process = mp.Process(target=ModelRunner, args=(config, i, event))  # expect: DL315
             process.start()
             self.ps.append(process)
             self.events.append(event)

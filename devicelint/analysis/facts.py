@@ -46,6 +46,9 @@ class ClassInfo:
     #: a ``@dataclass`` of the file without bases or an ``__init__`` of its own: the names of
     #: its fields in the order its generated ``__init__`` takes them; None for other classes
     dataclass_fields: Optional[tuple[str, ...]] = None
+    #: a ``multiprocessing.Process`` subclass (directly or through a class of the file): its
+    #: ``run()`` runs in a child process
+    is_process: bool = False
     #: a Dataset class whose items are dicts: the keys its ``__getitem__`` fills with Python
     #: strings (default collation makes each a list of strings); None until computed
     item_text_keys: Optional[tuple[str, ...]] = None

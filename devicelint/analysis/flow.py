@@ -730,6 +730,7 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
             bases=base_infos,
             methods=methods,
             diffusers_pipeline=pipeline,
+            is_process=any(q in api.PROCESS_CLASSES for q in qualnames) or any(info.is_process for info in base_infos),
         )
         if not node.bases and "__init__" not in methods and any(
             self.qualname_of(decorator.decorator.func if isinstance(decorator.decorator, cst.Call) else decorator.decorator, state)

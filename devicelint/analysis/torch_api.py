@@ -270,6 +270,10 @@ DATASET_BASES = frozenset(
     {"torch.utils.data.Dataset", "torch.utils.data.IterableDataset", "torch.utils.data.dataset.Dataset"}
 )
 
+#: child processes started with the default start method (``fork`` on Linux) unless the program
+#: chose another; the ``torch.multiprocessing`` names are the standard library's, re-exported
+PROCESS_CLASSES = frozenset({"multiprocessing.Process", "torch.multiprocessing.Process", "multiprocessing.context.Process"})
+
 #: iterable wrappers that yield what they wrap
 PASS_THROUGH_ITERABLES = frozenset(
     {"tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "iter", "builtins.iter"}
