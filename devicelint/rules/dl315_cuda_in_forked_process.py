@@ -239,10 +239,10 @@ class CudaInForkedProcess(Rule):
     def _forked_child_code(self, event: CallEvent) -> tuple[cst.FunctionDef, ...]:
         callee = event.callee
         if callee.kind == Kind.CLASS and isinstance(callee.info, ClassInfo) and callee.info.is_process:
-            run = _method(callee.info, "run")
+            run = _method_of(callee.info, "run")
             if run is None:
                 return ()
-            init = _method(callee.info, "__init__")
+            init = _method_of(callee.info, "__init__")
             self._process_inits.setdefault(run, set()).update({init} if init is not None else set())
             return (run,)
         func = event.node.func
@@ -266,7 +266,7 @@ class CudaInForkedProcess(Rule):
         if callee.kind == Kind.FUNCTION and isinstance(callee.info, cst.FunctionDef):
             return callee.info
         if callee.kind == Kind.CLASS and isinstance(callee.info, ClassInfo):
-            return _method(callee.info, "__init__")
+            return _method_of(callee.info, "__init__")
         return None
 
     def _is_fork_context(self, call: cst.Call) -> bool:
@@ -286,12 +286,7 @@ class CudaInForkedProcess(Rule):
         )
 
 
-def _method(info: ClassInfo, name: str) -> Optional[cst.FunctionDef]:
-    """``name`` of the class or of the first class of the file it derives from that has it."""
-    if name in info.methods:
-        return info.methods[name]
-    for base in info.bases:
-        found = _method(base, name)
-        if found is not None:
-            return found
-    return None
+def _method_of(info: ClassInfo, name: str) -> Optional[cst.FunctionDef]:
+    """``name`` of the class or of a base the analysis knows (ClassInfo.find_method)."""
+    found = info.find_method(name)
+    return found[0] if found is not None else None
