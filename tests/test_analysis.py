@@ -1790,3 +1790,20 @@ def test_an_option_without_a_rank_is_not_a_rank():
     state = function_state(analyzer, "train")
     assert state["gpu"].role is None
     assert state["device"].role is None
+
+
+def test_function_form_of_an_elementwise_method_keeps_the_operand_dimensions():
+    # efficientnet's drop_connect: `torch.floor(keep + torch.rand([n, 1, 1, 1]))` is a mask with
+    # dimensions, so multiplying a GPU activation by it fails; a reduction is 0-dim-or-unknown
+    analyzer = analyse(
+        "import torch\n"
+        "def mask(n, keep):\n"
+        "    noise = keep + torch.rand([n, 1, 1, 1])\n"
+        "    floored = torch.floor(noise)\n"
+        "    total = torch.sum(noise)\n"
+        "    return floored, total\n"
+        "mask(4, 0.5)\n"
+    )
+    state = function_state(analyzer, "mask")
+    assert place(state["floored"]) == "cpu" and state["floored"].scalar is False
+    assert state["total"].scalar is not False

@@ -489,6 +489,13 @@ class TorchSemantics:
             scalar = True
         elif result.scalar is False and qualname in api.MIXING_FUNCTIONS:
             scalar = False
+        elif (
+            qualname.count(".") == 1 and leaf in api.SAME_DEVICE_METHODS and leaf not in _RANK_REDUCING_METHODS
+            and positional and args[0][0] is positional[0] and args[0][1].kind == Kind.TENSOR and args[0][1].scalar is False
+        ):
+            # `torch.floor(mask)` is `mask.floor()`: a function form of a tensor method keeps
+            # its first operand's dimensions, as the method does
+            scalar = False
         return Value(Kind.TENSOR, result.device, result.origin, scalar=scalar)
 
     def tokenized(self, node: cst.Call, method: str, args: tuple[tuple[cst.Arg, Value], ...]) -> Value:
