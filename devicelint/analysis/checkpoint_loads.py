@@ -37,6 +37,11 @@ class CheckpointLoader:
     location_defaults_to_none: bool
     #: the ``torch.load`` call in the project's own code (None for a library's loader)
     load: Optional[cst.Call] = None
+    #: its positional parameters by position, as far as they matter to a caller (the path and
+    #: location parameters' names, others empty)
+    positions: tuple[str, ...] = ()
+    #: what its load calls: ``torch.load``, or another loader (``load_state_from_file()``)
+    loads_with: str = "torch.load"
 
 
 @dataclass(frozen=True)
@@ -53,28 +58,46 @@ class UnmappedLoadCall:
     none_on_arm: Optional[NoneOnOneArm]
 
 
-def find_loader(function: cst.FunctionDef, qualname_of: Callable[[cst.BaseExpression], Optional[str]]) -> Optional[CheckpointLoader]:
-    """The function's first ``torch.load`` (in its body, a nested function's too) of a path
-    it is given as a parameter, with no ``map_location`` or with one a parameter that its body
-    never rebinds (``map_location = map_location or "cpu"`` decides it there)."""
+def find_loader(
+    function: cst.FunctionDef,
+    qualname_of: Callable[[cst.BaseExpression], Optional[str]],
+    loader_called: Callable[[cst.Call], Optional[CheckpointLoader]] = lambda call: None,
+) -> Optional[CheckpointLoader]:
+    """The function's first load (in its body, a nested function's too) of a path built from a
+    parameter (``path``, ``os.path.join(path, "state.pt")``): a ``torch.load``, or a call of
+    another checkpoint loader (``loader_called`` tells which calls are, and what they are).
+    With no ``map_location``, or with one a parameter that its body never rebinds
+    (``map_location = map_location or "cpu"`` decides it there)."""
     params = function.params
     parameters = {param.name.value: param for param in [*params.posonly_params, *params.params, *params.kwonly_params]}
     if not parameters:
         return None
-    finder = _TorchLoads(qualname_of)
+    finder = _Loads(qualname_of, loader_called)
     function.body.visit(finder)
     rebound: Optional[frozenset[str]] = None
-    for load in finder.loads:
-        if any(arg.star for arg in load.args) or not load.args or load.args[0].keyword is not None:
+    for load, callee in finder.loads:
+        if any(arg.star for arg in load.args) or not load.args:
             continue  # `**kwargs` may carry a map_location
-        path = load.args[0].value
-        if not isinstance(path, cst.Name) or path.value not in parameters:
+        bound = _bound_by(load, callee)
+        path_arg = bound.get(callee.path_parameter if callee is not None else "f")
+        if path_arg is None:
             continue
-        location = keyword_arg(load, "map_location")
-        if location is None and len(positional_args(load)) >= 2:
-            location = positional_args(load)[1]
-        if location is None:
-            return CheckpointLoader(function.name.value, path.value, None, False, load)
+        path = _parameter_read(path_arg.value, parameters)
+        if path is None:
+            continue
+        if callee is None:
+            location = bound.get("map_location")
+            unset = location is None
+        else:
+            location = bound.get(callee.location_parameter) if callee.location_parameter is not None else None
+            unset = callee.location_parameter is None or location is None and callee.location_defaults_to_none
+            if callee.location_parameter is not None and location is None and not callee.location_defaults_to_none:
+                continue
+        if location is not None and is_none_literal(location.value):
+            unset = True
+        if unset:
+            return CheckpointLoader(function.name.value, path, None, False, load, _positions(function, path, None), _loads_with(callee))
+        assert location is not None
         if not isinstance(location.value, cst.Name) or location.value.value not in parameters:
             continue
         if rebound is None:
@@ -82,8 +105,74 @@ def find_loader(function: cst.FunctionDef, qualname_of: Callable[[cst.BaseExpres
         if location.value.value in rebound:
             continue
         default = parameters[location.value.value].default
-        return CheckpointLoader(function.name.value, path.value, location.value.value, default is not None and is_none_literal(default), load)
+        return CheckpointLoader(
+            function.name.value, path, location.value.value, default is not None and is_none_literal(default), load,
+            _positions(function, path, location.value.value), _loads_with(callee),
+        )
     return None
+
+
+def _loads_with(callee: Optional[CheckpointLoader]) -> str:
+    return "torch.load" if callee is None else f"{callee.name}()"
+
+
+def _positions(function: cst.FunctionDef, path: str, location: Optional[str]) -> tuple[str, ...]:
+    """The loader's positional parameters as a caller binds them: the path's and the location's
+    names, others empty (``self`` of a method included: callers reach it through an attribute)."""
+    params = function.params
+    return tuple(param.name.value if param.name.value in (path, location) else "" for param in [*params.posonly_params, *params.params])
+
+
+def _bound_by(call: cst.Call, callee: Optional[CheckpointLoader]) -> dict[str, cst.Arg]:
+    """The arguments of a load call by the parameter they bind: ``torch.load(f, map_location)``,
+    or the path and location parameters of another loader (by keyword; positionally where the
+    loader's definition gives their positions)."""
+    positions = ("f", "map_location") if callee is None else callee.positions
+    bound: dict[str, cst.Arg] = {}
+    for index, arg in enumerate(positional_args(call)):
+        if index < len(positions) and positions[index]:
+            bound[positions[index]] = arg
+    for arg in call.args:
+        if arg.keyword is not None:
+            bound[arg.keyword.value] = arg
+    return bound
+
+
+def _parameter_read(path: cst.BaseExpression, parameters: dict[str, cst.Param]) -> Optional[str]:
+    """The one parameter a path expression is built from: ``path`` itself, or
+    ``os.path.join(path, NAME)``, ``f"{path}/state.pt"``, ``Path(path) / "x"``; None where it
+    reads no parameter or several."""
+    if isinstance(path, cst.Name):
+        return path.value if path.value in parameters else None
+    read = {name.value for name in _ParameterNames.of(path)} & parameters.keys()
+    return next(iter(read)) if len(read) == 1 else None
+
+
+class _ParameterNames(cst.CSTVisitor):
+    """The bare names an expression reads (not attribute names, not inside lambdas)."""
+
+    def __init__(self) -> None:
+        self.names: list[cst.Name] = []
+
+    @classmethod
+    def of(cls, node: cst.BaseExpression) -> list[cst.Name]:
+        visitor = cls()
+        node.visit(visitor)
+        return visitor.names
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.append(node)
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        node.value.visit(self)  # not the keyword's name
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
 
 
 def unmapped_call(
@@ -129,13 +218,21 @@ def library_parameters(args: tuple[tuple[cst.Arg, Value], ...], path_position: i
     return bound
 
 
-class _TorchLoads(cst.CSTVisitor):
-    """The ``torch.load`` calls of a body, nested functions' too (a closure loads the path as well)."""
+class _Loads(cst.CSTVisitor):
+    """The load calls of a body, nested functions' too (a closure loads the path as well):
+    ``torch.load`` (with None) and calls of other checkpoint loaders (with what they are)."""
 
-    def __init__(self, qualname_of: Callable[[cst.BaseExpression], Optional[str]]) -> None:
+    def __init__(
+        self, qualname_of: Callable[[cst.BaseExpression], Optional[str]], loader_called: Callable[[cst.Call], Optional[CheckpointLoader]]
+    ) -> None:
         self.qualname_of = qualname_of
-        self.loads: list[cst.Call] = []
+        self.loader_called = loader_called
+        self.loads: list[tuple[cst.Call, Optional[CheckpointLoader]]] = []
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.qualname_of(node.func) == "torch.load":
-            self.loads.append(node)
+            self.loads.append((node, None))
+            return
+        callee = self.loader_called(node)
+        if callee is not None:
+            self.loads.append((node, callee))

@@ -827,14 +827,29 @@ class Summaries(ParameterUses):
         if function not in memo:
             home = self.home_state(function)
             # spare the walk of bodies that cannot load
+            memo[function] = None  # a loader that calls itself is none
             memo[function] = (
-                checkpoint_loads.find_loader(function, lambda node: self.qualname_of(node, home)) if "load" in self._body_text(function) else None
+                checkpoint_loads.find_loader(function, lambda node: self.qualname_of(node, home), lambda call: self._loader_called(call, home))
+                if "load" in self._body_text(function) else None
             )
         loader = memo[function]
         if loader is None:
             return None
         found = checkpoint_loads.unmapped_call(loader, args, helpers.argument_parameters(function, args, False))
         return (found, function) if found is not None else None
+
+    def _loader_called(self, call: cst.Call, home: State) -> Optional[checkpoint_loads.CheckpointLoader]:
+        """The checkpoint loader a call inside another function calls by name (a free function
+        of the same module, ``load_state_from_file(path)``), if it is one."""
+        if not isinstance(call.func, cst.Name):
+            return None
+        callee = home.get(call.func.value)
+        if callee is None or callee.kind != Kind.FUNCTION or not isinstance(callee.info, cst.FunctionDef):
+            return None
+        memo = self.function_memo(callee.info, self._checkpoint_loaders, "checkpoint loaders")
+        if callee.info not in memo:
+            self.checkpoint_load_call(None, callee, ())
+        return memo.get(callee.info)
 
     def _escape(self, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> None:
         """A module handed to code we cannot see may be moved there: forget its device."""

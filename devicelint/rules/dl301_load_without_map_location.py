@@ -28,8 +28,9 @@ class LoadWithoutMapLocation(Rule):
     `torch.load` of the path it is given has no `map_location`: the finding is at the call,
     naming the wrapper's line. A `map_location` that is `None` is none at all: `torch.load(p,
     map_location=None)`, and a call of a checkpoint loader - a function of the file or the
-    project whose `torch.load` takes its `map_location` from a parameter (`def
-    _load_checkpoint(filename, map_location=None)`), or mmcv's and mmengine's `load_checkpoint`
+    project whose `torch.load` (directly or through another such loader) of a path built from a
+    parameter (`path`, `os.path.join(path, "state.pt")`) takes its `map_location` from a
+    parameter (`def _load_checkpoint(filename, map_location=None)`), or mmcv's and mmengine's `load_checkpoint`
     and `_load_checkpoint`, which do the same - that leaves that parameter at a `None` default
     or passes `None`. Where the location is `None` on one arm of a conditional expression
     (`map_loc = "cpu" if device == "cpu" else None`, then `load_checkpoint(model, path,
@@ -164,6 +165,11 @@ class LoadWithoutMapLocation(Rule):
         "    return torch.load(filename, map_location=map_location)\n"
         "a = _load_checkpoint('a.pt', map_location='cpu')\nb = _load_checkpoint('b.pt', device)\n"
         "c = load_to_host('c.pt')\nd = load_anywhere('d.pt')\ne = _load_checkpoint('e.pt', **options)\n",
+        # a loader in a chain whose wrapper maps to the host itself
+        "import os\nimport torch\ndevice = 'cuda' if torch.cuda.is_available() else 'cpu'\n"
+        "def load_state(path, map_location=None):\n    return torch.load(os.path.join(path, 'state.pt'), map_location)\n"
+        "def load_on_host(path):\n    return load_state(path, map_location='cpu')\n"
+        "state = load_on_host('run')\n",
         # ... or one that reads back what the same run has just written
         "import torch\ndef _load_checkpoint(filename, map_location=None):\n    return torch.load(filename, map_location=map_location)\n"
         "def train(model, path):\n    torch.cuda.is_available()\n    torch.save(model.state_dict(), path)\n"
@@ -247,6 +253,25 @@ class LoadWithoutMapLocation(Rule):
             "class ResNet3d(nn.Module):\n    def inflate_weights(self):\n"
             "        state = _load_checkpoint(self.pretrained, map_location=\"cpu\")  # expect: DL301\n"
             "use_gpu = torch.cuda.is_available()\n",
+        ),
+        # loaders in a chain, the path joined from a parameter, None by default all the way (flambe's load_from_path)
+        Example(
+            "import os\nimport torch\ndef load_state_from_file(path, map_location=None):\n"
+            "    return torch.load(os.path.join(path, 'state.pt'), map_location)\n"
+            "def load_component(path, map_location=None):\n"
+            "    return load_state_from_file(path, map_location=map_location)\n"
+            "def load_from_path(path, saved_config=True):\n"
+            "    if saved_config:\n        return load_component(path)  # expect: DL301\n"
+            "    return load_state_from_file(path)  # expect: DL301\n"
+            "device = 'cuda' if torch.cuda.is_available() else 'cpu'\n",
+            "import os\nimport torch\ndef load_state_from_file(path, map_location=None):\n"
+            "    return torch.load(os.path.join(path, 'state.pt'), map_location)\n"
+            "def load_component(path, map_location=None):\n"
+            "    return load_state_from_file(path, map_location=map_location)\n"
+            "def load_from_path(path, saved_config=True):\n"
+            "    if saved_config:\n        return load_component(path, map_location=device)  # expect: DL301\n"
+            "    return load_state_from_file(path, map_location=device)  # expect: DL301\n"
+            "device = 'cuda' if torch.cuda.is_available() else 'cpu'\n",
         ),
         # None on the GPU's arm, handed to a loader: at the call and where None is chosen (mmocr's init_detector)
         Example(
@@ -552,7 +577,7 @@ class LoadWithoutMapLocation(Rule):
         elif loader.location_parameter is None:
             load_line = f" (line {self.ctx.line(loader.load)})" if loader.load is not None else ""
             message = (
-                f"`{loader.name}()` loads with `torch.load` without `map_location`{load_line}: {restores}; {where}; "
+                f"`{loader.name}()` loads with `{loader.loads_with}` without `map_location`{load_line}: {restores}; {where}; "
                 f"give `{loader.name}()` a `map_location` (e.g. `\"cpu\"`) to pass on"
             )
         else:
@@ -566,7 +591,7 @@ class LoadWithoutMapLocation(Rule):
                 fix = FixSpec(f"Map to `{location}`", (NodeEdit(location_arg.value, "replace", location),))
                 given = f"passes `{parameter}=None`"
             message = (
-                f"this call of `{_loader_name(loader)}()` {given}, which it hands to `torch.load` as `map_location`{load_line}: "
+                f"this call of `{_loader_name(loader)}()` {given}, which it hands to `{loader.loads_with}` as `map_location`{load_line}: "
                 f"{restores}; {where}; pass `{parameter}={location}`"
             )
         self.ctx.report(node, message, fix=fix)
