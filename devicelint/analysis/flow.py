@@ -1397,9 +1397,11 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         if module is None or inputs is None or module[1].kind != Kind.MODULE:
             return
         (inputs_arg, inputs_value) = inputs
-        if inputs_value.kind != Kind.CONTAINER or not isinstance(inputs_value.info, tuple):
+        if inputs_value.kind == Kind.TENSOR:
+            run_args: tuple[tuple[cst.Arg, Value], ...] = ((cst.Arg(inputs_arg.value), inputs_value),)  # `torch.jit.trace(model, x)`
+        elif inputs_value.kind != Kind.CONTAINER or not isinstance(inputs_value.info, tuple):
             return
-        if isinstance(inputs_arg.value, (cst.Tuple, cst.List)) and len(inputs_arg.value.elements) == len(inputs_value.info):
+        elif isinstance(inputs_arg.value, (cst.Tuple, cst.List)) and len(inputs_arg.value.elements) == len(inputs_value.info):
             if any(isinstance(element, cst.StarredElement) for element in inputs_arg.value.elements):
                 return
             run_args = tuple((cst.Arg(element.value), item) for element, item in zip(inputs_arg.value.elements, inputs_value.info))

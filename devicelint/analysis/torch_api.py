@@ -339,12 +339,20 @@ def is_tokenizer_constructor(qualname: str) -> bool:
 
 #: functions of other libraries that run a module on the inputs they are handed, as
 #: ``module(*inputs)``: name -> ((position, keyword) of the module, (position, keyword) of the
-#: tuple of inputs). thop's ``profile(model, inputs)`` counts operations by calling
+#: tuple of inputs, or of the one input tensor). thop's ``profile(model, inputs)`` counts operations by calling
 #: ``model(*inputs)`` with counting hooks registered
 MODULE_RUNNERS = {
     "thop.profile": ((0, "model"), (1, "inputs")),
     "thop.profile.profile": ((0, "model"), (1, "inputs")),
+    # exporters and tracers run the module on their example inputs (signatures of torch 2.13)
+    "torch.onnx.export": ((0, "model"), (1, "args")),
+    "torch.onnx.utils.export": ((0, "model"), (1, "args")),
+    "torch.jit.trace": ((0, "func"), (1, "example_inputs")),
+    "torch.export.export": ((0, "mod"), (1, "args")),
 }
+
+#: plain attribute holders whose keyword arguments become their attributes
+ATTRIBUTE_BAGS = frozenset({"types.SimpleNamespace", "argparse.Namespace"})
 
 #: the legacy autograd wrapper: ``Variable(x)`` is ``x``
 VARIABLE_WRAPPERS = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})

@@ -232,6 +232,9 @@ class TorchSemantics:
             return _broadcast_all(args)
         if qualname in BUILTIN_REFS:
             return self._builtin(qualname, args)
+        if qualname in api.ATTRIBUTE_BAGS and all(arg.keyword is not None and not arg.star for arg, _ in args):
+            # `SimpleNamespace(model=unet, device=device)`: its attributes are what it is given
+            return Value(Kind.UNKNOWN, origin=Origin(node, f"created by `{spelled(node)}`"), fields=tuple((arg.keyword.value, value) for arg, value in args if arg.keyword is not None))
         if qualname == "io.BytesIO" and not args:
             # an empty buffer: whatever is loaded from it was saved by this very process
             return Value(Kind.UNKNOWN, role=Role.IN_PROCESS_BUFFER)

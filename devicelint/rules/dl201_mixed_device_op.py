@@ -90,12 +90,32 @@ class MixedDeviceOp(Rule):
         "for x, y in DataLoader(ds, batch_size=8):\n    if gpu:\n        x = x.cuda()\n        y = y.cuda()\n"
         "    elif mps:\n        x = x.to('mps')\n        y = y.to('mps')\n    else:\n        x = x.to(dev)\n        y = y.to(dev)\n"
         "    z = torch.cat([x, y])\n",
+        # the module is moved before it is exported
+        "import torch\nfrom types import SimpleNamespace\nfrom torch import nn\n"
+        "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+        "shared = SimpleNamespace(model=SimpleNamespace(unet=nn.Conv2d(4, 4, 3)))\n"
+        "def export(filename):\n    x = torch.randn(1, 4, 16, 16).to(device)\n    unet = shared.model.unet.to(device)\n"
+        "    torch.onnx.export(unet, (x,), filename)\n    torch.jit.trace(unet, x)\n",
         # the arm that moves only y leaves the loop
         "import torch\nfrom torch.utils.data import DataLoader\n"
         "for x, y in DataLoader(ds, batch_size=8):\n    if gpu:\n        x = x.cuda()\n        y = y.cuda()\n"
         "    elif mps:\n        y = y.to('mps')\n        continue\n    z = torch.cat([x, y])\n",
     )
     invalid = (
+        # an exporter traces the module on example inputs: a UNet left on the CPU, kept in a
+        # namespace, traced on inputs moved to the run's device (the web UI's TensorRT export)
+        Example(
+            "import torch\nfrom types import SimpleNamespace\nfrom torch import nn\n"
+            "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+            "shared = SimpleNamespace(model=SimpleNamespace(unet=nn.Conv2d(4, 4, 3)))\n"
+            "def export(filename):\n    x = torch.randn(1, 4, 16, 16).to(device)\n"
+            "    torch.onnx.export(shared.model.unet, (x,), filename)  # expect: DL201\n"
+        ),
+        Example(
+            "import torch\nfrom torch import nn\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+            "net = nn.Linear(4, 2)\nexample = torch.randn(1, 4).to(device)\n"
+            "traced = torch.jit.trace(net, example)  # expect: DL201\n"
+        ),
         # a head of the file handed host labels: the loss in its forward fails, reported there
         # (transformers' GPT-J sequence classification)
         Example(
