@@ -1807,3 +1807,15 @@ def test_function_form_of_an_elementwise_method_keeps_the_operand_dimensions():
     state = function_state(analyzer, "mask")
     assert place(state["floored"]) == "cpu" and state["floored"].scalar is False
     assert state["total"].scalar is not False
+
+
+def test_arguments_after_a_spread_bind_no_known_parameter():
+    from devicelint.analysis.helpers import argument_parameters
+
+    function = cst.parse_module("def f(a, b, c=None, *, d=None):\n    pass\n").body[0]
+    call = cst.parse_expression("f(*xs, y, d=z)")
+    args = tuple((arg, UNKNOWN) for arg in call.args)
+    assert argument_parameters(function, args, skip_first=False) == [None, None, "d"]
+    call = cst.parse_expression("f(x, y)")
+    args = tuple((arg, UNKNOWN) for arg in call.args)
+    assert argument_parameters(function, args, skip_first=False) == ["a", "b"]

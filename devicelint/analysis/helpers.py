@@ -255,13 +255,15 @@ def argument_parameters(
     params = function.params
     positional = [*params.posonly_params, *params.params][1 if skip_first else 0:]
     names: list[Optional[str]] = []
-    position = 0
+    position: Optional[int] = 0  # None once a spread `*xs` hides how many positions it fills
     for arg, _ in args:
         if arg.star:
             names.append(None)
+            if arg.star == "*":
+                position = None
         elif arg.keyword is None:
-            names.append(positional[position].name.value if position < len(positional) else None)
-            position += 1
+            names.append(positional[position].name.value if position is not None and position < len(positional) else None)
+            position = position + 1 if position is not None else None
         else:
             names.append(arg.keyword.value)
     return names
