@@ -1,0 +1,62 @@
+# source: https://github.com/JonasGeiping/breaching/pull/18
+# error: TypeError: can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.
+# bug: the attack report collects its metrics into a dict; most are Python floats (.item()), but the
+#      batch order used to match reconstructions to ground truth is returned as a long tensor on the
+#      evaluation device. dump_metrics then "sanitizes" every value with np.asarray, which fails on
+#      that CUDA tensor when the attack runs on the GPU. The PR (open; its description states the
+#      change) converts CUDA tensor values to the CPU before sanitizing; the line the traceback points
+#      to is marked (DL204). numpy must be installed to run it.
+import json
+import os
+import tempfile
+
+import numpy as np
+import torch
+
+
+def compute_batch_order(rec, truth, setup):
+    distances = torch.cdist(truth.flatten(1), rec.flatten(1))
+    assignment = []
+    taken = set()
+    for row in distances.cpu().tolist():
+        best = min((d, j) for j, d in enumerate(row) if j not in taken)[1]
+        taken.add(best)
+        assignment.append(best)
+    return torch.as_tensor(assignment, device=setup["device"], dtype=torch.long)
+
+
+def run_vision_metrics(reconstructed, truth, setup):
+    rec = torch.clamp(reconstructed["data"].to(**setup), 0, 1)
+    gt = torch.clamp(truth["data"].to(**setup), 0, 1)
+    order = compute_batch_order(rec, gt, setup)
+    rec = rec[order]
+    mse_score = (rec - gt).pow(2).mean(dim=[1, 2, 3])
+    psnr = 10 * torch.log10(1 / mse_score)
+    return dict(mse=mse_score.mean().item(), psnr=psnr.mean().item(), max_psnr=psnr.max().item(), order=order)
+
+
+def report(reconstructed, truth, setup):
+    metrics = run_vision_metrics(reconstructed, truth, setup)
+    label_acc = (reconstructed["labels"] == truth["labels"]).float().mean().item()
+    return dict(**metrics, label_acc=label_acc)
+
+
+def dump_metrics(out_dir, metrics):
+    filepath = os.path.join(out_dir, "metrics_user0.json")
+    sanitized_metrics = dict()
+    for metric, val in metrics.items():
+        try:
+            sanitized_metrics[metric] = np.asarray(val).item()  # expect: DL204
+        except ValueError:
+            sanitized_metrics[metric] = np.asarray(val).tolist()
+    with open(filepath, "w") as handle:
+        json.dump(sanitized_metrics, handle)
+    return filepath
+
+
+if __name__ == "__main__":
+    setup = dict(device=torch.device("cuda" if torch.cuda.is_available() else "cpu"), dtype=torch.float)
+    truth = {"data": torch.rand(4, 3, 8, 8), "labels": torch.tensor([1, 2, 3, 4])}
+    reconstructed = {"data": truth["data"][[2, 0, 3, 1]] + 0.05 * torch.randn(4, 3, 8, 8), "labels": truth["labels"]}
+    metrics = report(reconstructed, truth, setup)
+    print(open(dump_metrics(tempfile.mkdtemp(), metrics)).read())
