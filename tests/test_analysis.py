@@ -1819,3 +1819,16 @@ def test_arguments_after_a_spread_bind_no_known_parameter():
     call = cst.parse_expression("f(x, y)")
     args = tuple((arg, UNKNOWN) for arg in call.args)
     assert argument_parameters(function, args, skip_first=False) == ["a", "b"]
+
+
+def test_first_parameter_of_a_module_is_where_the_module_is():
+    # mmseg's inference_segmentor: the input is moved to the device of the model's parameters
+    analyzer = analyse(
+        "import torch\nfrom torch import nn\n"
+        "def infer(model, img):\n"
+        "    device = next(model.parameters()).device\n"
+        "    return model(img.to(device))\n"
+        "net = nn.Linear(4, 2)\nnet.to('cpu')\ninfer(net, torch.rand(1, 4))\n"
+    )
+    state = function_state(analyzer, "infer")
+    assert state["device"].kind == Kind.DEVICE and place(state["device"]) == "cpu"

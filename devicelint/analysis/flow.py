@@ -1276,6 +1276,10 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
             return Value(Kind.TENSOR, iterable.device, iterable.origin)
         if kind == Kind.MODULE:
             return Value(Kind.MODULE, iterable.device, iterable.origin)
+        if kind == Kind.PARAMETERS and isinstance(iterable.info, Value) and iterable.info.kind in (Kind.MODULE, Kind.CRITERION):
+            # `next(model.parameters())`: a tensor where the module's parameters are (so its
+            # `.device` is the module's, or the symbol it spells where that is not known)
+            return Value(Kind.TENSOR, iterable.info.device, iterable.info.origin)
         if kind == Kind.CONTAINER:
             if isinstance(iterable.info, Homogeneous):
                 return iterable.info.element

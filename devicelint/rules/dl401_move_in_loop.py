@@ -38,7 +38,8 @@ class MoveInLoop(Rule):
     call and are not constants). Moving each batch is necessary and never flagged; nor is an
     object the loop shuttles between devices on purpose, a tensor built from what another object
     answers this time (`torch.as_tensor(env.reset()).cuda()`), nor a fresh copy the loop then
-    writes into or carries forward (`mask[:i] = False`, `states = step(states)`): hoisting would
+    writes into, carries forward or keeps in an entry of a container (`mask[:i] = False`,
+    `states = step(states)`, `state["step"] = torch.tensor(0.0).cuda()`): hoisting would
     share one tensor between iterations, and DL402 (create it with `device=`) is the fix there.
 
     ## Why is this bad?
@@ -83,6 +84,9 @@ class MoveInLoop(Rule):
         "import torch\nfor episode in range(10):\n    state = torch.as_tensor(env.reset()).cuda()\n",
         "import torch\nfor step in range(10):\n    x = torch.randn(200, 28, generator=g).to('cuda')\n",
         "import torch\ntemplate = torch.zeros(4)\nfor p in params:\n    state = states[p]\n    avg = template.to(state['avg'].device)\n",
+        # an optimizer's per-parameter state: each entry needs a tensor of its own (Adam-mini)
+        "import torch\nfor p in params:\n    state = opt.state[p]\n    if len(state) == 0:\n"
+        "        state['vmean'] = torch.tensor(0.0).to(device)\n    state['vmean'].mul_(0.9)\n",
     )
     invalid = (
         Example(
@@ -208,12 +212,15 @@ class _BindingOf(cst.CSTVisitor):
         self.call = call
         self.names: set[str] = set()
         self.statement: cst.CSTNode | None = None
+        #: it is stored in an entry of a container (``state["vmean"] = ...``): one per iteration
+        self.stored_in_entry = False
 
     def visit_Assign(self, node: cst.Assign) -> bool:
         if self.statement is None and _contains(node.value, self.call):
             self.statement = node
             for target in node.targets:
                 self.names.update(_bound_names(target.target))
+                self.stored_in_entry = self.stored_in_entry or _has_subscript_target(target.target)
         return self.statement is None
 
 
@@ -248,6 +255,12 @@ class _Changes(cst.CSTVisitor):
             self.found = True
 
 
+def _has_subscript_target(target: cst.BaseExpression) -> bool:
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return any(_has_subscript_target(element.value) for element in target.elements)
+    return isinstance(target, cst.Subscript)
+
+
 def _bound_names(target: cst.BaseExpression) -> set[str]:
     if isinstance(target, (cst.Tuple, cst.List)):
         return {name for element in target.elements for name in _bound_names(element.value)}
@@ -264,6 +277,10 @@ def _contains(tree: cst.CSTNode, node: cst.CSTNode) -> bool:
 def _changed_after_binding(call: cst.Call, loop: LoopInfo) -> bool:
     binding = _BindingOf(call)
     loop.node.visit(binding)
+    if binding.stored_in_entry:
+        # each iteration keeps its own tensor in the container (an optimizer's per-parameter
+        # state): hoisting would make every entry the same tensor
+        return True
     if binding.statement is None or not binding.names:
         return False
     changes = _Changes(binding.names, binding.statement)
