@@ -537,7 +537,7 @@ class TorchSemantics:
             chosen = positional[position]
         if chosen is None and any(arg.star for arg, _ in args):
             return UNKNOWN
-        if chosen is None or isinstance(chosen[1].literal, int) and chosen[1].literal < 0:
+        if chosen is None or _negative_number(chosen[0].value, chosen[1]):
             device: Optional[Device] = CPU
             how = "loaded onto the CPU"
         else:
@@ -1069,3 +1069,10 @@ def _device_expression(node: cst.Call, method: str, args: tuple[tuple[cst.Arg, V
         if arg.keyword is None or arg.keyword.value == "device":
             return arg.value, value
     return None
+
+
+def _negative_number(node: cst.BaseExpression, value: Value) -> bool:
+    """``-1``: AllenNLP's (and several libraries') way to say "the CPU" for a device ordinal."""
+    if isinstance(value.literal, int) and not isinstance(value.literal, bool):
+        return value.literal < 0
+    return isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and isinstance(node.expression, cst.Integer)
