@@ -13,7 +13,7 @@ import re
 
 #: libraries whose models, pipelines and batches are PyTorch objects (their facts live in
 #: devicelint.analysis.torch_api and the library-fact modules)
-PYTORCH_LIBRARIES = ("transformers", "diffusers", "lightning", "timm", "accelerate", "peft", "sentence_transformers")
+PYTORCH_LIBRARIES = ("transformers", "diffusers", "lightning", "timm", "accelerate", "peft", "sentence_transformers", "allennlp")
 
 _LIBRARY_IMPORT = re.compile(rf"^[ \t]*(?:from|import)[ \t]+(?:{'|'.join(PYTORCH_LIBRARIES)})\b", re.MULTILINE)
 

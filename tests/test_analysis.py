@@ -1832,3 +1832,26 @@ def test_first_parameter_of_a_module_is_where_the_module_is():
     )
     state = function_state(analyzer, "infer")
     assert state["device"].kind == Kind.DEVICE and place(state["device"]) == "cpu"
+
+
+def test_allennlp_archive_model_and_iterator_batches():
+    """load_archive puts the archive's model on its cuda_device (the CPU without one); an
+    AllenNLP iterator's batches are host dicts unless its call is given a cuda_device."""
+    analyzer = analyse(
+        "from allennlp.data.iterators import BucketIterator\n"
+        "from allennlp.models.archival import load_archive\n"
+        "def main(args, instances):\n"
+        "    placed = load_archive(args.archive, args.cuda_device).model\n"
+        "    kept = load_archive(args.archive).model\n"
+        "    negative = load_archive(args.archive, cuda_device=-1).model\n"
+        "    iterator = BucketIterator(batch_size=8)\n"
+        "    for batch in iterator(instances, num_epochs=1):\n"
+        "        pass\n"
+        "    for moved in iterator(instances, num_epochs=1, cuda_device=args.cuda_device):\n"
+        "        pass\n"
+    )
+    state = function_state(analyzer, "main")
+    assert state["placed"].kind == Kind.MODULE and place(state["placed"]) == "follows"
+    assert place(state["kept"]) == "cpu" and place(state["negative"]) == "cpu"
+    assert state["batch"].kind == Kind.BATCH and place(state["batch"]) == "cpu"
+    assert place(state["moved"]) == "unknown"

@@ -409,6 +409,7 @@ def test_files_that_only_import_a_pytorch_library_are_linted():
         ("    from lightning.pytorch import Trainer\n", True),
         ("import timm\n", True),
         ("from accelerate import Accelerator\n", True),
+        ("from allennlp.models.archival import load_archive\n", True),
         ("import numpy as np\n", False),
         ("# this code will accelerate nothing\nx = 'transformers'\n", False),
         ("import transformers_utils_of_mine\n", False),

@@ -1347,6 +1347,8 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
             result = called if called is not None else UNKNOWN
         elif callee.kind == Kind.UNKNOWN and callee.role is Role.TOKENIZER:
             result = self.tokenized(node, "__call__", args)
+        elif callee.kind == Kind.FUNCTION and callee.role is Role.BATCH_ITERATOR:
+            result = self.iterated_batches(node, args)
         elif callee.kind == Kind.UNKNOWN and callee.is_bare and callee.device is not None:
             # something moved to a device and then called: a model of unknown class; what it
             # returns is there too, though not known to be a tensor

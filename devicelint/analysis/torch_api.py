@@ -276,7 +276,7 @@ PROCESS_CLASSES = frozenset({"multiprocessing.Process", "torch.multiprocessing.P
 
 #: iterable wrappers that yield what they wrap
 PASS_THROUGH_ITERABLES = frozenset(
-    {"tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "iter", "builtins.iter"}
+    {"tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "iter", "builtins.iter", "allennlp.common.tqdm.Tqdm.tqdm"}
 )
 
 #: ``broadcast_all(*values)`` of torch.distributions: one tensor per argument - a tensor argument
@@ -321,6 +321,28 @@ TOKENIZED_TENSOR_KEYS = frozenset(
 )
 #: the constructors that load or build a tokenizer object, beside calling its class
 TOKENIZER_LOADERS = frozenset({"from_pretrained", "from_file"})
+
+
+#: AllenNLP's (0.x) batch iterators (``BasicIterator``, ``BucketIterator``, ``DataIterator.from_params``):
+#: calling one on instances, ``iterator(instances, num_epochs=1)``, yields batches - dicts of
+#: tensors - built on the host; only a ``cuda_device=`` given to that call (before AllenNLP 0.9)
+#: moves them, later versions leave it to the caller (``nn_util.move_to_device``)
+ALLENNLP_ITERATORS_PACKAGE = "allennlp.data.iterators."
+#: ``load_archive(archive_file, cuda_device=-1, ...)`` returns an Archive whose ``.model`` is
+#: loaded onto ``cuda_device`` (the CPU for a negative one)
+ALLENNLP_ARCHIVE_LOADERS = frozenset({"allennlp.models.archival.load_archive", "allennlp.models.load_archive"})
+ALLENNLP_ARCHIVE_DEVICE = (1, "cuda_device")
+
+
+def is_allennlp_iterator_constructor(qualname: str) -> bool:
+    """``allennlp.data.iterators.BucketIterator``, ``...DataIterator.from_params``: a class of
+    AllenNLP's iterators package (the package is the evidence), built or built from params."""
+    if not qualname.startswith(ALLENNLP_ITERATORS_PACKAGE):
+        return False
+    parts = qualname[len(ALLENNLP_ITERATORS_PACKAGE) :].split(".")
+    if parts[-1] == "from_params":
+        parts = parts[:-1]
+    return bool(parts) and parts[-1].endswith("Iterator") and parts[-1][:1].isupper()
 
 
 def is_tokenizer_constructor(qualname: str) -> bool:

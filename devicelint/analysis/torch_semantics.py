@@ -244,6 +244,12 @@ class TorchSemantics:
                 return self._nn_class(node, qualname, leaf, args, state)
         if api.is_tokenizer_constructor(qualname):
             return Value(Kind.UNKNOWN, origin=Origin(node, f"loaded by `{spelled(node)}`"), role=Role.TOKENIZER)
+        if api.is_allennlp_iterator_constructor(qualname):
+            # a callable object: what matters is what calling it gives (a function's kind also
+            # lets a helper it is handed see it)
+            return Value(Kind.FUNCTION, origin=Origin(node, f"built by `{spelled(node)}`"), role=Role.BATCH_ITERATOR)
+        if qualname in api.ALLENNLP_ARCHIVE_LOADERS:
+            return self._allennlp_archive(node, args, state)
         if is_model_factory(qualname):
             return Value(Kind.MODULE, CPU, Origin(node, f"created by `{spelled(node)}`"))
         if qualname.endswith(".from_pretrained"):
@@ -514,6 +520,34 @@ class TorchSemantics:
         if method == "encode":
             return Value(Kind.TENSOR, CPU, origin, scalar=False)
         return Value(Kind.BATCH, CPU, origin, scalar=False, role=Role.TOKENIZED_BATCH)
+
+    def iterated_batches(self, node: cst.Call, args: tuple[tuple[cst.Arg, Value], ...]) -> Value:
+        """What calling an AllenNLP batch iterator returns (``iterator(instances, num_epochs=1)``):
+        a loader of dict batches built on the host, unless the call hands it a ``cuda_device``
+        (keyword, or the fourth positional argument of AllenNLP 0.x) or spreads arguments."""
+        positional = [arg for arg, _ in args if arg.keyword is None and not arg.star]
+        placed = any(arg.star or arg.keyword is not None and arg.keyword.value == "cuda_device" for arg, _ in args) or len(positional) > 3
+        return Value(Kind.LOADER, None if placed else CPU, Origin(node, "loader"), info=LoaderInfo(node, False, Role.MAPPING_BATCH))
+
+    def _allennlp_archive(self, node: cst.Call, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> Value:
+        """``load_archive(path, cuda_device)``: an archive whose ``.model`` is loaded onto that
+        device - the CPU where it is left out or a negative number, else wherever the
+        configuration chose (``args.cuda_device``)."""
+        position, keyword = api.ALLENNLP_ARCHIVE_DEVICE
+        positional = [(arg, value) for arg, value in args if arg.keyword is None and not arg.star]
+        chosen = next(((arg, value) for arg, value in args if arg.keyword is not None and arg.keyword.value == keyword), None)
+        if chosen is None and len(positional) > position:
+            chosen = positional[position]
+        if chosen is None and any(arg.star for arg, _ in args):
+            return UNKNOWN
+        if chosen is None or _negative_number(chosen[0].value, chosen[1]):
+            device: Optional[Device] = CPU
+            how = "loaded onto the CPU"
+        else:
+            device = self.device_of(chosen[0].value, chosen[1])
+            how = f"loaded onto `{self._label(chosen[0].value)}`"
+        model = Value(Kind.MODULE, device, Origin(node, f"{how} by `{spelled(node)}`"))
+        return Value(Kind.UNKNOWN, origin=Origin(node, f"loaded by `{spelled(node)}`"), fields=(("model", model),))
 
     # ------------------------------------------------------------------ methods of tensors, modules and containers
 
@@ -1038,3 +1072,10 @@ def _device_expression(node: cst.Call, method: str, args: tuple[tuple[cst.Arg, V
         if arg.keyword is None or arg.keyword.value == "device":
             return arg.value, value
     return None
+
+
+def _negative_number(node: cst.BaseExpression, value: Value) -> bool:
+    """``-1``: AllenNLP's (and several libraries') way to say "the CPU" for a device ordinal."""
+    if isinstance(value.literal, int) and not isinstance(value.literal, bool):
+        return value.literal < 0
+    return isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and isinstance(node.expression, cst.Integer)

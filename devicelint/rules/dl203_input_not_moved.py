@@ -27,7 +27,9 @@ class InputNotMoved(Rule):
     Losses too: a criterion (`nn.CrossEntropyLoss()`, `F.cross_entropy`) given the
     model's output and a target batch that was never moved. A list or tuple of batches handed
     whole to the model (`model([ids, mask])`, unpacked by its `forward`) too, unless one of its
-    entries is already on the device. The message names what to move: for `model(inputs - center)` with `center`
+    entries is already on the device. AllenNLP's too: an iterator's batches are built on the host
+    (unless its call is given a `cuda_device`), and `load_archive(path, cuda_device)` puts the
+    archive's model on that device. The message names what to move: for `model(inputs - center)` with `center`
     already on the device, `inputs.to(...)`; where every operand is on the host, the whole
     argument, `(inputs - inputs.mean()).to(...)`.
 
@@ -90,6 +92,13 @@ class InputNotMoved(Rule):
         "import torch\nfrom transformers import AutoModel, AutoTokenizer\ntokenizer = AutoTokenizer.from_pretrained('bert-base-uncased')\n"
         "model = AutoModel.from_pretrained('bert-base-uncased').to('cuda')\n"
         "inputs = tokenizer(texts, return_tensors='pt')\ninputs.to('cuda')\nout = model(**inputs)\n",
+        # an AllenNLP iterator given the model's cuda_device moves its batches (AllenNLP 0.x);
+        # an archive loaded without one keeps its model on the CPU
+        "from allennlp.data.iterators import BucketIterator\nfrom allennlp.models.archival import load_archive\n"
+        "def evaluate(model, instances, iterator, cuda_device):\n    for batch in iterator(instances, num_epochs=1, cuda_device=cuda_device):\n        out = model(**batch)\n"
+        "archive = load_archive('model.tar.gz', cuda_device=0)\nevaluate(archive.model, [], BucketIterator(batch_size=8), 0)\n",
+        "from allennlp.data.iterators import BucketIterator\nfrom allennlp.models.archival import load_archive\n"
+        "archive = load_archive('model.tar.gz')\nfor batch in BucketIterator(batch_size=8)(instances, num_epochs=1):\n    out = archive.model(**batch)\n",
         # without return_tensors="pt" a tokenizer returns lists, which the model call itself refuses
         "import torch\nfrom transformers import AutoModel, AutoTokenizer\ntokenizer = AutoTokenizer.from_pretrained('bert-base-uncased')\n"
         "model = AutoModel.from_pretrained('bert-base-uncased').to('cuda')\nout = model(**tokenizer(texts))\n",
@@ -135,6 +144,15 @@ class InputNotMoved(Rule):
         Example(
             "import torch\nfrom torch.utils.data import DataLoader\nmodel = torch.nn.Linear(4, 2).cuda()\n"
             "for step, batch in enumerate(DataLoader(ds)):\n    out = model(**batch)  # expect: DL203\n"
+        ),
+        # AllenNLP: `load_archive` puts the model on `cuda_device`, an iterator's batches are
+        # built on the host and the evaluation helper never moves them
+        Example(
+            "import argparse\nfrom allennlp.common.tqdm import Tqdm\nfrom allennlp.data.iterators import DataIterator\n"
+            "from allennlp.models.archival import load_archive\ndef evaluate(model, instances, data_iterator):\n"
+            "    for batch in Tqdm.tqdm(data_iterator(instances, num_epochs=1)):\n        output = model(**batch)  # expect: DL203\n"
+            "def main(args):\n    archive = load_archive(args.archive_file, args.cuda_device)\n"
+            "    iterator = DataIterator.from_params(archive.config.pop('iterator'))\n    evaluate(archive.model, [], iterator)\n"
         ),
         # a tokenizer's tensors are on the host: the finding is on the call that made them
         Example(
