@@ -125,6 +125,10 @@ class UnregisteredTensorAttr(Rule):
     summary = "A plain tensor attribute of an nn.Module is not moved by `model.to(device)`."
     fix_safety = "safe"
     valid = (
+        # `torch.tensor(weight)` of an `__init__` argument the file passes as one number: 0-dim
+        "import torch\nfrom torch import nn\nclass Loss(nn.Module):\n    def __init__(self, weight):\n        super().__init__()\n"
+        "        self.weight = torch.tensor(weight)\n    def forward(self, x):\n        return (x * self.weight).mean()\n"
+        "crit = Loss(0.5).to('cuda')\n",
         # a tensor handed in, with no flagged assignment of the attribute: where it lives is the caller's
         "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self, mask):\n        super().__init__()\n"
         "        if isinstance(mask, torch.Tensor):\n            self.mask = mask.float().t()\n"
@@ -191,6 +195,20 @@ class UnregisteredTensorAttr(Rule):
         "        self.s = s\n    def forward(self, x):\n        return x * self.s\nm = Scale(torch.tensor(0.5)).cuda()\n",
     )
     invalid = (
+        # per-feature loss weights converted from an `__init__` argument that the file passes as
+        # a list (neural-lam's forecaster)
+        Example(
+            "import torch\nfrom torch import nn\nclass Forecaster(nn.Module):\n    def __init__(self, n, feature_weights):\n"
+            "        super().__init__()\n        self.net = nn.Linear(n, n)\n"
+            "        self.feature_weights = torch.tensor(feature_weights)  # expect: DL103\n"
+            "    def training_step(self, x, y):\n        return ((self.net(x) - y) ** 2 * self.feature_weights).mean()\n"
+            "model = Forecaster(3, [1.0, 0.5, 2.0]).to('cuda')\n",
+            "import torch\nfrom torch import nn\nclass Forecaster(nn.Module):\n    def __init__(self, n, feature_weights):\n"
+            "        super().__init__()\n        self.net = nn.Linear(n, n)\n"
+            "        self.register_buffer(\"feature_weights\", torch.tensor(feature_weights), persistent=False)  # expect: DL103\n"
+            "    def training_step(self, x, y):\n        return ((self.net(x) - y) ** 2 * self.feature_weights).mean()\n"
+            "model = Forecaster(3, [1.0, 0.5, 2.0]).to('cuda')\n",
+        ),
         # a host tensor handed to the constructor, kept plain, and the module moved (botorch's AppendFeatures)
         Example(
             "import torch\nfrom torch import nn\nclass Append(nn.Module):\n    def __init__(self, feats: torch.Tensor, bounds=None):\n"
@@ -279,7 +297,10 @@ class UnregisteredTensorAttr(Rule):
 
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)
-        self._candidates: list[tuple[object, str, cst.CSTNode, cst.BaseExpression, Value, str]] = []
+        #: flagged-to-be assignments; the last item names the ``__init__`` parameter that
+        #: ``torch.tensor(param)`` converts, where the constructions of the class must show it
+        #: is a sequence (one value would make a 0-dim tensor, which mixes with any device)
+        self._candidates: list[tuple[object, str, cst.CSTNode, cst.BaseExpression, Value, str, Optional[str]]] = []
         self._texts: dict[int, str] = {}
         #: (class, attribute) -> (class, its `self.x = None` in __init__)
         #: (class, attribute) -> (class, its `self.x = None` - or a list of placeholders,
@@ -353,8 +374,13 @@ class UnregisteredTensorAttr(Rule):
             return
         if self._converted_parameter(value_node):
             return  # nn.Parameter(...).half(): DL102 says what went wrong
+        converted: Optional[str] = None
         if value.scalar is not False and value_node is value.origin.node and self._maybe_scalar_data(value_node):
-            return  # torch.tensor(cfg.WEIGHT): most likely a 0-dim scalar, which mixes with any device
+            # torch.tensor(cfg.WEIGHT): most likely a 0-dim scalar, which mixes with any device;
+            # torch.tensor(weights) of an `__init__` parameter: as the class is built (see finish)
+            converted = self._converted_init_parameter(context.node, value_node) if context.name == "__init__" else None
+            if converted is None:
+                return
         name = dotted_name(target)
         if name is not None and self._moved_by_own_override(context.class_info, name):
             return  # the class's own `_apply`/`to`/`cuda` moves it (yolov5's Detect)
@@ -364,7 +390,7 @@ class UnregisteredTensorAttr(Rule):
         if not self._read_elsewhere(context.class_info, attribute, _rank_of_factory(value, self.ctx.analyzer.factory_calls)):
             return
         # reported once `__init__` is done: it may still wrap the tensor in a Parameter
-        self._candidates.append((context.class_info, attribute, statement, value_node, value, name))
+        self._candidates.append((context.class_info, attribute, statement, value_node, value, name, converted))
 
     def _maybe_host_container(self, class_info, statement: cst.CSTNode, attribute: str, value_node: cst.BaseExpression, value: Value) -> None:  # type: ignore[no-untyped-def]
         """``self.stats = {"mean": torch.tensor([...]), "std": ...}``: a container of tensors
@@ -545,10 +571,12 @@ class UnregisteredTensorAttr(Rule):
 
     def finish(self) -> None:
         self._stored_arguments()
-        for class_info, attribute, statement, value_node, value, name in self._candidates:
+        for class_info, attribute, statement, value_node, value, name, converted in self._candidates:
             final = class_info.attributes.get(attribute)
             if final is not None and final.role in (Role.PARAMETER, Role.BUFFER):
                 continue  # `self.mask = nn.Parameter(self.mask, requires_grad=False)` further down
+            if converted is not None and not self._built_with_sequences(class_info, converted):
+                continue
             self._report(attribute, statement, value_node, value, name, self._buffer_calls.get((id(class_info), attribute)))
             for other, other_value in self._alternatives.pop((id(class_info), attribute), ()):
                 fix = self._buffer_fix(attribute, other, other_value)
@@ -648,6 +676,23 @@ class UnregisteredTensorAttr(Rule):
             return False
         positional = [arg for arg in node.args if arg.keyword is None and not arg.star]
         return len(positional) == 1 and not isinstance(positional[0].value, (cst.List, cst.Tuple, cst.ListComp))
+
+    def _converted_init_parameter(self, init: cst.FunctionDef, node: cst.BaseExpression) -> Optional[str]:
+        """``torch.tensor(feature_weights)`` where ``feature_weights`` is a parameter of the
+        ``__init__`` being analysed: its name (None for anything else)."""
+        assert isinstance(node, cst.Call)
+        data = [arg for arg in node.args if arg.keyword is None and not arg.star][0].value
+        if not isinstance(data, cst.Name):
+            return None
+        params = init.params
+        return data.value if any(param.name.value == data.value for param in [*params.posonly_params, *params.params, *params.kwonly_params]) else None
+
+    def _built_with_sequences(self, class_info, parameter: str) -> bool:  # type: ignore[no-untyped-def]
+        """Does every construction of the class the file makes hand ``parameter`` a list or
+        tuple (``ForecasterModule(4, [1.0, 0.5, 2.0])``), and is there at least one?"""
+        init = class_info.methods.get("__init__")
+        bound = [built.bound.get(parameter) for built in self.ctx.facts.module_constructions.values() if built.init is init]
+        return bool(bound) and all(value is not None and value.kind == Kind.CONTAINER for value in bound)
 
     def _moved_by_own_override(self, class_info, attribute: str) -> bool:  # type: ignore[no-untyped-def]
         """Does the class, or a base of it in this file, override ``_apply``, ``to`` or ``cuda``
