@@ -1855,3 +1855,19 @@ def test_allennlp_archive_model_and_iterator_batches():
     assert place(state["kept"]) == "cpu" and place(state["negative"]) == "cpu"
     assert state["batch"].kind == Kind.BATCH and place(state["batch"]) == "cpu"
     assert place(state["moved"]) == "unknown"
+
+
+def test_stacking_tensors_gives_one_with_a_dimension():
+    # pyg's negative sampling: `torch.stack([picked // n, picked % n])` of a from_numpy tensor
+    # is a 2-row CPU tensor, not a possible 0-dim scalar
+    analyzer = analyse(
+        "import numpy as np\nimport torch\n"
+        "def sample(n):\n"
+        "    picked = torch.from_numpy(np.arange(n))\n"
+        "    pairs = torch.stack([picked // n, picked % n], dim=0)\n"
+        "    return pairs\n"
+        "sample(4)\n"
+    )
+    state = function_state(analyzer, "sample")
+    assert state["picked"].scalar is None
+    assert place(state["pairs"]) == "cpu" and state["pairs"].scalar is False

@@ -496,7 +496,9 @@ class TorchSemantics:
             scalar = True if reduction is None else None
         elif leaf in api.FULL_REDUCTIONS and len(positional) == 1 and len(node.args) == 1:
             scalar = True
-        elif result.scalar is False and qualname in api.MIXING_FUNCTIONS:
+        elif result.scalar is False and qualname in api.MIXING_FUNCTIONS or qualname in api.CONCATENATING:
+            # joining tensors gives one with a dimension (torch.stack of 0-dim tensors is 1-dim,
+            # torch.cat refuses 0-dim ones)
             scalar = False
         elif (
             qualname.count(".") == 1 and leaf in api.SAME_DEVICE_METHODS and leaf not in _RANK_REDUCING_METHODS
