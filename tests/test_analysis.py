@@ -1807,3 +1807,58 @@ def test_function_form_of_an_elementwise_method_keeps_the_operand_dimensions():
     state = function_state(analyzer, "mask")
     assert place(state["floored"]) == "cpu" and state["floored"].scalar is False
     assert state["total"].scalar is not False
+
+
+def test_state_dict_of_a_moved_model_holds_its_tensors_under_names():
+    # fastllm's exporter: `weights = model.state_dict()`, then `for key in weights:` gives the
+    # names, and `weights[key]` the model's own (GPU) tensors
+    analyzer = analyse(
+        "import torch\n"
+        "from transformers import AutoModelForCausalLM\n"
+        "def export(model):\n"
+        "    weights = model.state_dict()\n"
+        "    for key in weights:\n"
+        "        name = key\n"
+        "        weight = weights[key]\n"
+        "    for key2, tensor in weights.items():\n"
+        "        pair = (key2, tensor)\n"
+        "    for value in weights.values():\n"
+        "        kept = value\n"
+        "model = AutoModelForCausalLM.from_pretrained('gpt2').cuda()\n"
+        "export(model)\n"
+    )
+    state = function_state(analyzer, "export")
+    assert state["name"].kind == Kind.STR
+    assert state["weight"].kind == Kind.TENSOR and place(state["weight"]) == "accel"
+    assert state["key2"].kind == Kind.STR and state["tensor"].kind == Kind.TENSOR and place(state["tensor"]) == "accel"
+    assert state["kept"].kind == Kind.TENSOR and place(state["kept"]) == "accel"
+
+
+def test_an_attribute_reset_to_zero_and_accumulating_a_tensor_holds_that_tensor():
+    # undreamt's trainer: `self.loss = 0` in reset_stats(), `self.loss += loss.data[0]` in step():
+    # after a step the running total is the GPU tensor; with `.item()` it stays a number
+    code = (
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, device):\n"
+        "        self.device = device\n"
+        "        self.reset()\n"
+        "    def reset(self):\n"
+        "        self.loss = 0\n"
+        "        self.count = 0\n"
+        "    def step(self):\n"
+        "        loss = torch.randn(4, device=self.device).sum()\n"
+        "        self.loss += loss{item}\n"
+        "        self.count += 1\n"
+        "    def report(self):\n"
+        "        total = self.loss\n"
+        "        count = self.count\n"
+        "trainer = Trainer(torch.device('cuda'))\n"
+        "trainer.step()\n"
+        "trainer.report()\n"
+    )
+    state = function_state(analyse(code.format(item="")), "report")
+    assert state["total"].kind == Kind.TENSOR and place(state["total"]) == "accel"
+    assert state["count"].kind != Kind.TENSOR
+    state = function_state(analyse(code.format(item=".item()")), "report")
+    assert state["total"].kind != Kind.TENSOR

@@ -1278,7 +1278,7 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
             return Value(Kind.MODULE, iterable.device, iterable.origin)
         if kind == Kind.CONTAINER:
             if isinstance(iterable.info, Homogeneous):
-                return iterable.info.element
+                return iterable.info.element if iterable.info.key is None else iterable.info.key
             if isinstance(iterable.info, tuple) and iterable.info:
                 element = iterable.info[0]
                 for item in iterable.info[1:]:

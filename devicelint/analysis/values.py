@@ -481,6 +481,9 @@ class Homogeneous:
     #: entries of the list that live apart at once: some a host tensor, others a tensor that
     #: may be on an accelerator (see HostBesideAccelerator)
     apart: Optional["HostBesideAccelerator"] = field(default=None, compare=False)
+    #: a dict's keys, where known (``model.state_dict()``: names): iterating the dict gives
+    #: them, not its values (``for key in weights: weights[key]``)
+    key: Optional[Value] = None
 
 
 @dataclass(frozen=True)
@@ -647,6 +650,7 @@ def _join_items(first: Any, second: Any) -> Any:
             first.some if first.some is not None else second.some,
             first.put_by if first.put_by is not None else second.put_by,
             first.apart if first.apart is not None else second.apart,
+            first.key if first.key == second.key else None,
         )
     for items, filled in ((first, second), (second, first)):
         if isinstance(items, tuple) and items and isinstance(filled, Homogeneous):

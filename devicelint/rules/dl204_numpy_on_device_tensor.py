@@ -92,6 +92,13 @@ class NumpyOnDeviceTensor(Rule):
         # be a Python float (`kl_div.item()` returned by its forward): numpy reads that fine
         "import numpy as np\nimport torch\nfrom vae import VAE\nmodel = VAE(3).cuda()\nfor batch in range(3):\n"
         "    loss, kl_div, acc = model(batch)\n    loss.backward()\n    meters = np.array([kl_div, loss.item(), acc.cpu() * 100])\n",
+        # the state_dict of a model that was never moved holds host tensors
+        "import torch\nfrom torch import nn\nmodel = nn.Linear(4, 2)\nweights = model.state_dict()\n"
+        "arrays = {key: weights[key].numpy() for key in weights}\n",
+        # a running total of `.item()` values is a Python number
+        "import numpy as np\nimport torch\nclass Stats:\n    def __init__(self):\n        self.loss = 0\n"
+        "    def add(self, loss):\n        self.loss += loss.item()\n    def perplexity(self):\n        return np.exp(self.loss)\n"
+        "stats = Stats()\nstats.add(torch.ones(2, device='cuda').sum())\nprint(stats.perplexity())\n",
     )
     invalid = (
         Example(
@@ -129,6 +136,24 @@ class NumpyOnDeviceTensor(Rule):
             "    probs = scores.numpy()  # expect: DL204\n",
             "import torch\nfrom vae import VAE\nmodel = VAE(3).cuda()\nfor batch in range(3):\n    loss, scores = model(batch)\n"
             "    probs = scores.cpu().numpy()  # expect: DL204\n",
+        ),
+        Example(
+            # a moved model's state_dict holds its own tensors, on its device
+            "import torch\nfrom torch import nn\nmodel = nn.Linear(4, 2).cuda()\nweights = model.state_dict()\n"
+            "for key in weights:\n    array = weights[key].numpy()  # expect: DL204\n",
+            "import torch\nfrom torch import nn\nmodel = nn.Linear(4, 2).cuda()\nweights = model.state_dict()\n"
+            "for key in weights:\n    array = weights[key].cpu().numpy()  # expect: DL204\n",
+        ),
+        Example(
+            # an attribute reset to 0 and accumulating a GPU loss holds a GPU tensor after a step
+            "import numpy as np\nimport torch\nclass Stats:\n    def __init__(self):\n        self.loss = 0\n"
+            "    def add(self, loss):\n        self.loss += loss\n    def perplexity(self):\n"
+            "        return np.exp(self.loss)  # expect: DL204\n"
+            "stats = Stats()\nstats.add(torch.ones(2, device='cuda').sum())\nprint(stats.perplexity())\n",
+            "import numpy as np\nimport torch\nclass Stats:\n    def __init__(self):\n        self.loss = 0\n"
+            "    def add(self, loss):\n        self.loss += loss\n    def perplexity(self):\n"
+            "        return np.exp(self.loss.cpu())  # expect: DL204\n"
+            "stats = Stats()\nstats.add(torch.ones(2, device='cuda').sum())\nprint(stats.perplexity())\n",
         ),
         Example(
             "import numpy as np\nimport torch\nx = torch.ones(3, device='cuda')\nm = np.mean(x)  # expect: DL204\n",
