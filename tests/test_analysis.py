@@ -1862,3 +1862,27 @@ def test_an_attribute_reset_to_zero_and_accumulating_a_tensor_holds_that_tensor(
     assert state["count"].kind != Kind.TENSOR
     state = function_state(analyse(code.format(item=".item()")), "report")
     assert state["total"].kind != Kind.TENSOR
+
+
+def test_a_dict_of_metrics_remembers_the_gpu_tensor_among_its_numbers():
+    # SO-Net's errors: `OrderedDict([("loss", loss.item()), ("acc", acc)])` joins a float with a
+    # 0-dim GPU tensor; the dict's values, picked one by one into a row, still may hold it, and
+    # the entry that put it there is known
+    analyzer = analyse(
+        "from collections import OrderedDict\n"
+        "import torch\n"
+        "def errors(loss):\n"
+        "    acc = torch.ones(3, device='cuda').mean()\n"
+        "    pairs = OrderedDict([('loss', loss.item()), ('acc', acc)])\n"
+        "    display = {'loss': loss.item(), 'acc': acc}\n"
+        "    keywords = dict(loss=loss.item(), acc=acc)\n"
+        "    numbers = {'loss': loss.item(), 'acc': acc.item()}\n"
+        "    row = [pairs[k] for k in ('loss', 'acc')]\n"
+        "errors(torch.ones(1))\n"
+    )
+    state = function_state(analyzer, "errors")
+    for name in ("pairs", "display", "keywords", "row"):
+        info = state[name].info
+        assert info.some is not None and info.some.kind == Kind.TENSOR and place(info.some) == "accel", name
+        assert isinstance(info.put_by, cst.Name) and info.put_by.value == "acc", name
+    assert state["numbers"].info.some is None and state["numbers"].info.put_by is None

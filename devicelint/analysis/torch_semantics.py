@@ -231,7 +231,9 @@ class TorchSemantics:
         if qualname in api.BROADCASTING_CONVERTERS and args and not any(arg.star or arg.keyword is not None for arg, _ in args):
             return _broadcast_all(args)
         if qualname in BUILTIN_REFS:
-            return self._builtin(qualname, args)
+            return self._builtin(qualname, args, node)
+        if qualname == "collections.OrderedDict":
+            return self._mapping_of_pairs(node, args)
         if qualname == "io.BytesIO" and not args:
             # an empty buffer: whatever is loaded from it was saved by this very process
             return Value(Kind.UNKNOWN, role=Role.IN_PROCESS_BUFFER)
