@@ -1871,3 +1871,82 @@ def test_stacking_tensors_gives_one_with_a_dimension():
     state = function_state(analyzer, "sample")
     assert state["picked"].scalar is None
     assert place(state["pairs"]) == "cpu" and state["pairs"].scalar is False
+
+
+def test_state_dict_of_a_moved_model_holds_its_tensors_under_names():
+    # fastllm's exporter: `weights = model.state_dict()`, then `for key in weights:` gives the
+    # names, and `weights[key]` the model's own (GPU) tensors
+    analyzer = analyse(
+        "import torch\n"
+        "from transformers import AutoModelForCausalLM\n"
+        "def export(model):\n"
+        "    weights = model.state_dict()\n"
+        "    for key in weights:\n"
+        "        name = key\n"
+        "        weight = weights[key]\n"
+        "    for key2, tensor in weights.items():\n"
+        "        pair = (key2, tensor)\n"
+        "    for value in weights.values():\n"
+        "        kept = value\n"
+        "model = AutoModelForCausalLM.from_pretrained('gpt2').cuda()\n"
+        "export(model)\n"
+    )
+    state = function_state(analyzer, "export")
+    assert state["name"].kind == Kind.STR
+    assert state["weight"].kind == Kind.TENSOR and place(state["weight"]) == "accel"
+    assert state["key2"].kind == Kind.STR and state["tensor"].kind == Kind.TENSOR and place(state["tensor"]) == "accel"
+    assert state["kept"].kind == Kind.TENSOR and place(state["kept"]) == "accel"
+
+
+def test_an_attribute_reset_to_zero_and_accumulating_a_tensor_holds_that_tensor():
+    # undreamt's trainer: `self.loss = 0` in reset_stats(), `self.loss += loss.data[0]` in step():
+    # after a step the running total is the GPU tensor; with `.item()` it stays a number
+    code = (
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, device):\n"
+        "        self.device = device\n"
+        "        self.reset()\n"
+        "    def reset(self):\n"
+        "        self.loss = 0\n"
+        "        self.count = 0\n"
+        "    def step(self):\n"
+        "        loss = torch.randn(4, device=self.device).sum()\n"
+        "        self.loss += loss{item}\n"
+        "        self.count += 1\n"
+        "    def report(self):\n"
+        "        total = self.loss\n"
+        "        count = self.count\n"
+        "trainer = Trainer(torch.device('cuda'))\n"
+        "trainer.step()\n"
+        "trainer.report()\n"
+    )
+    state = function_state(analyse(code.format(item="")), "report")
+    assert state["total"].kind == Kind.TENSOR and place(state["total"]) == "accel"
+    assert state["count"].kind != Kind.TENSOR
+    state = function_state(analyse(code.format(item=".item()")), "report")
+    assert state["total"].kind != Kind.TENSOR
+
+
+def test_a_dict_of_metrics_remembers_the_gpu_tensor_among_its_numbers():
+    # SO-Net's errors: `OrderedDict([("loss", loss.item()), ("acc", acc)])` joins a float with a
+    # 0-dim GPU tensor; the dict's values, picked one by one into a row, still may hold it, and
+    # the entry that put it there is known
+    analyzer = analyse(
+        "from collections import OrderedDict\n"
+        "import torch\n"
+        "def errors(loss):\n"
+        "    acc = torch.ones(3, device='cuda').mean()\n"
+        "    pairs = OrderedDict([('loss', loss.item()), ('acc', acc)])\n"
+        "    display = {'loss': loss.item(), 'acc': acc}\n"
+        "    keywords = dict(loss=loss.item(), acc=acc)\n"
+        "    numbers = {'loss': loss.item(), 'acc': acc.item()}\n"
+        "    row = [pairs[k] for k in ('loss', 'acc')]\n"
+        "errors(torch.ones(1))\n"
+    )
+    state = function_state(analyzer, "errors")
+    for name in ("pairs", "display", "keywords", "row"):
+        info = state[name].info
+        assert info.some is not None and info.some.kind == Kind.TENSOR and place(info.some) == "accel", name
+        assert isinstance(info.put_by, cst.Name) and info.put_by.value == "acc", name
+    assert state["numbers"].info.some is None and state["numbers"].info.put_by is None

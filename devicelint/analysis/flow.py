@@ -64,6 +64,7 @@ from devicelint.analysis.values import (
     Homogeneous,
     HostBesideAccelerator,
     Kind,
+    mapping_of,
     MODEL_DEVICE,
     Origin,
     ParamGroup,
@@ -1149,19 +1150,39 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         return Value(Kind.CONTAINER, container.device, container.origin, info=Homogeneous(join(info.element, value), apart=apart))
 
     def _eval_dict(self, node: cst.Dict, state: State) -> Value:
-        element: Optional[Value] = None
+        entries: list[tuple[Value, cst.CSTNode]] = []
         group_parameters: Optional[Value] = None
         for item in node.elements:
             key = self.eval(item.key, state) if isinstance(item, cst.DictElement) else None
             value = self.eval(item.value, state)
             if key is not None and key.literal == "params" and value.kind == Kind.PARAMETERS:
                 group_parameters = value
-            element = value if element is None else join(element, value)
+            entries.append((value, item.value))
         if group_parameters is not None:
             # `{"params": model.parameters(), "lr": ...}`: a parameter group of an optimizer
             return Value(Kind.CONTAINER, info=ParamGroup(group_parameters))
-        return Value(Kind.CONTAINER, info=Homogeneous(element) if element is not None and not any(
-            isinstance(item, cst.StarredDictElement) for item in node.elements) else None)
+        if any(isinstance(item, cst.StarredDictElement) for item in node.elements):
+            return Value(Kind.CONTAINER)
+        return mapping_of(entries)
+
+    def _mapping_of_pairs(self, node: cst.Call, args: tuple[tuple[cst.Arg, Value], ...]) -> Value:
+        """``OrderedDict([("loss", loss.item()), ("acc", acc)])``, ``dict(loss=..., acc=acc)``:
+        a dict of those values (see mapping_of); unknown where the pairs are not written out."""
+        entries: list[tuple[Value, cst.CSTNode]] = []
+        for arg, value in args:
+            if arg.star:
+                return UNKNOWN
+            if arg.keyword is not None:
+                entries.append((value, arg.value))
+                continue
+            pairs = arg.value
+            if not isinstance(pairs, (cst.List, cst.Tuple)) or not isinstance(value.info, tuple) or len(value.info) != len(pairs.elements):
+                return UNKNOWN
+            for pair_node, pair in zip(pairs.elements, value.info):
+                if not isinstance(pair_node.value, (cst.Tuple, cst.List)) or not isinstance(pair.info, tuple) or len(pair.info) != 2:
+                    return UNKNOWN
+                entries.append((pair.info[1], pair_node.value.elements[1].value))
+        return mapping_of(entries) if entries else UNKNOWN
 
     def _eval_comprehension(self, node: cst.BaseExpression, state: State) -> Value:
         scope = dict(state)
@@ -1180,6 +1201,9 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
             selected = _selected_parameters(node, iterable)
             if selected is not None:
                 return selected
+            picked = _picked_from(node.elt, scope)  # type: ignore[attr-defined]
+            if picked is not None:
+                return Value(Kind.CONTAINER, info=Homogeneous(element, picked.some, picked.put_by))
         return Value(Kind.CONTAINER, info=Homogeneous(element))
 
     def _eval_simple_string(self, node: cst.SimpleString, state: State) -> Value:
@@ -1282,7 +1306,7 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
             return Value(Kind.TENSOR, iterable.info.device, iterable.info.origin)
         if kind == Kind.CONTAINER:
             if isinstance(iterable.info, Homogeneous):
-                return iterable.info.element
+                return iterable.info.element if iterable.info.key is None else iterable.info.key
             if isinstance(iterable.info, tuple) and iterable.info:
                 element = iterable.info[0]
                 for item in iterable.info[1:]:
@@ -1514,7 +1538,7 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
             return known  # `self.predictor(images)`: an object of a class of the file, called
         return None
 
-    def _builtin(self, name: str, args: tuple[tuple[cst.Arg, Value], ...]) -> Value:
+    def _builtin(self, name: str, args: tuple[tuple[cst.Arg, Value], ...], node: Optional[cst.Call] = None) -> Value:
         if name == "enumerate" and args:
             return Value(Kind.CONTAINER, info=Homogeneous(Value(Kind.CONTAINER, info=(Value(Kind.NUMBER), self.element_of(args[0][1])))))
         if name == "zip" and len(args) == 1 and args[0][0].star == "*":
@@ -1527,6 +1551,8 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
             return Value(Kind.CONTAINER, info=Homogeneous(self.element_of(args[0][1])))
         if name == "len":
             return Value(Kind.NUMBER)
+        if name == "dict" and node is not None:
+            return self._mapping_of_pairs(node, args)
         if name == "next" and args:
             return self.element_of(args[0][1])
         if name == "filter" and len(args) == 2 and args[1][1].kind == Kind.PARAMETERS:
@@ -1661,6 +1687,21 @@ _SIZED_FACTORIES = frozenset({"torch.zeros", "torch.ones", "torch.empty", "torch
 
 #: beyond this many rows, unpacking a tensor is not a tuple of placeholders
 _MAX_UNPACKED_ROWS = 16
+
+
+def _picked_from(element: cst.BaseExpression, scope: State) -> Optional[Homogeneous]:
+    """``[errors[k] for k in names]``: the entries of a dict (or list) picked one by one; the new
+    list may hold what that container may hold (a GPU tensor put in among numbers, and where).
+    None for any other element expression, or where the container holds nothing remembered."""
+    if not isinstance(element, cst.Subscript) or len(element.slice) != 1 or not isinstance(element.slice[0].slice, cst.Index):
+        return None
+    key = dotted_name(element.value)
+    container = scope.get(key) if key is not None else None
+    if container is None or container.kind != Kind.CONTAINER or not isinstance(container.info, Homogeneous):
+        return None
+    if container.info.some is None and container.info.put_by is None:
+        return None
+    return container.info
 
 
 def _literal_sizes(call: cst.Call) -> Optional[list[int]]:

@@ -411,6 +411,11 @@ class Summaries(ParameterUses):
             if not stored:
                 return None  # assigned where the method's own analysis did not see it
             values.extend(stored)
+        tensors = [value for value in values if not _accumulator_start(value)]
+        if tensors and len(tensors) < len(values):
+            # `self.loss = 0` in `reset_stats()`, `self.loss += loss` in `step()`: a running total
+            # that holds the tensor once a step has run, as a local `total = 0` does after its loop
+            values = tensors
         if not values:
             return None
         last = values[-1]
@@ -1361,3 +1366,14 @@ def _has_arguments(function: cst.FunctionDef, is_method: bool) -> bool:
     return bool(positional or params.kwonly_params or isinstance(params.star_arg, cst.Param) or params.star_kwarg)
 
 
+
+
+def _accumulator_start(value: Value) -> bool:
+    """A plain number literal stored in an attribute (``self.loss = 0``): the start of a running
+    total, as ``values.join`` takes a local ``total = 0`` to be."""
+    return (
+        value.kind == Kind.NUMBER
+        and isinstance(value.literal, (int, float))
+        and not isinstance(value.literal, bool)
+        and value.role is None
+    )

@@ -231,7 +231,9 @@ class TorchSemantics:
         if qualname in api.BROADCASTING_CONVERTERS and args and not any(arg.star or arg.keyword is not None for arg, _ in args):
             return _broadcast_all(args)
         if qualname in BUILTIN_REFS:
-            return self._builtin(qualname, args)
+            return self._builtin(qualname, args, node)
+        if qualname == "collections.OrderedDict":
+            return self._mapping_of_pairs(node, args)
         if qualname in api.ATTRIBUTE_BAGS and all(arg.keyword is not None and not arg.star for arg, _ in args):
             # `SimpleNamespace(model=unet, device=device)`: its attributes are what it is given
             return Value(Kind.UNKNOWN, origin=Origin(node, f"created by `{spelled(node)}`"), fields=tuple((arg.keyword.value, value) for arg, value in args if arg.keyword is not None))
@@ -621,6 +623,12 @@ class TorchSemantics:
             if method in _MODULE_PARAMETER_METHODS:
                 # the origin names the module the parameters were taken from (`model.parameters()`)
                 return Value(Kind.PARAMETERS, origin=Origin(node, "parameters of"), info=receiver)
+            if method == "state_dict" and not args:
+                # parameter and buffer names -> the tensors themselves, where the module is
+                # (references, not copies: a moved model's state_dict holds its GPU tensors)
+                origin = Origin(node, "state_dict of")
+                weight = Value(Kind.TENSOR, receiver.device, receiver.origin if receiver.device is not None else None)
+                return Value(Kind.CONTAINER, origin=origin, info=Homogeneous(weight, key=Value(Kind.STR)))
             if method == "forward":
                 return self._call_module(receiver, args)
             if method == "register_buffer" and len(args) >= 2 and isinstance(args[0][0].value, cst.SimpleString):
@@ -655,8 +663,13 @@ class TorchSemantics:
                     state[outer_key] = Value(Kind.CONTAINER, outer.device, outer.origin, info=Homogeneous(appended(outer.info.element, element, call)))
             return UNKNOWN
         if kind == Kind.CONTAINER and isinstance(receiver.info, Homogeneous):
-            if method == "items" or method == "values":
-                return receiver if method == "values" else Value(Kind.CONTAINER, info=Homogeneous(Value(Kind.CONTAINER, info=(Value(Kind.STR), receiver.info.element))))
+            if method == "values":
+                return receiver if receiver.info.key is None else Value(Kind.CONTAINER, receiver.device, receiver.origin, info=Homogeneous(receiver.info.element))
+            if method == "items":
+                key = receiver.info.key if receiver.info.key is not None else Value(Kind.STR)
+                return Value(Kind.CONTAINER, info=Homogeneous(Value(Kind.CONTAINER, info=(key, receiver.info.element))))
+            if method == "keys" and receiver.info.key is not None:
+                return Value(Kind.CONTAINER, info=Homogeneous(receiver.info.key))
             if method in ("get", "pop"):
                 return receiver.info.element
         if kind == Kind.UNKNOWN and receiver.is_bare and method in _TENSOR_ONLY_METHODS:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 import re
 from dataclasses import dataclass, field, replace
-from typing import Any, Optional
+from typing import Any, Iterable, Optional
 
 import libcst as cst
 
@@ -484,6 +484,9 @@ class Homogeneous:
     #: entries of the list that live apart at once: some a host tensor, others a tensor that
     #: may be on an accelerator (see HostBesideAccelerator)
     apart: Optional["HostBesideAccelerator"] = field(default=None, compare=False)
+    #: a dict's keys, where known (``model.state_dict()``: names): iterating the dict gives
+    #: them, not its values (``for key in weights: weights[key]``)
+    key: Optional[Value] = None
 
 
 @dataclass(frozen=True)
@@ -598,9 +601,9 @@ def appended(container: Value, element: Value, call: Optional[cst.CSTNode] = Non
     joined = element if known is None else join(known, element)
     some = container.info.some if isinstance(container.info, Homogeneous) else None
     put_by = container.info.put_by if isinstance(container.info, Homogeneous) else None
-    if _maybe_on_accelerator(element):
+    if _may_hold_accelerator_tensor(element):
         put_by = call
-        if not _maybe_on_accelerator(joined):
+        if not _may_hold_accelerator_tensor(joined):
             some = element
     apart = container.info.apart if isinstance(container.info, Homogeneous) else None
     if known is not None and (apart is None or apart.host.scalar is not False):
@@ -609,8 +612,34 @@ def appended(container: Value, element: Value, call: Optional[cst.CSTNode] = Non
             apart = found  # one with a dimension says more (see HostBesideAccelerator)
     return Value(
         Kind.CONTAINER, container.device, container.origin,
-        info=Homogeneous(joined, None if _maybe_on_accelerator(joined) else some, put_by, apart),
+        info=Homogeneous(joined, None if _may_hold_accelerator_tensor(joined) else some, put_by, apart),
     )
+
+
+def _may_hold_accelerator_tensor(value: Value) -> bool:
+    """A tensor that may be on an accelerator, or a list that may hold one (a row of metrics
+    appended to a history: ``history.append([errors[k] for k in names])``)."""
+    if _maybe_on_accelerator(value):
+        return True
+    if value.kind != Kind.CONTAINER:
+        return False
+    if isinstance(value.info, Homogeneous):
+        return _may_hold_accelerator_tensor(value.info.element) or value.info.some is not None and _may_hold_accelerator_tensor(value.info.some)
+    return isinstance(value.info, tuple) and any(_may_hold_accelerator_tensor(item) for item in value.info)
+
+
+def mapping_of(entries: Iterable[tuple[Value, cst.CSTNode]]) -> Value:
+    """A dict built from its values and the expressions that give them (``{"loss": loss.item(),
+    "acc": acc}``, ``OrderedDict([("acc", acc)])``): every value is what they all are where
+    known, and one that may be on an accelerator is remembered with the expression that put it
+    there, as ``append`` does (numpy fails on a list of the dict's values, a metrics history)."""
+    mapping = Value(Kind.CONTAINER, info=())
+    for value, node in entries:
+        mapping = appended(mapping, value, node)
+    if not isinstance(mapping.info, Homogeneous):
+        return Value(Kind.CONTAINER)
+    # values of one dict are looked up one by one, never concatenated as a list is
+    return Value(Kind.CONTAINER, info=replace(mapping.info, apart=None))
 
 
 def host_beside_accelerator(present: Value, added: Value, call: Optional[cst.CSTNode]) -> Optional[HostBesideAccelerator]:
@@ -650,6 +679,7 @@ def _join_items(first: Any, second: Any) -> Any:
             first.some if first.some is not None else second.some,
             first.put_by if first.put_by is not None else second.put_by,
             first.apart if first.apart is not None else second.apart,
+            first.key if first.key == second.key else None,
         )
     for items, filled in ((first, second), (second, first)):
         if isinstance(items, tuple) and items and isinstance(filled, Homogeneous):

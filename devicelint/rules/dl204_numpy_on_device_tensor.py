@@ -33,7 +33,13 @@ def _appended_metric(value: Value) -> Optional[cst.CSTNode]:
     if value.kind != Kind.CONTAINER or not isinstance(value.info, Homogeneous) or value.info.put_by is None:
         return None
     for element in (value.info.element, value.info.some):
-        if element is not None and _on_accelerator(element):
+        if element is not None and element.kind == Kind.CONTAINER:
+            # a row of metrics appended to a history (`history.append([errors[k] for k in names])`):
+            # the metric was put into the row (or the dict it was picked from) where `.item()` belongs
+            inner = _appended_metric(element)
+            if inner is not None:
+                return inner
+        elif element is not None and _on_accelerator(element):
             return value.info.put_by if element.scalar is True else None
     return None
 
@@ -56,6 +62,10 @@ class NumpyOnDeviceTensor(Rule):
     is flagged at the `append`, where `.item()` belongs; a call of a helper of the file that
     hands its parameter to numpy or matplotlib on every path (`plot_img(codes)` where
     `plot_img` calls `plt.imshow(img)`) is flagged where the GPU tensor goes in.
+
+    The same holds for a 0-dim GPU tensor put among the values of a dict of metrics
+    (`OrderedDict([("loss", loss.item()), ("acc", acc)])`) whose values are collected into a
+    history that numpy reads: it is flagged at the dict's entry.
 
     ## Why is this bad?
     numpy reads host memory: `TypeError: can't convert cuda:0 device type tensor to numpy. Use
@@ -92,6 +102,18 @@ class NumpyOnDeviceTensor(Rule):
         # be a Python float (`kl_div.item()` returned by its forward): numpy reads that fine
         "import numpy as np\nimport torch\nfrom vae import VAE\nmodel = VAE(3).cuda()\nfor batch in range(3):\n"
         "    loss, kl_div, acc = model(batch)\n    loss.backward()\n    meters = np.array([kl_div, loss.item(), acc.cpu() * 100])\n",
+        # every metric of the dict taken with `.item()`: the history holds Python numbers
+        "from collections import OrderedDict\nimport numpy as np\nimport torch\nhistory = []\nfor step in range(3):\n"
+        "    loss = torch.randn(8, device='cuda').pow(2).mean()\n    acc = (torch.randn(8, device='cuda') > 0).float().mean()\n"
+        "    errors = {'loss': loss.item(), 'acc': acc.item()}\n"
+        "    history.append([errors[k] for k in ('loss', 'acc')])\nprint(np.array(history))\n",
+        # the state_dict of a model that was never moved holds host tensors
+        "import torch\nfrom torch import nn\nmodel = nn.Linear(4, 2)\nweights = model.state_dict()\n"
+        "arrays = {key: weights[key].numpy() for key in weights}\n",
+        # a running total of `.item()` values is a Python number
+        "import numpy as np\nimport torch\nclass Stats:\n    def __init__(self):\n        self.loss = 0\n"
+        "    def add(self, loss):\n        self.loss += loss.item()\n    def perplexity(self):\n        return np.exp(self.loss)\n"
+        "stats = Stats()\nstats.add(torch.ones(2, device='cuda').sum())\nprint(stats.perplexity())\n",
     )
     invalid = (
         Example(
@@ -129,6 +151,32 @@ class NumpyOnDeviceTensor(Rule):
             "    probs = scores.numpy()  # expect: DL204\n",
             "import torch\nfrom vae import VAE\nmodel = VAE(3).cuda()\nfor batch in range(3):\n    loss, scores = model(batch)\n"
             "    probs = scores.cpu().numpy()  # expect: DL204\n",
+        ),
+        Example(
+            # a dict of metrics whose accuracy stays a 0-dim GPU tensor, its values collected into
+            # a history that numpy reads: flagged at the dict's entry
+            "from collections import OrderedDict\nimport numpy as np\nimport torch\nhistory = []\nfor step in range(3):\n"
+            "    loss = torch.randn(8, device='cuda').pow(2).mean()\n    acc = (torch.randn(8, device='cuda') > 0).float().mean()\n"
+            "    errors = OrderedDict([('loss', loss.item()), ('acc', acc)])  # expect: DL204\n"
+            "    history.append([errors[k] for k in ('loss', 'acc')])\nprint(np.array(history))\n"
+        ),
+        Example(
+            # a moved model's state_dict holds its own tensors, on its device
+            "import torch\nfrom torch import nn\nmodel = nn.Linear(4, 2).cuda()\nweights = model.state_dict()\n"
+            "for key in weights:\n    array = weights[key].numpy()  # expect: DL204\n",
+            "import torch\nfrom torch import nn\nmodel = nn.Linear(4, 2).cuda()\nweights = model.state_dict()\n"
+            "for key in weights:\n    array = weights[key].cpu().numpy()  # expect: DL204\n",
+        ),
+        Example(
+            # an attribute reset to 0 and accumulating a GPU loss holds a GPU tensor after a step
+            "import numpy as np\nimport torch\nclass Stats:\n    def __init__(self):\n        self.loss = 0\n"
+            "    def add(self, loss):\n        self.loss += loss\n    def perplexity(self):\n"
+            "        return np.exp(self.loss)  # expect: DL204\n"
+            "stats = Stats()\nstats.add(torch.ones(2, device='cuda').sum())\nprint(stats.perplexity())\n",
+            "import numpy as np\nimport torch\nclass Stats:\n    def __init__(self):\n        self.loss = 0\n"
+            "    def add(self, loss):\n        self.loss += loss\n    def perplexity(self):\n"
+            "        return np.exp(self.loss.cpu())  # expect: DL204\n"
+            "stats = Stats()\nstats.add(torch.ones(2, device='cuda').sum())\nprint(stats.perplexity())\n",
         ),
         Example(
             "import numpy as np\nimport torch\nx = torch.ones(3, device='cuda')\nm = np.mean(x)  # expect: DL204\n",
@@ -180,12 +228,18 @@ class NumpyOnDeviceTensor(Rule):
     def _report_append(self, put_by: cst.CSTNode, event: CallEvent, list_node: cst.BaseExpression) -> None:
         """A 0-dim GPU tensor (a metric) appended to a history list that numpy reads later:
         flagged at the ``append``, where ``.item()`` keeps the list on the host."""
-        appended = self.ctx.source_of(put_by.args[0].value) if isinstance(put_by, cst.Call) and put_by.args else "the value"
+        if isinstance(put_by, cst.Call):
+            appended = self.ctx.source_of(put_by.args[0].value) if put_by.args else "the value"
+            kept = "appended to"
+        else:
+            appended = self.ctx.source_of(put_by)  # an entry of a dict or list display
+            kept = "kept among the values of"
         self.ctx.report(
             put_by,
-            f"`{appended}` is a 0-dim GPU tensor, appended to `{self.ctx.source_of(list_node)}`, which "
+            f"`{appended}` is a 0-dim GPU tensor, {kept} `{self.ctx.source_of(list_node)}`, which "
             f"`{self.ctx.source_of(event.node.func)}` reads with numpy at line {self.ctx.line(event.node)}: it raises "
-            "\"can't convert cuda:0 device type tensor to numpy\"; append `.item()` (or `.cpu()`) instead",
+            f"\"can't convert cuda:0 device type tensor to numpy\"; {'append' if isinstance(put_by, cst.Call) else 'put'} "
+            "`.item()` (or `.cpu()`) instead",
             related=((event.node, "numpy reads the list here"),),
         )
 
