@@ -31,7 +31,9 @@ class InputNotMoved(Rule):
     (unless its call is given a `cuda_device`), and `load_archive(path, cuda_device)` puts the
     archive's model on that device. The message names what to move: for `model(inputs - center)` with `center`
     already on the device, `inputs.to(...)`; where every operand is on the host, the whole
-    argument, `(inputs - inputs.mean()).to(...)`.
+    argument, `(inputs - inputs.mean()).to(...)`. An entry that an assignment takes out of the
+    batch (`label = batch["label"]`) and that reaches the model or a loss unmoved is reported
+    once, at that assignment, where `.to(device)` belongs, naming the line that uses it.
 
     ## Why is this bad?
     The first forward raises `RuntimeError: Expected all tensors to be on the same device` on a
@@ -104,6 +106,15 @@ class InputNotMoved(Rule):
         "model = AutoModel.from_pretrained('bert-base-uncased').to('cuda')\nout = model(**tokenizer(texts))\n",
     )
     invalid = (
+        # an entry taken out of the batch by an assignment and never moved: one finding, at the
+        # assignment, where the move belongs, for the model call and the loss that use it
+        # (BertPractice's labels)
+        Example(
+            "import torch\nfrom torch.utils.data import DataLoader\nmodel = torch.nn.Linear(4, 2).to('cuda')\n"
+            "criterion = torch.nn.CrossEntropyLoss()\nfor batch in DataLoader(ds, batch_size=8):\n"
+            "    label = batch['label']  # expect: DL203\n    features = batch['features'].to('cuda')\n"
+            "    out = model(features, label)\n    loss = criterion(out, label.view(-1))\n"
+        ),
         # a loss function meeting the model's output and an unmoved target: this rule's, not
         # also DL201's (one bug, one finding)
         Example(
@@ -181,6 +192,68 @@ class InputNotMoved(Rule):
         #: the calls of a transformers tokenizer with `return_tensors="pt"` seen in this file, by
         #: node: the move of what they return belongs there (`tokenizer(...).to(device)`)
         self._tokenizer_calls: set[int] = set()
+        #: (function, name) -> the statement that last bound the name to an entry read out of
+        #: a batch (``label = batch["label"]``) and the origin of the batch it read, or None
+        #: where the name's last binding was something else
+        self._entry_reads: dict[tuple[int, str], Optional[tuple[cst.CSTNode, cst.BaseExpression, Optional[cst.CSTNode]]]] = {}
+
+    def on_assign(self, statement: cst.CSTNode, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value) -> None:
+        """Remember where names are bound to entries of a batch: the move of an entry that
+        never moves belongs there (``label = batch["label"].to(device)``)."""
+        function = id(self.ctx.current_function.node)
+        if isinstance(target, cst.Name):
+            pairs = [(target, value_node, value)]
+        elif (
+            isinstance(target, (cst.Tuple, cst.List)) and isinstance(value_node, (cst.Tuple, cst.List))
+            and len(target.elements) == len(value_node.elements)
+            and not any(isinstance(element, cst.StarredElement) for element in (*target.elements, *value_node.elements))
+        ):
+            items = value.info if value.kind == Kind.CONTAINER and isinstance(value.info, tuple) and len(value.info) == len(target.elements) else None
+            pairs = [
+                (bound.value, read.value, items[index] if items is not None else None)
+                for index, (bound, read) in enumerate(zip(target.elements, value_node.elements))
+            ]
+        else:
+            for name in _names_bound(target):
+                self._entry_reads[(function, name)] = None
+            return
+        for bound, read, read_value in pairs:
+            if not isinstance(bound, cst.Name):
+                for name in _names_bound(bound):
+                    self._entry_reads[(function, name)] = None
+                continue
+            entry = isinstance(read, (cst.Subscript, cst.Attribute)) and isinstance(read.value, cst.Name)
+            origin = read_value.origin.node if read_value is not None and read_value.origin is not None else None
+            self._entry_reads[(function, bound.value)] = (statement, read, origin) if entry and origin is not None else None
+
+    def _entry_read_of(self, node: cst.BaseExpression, value: Value) -> Optional[tuple[cst.CSTNode, cst.BaseExpression]]:
+        """Where the batch entry ``node`` reads (``label``, ``label.view(-1)``) was taken out of
+        the very batch ``value`` comes from, in the function being analysed: that assignment
+        and the read it makes; None otherwise."""
+        root = node
+        while isinstance(root, cst.Call) and isinstance(root.func, cst.Attribute):
+            root = root.func.value  # `label.view(-1)`, `label.long()`
+        if not isinstance(root, cst.Name) or value.origin is None:
+            return None
+        found = self._entry_reads.get((id(self.ctx.current_function.node), root.value))
+        if found is None or found[2] is not value.origin.node:
+            return None
+        return found[0], found[1]
+
+    def _report_at_entry_read(self, event: CallEvent, node: cst.BaseExpression, value: Value, reaches: str) -> bool:
+        """A batch entry taken out of the batch by an assignment of this function and never
+        moved: reported once, there, where `.to(device)` belongs, naming the call it reaches."""
+        found = self._entry_read_of(node, value)
+        if found is None:
+            return False
+        statement, read = found
+        self.ctx.report(
+            statement,
+            f"`{self.ctx.source_of(read)}` is taken out of a batch {where(value, self.ctx)} and never moved, but line "
+            f"{self.ctx.line(event.node)} hands it to {reaches}; move it here (`{self.ctx.source_of(read)}.to(...)`)",
+            related=((event.node, "where it is used"),),
+        )
+        return True
 
     def on_binary(self, event: BinaryEvent) -> None:
         self._operations[id(event.node)] = event
@@ -227,6 +300,11 @@ class InputNotMoved(Rule):
         """``node``, a batch on the host (an entry of the list ``within`` where given), reaches
         the moved model ``event`` calls."""
         module = event.callee
+        moved_how = f"`{self.ctx.source_of(event.callee_node)}` (" + (module.origin.how if module.origin else "moved") + (
+            f" at line {self.ctx.line(module.origin.node)})" if module.origin else ")"
+        )
+        if within is None and self._report_at_entry_read(event, node, value, moved_how):
+            return
         shown = self.ctx.source_of(node)
         moved = f"({shown})" if _needs_parentheses(node) else shown
         entry = f" (in `{_short(self.ctx.source_of(within))}`, which the model gets whole)" if within is not None and within is not node else ""
@@ -273,6 +351,9 @@ class InputNotMoved(Rule):
                 continue
             shown = self.ctx.source_of(arg.value)
             other_node, other = on_device[0]
+            loss = f"the loss `{self.ctx.source_of(event.node.func)}` with `{self.ctx.source_of(other_node.value)}`, {where(other, self.ctx)}"
+            if self._report_at_entry_read(event, arg.value, value, loss):
+                return
             self.ctx.report(
                 event.node,
                 f"`{shown}` is a batch {where(value, self.ctx)} that was never moved, but the loss "
@@ -320,6 +401,16 @@ def _host_batch_in_sequence(node: cst.BaseExpression, value: Value) -> Optional[
             continue
         return (written[position] if written is not None else node), entry
     return None
+
+
+def _names_bound(target: cst.BaseExpression) -> list[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [name for element in target.elements for name in _names_bound(element.value)]
+    if isinstance(target, cst.StarredElement):
+        return _names_bound(target.value)
+    return []
 
 
 def _on_host(value: Value) -> bool:
