@@ -152,6 +152,15 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         #: per free (or nested) function: the arguments of each call a reporting pass made of it
         #: (None for a call whose arguments do not bind); its own analysis starts from their join
         self._call_sites: dict[cst.FunctionDef, list[Optional[dict[str, Value]]]] = {}
+        #: per function: the calls of it that bind plainly, each with what it binds (in the
+        #: order the reporting passes met them; see Summaries._specialise_by_call_site)
+        self._site_calls: dict[cst.FunctionDef, list[tuple[cst.Call, dict[str, Value]]]] = {}
+        #: per function that had its own analysis: its class, the state of the function around
+        #: it (a nested one), and the arguments its analysis started from
+        self._analysed_as: dict[cst.FunctionDef, tuple[Optional[ClassInfo], Optional[State], dict[str, Value]]] = {}
+        #: the call whose arguments the reporting pass under way runs its function on (a pass of
+        #: one call site, see Summaries._specialise_by_call_site); None for every other pass
+        self.call_context: Optional[cst.Call] = None
         self._called: Optional[frozenset[str]] = None
         #: per function: its body's text, for the two parameter scans below (cut from the
         #: file's text when it can be, see function_text; once per function either way)
@@ -254,6 +263,7 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         while self._pending:
             function, class_info, enclosing = self._pending.pop(self._next_pending())
             self._analyse_function(function, class_info, enclosing)
+        self._specialise_by_call_site()
 
     @property
     def current_function(self) -> FunctionContext:
@@ -1351,7 +1361,7 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         elif callee.kind == Kind.FUNCTION and callee.info is CRITERION_BUILDER:
             result = self.criterion(node, args)  # the loss holds the `weight=` it is called with
         elif callee.kind == Kind.FUNCTION and isinstance(callee.info, cst.FunctionDef):
-            result = self._summarise(callee.info, None, None, False, args, state)
+            result = self._summarise(callee.info, None, None, False, args, state, call=node)
             self._escape_into(callee.info, args, state, skip_first=False)
         else:
             result = UNKNOWN

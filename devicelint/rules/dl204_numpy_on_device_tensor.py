@@ -77,6 +77,7 @@ class NumpyOnDeviceTensor(Rule):
     code = "DL204"
     name = "numpy-on-device-tensor"
     severity = Severity.ERROR
+    follows_call_sites = True
     summary = "`.numpy()` / `np.asarray` on a tensor that lives on a GPU."
     fix_safety = "safe"
     valid = (
