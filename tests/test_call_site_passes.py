@@ -72,3 +72,31 @@ def test_rules_that_weigh_the_code_shape_hear_each_body_once():
     findings = lint(code)
     assert all("when called from" not in f.message for f in findings if f.code != "DL201")
     assert len({(f.code, f.line, f.column) for f in findings}) == len(findings)
+
+
+_POSITIONS = (
+    "import numpy as np\n"  # 1
+    "import torch\n"  # 2
+    "def embed_np(pos):\n"  # 3
+    "    return np.sin(pos)\n"  # 4
+    "def embed(pos, output_type='np'):\n"  # 5
+    "    if output_type == 'np':\n"  # 6
+    "        return embed_np(pos)\n"  # 7
+    "    return torch.sin(pos)\n"  # 8
+    "def caller(n, device):\n"  # 9
+    "    grid = torch.arange(n, device=device)\n"  # 10
+)
+
+
+def test_a_call_whose_literal_rules_out_a_branch_hands_nothing_on_from_it():
+    # the call hands `output_type="pt"`: the numpy branch never sees the tensor on the device
+    code = _POSITIONS + "    return embed(grid, output_type='pt')\nembed(np.arange(4))\ncaller(4, torch.device('cuda'))\n"
+    assert [f for f in lint(code) if f.code == "DL204"] == []
+
+
+def test_a_call_that_leaves_the_literal_to_its_default_takes_that_branch():
+    code = _POSITIONS + "    return embed(grid)\nembed(np.arange(4))\ncaller(4, torch.device('cuda'))\n"
+    findings = [f for f in lint(code) if f.code == "DL204"]
+    # reported once, at the call that hands the GPU tensor to the helper reading it with numpy
+    assert [f.line for f in findings] == [7]
+    assert findings[0].message.endswith("(when called from line 11)")

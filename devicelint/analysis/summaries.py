@@ -229,6 +229,9 @@ class Summaries(ParameterUses):
         # closure (`validate = make_validate_fnc(model)`, then `validate(X_test)`)
         bound = self._bound_by_callers(node)
         self._analysed_as[node] = (class_info, enclosing, bound)
+        sites = self._call_sites.get(node) or ()
+        if len({_values_given(site) for site in sites}) > 1 or any(_literal(value) is not None for value in bound.values()):
+            self._joined_differing_calls.add(node)
         state, self_param = self._run_own_analysis(node, class_info, enclosing, bound)
         self.function_states[node] = state
         if class_info is not None and node.name.value == "__init__" and self_param is not None:
@@ -289,9 +292,11 @@ class Summaries(ParameterUses):
                 sites = self._site_calls[function]
                 start = looked_at.get(function, 0)
                 looked_at[function] = len(sites)
-                for call, site in sites[start:]:
+                for call, site, mixed in sites[start:]:
                     if passes_left <= 0 or len(placements) > _CALL_SITE_PASSES_PER_FUNCTION:
                         break
+                    if mixed:
+                        continue  # made where calls that disagree were joined: no one call's values
                     bound = _informative(site)
                     key = _placements(bound)
                     if key in placements or not _placed_otherwise(bound, joined):
@@ -301,18 +306,36 @@ class Summaries(ParameterUses):
                     placements.add(key)
                     passes_left -= 1
                     progress = True
-                    self._run_at_call_site(function, class_info, enclosing, bound, call)
+                    self._run_at_call_site(function, class_info, enclosing, site, call)
+
+    def _defaults_left(self, function: cst.FunctionDef, site: dict[str, Value]) -> dict[str, Value]:
+        """The defaults of the parameters one call leaves out (``output_type="np"``): what that
+        call runs the function on, where they tell more than its body does."""
+        params = function.params
+        left: dict[str, Value] = {}
+        for param in [*params.posonly_params, *params.params, *params.kwonly_params]:
+            if param.default is not None and param.name.value not in site:
+                value = self.eval(param.default, self.module_state)
+                if _is_informative(value):
+                    left[param.name.value] = value
+        return left
 
     def _run_at_call_site(
-        self, function: cst.FunctionDef, class_info: Optional[ClassInfo], enclosing: Optional[State], bound: dict[str, Value], call: cst.Call
+        self,
+        function: cst.FunctionDef,
+        class_info: Optional[ClassInfo],
+        enclosing: Optional[State],
+        site: dict[str, Value],
+        call: cst.Call,
     ) -> None:
-        """One reporting pass of ``function`` on what ``call`` hands it (see
+        """One reporting pass of ``function`` on what ``call`` hands it (``site``; see
         _specialise_by_call_site); what the joined pass left is kept."""
+        bound = _informative(site)
         saved_facts = self.facts.snapshot()
         saved_writes = self.attribute_writes.pop(function, None)
         self.call_context = call
         try:
-            self._run_own_analysis(function, class_info, enclosing, bound)
+            self._run_own_analysis(function, class_info, enclosing, {**self._defaults_left(function, site), **bound})
         finally:
             self.call_context = None
             self.facts.restore(saved_facts)
@@ -711,7 +734,9 @@ class Summaries(ParameterUses):
             site = (site[0], {**site[1], **{prefix + attribute: value for attribute, value in carried.items()}})
         self._call_sites.setdefault(function, []).append(site[1] if site is not None else None)
         if site is not None and call is not None:
-            self._site_calls.setdefault(function, []).append((call, site[1]))
+            caller = self.current_function.node
+            mixed = self.call_context is None and caller is not None and caller in self._joined_differing_calls
+            self._site_calls.setdefault(function, []).append((call, site[1], mixed))
 
     def _builds_own_object(self, receiver_key: str) -> bool:
         """Is ``receiver_key`` the ``self`` of an ``__init__`` being analysed (or of a method
@@ -1133,17 +1158,33 @@ def _informative(site: dict[str, Value]) -> dict[str, Value]:
 def _placement(value: Optional[Value]) -> tuple[Kind, Optional[str]]:
     """What a parameter's value is, as far as placing it goes: its kind, and whether it is on
     the host, on a device that can be the accelerator (only where the analysis says so), or
-    neither known."""
+    neither known. A tensor the caller was itself handed (``follows(x, argument=True)``) is
+    wherever its own caller put it: not known here (a pass of that caller's calls, with what
+    they hand it, follows the chain)."""
     if value is None:
         return Kind.UNKNOWN, None
     device = value.device
-    if device is None:
+    if device is None or device.is_symbolic and device.argument:
         return value.kind, None
     if device.is_cpu:
         return value.kind, "host"
     if device.may_be_accelerator:
         return value.kind, "accelerator"
     return value.kind, device.kind
+
+
+def _values_given(site: Optional[dict[str, Value]]) -> Optional[frozenset]:
+    """What a call hands a function, as far as its analysis can tell calls apart: placements
+    and literals (``output_type="pt"``)."""
+    if site is None:
+        return None
+    return frozenset((name, _placement(value), _literal(value)) for name, value in site.items())
+
+
+def _literal(value: Value) -> object:
+    """The string or flag a value is known to be, if any: what a pass on one call's values
+    chooses branches by (see FlowAnalyzer._known_truth)."""
+    return value.literal if isinstance(value.literal, (str, bool)) else None
 
 
 def _placements(bound: dict[str, Value]) -> frozenset:
