@@ -100,3 +100,26 @@ def test_a_call_that_leaves_the_literal_to_its_default_takes_that_branch():
     # reported once, at the call that hands the GPU tensor to the helper reading it with numpy
     assert [f.line for f in findings] == [7]
     assert findings[0].message.endswith("(when called from line 11)")
+
+
+def test_a_helper_summarised_on_a_string_its_caller_hands_takes_one_branch():
+    code = (
+        "import numpy as np\nimport torch\n"
+        "def make(n, device, output_type='np'):\n"
+        "    if output_type == 'np':\n        return np.zeros(n)\n"
+        "    return torch.zeros(n, device=device)\n"
+        "def caller(device):\n    table = make(4, device, output_type='pt')\n    other = make(4, device)\n"
+        "caller(torch.device('cuda'))\n"
+    )
+    module = cst.parse_module(code)
+
+    class Sink:
+        def __getattr__(self, name):
+            return lambda *args: None
+
+    analyzer = FlowAnalyzer(module, Sink(), module.code_for_node)
+    analyzer.run()
+    caller = next(node for node in module.body if isinstance(node, cst.FunctionDef) and node.name.value == "caller")
+    state = analyzer.function_states[caller]
+    assert state["table"].kind == Kind.TENSOR and state["table"].device is not None and state["table"].device.may_be_accelerator
+    assert state["other"].kind != Kind.TENSOR  # the default "np" takes the numpy branch, or both
