@@ -52,6 +52,9 @@ class _Dispatcher:
 
     def _dispatch(self, hook: str, *args: object) -> None:
         subscribers = self.subscribers[hook]
+        if self.ctx.analyzer.call_context is not None:
+            # a pass of one call site: only the rules that weigh where values are hear it
+            subscribers = [rule for rule in subscribers if type(rule).follows_call_sites]
         for rule in list(subscribers):
             self.ctx._rule = type(rule)
             try:

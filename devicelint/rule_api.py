@@ -66,12 +66,19 @@ class RuleContext:
         *,
         fix: Optional[FixSpec] = None,
         related: Sequence[tuple[cst.CSTNode, str]] = (),
+        called_from: Optional[cst.Call] = None,
     ) -> None:
+        """Report ``node``. In a pass of one call site (see ``call_context``), or for an event a
+        rule kept from one (``called_from``), the message names that call; a node reported
+        already by the rule (by an earlier pass, say) is not reported again."""
         assert self._rule is not None
         key = (self._rule.code, id(node))
         if key in self._seen:
             return
         self._seen.add(key)
+        call = called_from if called_from is not None else self.call_context
+        if call is not None:
+            message += f" (when called from line {self.line(call)})"
         self._pending.append(PendingFinding(self._rule, node, message, fix, tuple(related)))
 
     def line(self, node: cst.CSTNode) -> str:
@@ -92,6 +99,13 @@ class RuleContext:
         if self.analyzer.qualname_of(cst.Name("torch"), state) == "torch":
             return "torch.nn"
         return None
+
+    @property
+    def call_context(self) -> Optional[cst.Call]:
+        """The call whose arguments the function being analysed runs on, in a pass of one call
+        site (see Summaries._specialise_by_call_site); None in every other pass."""
+        analyzer = getattr(self, "analyzer", None)
+        return analyzer.call_context if analyzer is not None else None
 
     @property
     def loop_stack(self):  # type: ignore[no-untyped-def]

@@ -7,6 +7,7 @@ where the interpreter is (FunctionContext, LoopInfo) and whole-file facts (FileF
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from typing import Optional, Union
 
@@ -256,3 +257,15 @@ class FileFacts:
     module_constructions: dict[cst.Call, ModuleConstruction] = field(default_factory=dict)
     #: modules built on the host in place of a moved one, by their construction (see RebuiltModule)
     rebuilt_modules: dict[cst.CSTNode, RebuiltModule] = field(default_factory=dict)
+
+    def snapshot(self) -> dict[str, object]:
+        """The facts as they are now (containers copied), for ``restore``: a pass of one call
+        site (see Summaries._specialise_by_call_site) leaves them as the joined passes found."""
+        taken: dict[str, object] = {name: copy.copy(value) for name, value in vars(self).items()}
+        # a construction met again records its move and arguments in place
+        taken["module_constructions"] = {node: copy.copy(built) for node, built in self.module_constructions.items()}
+        return taken
+
+    def restore(self, snapshot: dict[str, object]) -> None:
+        for name, value in snapshot.items():
+            setattr(self, name, value)

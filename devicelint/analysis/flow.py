@@ -153,6 +153,20 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         #: per free (or nested) function: the arguments of each call a reporting pass made of it
         #: (None for a call whose arguments do not bind); its own analysis starts from their join
         self._call_sites: dict[cst.FunctionDef, list[Optional[dict[str, Value]]]] = {}
+        #: per function: the calls of it that bind plainly, each with what it binds and the
+        #: function that makes it where that function's own analysis joined calls that disagree
+        #: (in the order the reporting passes met them; see Summaries._specialise_by_call_site)
+        self._site_calls: dict[cst.FunctionDef, list[tuple[cst.Call, dict[str, Value], bool]]] = {}
+        #: functions whose own analysis started from the join of calls that hand them different
+        #: values, or from a literal a call hands them (which that analysis does not use to
+        #: choose branches): what their calls hand on may come from paths no one call takes
+        self._joined_differing_calls: set[cst.FunctionDef] = set()
+        #: per function that had its own analysis: its class, the state of the function around
+        #: it (a nested one), and the arguments its analysis started from
+        self._analysed_as: dict[cst.FunctionDef, tuple[Optional[ClassInfo], Optional[State], dict[str, Value]]] = {}
+        #: the call whose arguments the reporting pass under way runs its function on (a pass of
+        #: one call site, see Summaries._specialise_by_call_site); None for every other pass
+        self.call_context: Optional[cst.Call] = None
         self._called: Optional[frozenset[str]] = None
         #: per function: its body's text, for the two parameter scans below (cut from the
         #: file's text when it can be, see function_text; once per function either way)
@@ -255,6 +269,7 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         while self._pending:
             function, class_info, enclosing = self._pending.pop(self._next_pending())
             self._analyse_function(function, class_info, enclosing)
+        self._specialise_by_call_site()
 
     @property
     def current_function(self) -> FunctionContext:
@@ -453,8 +468,22 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
                 state[bound] = Value(Kind.REF, qualname=f"{base}.{name}")
 
     def _known_truth(self, test: cst.BaseExpression, state: State) -> Optional[bool]:
-        """The truth of a condition built from names bound to ``True``/``False`` with ``not``,
-        ``and``, ``or`` (None when any part that decides it is not such a literal)."""
+        """The truth of a condition built from names bound to ``True``/``False``, and from
+        comparisons of a name bound to a string with a string (``output_type == "np"``), with
+        ``not``, ``and``, ``or`` (None when any part that decides it is not such a literal)."""
+        if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(test.left, cst.Name):
+            target = test.comparisons[0]
+            value = state.get(test.left.value)
+            if value is None or value.kind != Kind.STR or not isinstance(value.literal, str):
+                return None
+            other = string_value(target.comparator) if isinstance(target.comparator, cst.SimpleString) else None
+            if not isinstance(other, str):
+                return None
+            if isinstance(target.operator, cst.Equal):
+                return value.literal == other
+            if isinstance(target.operator, cst.NotEqual):
+                return value.literal != other
+            return None
         if isinstance(test, cst.Name):
             value = state.get(test.value)
             return value.literal if value is not None and value.kind == Kind.NUMBER and isinstance(value.literal, bool) else None
@@ -501,8 +530,9 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
             current = state.get(name, UNKNOWN)
             if current.kind == Kind.UNKNOWN and isinstance(current.info, TensorOrNone):
                 (else_state if none_branch else body_state)[name] = current.info.tensor
-        if impossible is None and self._inline_depth > 0:
-            # summarising a helper on its caller's arguments: `if use_real:` with the caller's
+        if impossible is None and (self._inline_depth > 0 or self.call_context is not None):
+            # summarising a helper on its caller's arguments, or running it on one call's (see
+            # Summaries._specialise_by_call_site): `if use_real:` with the caller's
             # `use_real=False` takes one branch only (the file's own analysis keeps both: a
             # literal flag there is configuration someone flips)
             truth = self._known_truth(node.test, state)
@@ -1381,7 +1411,7 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         elif callee.kind == Kind.FUNCTION and callee.info is CRITERION_BUILDER:
             result = self.criterion(node, args)  # the loss holds the `weight=` it is called with
         elif callee.kind == Kind.FUNCTION and isinstance(callee.info, cst.FunctionDef):
-            result = self._summarise(callee.info, None, None, False, args, state)
+            result = self._summarise(callee.info, None, None, False, args, state, call=node)
             self._escape_into(callee.info, args, state, skip_first=False)
         else:
             result = UNKNOWN

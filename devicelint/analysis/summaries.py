@@ -42,6 +42,12 @@ from devicelint.analysis.values import CPU, MODEL_DEVICE, UNKNOWN, Device, Homog
 
 #: how far down the queue a function that waits for its callers is looked for
 _PENDING_LOOKAHEAD = 200
+#: passes of one call site (see Summaries._specialise_by_call_site): at most this many per
+#: function beyond its joined analysis, this many per file, and only for bodies up to this
+#: many characters
+_CALL_SITE_PASSES_PER_FUNCTION = 3
+_CALL_SITE_PASSES_PER_FILE = 12
+_CALL_SITE_BODY_LIMIT = 6000
 #: identifiers, and the names ``def`` gives (see Summaries._init_only_helpers)
 _WORD = re.compile(r"[A-Za-z_]\w*")
 _DEFINED = re.compile(r"\bdef\s+([A-Za-z_]\w*)")
@@ -129,8 +135,7 @@ class Summaries(ParameterUses):
                     break
                 value = join(value, other[name])
             else:
-                # an object of unknown kind placed on a device (`input_.to("cuda")`) is there
-                if value.kind != Kind.UNKNOWN or constructions.is_construction(value) or value.device is not None:
+                if _is_informative(value):
                     bound[name] = value
         return bound
 
@@ -219,6 +224,29 @@ class Summaries(ParameterUses):
         for param in [*params.posonly_params, *params.params, *params.kwonly_params, params.star_arg, params.star_kwarg]:
             if isinstance(param, cst.Param) and param.default is not None:
                 self.eval(param.default, self.module_state)
+        # a nested function's free names come from the function around it, its parameters from
+        # the calls the file makes of it - also where the function around it returns it as a
+        # closure (`validate = make_validate_fnc(model)`, then `validate(X_test)`)
+        bound = self._bound_by_callers(node)
+        self._analysed_as[node] = (class_info, enclosing, bound)
+        sites = self._call_sites.get(node) or ()
+        if len({_values_given(site) for site in sites}) > 1 or any(_literal(value) is not None for value in bound.values()):
+            self._joined_differing_calls.add(node)
+        state, self_param = self._run_own_analysis(node, class_info, enclosing, bound)
+        self.function_states[node] = state
+        if class_info is not None and node.name.value == "__init__" and self_param is not None:
+            prefix = self_param.name.value + "."
+            for key, value in state.items():
+                if key.startswith(prefix) and "." not in key[len(prefix):]:
+                    class_info.attributes[key[len(prefix):]] = value
+            class_info.init_analysed = True
+
+    def _run_own_analysis(
+        self, node: cst.FunctionDef, class_info: Optional[ClassInfo], enclosing: Optional[State], bound: dict[str, Value]
+    ) -> tuple[State, Optional[cst.Param]]:
+        """A reporting pass over the function's body, its parameters bound to ``bound``: the
+        state it leaves, and its ``self`` parameter (None for a free function)."""
+        params = node.params
         positional = [*params.posonly_params, *params.params]
         is_method = class_info is not None and not is_static_or_class_method(node)
         self_param = positional[0] if is_method and positional else None
@@ -230,22 +258,91 @@ class Summaries(ParameterUses):
             else:
                 self_value = Value(Kind.UNKNOWN, info=class_info)
             attributes_of = class_info if node.name.value != "__init__" else None
-        # a nested function's free names come from the function around it, its parameters from
-        # the calls the file makes of it - also where the function around it returns it as a
-        # closure (`validate = make_validate_fnc(model)`, then `validate(X_test)`)
-        bound = self._bound_by_callers(node)
         state = self._parameter_state(node, self_param, self_value, attributes_of, bound, use_defaults=False)
         if enclosing is not None:
             enclosing = self._enclosing_state(node, enclosing)
         with self._running(node, class_info, enclosing):
             self.exec_block(helpers.body_statements(node), state)
-        self.function_states[node] = state
-        if class_info is not None and node.name.value == "__init__" and self_param is not None:
-            prefix = self_param.name.value + "."
-            for key, value in state.items():
-                if key.startswith(prefix) and "." not in key[len(prefix):]:
-                    class_info.attributes[key[len(prefix):]] = value
-            class_info.init_analysed = True
+        return state, self_param
+
+    def _specialise_by_call_site(self) -> None:
+        """A function whose calls hand it values placed differently - one a model moved to the
+        run's device, another one rebuilt on the CPU; one a host tensor, another a moved one -
+        starts its analysis from their join, which keeps the accelerator and forgets the host
+        (or forgets both): inside it the rules cannot see the call that mixes devices. Once every
+        function has had its analysis, such a function gets one more reporting pass per call
+        that binds a parameter placed otherwise than that analysis started from (a few per
+        function and per file; small functions only). These passes tell only the rules that
+        weigh where values are (Rule.follows_call_sites), their findings name the call, and
+        they leave the function's state, the file's facts and the class's attributes as the
+        joined pass left them. The calls such a pass makes are call sites too: a host tensor
+        handed down a chain of helpers is followed to where it meets the model."""
+        passes_left = _CALL_SITE_PASSES_PER_FILE
+        tried: dict[cst.FunctionDef, set[frozenset]] = {}
+        looked_at: dict[cst.FunctionDef, int] = {}
+        progress = True
+        while progress and passes_left > 0:
+            progress = False
+            for function in list(self._site_calls):
+                analysed = self._analysed_as.get(function)
+                if analysed is None or function.name.value == "__init__":
+                    continue  # a constructor's attributes are every method's: not specialised
+                class_info, enclosing, joined = analysed
+                placements = tried.setdefault(function, {_placements(joined)})
+                sites = self._site_calls[function]
+                start = looked_at.get(function, 0)
+                looked_at[function] = len(sites)
+                for call, site, mixed in sites[start:]:
+                    if passes_left <= 0 or len(placements) > _CALL_SITE_PASSES_PER_FUNCTION:
+                        break
+                    if mixed:
+                        continue  # made where calls that disagree were joined: no one call's values
+                    bound = _informative(site)
+                    key = _placements(bound)
+                    if key in placements or not _placed_otherwise(bound, joined):
+                        continue
+                    if len(self._body_text(function)) > _CALL_SITE_BODY_LIMIT:
+                        break  # a large body costs too much to run again
+                    placements.add(key)
+                    passes_left -= 1
+                    progress = True
+                    self._run_at_call_site(function, class_info, enclosing, site, call)
+
+    def _defaults_left(self, function: cst.FunctionDef, site: dict[str, Value]) -> dict[str, Value]:
+        """The defaults of the parameters one call leaves out (``output_type="np"``): what that
+        call runs the function on, where they tell more than its body does."""
+        params = function.params
+        left: dict[str, Value] = {}
+        for param in [*params.posonly_params, *params.params, *params.kwonly_params]:
+            if param.default is not None and param.name.value not in site:
+                value = self.eval(param.default, self.module_state)
+                if _is_informative(value):
+                    left[param.name.value] = value
+        return left
+
+    def _run_at_call_site(
+        self,
+        function: cst.FunctionDef,
+        class_info: Optional[ClassInfo],
+        enclosing: Optional[State],
+        site: dict[str, Value],
+        call: cst.Call,
+    ) -> None:
+        """One reporting pass of ``function`` on what ``call`` hands it (``site``; see
+        _specialise_by_call_site); what the joined pass left is kept."""
+        bound = _informative(site)
+        saved_facts = self.facts.snapshot()
+        saved_writes = self.attribute_writes.pop(function, None)
+        self.call_context = call
+        try:
+            self._run_own_analysis(function, class_info, enclosing, {**self._defaults_left(function, site), **bound})
+        finally:
+            self.call_context = None
+            self.facts.restore(saved_facts)
+            if saved_writes is not None:
+                self.attribute_writes[function] = saved_writes
+            else:
+                self.attribute_writes.pop(function, None)
 
     def _enclosing_state(self, nested: cst.FunctionDef, at_definition: State) -> State:
         """The names of the function around ``nested`` as its body sees them: a closure reads
@@ -492,9 +589,9 @@ class Summaries(ParameterUses):
         if receiver.kind != Kind.CLASS and self._overridden_below(info, method):
             result = UNKNOWN  # a subclass here overrides it: which body runs depends on the object
         elif has_decorator(function, "staticmethod"):
-            result = self._summarise(function, None, None, False, args, state)
+            result = self._summarise(function, None, None, False, args, state, call=node)
         elif has_decorator(function, "classmethod"):
-            result = self._summarise(function, owner, Value(Kind.CLASS, info=info), True, args, state)
+            result = self._summarise(function, owner, Value(Kind.CLASS, info=info), True, args, state, call=node)
         elif receiver.kind == Kind.CLASS:
             result = UNKNOWN  # Class.method(obj, ...): an unbound call
         else:
@@ -502,11 +599,11 @@ class Summaries(ParameterUses):
             carried = self._attributes_set_by_caller(info, receiver_key, state) if self.emitting else None
             ran = None
             if receiver_key is not None and self._builds_own_object(receiver_key):
-                ran = self._run_for_init(function, owner, receiver, args, state, receiver_key, carried)
+                ran = self._run_for_init(function, owner, receiver, args, state, receiver_key, carried, node)
             if ran is not None:
                 result = ran
             else:
-                result = self._summarise(function, owner, receiver, True, args, state, carried)
+                result = self._summarise(function, owner, receiver, True, args, state, carried, call=node)
                 if receiver_key is not None:
                     self._forget_what_it_writes(function, receiver_key, state)
             if receiver_key is not None:
@@ -626,15 +723,25 @@ class Summaries(ParameterUses):
         return known
 
     def _note_call_site(
-        self, function: cst.FunctionDef, args: tuple[tuple[cst.Arg, Value], ...], bind_self: bool, carried: Optional[dict[str, Value]]
+        self,
+        function: cst.FunctionDef,
+        args: tuple[tuple[cst.Arg, Value], ...],
+        bind_self: bool,
+        carried: Optional[dict[str, Value]],
+        call: Optional[cst.Call] = None,
     ) -> None:
         """Remember what a reporting pass's call hands the function: its own analysis starts
-        from the join over its calls (see _bound_by_callers)."""
+        from the join over its calls (see _bound_by_callers), and a call that hands it values
+        placed otherwise may get a pass of its own (see _specialise_by_call_site)."""
         site = helpers.bind_arguments(function, args, bind_self)
         if site is not None and carried and site[0] is not None:
             prefix = site[0].name.value + "."
             site = (site[0], {**site[1], **{prefix + attribute: value for attribute, value in carried.items()}})
         self._call_sites.setdefault(function, []).append(site[1] if site is not None else None)
+        if site is not None and call is not None:
+            caller = self.current_function.node
+            mixed = self.call_context is None and caller is not None and caller in self._joined_differing_calls
+            self._site_calls.setdefault(function, []).append((call, site[1], mixed))
 
     def _builds_own_object(self, receiver_key: str) -> bool:
         """Is ``receiver_key`` the ``self`` of an ``__init__`` being analysed (or of a method
@@ -656,6 +763,7 @@ class Summaries(ParameterUses):
         state: State,
         receiver_key: str,
         carried: Optional[dict[str, Value]],
+        call: Optional[cst.Call] = None,
     ) -> Optional[Value]:
         """``self._eval_noise()`` in ``__init__``: the method runs there, on the object being
         built, whether or not it ends in a ``return``. Its body runs silently from the caller's
@@ -673,7 +781,7 @@ class Summaries(ParameterUses):
         if binding is None or binding[0] is None:
             return None
         if self.emitting:
-            self._note_call_site(function, args, True, carried)
+            self._note_call_site(function, args, True, carried, call)
         self._summaries_left -= 1
         self_param, bound = binding
         caller_prefix = receiver_key + "."
@@ -722,13 +830,15 @@ class Summaries(ParameterUses):
         args: tuple[tuple[cst.Arg, Value], ...],
         state: State,
         carried: Optional[dict[str, Value]] = None,
+        call: Optional[cst.Call] = None,
     ) -> Value:
         """What a call of a function of this file returns, given the caller's arguments: its body
         run silently on them (see devicelint.analysis.helpers). ``carried``: the ``self.*``
         attributes the caller set, which the callee's own analysis starts from (see
-        _attributes_set_by_caller)."""
+        _attributes_set_by_caller). ``call``: the call itself, where there is one to name (see
+        _specialise_by_call_site)."""
         if self.emitting:
-            self._note_call_site(function, args, bind_self, carried)
+            self._note_call_site(function, args, bind_self, carried, call)
         if self._inline_depth >= helpers.MAX_DEPTH or function in self._inlining:
             return UNKNOWN
         summarisable, falls_off, _ = self._facts_of(function)
@@ -1052,6 +1162,63 @@ class Summaries(ParameterUses):
     def _places_data(self, info: ClassInfo) -> bool:
         text = "".join(self._definition_text(method) for name, method in info.methods.items() if name in ("__getitem__", "__iter__", "__init__"))
         return bool(_PLACEMENT_TEXT.search(text)) or any(self._places_data(base) for base in info.bases)
+
+
+def _is_informative(value: Value) -> bool:
+    """Does a call's argument tell its parameter more than the function's own body does? An
+    object of unknown kind does only where it was placed on a device (`input_.to("cuda")`) or
+    built by a constructor not told one."""
+    return value.kind != Kind.UNKNOWN or constructions.is_construction(value) or value.device is not None
+
+
+def _informative(site: dict[str, Value]) -> dict[str, Value]:
+    return {name: value for name, value in site.items() if _is_informative(value)}
+
+
+def _placement(value: Optional[Value]) -> tuple[Kind, Optional[str]]:
+    """What a parameter's value is, as far as placing it goes: its kind, and whether it is on
+    the host, on a device that can be the accelerator (only where the analysis says so), or
+    neither known. A tensor the caller was itself handed (``follows(x, argument=True)``) is
+    wherever its own caller put it: not known here (a pass of that caller's calls, with what
+    they hand it, follows the chain)."""
+    if value is None:
+        return Kind.UNKNOWN, None
+    device = value.device
+    if device is None or device.is_symbolic and device.argument:
+        return value.kind, None
+    if device.is_cpu:
+        return value.kind, "host"
+    if device.may_be_accelerator:
+        return value.kind, "accelerator"
+    return value.kind, device.kind
+
+
+def _values_given(site: Optional[dict[str, Value]]) -> Optional[frozenset]:
+    """What a call hands a function, as far as its analysis can tell calls apart: placements
+    and literals (``output_type="pt"``)."""
+    if site is None:
+        return None
+    return frozenset((name, _placement(value), _literal(value)) for name, value in site.items())
+
+
+def _literal(value: Value) -> object:
+    """The string or flag a value is known to be, if any: what a pass on one call's values
+    chooses branches by (see FlowAnalyzer._known_truth)."""
+    return value.literal if isinstance(value.literal, (str, bool)) else None
+
+
+def _placements(bound: dict[str, Value]) -> frozenset:
+    return frozenset((name, _placement(value)) for name, value in bound.items())
+
+
+def _placed_otherwise(site: dict[str, Value], joined: dict[str, Value]) -> bool:
+    """Does a call hand some parameter a value whose placement is known and is not the one the
+    function's joined analysis started from?"""
+    for name, value in site.items():
+        placement = _placement(value)
+        if placement[1] is not None and placement != _placement(joined.get(name)):
+            return True
+    return False
 
 
 def _dataclass_fields_given(info: ClassInfo, args: tuple[tuple[cst.Arg, Value], ...]) -> Optional[tuple[tuple[str, Value], ...]]:

@@ -47,6 +47,10 @@ class Rule:
     #: codes of rules whose finding on the very same span says it better: this rule's finding
     #: there is dropped (one expression, one finding)
     yields_to: ClassVar[tuple[str, ...]] = ()
+    #: the rule weighs where values are, so it also hears the passes that run a function on
+    #: what one of its calls hands it (see Summaries._specialise_by_call_site); its findings
+    #: there name that call. Rules that weigh the code's shape hear each body once
+    follows_call_sites: ClassVar[bool] = False
 
     def __init__(self, ctx: "RuleContext") -> None:
         self.ctx = ctx

@@ -59,6 +59,7 @@ class MixedDeviceOp(Rule):
     code = "DL201"
     name = "mixed-device-op"
     severity = Severity.ERROR
+    follows_call_sites = True
     summary = "An operation whose tensor operands are known to live on different devices."
     #: an index op whose index sits on another device than the tensor it indexes: DL207 says so
     yields_to = ("DL207",)
@@ -100,6 +101,12 @@ class MixedDeviceOp(Rule):
         "import torch\nfrom torch.utils.data import DataLoader\n"
         "for x, y in DataLoader(ds, batch_size=8):\n    if gpu:\n        x = x.cuda()\n        y = y.cuda()\n"
         "    elif mps:\n        y = y.to('mps')\n        continue\n    z = torch.cat([x, y])\n",
+        # every call of the shared helper hands it a model on the run's device
+        "import torch\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+        "def evaluate(model, x, device):\n    return model(x.unsqueeze(0).to(device))\n"
+        "def train(x):\n    model = torch.nn.Linear(4, 2).to(device)\n    return evaluate(model, x, device)\n"
+        "def validate(x):\n    model = torch.nn.Linear(4, 2)\n    model.load_state_dict(torch.load('w.pt', map_location='cpu'))\n"
+        "    model.to(device)\n    return evaluate(model, x, device)\n",
     )
     invalid = (
         # an exporter traces the module on example inputs: a UNet left on the CPU, kept in a
@@ -115,6 +122,15 @@ class MixedDeviceOp(Rule):
             "import torch\nfrom torch import nn\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
             "net = nn.Linear(4, 2)\nexample = torch.randn(1, 4).to(device)\n"
             "traced = torch.jit.trace(net, example)  # expect: DL201\n"
+        ),
+        # one call of the shared helper hands it a model moved to the run's device, another one
+        # rebuilt on the CPU: the helper's own pass of that call mixes them
+        Example(
+            "import torch\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+            "def evaluate(model, x, device):\n    return model(x.unsqueeze(0).to(device))  # expect: DL201\n"
+            "def train(x):\n    model = torch.nn.Linear(4, 2).to(device)\n    return evaluate(model, x, device)\n"
+            "def validate(x):\n    model = torch.nn.Linear(4, 2)\n    model.load_state_dict(torch.load('w.pt', map_location='cpu'))\n"
+            "    return evaluate(model, x, device)\n"
         ),
         # a head of the file handed host labels: the loss in its forward fails, reported there
         # (transformers' GPT-J sequence classification)
@@ -220,7 +236,8 @@ class MixedDeviceOp(Rule):
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)
         #: module calls of the file's own classes whose input conflicts with the module
-        self._handed_to_forward: list[tuple[CallEvent, cst.Arg, Value, cst.FunctionDef, str]] = []
+        #: (with the call whose pass met it, in a pass of one call site)
+        self._handed_to_forward: list[tuple[CallEvent, cst.Arg, Value, cst.FunctionDef, str, Optional[cst.Call]]] = []
         #: (forward, parameter) -> the operations there where it meets the model's tensors (and what it meets)
         self._parameter_meetings: dict[tuple[cst.FunctionDef, str], dict[cst.CSTNode, tuple[cst.BaseExpression, cst.BaseExpression]]] = {}
 
@@ -267,18 +284,19 @@ class MixedDeviceOp(Rule):
             if forward is not None and parameter is not None:
                 # the file's own `forward` may show where the input meets the model's tensors:
                 # decided once the file is analysed (a forward may run after its callers)
-                self._handed_to_forward.append((event, arg, value, forward[0], parameter))
+                self._handed_to_forward.append((event, arg, value, forward[0], parameter, self.ctx.call_context))
             else:
                 self._report_module_input(event, arg, value)
             return
 
-    def _report_module_input(self, event: CallEvent, arg: cst.Arg, value: Value) -> None:
-        if self._report_at_rebuild(event, arg.value, value):
+    def _report_module_input(self, event: CallEvent, arg: cst.Arg, value: Value, called_from: Optional[cst.Call] = None) -> None:
+        if self._report_at_rebuild(event, arg.value, value, called_from):
             return
         self.ctx.report(
             event.node,
             f"`{self.ctx.source_of(event.callee_node)}` has its parameters {where(event.callee, self.ctx)}, but its input "
             f"`{self.ctx.source_of(arg.value)}` is {where(value, self.ctx)}",
+            called_from=called_from,
         )
 
     def _note_parameter_meetings(self, node: cst.CSTNode, operands: list[tuple[cst.BaseExpression, Value]]) -> None:
@@ -301,8 +319,8 @@ class MixedDeviceOp(Rule):
                     break
 
     def finish(self) -> None:
-        for event, arg, value, forward, parameter in self._handed_to_forward:
-            if self._report_at_rebuild(event, arg.value, value):
+        for event, arg, value, forward, parameter, called_from in self._handed_to_forward:
+            if self._report_at_rebuild(event, arg.value, value, called_from):
                 continue  # the model is what was left behind, not the input
             # PyTorch lets a 0-dim CPU tensor meet a GPU one: the operand must have a dimension
             failing = [
@@ -311,11 +329,13 @@ class MixedDeviceOp(Rule):
                 if _rank_after(operand) is True or _rank_after(operand) is None and value.scalar is False
             ]
             if not failing:
-                self._report_module_input(event, arg, value)
+                self._report_module_input(event, arg, value, called_from)
             for node, other in failing:
-                self._report_meeting(event, value, parameter, node, other)
+                self._report_meeting(event, value, parameter, node, other, called_from)
 
-    def _report_meeting(self, event: CallEvent, value: Value, parameter: str, node: cst.CSTNode, other: cst.BaseExpression) -> None:
+    def _report_meeting(
+        self, event: CallEvent, value: Value, parameter: str, node: cst.CSTNode, other: cst.BaseExpression, called_from: Optional[cst.Call]
+    ) -> None:
         """``labels`` comes into the file's own ``forward`` on the CPU and meets the pooled
         logits there: reported where it fails, naming the call that handed it in."""
         self.ctx.report(
@@ -324,9 +344,10 @@ class MixedDeviceOp(Rule):
             f"and here meets `{self.ctx.source_of(other)}`, which is where the model's parameters are, "
             f"{where(event.callee, self.ctx)}: move `{parameter}` to that device here, or at the call",
             related=((event.node, f"`{parameter}` is handed to the model here"),),
+            called_from=called_from,
         )
 
-    def _report_at_rebuild(self, event: CallEvent, input_node: cst.BaseExpression, value: Value) -> bool:
+    def _report_at_rebuild(self, event: CallEvent, input_node: cst.BaseExpression, value: Value, called_from: Optional[cst.Call] = None) -> bool:
         """A model the file rebuilt on the host in place of a moved one (``model = Net(args)``
         after ``model = Net(args).to(args.device)``), never moved since, called on an input on
         the accelerator: the move it forgot belongs where it is rebuilt, as it was on the model
@@ -341,6 +362,7 @@ class MixedDeviceOp(Rule):
             f"{where(rebuilt.replaced, self.ctx)}: at line {self.ctx.line(event.node)} it is called on "
             f"`{self.ctx.source_of(input_node)}`, {where(value, self.ctx)}; move the new one here as well",
             related=((event.node, f"`{self.ctx.source_of(input_node)}` meets the model rebuilt on the CPU here"),),
+            called_from=called_from,
         )
         return True
 

@@ -58,6 +58,7 @@ class InputNotMoved(Rule):
     code = "DL203"
     name = "input-not-moved"
     severity = Severity.ERROR
+    follows_call_sites = True
     summary = "A model moved to a device is called on batches that never were."
     valid = (
         # a list moved entry by entry; and one whose other entries were moved: the lengths stay

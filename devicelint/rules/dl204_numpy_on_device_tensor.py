@@ -87,6 +87,7 @@ class NumpyOnDeviceTensor(Rule):
     code = "DL204"
     name = "numpy-on-device-tensor"
     severity = Severity.ERROR
+    follows_call_sites = True
     summary = "`.numpy()` / `np.asarray` on a tensor that lives on a GPU."
     fix_safety = "safe"
     valid = (
@@ -212,6 +213,8 @@ class NumpyOnDeviceTensor(Rule):
             return
         for arg, value in event.args:
             if helpers.numpy_reads(event.qualname, arg.keyword.value if arg.keyword is not None else None) and _on_accelerator(value):
+                if self._said_at_the_call(arg.value):
+                    return
                 put_by = _appended_metric(value)
                 if put_by is not None:
                     self._report_append(put_by, event, arg.value)
@@ -224,6 +227,15 @@ class NumpyOnDeviceTensor(Rule):
                     fix=fix,
                 )
                 return
+
+    def _said_at_the_call(self, read: cst.BaseExpression) -> bool:
+        """In a pass of one call of the function (see Rule.follows_call_sites), numpy reads a
+        parameter as it came in: that call is where this rule reports it (the helper hands it
+        to numpy, see _handed_to_numpy_by_helper) - one bug, one finding."""
+        function = self.ctx.current_function.node
+        if self.ctx.call_context is None or function is None:
+            return False
+        return self.ctx.analyzer.parameter_read_unchanged(function, read) is not None
 
     def _report_append(self, put_by: cst.CSTNode, event: CallEvent, list_node: cst.BaseExpression) -> None:
         """A 0-dim GPU tensor (a metric) appended to a history list that numpy reads later:

@@ -105,6 +105,7 @@ class IndexDeviceMismatch(Rule):
     code = "DL207"
     name = "index-device-mismatch"
     severity = Severity.ERROR
+    follows_call_sites = True
     summary = "A tensor indexed with an index or mask on a device PyTorch rejects for it."
     valid = (
         # an accelerator tensor indexed with a host index: PyTorch allows it

@@ -1,0 +1,125 @@
+"""A function whose calls hand it values placed differently (a model moved to the run's device
+by one caller, rebuilt on the CPU by another) gets one more reporting pass per such call: the
+rules that weigh where values are see the call that mixes devices, their findings name it, and
+nothing is reported twice or changes what the joined pass left."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from conftest import lint
+from devicelint.analysis.flow import FlowAnalyzer
+from devicelint.analysis.values import Kind
+
+_EVALUATE = (
+    "import torch\n"  # 1
+    "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"  # 2
+    "def evaluate(model, x, device):\n"  # 3
+    "    return model(x.unsqueeze(0).to(device))\n"  # 4
+    "def train(x):\n"  # 5
+    "    model = torch.nn.Linear(4, 2).to(device)\n"  # 6
+    "    return evaluate(model, x, device)\n"  # 7
+    "def validate(x):\n"  # 8
+    "    model = torch.nn.Linear(4, 2)\n"  # 9
+    "    model.load_state_dict(torch.load('w.pt', map_location='cpu'))\n"  # 10
+)
+
+
+def test_helper_called_with_a_moved_and_a_cpu_model_is_reported_naming_the_cpu_call():
+    findings = lint(_EVALUATE + "    return evaluate(model, x, device)\n")
+    assert [(f.code, f.line) for f in findings] == [("DL201", 4)]
+    assert "has its parameters on the CPU" in findings[0].message
+    assert findings[0].message.endswith("(when called from line 11)")
+
+
+def test_helper_whose_every_call_moves_the_model_stays_quiet():
+    assert lint(_EVALUATE + "    model.to(device)\n    return evaluate(model, x, device)\n") == []
+
+
+def test_the_helper_keeps_the_state_of_its_joined_pass():
+    module = cst.parse_module(_EVALUATE + "    return evaluate(model, x, device)\n")
+
+    class Sink:
+        def __getattr__(self, name):
+            return lambda *args: None
+
+    analyzer = FlowAnalyzer(module, Sink(), module.code_for_node)
+    analyzer.run()
+    evaluate = next(node for node in module.body if isinstance(node, cst.FunctionDef) and node.name.value == "evaluate")
+    model = analyzer.function_states[evaluate]["model"]
+    # the join of the moved model and the CPU one: where a GPU run may take it
+    assert model.kind == Kind.MODULE and model.device is not None and model.device.may_be_accelerator
+    assert analyzer.call_context is None
+
+
+def test_a_finding_every_call_gives_is_reported_once_without_naming_a_call():
+    code = (
+        "import torch\n"  # 1
+        "def evaluate(model, x):\n"  # 2
+        "    y = model(x.unsqueeze(0))\n"  # 3
+        "    return y.sum() + torch.ones(2, device='cuda') * torch.ones(2, device='cuda').cpu()\n"  # 4
+        "a = evaluate(torch.nn.Linear(4, 2).cuda(), torch.ones(4, device='cuda'))\n"  # 5
+        "b = evaluate(torch.nn.Linear(4, 2), torch.ones(4))\n"  # 6
+    )
+    findings = lint(code)
+    assert [(f.code, f.line, f.column) for f in findings] == [("DL201", 4, 22)]
+    assert "when called from" not in findings[0].message
+
+
+def test_rules_that_weigh_the_code_shape_hear_each_body_once():
+    # DL302 (a hard-coded device) is no rule of values: the pass of the CPU call adds nothing
+    code = _EVALUATE.replace("x.unsqueeze(0).to(device)", "x.unsqueeze(0).to('cuda')") + "    return evaluate(model, x, device)\n"
+    findings = lint(code)
+    assert all("when called from" not in f.message for f in findings if f.code != "DL201")
+    assert len({(f.code, f.line, f.column) for f in findings}) == len(findings)
+
+
+_POSITIONS = (
+    "import numpy as np\n"  # 1
+    "import torch\n"  # 2
+    "def embed_np(pos):\n"  # 3
+    "    return np.sin(pos)\n"  # 4
+    "def embed(pos, output_type='np'):\n"  # 5
+    "    if output_type == 'np':\n"  # 6
+    "        return embed_np(pos)\n"  # 7
+    "    return torch.sin(pos)\n"  # 8
+    "def caller(n, device):\n"  # 9
+    "    grid = torch.arange(n, device=device)\n"  # 10
+)
+
+
+def test_a_call_whose_literal_rules_out_a_branch_hands_nothing_on_from_it():
+    # the call hands `output_type="pt"`: the numpy branch never sees the tensor on the device
+    code = _POSITIONS + "    return embed(grid, output_type='pt')\nembed(np.arange(4))\ncaller(4, torch.device('cuda'))\n"
+    assert [f for f in lint(code) if f.code == "DL204"] == []
+
+
+def test_a_call_that_leaves_the_literal_to_its_default_takes_that_branch():
+    code = _POSITIONS + "    return embed(grid)\nembed(np.arange(4))\ncaller(4, torch.device('cuda'))\n"
+    findings = [f for f in lint(code) if f.code == "DL204"]
+    # reported once, at the call that hands the GPU tensor to the helper reading it with numpy
+    assert [f.line for f in findings] == [7]
+    assert findings[0].message.endswith("(when called from line 11)")
+
+
+def test_a_helper_summarised_on_a_string_its_caller_hands_takes_one_branch():
+    code = (
+        "import numpy as np\nimport torch\n"
+        "def make(n, device, output_type='np'):\n"
+        "    if output_type == 'np':\n        return np.zeros(n)\n"
+        "    return torch.zeros(n, device=device)\n"
+        "def caller(device):\n    table = make(4, device, output_type='pt')\n    other = make(4, device)\n"
+        "caller(torch.device('cuda'))\n"
+    )
+    module = cst.parse_module(code)
+
+    class Sink:
+        def __getattr__(self, name):
+            return lambda *args: None
+
+    analyzer = FlowAnalyzer(module, Sink(), module.code_for_node)
+    analyzer.run()
+    caller = next(node for node in module.body if isinstance(node, cst.FunctionDef) and node.name.value == "caller")
+    state = analyzer.function_states[caller]
+    assert state["table"].kind == Kind.TENSOR and state["table"].device is not None and state["table"].device.may_be_accelerator
+    assert state["other"].kind != Kind.TENSOR  # the default "np" takes the numpy branch, or both
