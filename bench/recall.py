@@ -131,7 +131,7 @@ class Report:
             batch = _batch_of(marker.path)
             totals[batch] += 1
             caught[batch] += marker.caught
-        return [(batch, totals[batch], caught[batch]) for batch in sorted(totals)]
+        return [(batch, totals[batch], caught[batch]) for batch in sorted(totals, key=_batch_order)]
 
     def missed(self) -> list[Marker]:
         return [marker for marker in self.markers if not marker.caught]
@@ -164,9 +164,18 @@ def selected_rules(select: Optional[Sequence[str]] = None, extend_select: Sequen
 
 
 def _batch_of(path: str) -> str:
-    """``bench/realbugs/401_x.py`` -> "4xx"; a name without a leading number -> "other"."""
+    """``bench/realbugs/401_x.py`` -> "4xx", ``1003_x.py`` -> "10xx"; a name without a leading number -> "other"."""
     name = Path(path).name
-    return f"{name[0]}xx" if name[:3].isdigit() else "other"
+    digits = len(name) - len(name.lstrip("0123456789"))
+    if digits < 3:
+        return "other"
+    return f"{int(name[:digits]) // 100}xx"  # 1003_x.py -> "10xx"
+
+
+def _batch_order(batch: str) -> tuple[int, str]:
+    """Batches in collection order: "9xx" before "10xx", "other" last."""
+    number = batch[:-2]
+    return (int(number), batch) if number.isdigit() else (1 << 30, batch)
 
 
 def batch_labels(path: Path = BATCHES) -> dict[str, str]:
