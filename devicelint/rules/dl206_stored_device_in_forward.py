@@ -20,13 +20,15 @@ class StoredDeviceInForward(Rule):
     ## What it does
     Flags the `forward` of an `nn.Module` subclass that creates a tensor with
     `device=self.device` or moves one with `.to(self.device)`, where `self.device` (or another `self.*device` attribute) is a plain
-    attribute stored in `__init__` - from an argument or a config - and the method has an input
-    to take the device from. A `device` property derived from the parameters, as many libraries
-    define it, is not a stored attribute and is left alone, as is an attribute that another
-    method updates, and a module whose `__init__` (or that of a module class of the file it
-    builds) places weights itself (`nn.Linear(...).to(device)`, `self.to(self.device)`): for a
-    model-parallel shard or a model that moves itself at construction, the stored device is
-    where its weights are.
+    attribute stored in `__init__` (its own or a base's) - from an argument or a config - and
+    the method has an input to take the device from. A `device` property derived from the
+    parameters, as many libraries define it, is not a stored attribute and is left alone, as is
+    an attribute that another method updates, and a module whose `__init__` (or that of a
+    module class of the file it builds) places weights itself (`nn.Linear(...).to(device)`,
+    `self.to(self.device)`): for a model-parallel shard or a model that moves itself at
+    construction, the stored device is where its weights are - unless the file moves the object
+    again after building it (`loss = SOTLoss(); loss.to(device)`), or the model that builds it
+    as a submodule, which leaves the stored device stale.
 
     ## Why is this bad?
     The stored device is where the module was meant to run when it was built, not where its
@@ -82,6 +84,15 @@ class StoredDeviceInForward(Rule):
         "    def __call__(self, x):\n        return torch.ones(3, device=self.device)\n",
     )
     invalid = (
+        # placed at construction on the stored device, then moved by its user: the stored device
+        # is stale (spectral optimal transport's loss, whose base class stores the device)
+        Example(
+            "import torch\nfrom torch import nn\nclass Base(nn.Module):\n    def __init__(self, device='cpu'):\n        super().__init__()\n"
+            "        self.device = device\nclass SOTLoss(Base):\n    def __init__(self, device='cpu'):\n        super().__init__(device)\n"
+            "        self.proj = nn.Linear(4, 4)\n        self.to(device)\n    def forward(self, x):\n"
+            "        x = x.to(self.device)  # expect: DL206\n        return self.proj(x).mean()\n"
+            "loss_fn = SOTLoss()\nloss_fn.to('cuda' if torch.cuda.is_available() else 'cpu')\n"
+        ),
         Example(
             "import torch\nfrom torch import nn\nclass Decoder(nn.Module):\n    def __init__(self, config):\n        super().__init__()\n"
             "        self.device = config.device\n    def forward(self, x):\n"
@@ -113,14 +124,68 @@ class StoredDeviceInForward(Rule):
         if stored is None or _updated_elsewhere(class_info, attribute):
             return
         if self._placed_at_construction(class_info):
-            return  # a model-parallel shard: its weights are where its stored device says
+            # a model-parallel shard: its weights are where its stored device says - unless the
+            # file moves the object after building it (decided once every construction is seen)
+            self._placed_candidates.append((class_info, device_node, stored, inputs[0]))
+            return
+        self._report(device_node, stored, inputs[0])
+
+    def finish(self) -> None:
+        for class_info, device_node, stored, input_name in self._placed_candidates:
+            moved = self._moved_after_construction(class_info)
+            if moved is not None:
+                self._report(device_node, stored, input_name, moved)
+
+    def _report(self, device_node: cst.BaseExpression, stored: cst.CSTNode, input_name: str, moved: Optional[cst.Call] = None) -> None:
         spelled = self.ctx.source_of(device_node)
+        if moved is None:
+            self.ctx.report(
+                device_node,
+                f"`{spelled}` was stored in `__init__` (line {self.ctx.line(stored)}): under DataParallel every replica "
+                f"uses that one device, and after `model.to(...)` it is stale; take the device from the "
+                f"input (`{input_name}.device`)",
+            )
+            return
         self.ctx.report(
             device_node,
-            f"`{spelled}` was stored in `__init__` (line {self.ctx.line(stored)}): under DataParallel every replica "
-            f"uses that one device, and after `model.to(...)` it is stale; take the device from the "
-            f"input (`{inputs[0]}.device`)",
+            f"`{spelled}` was stored in `__init__` (line {self.ctx.line(stored)}), where the module was placed, but the "
+            f"file moves it again (itself or the model that holds it) at line {self.ctx.line(moved)}: from then on the stored device is stale and this "
+            f"moves the input back to it; take the device from the input (`{input_name}.device`)",
+            related=((moved, "moved again here"),),
         )
+
+    def _moved_after_construction(self, class_info: ClassInfo) -> Optional[cst.Call]:
+        """The move the file makes of an object of the class after building it (``loss =
+        SOTLoss(); loss.to(device)``), or of the model that builds it as a submodule."""
+        seen: set[int] = set()
+        pending = [class_info]
+        while pending:
+            current = pending.pop()
+            if id(current) in seen:
+                continue
+            seen.add(id(current))
+            for built in self.ctx.facts.module_constructions.values():
+                info = self._class_built(built)
+                if info is not current and not (info is not None and current in _bases_of(info)):
+                    continue
+                if built.moved_by is not None:
+                    return built.moved_by
+                if built.submodule_of is not None:
+                    pending.append(built.submodule_of)
+        return None
+
+    def _class_built(self, built) -> Optional[ClassInfo]:  # type: ignore[no-untyped-def]
+        """The class whose object a recorded construction builds (the one whose ``__init__`` it runs)."""
+        for info in self.ctx.analyzer.file_classes():
+            if info.methods.get("__init__") is built.init:
+                return info
+        return None
+
+    def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(ctx)
+        #: uses of a stored device in a module placed at construction: (class, the device
+        #: expression, where it was stored, the input to take the device from)
+        self._placed_candidates: list[tuple[ClassInfo, cst.BaseExpression, cst.CSTNode, str]] = []
 
     def _placed_at_construction(self, class_info: ClassInfo) -> bool:
         """Does ``__init__`` (or the ``__init__`` of a class of this file it builds) move
@@ -184,29 +249,46 @@ def _self_attribute(node: cst.BaseExpression, function: cst.FunctionDef) -> Opti
 def _names_a_device(attribute: str, class_info: ClassInfo) -> bool:
     value = class_info.attributes.get(attribute)
     if value is None:
-        return False
+        # set by a base's `__init__` (`super().__init__(device)`)
+        return any(_names_a_device(attribute, base) for base in class_info.bases)
     return value.kind == Kind.DEVICE or attribute == "device" or attribute.endswith("_device")
 
 
 def _stored_at(class_info: ClassInfo, attribute: str) -> Optional[cst.CSTNode]:
-    """The ``self.<attribute> = ...`` statement in the class's own ``__init__``."""
+    """The ``self.<attribute> = ...`` statement in the class's ``__init__``, or in a base's that
+    it hands the value to (``super().__init__(device)``)."""
     init = class_info.methods.get("__init__")
-    if init is None:
-        return None
-    finder = _AssignmentFinder(attribute)
-    init.visit(finder)
-    return finder.node
+    if init is not None:
+        finder = _AssignmentFinder(attribute)
+        init.visit(finder)
+        if finder.node is not None:
+            return finder.node
+    for base in class_info.bases:
+        found = _stored_at(base, attribute)
+        if found is not None:
+            return found
+    return None
+
+
+def _bases_of(class_info: ClassInfo) -> list[ClassInfo]:
+    found: list[ClassInfo] = []
+    for base in class_info.bases:
+        found.append(base)
+        found.extend(_bases_of(base))
+    return found
 
 
 def _updated_elsewhere(class_info: ClassInfo, attribute: str) -> bool:
-    """Another method (an overridden ``to``, a ``set_device``) keeps the attribute current."""
-    for name, method in class_info.methods.items():
-        if name == "__init__":
-            continue
-        finder = _AssignmentFinder(attribute)
-        method.visit(finder)
-        if finder.node is not None:
-            return True
+    """Another method (an overridden ``to``, a ``set_device``), of the class or a base, keeps
+    the attribute current."""
+    for owner in (class_info, *_bases_of(class_info)):
+        for name, method in owner.methods.items():
+            if name == "__init__":
+                continue
+            finder = _AssignmentFinder(attribute)
+            method.visit(finder)
+            if finder.node is not None:
+                return True
     return False
 
 
