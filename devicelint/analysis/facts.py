@@ -50,6 +50,9 @@ class ClassInfo:
     #: a ``multiprocessing.Process`` subclass (directly or through a class of the file): its
     #: ``run()`` runs in a child process
     is_process: bool = False
+    #: a ``torch.optim.Optimizer`` subclass: its methods work on the parameters it was given,
+    #: which are wherever the model is
+    is_optimizer: bool = False
     #: a Dataset class whose items are dicts: the keys its ``__getitem__`` fills with Python
     #: strings (default collation makes each a list of strings); None until computed
     item_text_keys: Optional[tuple[str, ...]] = None

@@ -762,6 +762,7 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
             methods=methods,
             diffusers_pipeline=pipeline,
             is_process=any(q in api.PROCESS_CLASSES for q in qualnames) or any(info.is_process for info in base_infos),
+            is_optimizer=any(q in api.OPTIMIZER_BASES for q in qualnames) or any(info.is_optimizer for info in base_infos),
         )
         if not node.bases and "__init__" not in methods and any(
             self.qualname_of(decorator.decorator.func if isinstance(decorator.decorator, cst.Call) else decorator.decorator, state)
@@ -924,7 +925,7 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         value = self.lookup(head, state)
         if value.kind != Kind.REF or value.qualname is None:
             return None
-        return f"{value.qualname}.{rest}" if rest else value.qualname
+        return _through_reexported_torch(f"{value.qualname}.{rest}" if rest else value.qualname)
 
     def _eval_name(self, node: cst.Name, state: State) -> Value:
         name = node.value
@@ -967,7 +968,7 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
             member = self.project_member(base, attribute)
             if member is not None:
                 return member
-            return Value(Kind.REF, qualname=f"{base.qualname}.{attribute}")
+            return Value(Kind.REF, qualname=_through_reexported_torch(f"{base.qualname}.{attribute}"))
         if base.fields is not None:
             carried = base.field_value(attribute)
             if carried is not None:
@@ -1357,7 +1358,7 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
             base = self.eval(func.value, state)
             if base.kind == Kind.REF:
                 member = self.project_member(base, func.attr.value)
-                callee = member if member is not None else Value(Kind.REF, qualname=f"{base.qualname}.{func.attr.value}")
+                callee = member if member is not None else Value(Kind.REF, qualname=_through_reexported_torch(f"{base.qualname}.{func.attr.value}"))
             else:
                 callee = UNKNOWN
                 receiver = base
@@ -1816,3 +1817,11 @@ def _contains_jump(statement: cst.CSTNode) -> bool:
     exits = _Finder(lambda node: isinstance(node, (cst.Return, cst.Raise)))
     statement.visit(exits)
     return exits.found
+
+
+def _through_reexported_torch(qualname: str) -> str:
+    """``torch.sparse.torch.eye`` is ``torch.eye``: torch's submodules ``import torch``, so the
+    package is reachable through them (an old one-hot idiom spells it so)."""
+    if qualname.startswith("torch.") and ".torch." in qualname:
+        return "torch." + qualname.rsplit(".torch.", 1)[1]
+    return qualname

@@ -390,6 +390,8 @@ TORCH_DEVICE = "torch.device"
 
 #: optimizers live under these packages
 OPTIMIZER_PREFIX = "torch.optim."
+#: the base class of optimizers (a subclass's ``step`` updates the model's parameters where they are)
+OPTIMIZER_BASES = frozenset({"torch.optim.Optimizer", "torch.optim.optimizer.Optimizer"})
 
 #: constructors of a random number generator (``torch.Generator(device="cuda")``)
 GENERATOR_CONSTRUCTORS = frozenset({"torch.Generator", "torch._C.Generator"})

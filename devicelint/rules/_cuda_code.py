@@ -18,3 +18,9 @@ CUDA_ONLY_FILE = re.compile(r"torch\.cuda\.(Stream|stream|Event|graph|CUDAGraph)
 def is_cuda_literal(node: cst.BaseExpression) -> bool:
     """Is ``node`` a string literal naming CUDA (``"cuda"``, ``"cuda:0"``)?"""
     return isinstance(node, cst.SimpleString) and CUDA_LITERAL.fullmatch(str(string_value(node))) is not None
+
+
+def is_cuda_literal_label(label: str) -> bool:
+    """Does a device's label (how the source spells it) name CUDA literally: ``"cuda:0"`` as
+    written, or ``cuda`` for a bare ``.cuda()``?"""
+    return CUDA_LITERAL.fullmatch(label.strip("'\"")) is not None

@@ -7,12 +7,13 @@ import libcst as cst
 
 from devicelint.analysis.events import CallEvent
 from devicelint.analysis.names import keyword_arg, positional_args
+from devicelint.analysis.values import Homogeneous, Kind
 from devicelint.findings import Severity
-from devicelint.rules._cuda_code import CUDA_ONLY_FILE, is_cuda_literal
+from devicelint.rules._cuda_code import CUDA_ONLY_FILE, is_cuda_literal, is_cuda_literal_label
 from devicelint.rules.base import Example, Rule
 
 #: an ``if`` test about the size of the data (see _tests_data)
-_DATA_TEST = re.compile(r"\blen\s*\(|\.shape\b|\.numel\s*\(|\.size\s*\(|[!=]=\s*(\[\s*\]|\(\s*\)|\{\s*\})")
+_DATA_TEST = re.compile(r"\blen\s*\(|\.shape\b|\.numel\s*\(|\.size\s*\(|[!=]=\s*(\[\s*\]|\(\s*\)|\{\s*\})|\bis\s+(not\s+)?None\b")
 #: the function asks where it runs before it places anything: a CUDA-only path on purpose
 _CHECKS_DEVICE = re.compile(r"\bis_cuda\b|is_available\s*\(|device_count\s*\(|\.device\.type\b|\.type\s*==|== *['\"]cuda")
 
@@ -23,10 +24,13 @@ class HardcodedCuda(Rule):
     Flags a hard-coded CUDA device - `.cuda()`, `.to("cuda")`, `device="cuda:0"`,
     `torch.device("cuda")` handed to a factory or a move - in code whose other tensors are
     placed by its caller: a method of an `nn.Module` (its parameters, buffers and inputs are on
-    the model's device, wherever the model was put), or a function or method that works on
-    tensors it is handed. A function that asks where it runs first (`x.is_cuda`,
+    the model's device, wherever the model was put), a method of a `torch.optim.Optimizer`
+    subclass (its `step` works on the model's parameters, wherever they are), or a function or
+    method that works on tensors it is handed (unless its calls hand it tensors they put on a
+    CUDA literal themselves). A function that asks where it runs first (`x.is_cuda`,
     `torch.cuda.is_available()`, `x.device.type == "cuda"`) or places the tensor on one branch
-    only (`if self.use_cuda: mask = mask.cuda()`, the program's own choice) is left alone, and so
+    only (`if self.use_cuda: mask = mask.cuda()`, the program's own choice; a branch taken for
+    the data - its size, emptiness or `is None` - is not a choice) is left alone, and so
     is a file written for CUDA alone (streams, CUDA graphs, CUDA extensions, Triton or CuPy
     kernels). `.cuda(args.gpu)` takes its device from configuration and is not flagged.
     Scripts that hard-code CUDA at their top level are DL314's (off by default).
@@ -84,6 +88,30 @@ class HardcodedCuda(Rule):
         "        assert x.device == torch.device('cuda')\n        return x\n",
     )
     invalid = (
+        # a helper over lists of parameters and their saved copies (an accelerated line-search
+        # optimizer): the copies go to GPU 0 whatever GPU the parameters are on
+        Example(
+            "import torch\ndevice = torch.device('cuda:1' if torch.cuda.device_count() > 1 else 'cpu')\n"
+            "def polyak_update(params, saved, momentum):\n    for p, old in zip(params, saved):\n"
+            "        p.data = p.data + momentum * (p.data - old.cuda())  # expect: DL302\n"
+            "params = [torch.randn(4, device=device)]\npolyak_update(params, [p.detach().cpu() for p in params], 0.5)\n"
+        ),
+        # an optimizer's step keeps its state where the parameters are, but hard-codes CUDA
+        # for it (Adam-mini), also under `if p.grad is None:` (a test of the data)
+        Example(
+            "import torch\nfrom torch.optim import Optimizer\nclass AdamMini(Optimizer):\n    def step(self):\n"
+            "        for group in self.param_groups:\n            for p in group['params']:\n                state = self.state[p]\n"
+            "                if len(state) == 0:\n                    state['vmean'] = torch.tensor(0.0).cuda()  # expect: DL302\n"
+            "                if p.grad is None:\n                    state['lr'] = torch.tensor(0.0).cuda()  # expect: DL302\n"
+        ),
+        # a helper of tensor arguments whose caller places them on a device chosen at run time
+        # (jiant's one-hot encoding of predictions)
+        Example(
+            "import torch\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+            "def make_one_hot(batch, depth=2):\n    ones = torch.sparse.torch.eye(depth).cuda()  # expect: DL302\n"
+            "    return ones.index_select(0, batch)\n"
+            "preds = make_one_hot(torch.randint(0, 2, (4,)).to(device))\n"
+        ),
         Example(
             "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def forward(self, proj):\n"
             "        a = torch.randn(proj.size(-1), 8, device='cuda')  # expect: DL302\n        return proj @ a\n"
@@ -117,11 +145,15 @@ class HardcodedCuda(Rule):
         found = _hard_coded_cuda(event)
         if found is None or self._cuda_only_file():
             return
-        if not self.ctx.in_module_method:
+        in_optimizer = self._in_optimizer_method()
+        if not self.ctx.in_module_method and not in_optimizer:
             # outside a module, a helper that moves what it is handed (`def to_gpu(x): return
             # x.cuda()`) is a device choice of its own: only what the function makes counts
             receiver = event.receiver
-            made_here = event.method not in ("cuda", "to") or (receiver is not None and receiver.device is not None and receiver.device.is_cpu)
+            # (a batch drawn from a loader is data the function moves, DL203's and DL311's concern)
+            made_here = event.method not in ("cuda", "to") or (
+                receiver is not None and receiver.kind != Kind.BATCH and receiver.device is not None and receiver.device.is_cpu
+            )
             if not made_here or not self._handed_tensors(event):
                 return
         function = self.ctx.current_function.node
@@ -129,13 +161,29 @@ class HardcodedCuda(Rule):
             _CHECKS_DEVICE.search(self.ctx.analyzer.body_text(function)) or id(event.node) in self._conditional_calls(function)
         ):
             return  # a CUDA path the code chose (`if use_cuda: x = x.cuda()`): DL314's business
-        where = "a module's method" if self.ctx.in_module_method else "a function of tensor arguments"
+        if self.ctx.in_module_method:
+            where = "a module's method, whose other tensors are where its caller put them"
+        elif in_optimizer:
+            where = "an optimizer's method, whose parameters are wherever the model is"
+        else:
+            where = "a function of tensor arguments, whose other tensors are where its caller put them"
         self.ctx.report(
             found,
-            f"CUDA is hard-coded in {where}, whose other tensors are where its caller put them: "
-            "it fails on a CPU run and puts this tensor on GPU 0 whatever GPU the inputs are on; "
-            "use the input's device (`device=x.device`, `.to(x.device)`)",
+            f"CUDA is hard-coded in {where}: "
+            + (
+                "it fails on a CPU run and puts this tensor on GPU 0 whatever GPU the parameters are on; "
+                "use the parameter's device (`device=p.device`, `.to(p.device)`)"
+                if in_optimizer else
+                "it fails on a CPU run and puts this tensor on GPU 0 whatever GPU the inputs are on; "
+                "use the input's device (`device=x.device`, `.to(x.device)`)"
+            ),
         )
+
+    def _in_optimizer_method(self) -> bool:
+        """Is the code being analysed a method (not ``__init__``) of a ``torch.optim.Optimizer``
+        subclass? Its ``step`` works on the parameters it was built with."""
+        context = self.ctx.current_function
+        return context.node is not None and context.class_info is not None and context.class_info.is_optimizer and context.name != "__init__"
 
     def _cuda_only_file(self) -> bool:
         if self._cuda_only is None:
@@ -158,7 +206,11 @@ class HardcodedCuda(Rule):
             return False
         for param in (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params):
             value = self.ctx.analyzer.lookup(param.name.value, event.state)
-            if value.is_tensor_like and (value.device is None or value.device.is_symbolic):
+            if value.kind == Kind.CONTAINER and isinstance(value.info, Homogeneous):
+                value = value.info.element  # a list of tensors (an optimizer's parameter copies)
+            # its calls may hand it a tensor on a device chosen at run time (`x.to(device)`):
+            # only one they place on a CUDA literal themselves agrees with the hard-coded one
+            if value.is_tensor_like and (value.device is None or value.device.is_symbolic or not is_cuda_literal_label(value.device.label)):
                 return True
         return False
 
