@@ -197,6 +197,10 @@ class Summaries(ParameterUses):
                 state[name] = bound[name]
             elif use_defaults and param.default is not None:
                 state[name] = self.eval(param.default, self.module_state)
+            elif param.default is not None and self.qualname_of(param.default, self.module_state) in api.FACTORIES:
+                # `window_fn=torch.hann_window`: a factory handed as a callable, which the
+                # callers that leave it out get
+                state[name] = self.eval(param.default, self.module_state)
             else:
                 value = self._parameter_value(param)
                 if value.kind == Kind.UNKNOWN and name in self._tensor_uses(function, in_module)[0]:

@@ -195,6 +195,18 @@ class UnregisteredTensorAttr(Rule):
         "        self.s = s\n    def forward(self, x):\n        return x * self.s\nm = Scale(torch.tensor(0.5)).cuda()\n",
     )
     invalid = (
+        # a window made by the factory that the constructor takes as a callable's default
+        # (torchaudio's Spectrogram before its windows were buffers)
+        Example(
+            "import torch\nfrom torch import nn\nclass Spectrogram(nn.Module):\n"
+            "    def __init__(self, n_fft=400, window_fn=torch.hann_window):\n        super().__init__()\n"
+            "        self.n_fft = n_fft\n        self.window = window_fn(n_fft)  # expect: DL103\n"
+            "    def forward(self, x):\n        return torch.stft(x, self.n_fft, window=self.window, return_complex=True).abs()\n",
+            "import torch\nfrom torch import nn\nclass Spectrogram(nn.Module):\n"
+            "    def __init__(self, n_fft=400, window_fn=torch.hann_window):\n        super().__init__()\n"
+            "        self.n_fft = n_fft\n        self.register_buffer(\"window\", window_fn(n_fft), persistent=False)  # expect: DL103\n"
+            "    def forward(self, x):\n        return torch.stft(x, self.n_fft, window=self.window, return_complex=True).abs()\n",
+        ),
         # per-feature loss weights converted from an `__init__` argument that the file passes as
         # a list (neural-lam's forecaster)
         Example(
