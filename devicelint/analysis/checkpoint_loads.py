@@ -20,7 +20,7 @@ from typing import Callable, Optional
 import libcst as cst
 
 from devicelint.analysis import helpers
-from devicelint.analysis.names import keyword_arg, positional_args
+from devicelint.analysis.names import positional_args
 from devicelint.analysis.values import NoneOnOneArm, Value, is_none_literal, none_on_one_arm
 
 
