@@ -1950,3 +1950,25 @@ def test_a_dict_of_metrics_remembers_the_gpu_tensor_among_its_numbers():
         assert info.some is not None and info.some.kind == Kind.TENSOR and place(info.some) == "accel", name
         assert isinstance(info.put_by, cst.Name) and info.put_by.value == "acc", name
     assert state["numbers"].info.some is None and state["numbers"].info.put_by is None
+
+
+def test_a_parameter_every_call_leaves_to_its_default_has_it():
+    # robustness-gym's Model: `device=None`, then the run's GPU choice on the None arm
+    analyzer = analyse(
+        "import torch\n"
+        "def place(x, device=None, scale=2):\n"
+        "    device = device if device is not None else ('cuda' if torch.cuda.is_available() else 'cpu')\n"
+        "    return x.to(device) * scale\n"
+        "def fallback(x, device=None):\n"
+        "    device = device or ('cuda' if torch.cuda.is_available() else 'cpu')\n"
+        "    return x.to(device)\n"
+        "def given(x, device=None):\n"
+        "    return x.to(device)\n"
+        "place(torch.zeros(3))\nfallback(torch.zeros(3))\ngiven(torch.zeros(3), torch.device('cpu'))\n"
+    )
+    placed = function_state(analyzer, "place")
+    assert placed["device"].kind == Kind.DEVICE and placed["device"].device.is_accel
+    assert placed["scale"].kind == Kind.NUMBER and placed["scale"].literal == 2
+    assert function_state(analyzer, "fallback")["device"].kind == Kind.DEVICE
+    # a call that gives it: not the default
+    assert place(function_state(analyzer, "given")["x"]) == "cpu"

@@ -1108,6 +1108,8 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
     def _eval_boolean(self, node: cst.BooleanOperation, state: State) -> Value:
         left = self.eval_condition(node.left, state)
         right = self.eval_condition(node.right, state)
+        if isinstance(node.operator, cst.Or) and left.role is Role.NONE_DEFAULT:
+            return right  # `device or ("cuda" if ... else "cpu")` with `device` left at None
         return join(left, right)
 
     def _eval_if_exp(self, node: cst.IfExp, state: State) -> Value:
@@ -1117,6 +1119,9 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
             # `generator.device if generator is not None else device` with a known generator:
             # only one arm can run
             return self.eval(node.orelse if none_checked[1] else node.body, state)
+        if none_checked is not None and self.lookup(none_checked[0], state).role is Role.NONE_DEFAULT:
+            # `device if device is not None else ...` where every call leaves `device` at None
+            return self.eval(node.body if none_checked[1] else node.orelse, state)
         body = self.eval(node.body, state)
         orelse = self.eval(node.orelse, state)
         body_device = self._device_of_value(node.body, body)

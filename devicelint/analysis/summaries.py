@@ -38,7 +38,7 @@ from devicelint.analysis.torch_semantics import (
     is_model_factory,
     spelled,
 )
-from devicelint.analysis.values import CPU, MODEL_DEVICE, UNKNOWN, Device, Homogeneous, Kind, Origin, Role, Value, follows, join
+from devicelint.analysis.values import CPU, MODEL_DEVICE, UNKNOWN, Device, Homogeneous, Kind, Origin, Role, Value, follows, is_none_literal, join
 
 #: how far down the queue a function that waits for its callers is looked for
 _PENDING_LOOKAHEAD = 200
@@ -137,6 +137,18 @@ class Summaries(ParameterUses):
             else:
                 if _is_informative(value):
                     bound[name] = value
+        # a parameter every call leaves to its default has that default (`device=None`, then
+        # `self.device = device if device is not None else ...` takes the other arm)
+        params = function.params
+        for param in [*params.posonly_params, *params.params, *params.kwonly_params]:
+            name = param.name.value
+            if param.default is not None and all(name not in site for site in sites if site is not None):
+                if is_none_literal(param.default):
+                    bound[name] = Value(Kind.NUMBER, role=Role.NONE_DEFAULT)
+                    continue
+                default = self.eval(param.default, self.home_state(function))
+                if default.kind in (Kind.NUMBER, Kind.STR) or default.kind == Kind.REF and default.qualname is not None:
+                    bound[name] = default
         return bound
 
     def is_tensor_parameter(self, param: cst.Param) -> bool:

@@ -272,6 +272,9 @@ class Role(enum.Enum):
     #: a transformers ``BatchEncoding``: a dict of tensors whose entries are attributes too
     #: (``batch.input_ids``); its ``.to(device)`` moves every entry and returns the batch
     TOKENIZED_BATCH = "tokenized batch"
+    #: ``None``, as a parameter's default that every call of the function leaves it at
+    #: (``device=None``): ``device if device is not None else ...`` takes the other arm
+    NONE_DEFAULT = "None by default"
     #: an AllenNLP batch iterator (``BucketIterator(...)``): calling it on instances gives a
     #: loader of host batches (see torch_api.ALLENNLP_ITERATORS_PACKAGE)
     BATCH_ITERATOR = "batch iterator"
