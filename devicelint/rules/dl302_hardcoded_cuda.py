@@ -63,6 +63,10 @@ class HardcodedCuda(Rule):
     severity = Severity.WARNING
     summary = "`.cuda()` / `device=\"cuda\"` hard-coded in a module's methods or a function of tensor arguments, which otherwise run where their inputs are."
     valid = (
+        # a helper of a CUDA script moving the host frames it is handed (dino's video
+        # segmentation evaluation): the script's own placement, DL314's concern
+        "import torch\ndef extract(model, frame):\n    return model(frame.unsqueeze(0).cuda())\n"
+        "model = torch.nn.Linear(4, 2).cuda()\nout = extract(model, torch.rand(4))\n",
         # follows its input
         "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def forward(self, x):\n"
         "        return x + torch.ones(3, device=x.device)\n",
@@ -210,7 +214,9 @@ class HardcodedCuda(Rule):
                 value = value.info.element  # a list of tensors (an optimizer's parameter copies)
             # its calls may hand it a tensor on a device chosen at run time (`x.to(device)`):
             # only one they place on a CUDA literal themselves agrees with the hard-coded one
-            if value.is_tensor_like and (value.device is None or value.device.is_symbolic or not is_cuda_literal_label(value.device.label)):
+            if value.is_tensor_like and (
+                value.device is None or value.device.is_symbolic or value.device.is_accel and not is_cuda_literal_label(value.device.label)
+            ):
                 return True
         return False
 
