@@ -7,7 +7,7 @@ import libcst as cst
 
 from devicelint.analysis.events import CallEvent
 from devicelint.analysis.names import keyword_arg, positional_args
-from devicelint.analysis.values import Homogeneous, Kind
+from devicelint.analysis.values import Homogeneous, Kind, Value
 from devicelint.findings import Severity
 from devicelint.rules._cuda_code import CUDA_ONLY_FILE, is_cuda_literal, is_cuda_literal_label
 from devicelint.rules.base import Example, Rule
@@ -210,12 +210,18 @@ class HardcodedCuda(Rule):
             return False
         for param in (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params):
             value = self.ctx.analyzer.lookup(param.name.value, event.state)
+            # a list of tensors counts by its elements (an optimizer's parameter copies)
             if value.kind == Kind.CONTAINER and isinstance(value.info, Homogeneous):
-                value = value.info.element  # a list of tensors (an optimizer's parameter copies)
+                candidates: tuple[Value, ...] = (value.info.element,)
+            elif value.kind == Kind.CONTAINER and isinstance(value.info, tuple):
+                candidates = tuple(item for item in value.info if isinstance(item, Value))
+            else:
+                candidates = (value,)
             # its calls may hand it a tensor on a device chosen at run time (`x.to(device)`):
             # only one they place on a CUDA literal themselves agrees with the hard-coded one
-            if value.is_tensor_like and (
-                value.device is None or value.device.is_symbolic or value.device.is_accel and not is_cuda_literal_label(value.device.label)
+            if any(
+                item.is_tensor_like and (item.device is None or item.device.is_symbolic or item.device.is_accel and not is_cuda_literal_label(item.device.label))
+                for item in candidates
             ):
                 return True
         return False
