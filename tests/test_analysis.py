@@ -1964,7 +1964,8 @@ def test_a_parameter_every_call_leaves_to_its_default_has_it():
         "    return x.to(device)\n"
         "def given(x, device=None):\n"
         "    return x.to(device)\n"
-        "place(torch.zeros(3))\nfallback(torch.zeros(3))\ngiven(torch.zeros(3), torch.device('cpu'))\n"
+        "def named(x, device='cpu'):\n    return x.to(device)\n"
+        "place(torch.zeros(3))\nfallback(torch.zeros(3))\ngiven(torch.zeros(3), torch.device('cpu'))\nnamed(torch.zeros(3))\n"
     )
     placed = function_state(analyzer, "place")
     assert placed["device"].kind == Kind.DEVICE and placed["device"].device.is_accel
@@ -1972,3 +1973,6 @@ def test_a_parameter_every_call_leaves_to_its_default_has_it():
     assert function_state(analyzer, "fallback")["device"].kind == Kind.DEVICE
     # a call that gives it: not the default
     assert place(function_state(analyzer, "given")["x"]) == "cpu"
+    # a string default may name a device other callers choose otherwise (diffusers'
+    # DiffusionPolicy(device="cpu")): not taken for the program's device
+    assert function_state(analyzer, "named")["device"].kind != Kind.STR

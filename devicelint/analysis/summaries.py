@@ -138,7 +138,8 @@ class Summaries(ParameterUses):
                 if _is_informative(value):
                     bound[name] = value
         # a parameter every call leaves to its default has that default (`device=None`, then
-        # `self.device = device if device is not None else ...` takes the other arm)
+        # `self.device = device if device is not None else ...` takes the other arm); not a
+        # string, which may name a device (`device="cpu"`) that other callers choose otherwise
         params = function.params
         for param in [*params.posonly_params, *params.params, *params.kwonly_params]:
             name = param.name.value
@@ -147,7 +148,7 @@ class Summaries(ParameterUses):
                     bound[name] = Value(Kind.NUMBER, role=Role.NONE_DEFAULT)
                     continue
                 default = self.eval(param.default, self.home_state(function))
-                if default.kind in (Kind.NUMBER, Kind.STR) or default.kind == Kind.REF and default.qualname is not None:
+                if default.kind == Kind.NUMBER or default.kind == Kind.REF and default.qualname is not None:
                     bound[name] = default
         return bound
 
