@@ -2045,3 +2045,29 @@ model.errors()
 '''
     # the first call comes before any method set `score`: where it is in `errors` is not known
     assert function_state(analyse(code), "errors")["accuracy"].device is None
+
+
+def test_an_attribute_left_on_another_object_follows_that_objects_device_not_the_callers():
+    code = '''
+import torch
+from torch import nn
+
+class Wrapper:
+    def __init__(self, opt):
+        self.device = opt.device
+
+    def set_input(self, data):
+        self.real_A = data.to(self.device)
+
+class Trainer:
+    def __init__(self, opt):
+        self.device = opt.device
+        self.model = Wrapper(opt)
+
+    def step(self, data):
+        self.model.set_input(data)
+        batch = self.model.real_A
+'''
+    batch = function_state(analyse(code), "step")["batch"]
+    # the wrapper's own `self.device`, not the trainer's
+    assert batch.device is not None and batch.device.label == "self.model.device"

@@ -649,7 +649,7 @@ class Summaries(ParameterUses):
             if self._summaries_left <= 0:
                 return False
             self._summaries_left -= 1
-            left = self._run_for_attributes(function, class_info, receiver, self_param, bound, known, default, assigned)
+            left = self._run_for_attributes(function, class_info, receiver, self_param, bound, known, default, assigned, receiver_key)
             if left is None:
                 return False
             if ready:
@@ -670,6 +670,7 @@ class Summaries(ParameterUses):
         known: tuple[tuple[str, Value], ...],
         default: Optional[Value],
         assigned: list[str],
+        receiver_key: str,
     ) -> Optional[dict[str, Value]]:
         """The attributes ``assigned`` as ``function`` leaves them (see _take_what_it_leaves);
         None where it always raises."""
@@ -697,6 +698,7 @@ class Summaries(ParameterUses):
                     value = found if value is None else join(value, found)
             if value is not None:
                 value = _in_caller_terms(helpers.attributed_to(value, function, self.factory_home), bound)
+                value = _anchored_on_receiver(value, self_param.name.value, receiver_key)
                 left[attribute] = _on_receiver_device(value, model_device) if class_info.is_module else value
         return left
 
@@ -1204,6 +1206,20 @@ def _in_caller_terms(value: Value, bound: dict[str, Value]) -> Value:
     if root not in bound:
         return value
     return replace(value, device=bound[root].device)
+
+
+def _anchored_on_receiver(value: Value, own_name: str, receiver_key: str) -> Value:
+    """``self.real_A = data.to(self.device)`` left on ``model``: for the caller it follows
+    ``model.device``, not a ``self.device`` of its own."""
+    if value.kind == Kind.CONTAINER and isinstance(value.info, tuple):
+        return replace(value, info=tuple(_anchored_on_receiver(item, own_name, receiver_key) for item in value.info))
+    device = value.device
+    if own_name == receiver_key or device is None or device.kind != "follows":
+        return value
+    label = device.label
+    if label != own_name and not label.startswith(own_name + "."):
+        return value
+    return replace(value, device=replace(device, label=receiver_key + label[len(own_name):], argument=False))
 
 
 def _on_receiver_device(value: Value, receiver_device: Optional[Device]) -> Value:
