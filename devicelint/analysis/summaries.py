@@ -66,7 +66,7 @@ class Summaries(ParameterUses):
                 return index
             if class_info is not None and function.name.value == "__init__" and not self._waits_for_construction(function, class_info):
                 return index  # the other methods see the attributes it sets
-            if not _has_arguments(function, class_info is not None):
+            if not _has_arguments(function, class_info is not None) and not self._waits_for_attributes(function, class_info):
                 return index
         # everything left waits for callers: start with one nothing in the file calls by name
         # (``forward``, an entry point), so that the helpers it calls see its arguments
@@ -80,6 +80,15 @@ class Summaries(ParameterUses):
             if function.name.value not in called:
                 return index
         return 0
+
+    def _waits_for_attributes(self, method: cst.FunctionDef, class_info: Optional[ClassInfo]) -> bool:
+        """Does a method without arguments (``self.forward()`` in ``optimize_parameters``) wait for
+        the methods of the file that call it by name? They may carry the attributes other
+        methods of its class set (see _attributes_set_by_caller), which its analysis starts
+        from."""
+        if class_info is None or method.name.value == "__init__" or is_static_or_class_method(method):
+            return False
+        return method.name.value in self.called_names() and bool(self._written_elsewhere(class_info))
 
     def _waits_for_construction(self, init: cst.FunctionDef, class_info: ClassInfo) -> bool:
         """Does a plain class's ``__init__`` wait for the code that builds its objects (see
