@@ -440,7 +440,7 @@ class Child(Other):
     assert other["overridden"].kind == Kind.UNKNOWN  # Child overrides it: which body runs is unknown
 
 
-def test_a_helper_that_writes_an_attribute_makes_the_callers_view_unknown():
+def test_a_method_that_writes_an_attribute_leaves_what_it_stored_in_the_callers_view():
     code = '''
 import torch
 
@@ -457,7 +457,34 @@ class Holder:
 '''
     state = function_state(analyse(code), "step")
     assert place(state["before"]) == "cpu"
-    assert state["after"].kind == Kind.UNKNOWN
+    assert state["after"].kind == Kind.TENSOR
+    assert place(state["after"]) == "accel"
+
+
+def test_a_method_that_may_not_run_its_write_leaves_the_join_in_the_callers_view():
+    code = '''
+import torch
+
+class Holder:
+    def refresh(self, device, now):
+        if now:
+            self.buffer = self.buffer.to(device)
+
+    def opaque(self, loader):
+        self.buffer = loader.next_buffer()
+
+    def step(self, flag):
+        self.buffer = torch.ones(3)
+        self.refresh(torch.device("cuda"), flag)
+        maybe = self.buffer
+        self.opaque(None)
+        unknown = self.buffer
+'''
+    state = function_state(analyse(code), "step")
+    # on the path where it does not run, the CPU tensor is left: a tensor that can be on the GPU
+    assert state["maybe"].kind == Kind.TENSOR
+    assert place(state["maybe"]) != "cpu"
+    assert state["unknown"].kind == Kind.UNKNOWN and state["unknown"].device is None
 
 
 def test_library_layers_and_models_are_module_bases():
@@ -1976,3 +2003,97 @@ def test_a_parameter_every_call_leaves_to_its_default_has_it():
     # a string default may name a device other callers choose otherwise (diffusers'
     # DiffusionPolicy(device="cpu")): not taken for the program's device
     assert function_state(analyzer, "named")["device"].kind != Kind.STR
+
+
+def test_what_a_method_called_from_outside_leaves_on_the_object_is_what_its_next_method_starts_from():
+    code = '''
+import torch
+from torch import nn
+
+class Segmenter:
+    def __init__(self, device):
+        self.net = nn.Conv1d(3, 5, 1).to(device)
+
+    def optimize(self, points):
+        self.score = self.net(points.to(self.net.weight.device))
+
+    def to_host(self):
+        self.score = self.score.cpu()
+
+    def errors(self):
+        accuracy = self.score.mean()
+        return accuracy
+
+class Runner:
+    def __init__(self, model):
+        self.model = model
+
+    def run(self):
+        self.model.to_host()
+        self.model.errors()
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = Segmenter(device)
+model.optimize(torch.randn(4, 3, 32))
+model.errors()
+after = model.score
+'''
+    analyzer = analyse(code)
+    # the methods of the class disagree on `score`: only the call order says where it is
+    assert place(analyzer.module_state["after"]) == "accel"
+    assert place(function_state(analyzer, "errors")["accuracy"]) == "accel"
+
+
+def test_a_method_called_before_the_attribute_is_left_on_the_object_does_not_take_it():
+    code = '''
+import torch
+from torch import nn
+
+class Segmenter:
+    def __init__(self, device):
+        self.net = nn.Conv1d(3, 5, 1).to(device)
+
+    def optimize(self, points):
+        self.score = self.net(points.to(self.net.weight.device))
+
+    def to_host(self):
+        self.score = self.score.cpu()
+
+    def errors(self):
+        accuracy = self.score.mean()
+        return accuracy
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = Segmenter(device)
+model.errors()
+model.optimize(torch.randn(4, 3, 32))
+model.errors()
+'''
+    # the first call comes before any method set `score`: where it is in `errors` is not known
+    assert function_state(analyse(code), "errors")["accuracy"].device is None
+
+
+def test_an_attribute_left_on_another_object_follows_that_objects_device_not_the_callers():
+    code = '''
+import torch
+from torch import nn
+
+class Wrapper:
+    def __init__(self, opt):
+        self.device = opt.device
+
+    def set_input(self, data):
+        self.real_A = data.to(self.device)
+
+class Trainer:
+    def __init__(self, opt):
+        self.device = opt.device
+        self.model = Wrapper(opt)
+
+    def step(self, data):
+        self.model.set_input(data)
+        batch = self.model.real_A
+'''
+    batch = function_state(analyse(code), "step")["batch"]
+    # the wrapper's own `self.device`, not the trainer's
+    assert batch.device is not None and batch.device.label == "self.model.device"

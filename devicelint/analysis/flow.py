@@ -146,6 +146,9 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         #: object, see Summaries._run_for_init) the states its ``return``s leave
         self._exit_states: list[Optional[list[State]]] = []
         self._summaries: dict[tuple, Value] = {}
+        #: per call of a method on an object of the file (everything its run starts from): the
+        #: attributes it leaves on the object (see Summaries._take_what_it_leaves)
+        self._left_attributes: dict[tuple, dict[str, Value]] = {}
         self._summaries_left = helpers.MAX_SUMMARIES
         self._helper_facts: dict[cst.FunctionDef, tuple[bool, bool, frozenset[str]]] = {}
         #: every torch factory call evaluated: its qualified name and the function it is in

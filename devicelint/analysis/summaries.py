@@ -72,7 +72,7 @@ class Summaries(ParameterUses):
                 return index
             if class_info is not None and function.name.value == "__init__" and not self._waits_for_construction(function, class_info):
                 return index  # the other methods see the attributes it sets
-            if not _has_arguments(function, class_info is not None):
+            if not _has_arguments(function, class_info is not None) and not self._waits_for_attributes(function, class_info):
                 return index
         # everything left waits for callers: start with one nothing in the file calls by name
         # (``forward``, an entry point), so that the helpers it calls see its arguments
@@ -86,6 +86,15 @@ class Summaries(ParameterUses):
             if function.name.value not in called:
                 return index
         return 0
+
+    def _waits_for_attributes(self, method: cst.FunctionDef, class_info: Optional[ClassInfo]) -> bool:
+        """Does a method without arguments (``self.forward()`` in ``optimize_parameters``) wait for
+        the methods of the file that call it by name? They may carry the attributes other
+        methods of its class set (see _attributes_set_by_caller), which its analysis starts
+        from."""
+        if class_info is None or method.name.value == "__init__" or is_static_or_class_method(method):
+            return False
+        return method.name.value in self.called_names() and bool(self._written_elsewhere(class_info))
 
     def _waits_for_construction(self, init: cst.FunctionDef, class_info: ClassInfo) -> bool:
         """Does a plain class's ``__init__`` wait for the code that builds its objects (see
@@ -552,7 +561,8 @@ class Summaries(ParameterUses):
             return  # defined in a branch the analysis did not run: nothing to preview
         self_value = Value(Kind.MODULE, self.model_device(class_info), info=class_info) if class_info.is_module else Value(Kind.UNKNOWN, info=class_info)
         with self._silent_run(init), self._running(init, class_info, None):
-            state = self._parameter_state(init, positional[0], self_value, None, {}, use_defaults=False)
+            # its own analysis starts from the constructions the file made so far (see _bound_by_callers)
+            state = self._parameter_state(init, positional[0], self_value, None, self._bound_by_callers(init), use_defaults=False)
             self.exec_block(helpers.body_statements(init), state)
         prefix = positional[0].name.value + "."
         for key, value in state.items():
@@ -613,7 +623,7 @@ class Summaries(ParameterUses):
             result = UNKNOWN  # Class.method(obj, ...): an unbound call
         else:
             receiver_key = dotted_name(node.func.value) if isinstance(node.func, cst.Attribute) else None
-            carried = self._attributes_set_by_caller(info, receiver_key, state) if self.emitting else None
+            carried = self._attributes_set_by_caller(info, receiver_key, state)
             ran = None
             if receiver_key is not None and self._builds_own_object(receiver_key):
                 ran = self._run_for_init(function, owner, receiver, args, state, receiver_key, carried, node)
@@ -621,7 +631,7 @@ class Summaries(ParameterUses):
                 result = ran
             else:
                 result = self._summarise(function, owner, receiver, True, args, state, carried, call=node)
-                if receiver_key is not None:
+                if receiver_key is not None and not self._take_what_it_leaves(function, owner, receiver, args, state, receiver_key, carried):
                     self._forget_what_it_writes(function, receiver_key, state)
             if receiver_key is not None:
                 self._forget_device_if_moved(function, receiver, receiver_key, state)
@@ -632,14 +642,12 @@ class Summaries(ParameterUses):
     def _attributes_set_by_caller(self, info: ClassInfo, receiver_key: Optional[str], state: State) -> Optional[dict[str, Value]]:
         """``self.gradients = torch.zeros(shape)`` then ``self._ascent(x)`` in a method of the
         same object: attributes that methods other than ``__init__`` write are unknown to any
-        method in general, but the callee starts from what this caller left in them. Only a call
-        on the caller's own ``self``; the callee's analysis takes them where every call of it
-        carries them (see _bound_by_callers)."""
-        function = self.current_function.node
-        if receiver_key is None or function is None or "." in receiver_key:
-            return None
-        positional = [*function.params.posonly_params, *function.params.params]
-        if not positional or positional[0].name.value != receiver_key or is_static_or_class_method(function):
+        method in general, but the callee starts from what this caller left in them. So too
+        ``model.optimize(points, seg)`` then ``model.get_current_errors()`` from outside the
+        class: the caller's ``model.*`` holds what ``optimize`` left (see _take_what_it_leaves).
+        The callee's analysis takes them where every call of it carries them (see
+        _bound_by_callers)."""
+        if receiver_key is None:
             return None
         written = self._written_elsewhere(info)
         if not written:
@@ -712,6 +720,110 @@ class Summaries(ParameterUses):
                 key = f"{receiver_key}.{name[len(prefix):]}"
                 if key in state:
                     state[key] = UNKNOWN
+
+    def _take_what_it_leaves(
+        self,
+        function: cst.FunctionDef,
+        class_info: ClassInfo,
+        receiver: Value,
+        args: tuple[tuple[cst.Arg, Value], ...],
+        state: State,
+        receiver_key: str,
+        carried: Optional[dict[str, Value]],
+    ) -> bool:
+        """``model.optimize(points, seg)``, ``self.forward()`` in ``optimize_parameters``: a
+        method called on an object of a class of the file leaves attributes on it
+        (``self.score = self.net(self.points)``) that a later call on the same object reads.
+        Its body runs silently from the class's attributes and what the caller knows of the
+        receiver's (``model.*``); each attribute it assigns, joined over its ``return``s and its
+        end (where a path leaves it alone, what was there before), becomes the caller's
+        ``model.<attribute>``, in the caller's terms. False where the body cannot run (too deep,
+        recursive, a generator, an unknown decorator, arguments that do not bind): the caller
+        then forgets what it writes. Memoised on everything the run starts from."""
+        summarisable, _, written = self._facts_of(function)
+        positional = [*function.params.posonly_params, *function.params.params]
+        if not positional:
+            return False
+        own_prefix = positional[0].name.value + "."
+        assigned = [name[len(own_prefix):] for name in written if name.startswith(own_prefix)]
+        if not assigned:
+            return True  # it leaves the object's attributes as they were
+        if self._inline_depth >= helpers.MAX_DEPTH or function in self._inlining or not summarisable or self._is_generator(function):
+            return False
+        binding = helpers.bind_arguments(function, args, True)
+        if binding is None or binding[0] is None:
+            return False
+        self_param, bound = binding
+        caller_prefix = receiver_key + "."
+        known = tuple(sorted(carried.items())) if carried else ()
+        default = self._default_device(state)
+        ready = self._attributes_ready(class_info)
+        key = (
+            function,
+            id(class_info),
+            receiver,
+            id(receiver.info),
+            tuple((name, value, id(value.info), value.role) for name, value in sorted(bound.items(), key=lambda item: item[0])),
+            known,
+            default,
+        )
+        left = self._left_attributes.get(key) if ready else None
+        if left is None:
+            if self._summaries_left <= 0:
+                return False
+            self._summaries_left -= 1
+            left = self._run_for_attributes(function, class_info, receiver, self_param, bound, known, default, assigned, receiver_key)
+            if left is None:
+                return False
+            if ready:
+                self._left_attributes[key] = left
+        for attribute, value in left.items():
+            target = caller_prefix + attribute
+            if target in state or value.kind != Kind.UNKNOWN or value.device is not None:
+                state[target] = value
+        return True
+
+    def _run_for_attributes(
+        self,
+        function: cst.FunctionDef,
+        class_info: ClassInfo,
+        receiver: Value,
+        self_param: cst.Param,
+        bound: dict[str, Value],
+        known: tuple[tuple[str, Value], ...],
+        default: Optional[Value],
+        assigned: list[str],
+        receiver_key: str,
+    ) -> Optional[dict[str, Value]]:
+        """The attributes ``assigned`` as ``function`` leaves them (see _take_what_it_leaves);
+        None where it always raises."""
+        own_prefix = self_param.name.value + "."
+        with self._silent_run(function), self._running(function, class_info, None):
+            exits: list[State] = []
+            self._exit_states[-1] = exits
+            local = self._parameter_state(function, self_param, receiver, class_info, bound, use_defaults=True)
+            for attribute, value in known:
+                local[own_prefix + attribute] = value
+            if default is not None:
+                local[DEFAULT_DEVICE_KEY] = default
+            self.exec_block(helpers.body_statements(function), local)
+        if self._facts_of(function)[1]:
+            exits.append(local)
+        if not exits:
+            return None
+        model_device = receiver.device if class_info.is_module else None
+        left: dict[str, Value] = {}
+        for attribute in assigned:
+            value: Optional[Value] = None
+            for exit_state in exits:
+                found = exit_state.get(own_prefix + attribute)
+                if found is not None:
+                    value = found if value is None else join(value, found)
+            if value is not None:
+                value = _in_caller_terms(helpers.attributed_to(value, function, self.factory_home), bound)
+                value = _anchored_on_receiver(value, self_param.name.value, receiver_key)
+                left[attribute] = _on_receiver_device(value, model_device) if class_info.is_module else value
+        return left
 
     def _facts_of(self, function: cst.FunctionDef) -> tuple[bool, bool, frozenset[str]]:
         """(can be summarised, may fall off its end, dotted names it assigns)."""
@@ -851,9 +963,9 @@ class Summaries(ParameterUses):
     ) -> Value:
         """What a call of a function of this file returns, given the caller's arguments: its body
         run silently on them (see devicelint.analysis.helpers). ``carried``: the ``self.*``
-        attributes the caller set, which the callee's own analysis starts from (see
-        _attributes_set_by_caller). ``call``: the call itself, where there is one to name (see
-        _specialise_by_call_site)."""
+        attributes the caller set (or that earlier calls on the object left), which the run and
+        the callee's own analysis start from (see _attributes_set_by_caller). ``call``: the call
+        itself, where there is one to name (see _specialise_by_call_site)."""
         if self.emitting:
             self._note_call_site(function, args, bind_self, carried, call)
         if self._inline_depth >= helpers.MAX_DEPTH or function in self._inlining:
@@ -867,8 +979,10 @@ class Summaries(ParameterUses):
         self_param, bound = binding
         default = self._default_device(state)
         ready = class_info is None or self._attributes_ready(class_info)
+        known = tuple(sorted(carried.items())) if carried and self_param is not None else ()
         key = (
             function,
+            known,
             id(class_info),
             self_value,
             id(self_value.info) if self_value is not None else 0,
@@ -890,6 +1004,10 @@ class Summaries(ParameterUses):
         with self._silent_run(function) as (returns, yielded), self._running(function, class_info, enclosing):
             with_attributes = class_info if self_value is not None and self_value.kind != Kind.CLASS else None
             local = self._parameter_state(function, self_param, self_value or UNKNOWN, with_attributes, bound, use_defaults=True)
+            if known:
+                prefix = self_param.name.value + "."  # type: ignore[union-attr]
+                for attribute, value in known:
+                    local[prefix + attribute] = value
             if default is not None:
                 local[DEFAULT_DEVICE_KEY] = default
             self.exec_block(helpers.body_statements(function), local)
@@ -1281,6 +1399,31 @@ def _in_caller_terms(value: Value, bound: dict[str, Value]) -> Value:
     if root not in bound:
         return value
     return replace(value, device=bound[root].device)
+
+
+def _anchored_on_receiver(value: Value, own_name: str, receiver_key: str) -> Value:
+    """``self.real_A = data.to(self.device)`` left on ``model``: for the caller it follows
+    ``model.device``, not a ``self.device`` of its own."""
+    if value.kind == Kind.CONTAINER and isinstance(value.info, tuple):
+        return replace(value, info=tuple(_anchored_on_receiver(item, own_name, receiver_key) for item in value.info))
+    device = value.device
+    if own_name == receiver_key or device is None or device.kind != "follows":
+        return value
+    label = device.label
+    if label != own_name and not label.startswith(own_name + "."):
+        return value
+    return replace(value, device=replace(device, label=receiver_key + label[len(own_name):], argument=False))
+
+
+def _on_receiver_device(value: Value, receiver_device: Optional[Device]) -> Value:
+    """What a module's method left on ``self`` on "the model's device", seen from the code that
+    called it on the object: on that object's device (unknown where the caller does not know
+    it)."""
+    if value.kind == Kind.CONTAINER and isinstance(value.info, tuple):
+        return replace(value, info=tuple(_on_receiver_device(item, receiver_device) for item in value.info))
+    if value.device != MODEL_DEVICE:
+        return value
+    return replace(value, device=receiver_device)
 
 
 def _item_role(info: ClassInfo) -> Optional[Role]:

@@ -107,6 +107,19 @@ class InputNotMoved(Rule):
         "model = AutoModel.from_pretrained('bert-base-uncased').to('cuda')\nout = model(**tokenizer(texts))\n",
     )
     invalid = (
+        # pix2pix's BaseModel driven from outside: `set_input` keeps the host batch on the object,
+        # `optimize_parameters` runs `self.forward()`, which feeds it to the moved generator (an
+        # evaluation method that moves its input also writes `real_A`)
+        Example(
+            "import torch\nfrom torch import nn\nfrom torch.utils.data import DataLoader\nclass Pix2Pix:\n"
+            "    def __init__(self, device):\n        self.device = device\n        self.netG = nn.Conv2d(3, 3, 1).to(device)\n"
+            "    def set_input(self, data):\n        self.real_A = data[0]\n"
+            "    def set_test_input(self, data):\n        self.real_A = data[0].to(self.device)\n"
+            "    def forward(self):\n        self.fake_B = self.netG(self.real_A)  # expect: DL203\n"
+            "    def optimize_parameters(self):\n        self.forward()\n        self.fake_B.mean().backward()\n"
+            "model = Pix2Pix(torch.device('cuda' if torch.cuda.is_available() else 'cpu'))\n"
+            "for data in DataLoader(ds, batch_size=2):\n    model.set_input(data)\n    model.optimize_parameters()\n"
+        ),
         # an entry taken out of the batch by an assignment and never moved: one finding, at the
         # assignment, where the move belongs, for the model call and the loss that use it
         # (BertPractice's labels)

@@ -108,6 +108,16 @@ class NumpyOnDeviceTensor(Rule):
         "    loss = torch.randn(8, device='cuda').pow(2).mean()\n    acc = (torch.randn(8, device='cuda') > 0).float().mean()\n"
         "    errors = {'loss': loss.item(), 'acc': acc.item()}\n"
         "    history.append([errors[k] for k in ('loss', 'acc')])\nprint(np.array(history))\n",
+        # a model wrapper driven from outside: `to_host()` left a host copy in `fake_B` before
+        # `show()` reads it
+        "import torch\nfrom torch import nn\nfrom matplotlib import pyplot as plt\n"
+        "class Pix2Pix:\n    def __init__(self, device):\n        self.device = device\n"
+        "        self.netG = nn.Conv2d(3, 3, 1).to(device)\n    def set_input(self, data):\n"
+        "        self.real_A = data.to(self.device)\n    def forward(self):\n        self.fake_B = self.netG(self.real_A)\n"
+        "    def to_host(self):\n        self.fake_B = self.fake_B.cpu()\n"
+        "    def show(self):\n        plt.imshow(self.fake_B[0, 0].detach())\n"
+        "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\nmodel = Pix2Pix(device)\n"
+        "model.set_input(torch.randn(1, 3, 8, 8))\nmodel.forward()\nmodel.to_host()\nmodel.show()\n",
         # the state_dict of a model that was never moved holds host tensors
         "import torch\nfrom torch import nn\nmodel = nn.Linear(4, 2)\nweights = model.state_dict()\n"
         "arrays = {key: weights[key].numpy() for key in weights}\n",
@@ -178,6 +188,18 @@ class NumpyOnDeviceTensor(Rule):
             "    def add(self, loss):\n        self.loss += loss\n    def perplexity(self):\n"
             "        return np.exp(self.loss.cpu())  # expect: DL204\n"
             "stats = Stats()\nstats.add(torch.ones(2, device='cuda').sum())\nprint(stats.perplexity())\n",
+        ),
+        Example(
+            # a model wrapper driven from outside (pix2pix's BaseModel): what `forward()` left on
+            # the object is what `show()` reads next, a GPU image
+            "import torch\nfrom torch import nn\nfrom matplotlib import pyplot as plt\n"
+            "class Pix2Pix:\n    def __init__(self, device):\n        self.device = device\n"
+            "        self.netG = nn.Conv2d(3, 3, 1).to(device)\n    def set_input(self, data):\n"
+            "        self.real_A = data.to(self.device)\n    def forward(self):\n        self.fake_B = self.netG(self.real_A)\n"
+            "    def to_host(self):\n        self.fake_B = self.fake_B.cpu()\n"
+            "    def show(self):\n        plt.imshow(self.fake_B[0, 0].detach())  # expect: DL204\n"
+            "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\nmodel = Pix2Pix(device)\n"
+            "model.set_input(torch.randn(1, 3, 8, 8))\nmodel.forward()\nmodel.show()\nmodel.to_host()\n"
         ),
         Example(
             "import numpy as np\nimport torch\nx = torch.ones(3, device='cuda')\nm = np.mean(x)  # expect: DL204\n",
