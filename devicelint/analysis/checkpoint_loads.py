@@ -20,7 +20,7 @@ from typing import Callable, Optional
 import libcst as cst
 
 from devicelint.analysis import helpers
-from devicelint.analysis.names import positional_args
+from devicelint.analysis.names import NamesRead, dotted_name, positional_args
 from devicelint.analysis.values import NoneOnOneArm, Value, is_none_literal, none_on_one_arm
 
 
@@ -144,35 +144,10 @@ def _parameter_read(path: cst.BaseExpression, parameters: dict[str, cst.Param]) 
     reads no parameter or several."""
     if isinstance(path, cst.Name):
         return path.value if path.value in parameters else None
-    read = {name.value for name in _ParameterNames.of(path)} & parameters.keys()
+    reads = NamesRead(into_lambdas=False)
+    path.visit(reads)
+    read = {name.split(".", 1)[0] for name in map(dotted_name, reads.nodes) if name is not None} & parameters.keys()
     return next(iter(read)) if len(read) == 1 else None
-
-
-class _ParameterNames(cst.CSTVisitor):
-    """The bare names an expression reads (not attribute names, not inside lambdas)."""
-
-    def __init__(self) -> None:
-        self.names: list[cst.Name] = []
-
-    @classmethod
-    def of(cls, node: cst.BaseExpression) -> list[cst.Name]:
-        visitor = cls()
-        node.visit(visitor)
-        return visitor.names
-
-    def visit_Name(self, node: cst.Name) -> None:
-        self.names.append(node)
-
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)
-        return False
-
-    def visit_Arg(self, node: cst.Arg) -> bool:
-        node.value.visit(self)  # not the keyword's name
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
 
 
 def unmapped_call(

@@ -71,6 +71,14 @@ class ClassInfo:
                 return found
         return None
 
+    def ancestors(self) -> list["ClassInfo"]:
+        """Its bases the analysis knows, and theirs, nearest first."""
+        found: list[ClassInfo] = []
+        for base in self.bases:
+            found.append(base)
+            found.extend(base.ancestors())
+        return found
+
     def registers_buffer(self, name: str) -> bool:
         """Is ``name`` a buffer of this class or of a base in the file? Assigning a tensor to
         it updates the buffer (``nn.Module.__setattr__``)."""
@@ -219,6 +227,8 @@ class ModuleConstruction:
     #: the module class whose ``__init__`` (or a method only it calls) builds the object: a
     #: submodule, which moves with that model; None where it is built elsewhere
     submodule_of: Optional[ClassInfo] = None
+    #: the class the call builds an object of
+    class_info: Optional[ClassInfo] = None
 
 
 @dataclass(frozen=True)

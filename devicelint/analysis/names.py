@@ -67,6 +67,15 @@ def positional_args(call: cst.Call) -> list[cst.Arg]:
     return [arg for arg in call.args if arg.keyword is None and not arg.star]
 
 
+def bound_names(target: cst.BaseExpression) -> set[str]:
+    """The names and dotted names an assignment target binds (``a, (b, *c) = ...`` gives a, b
+    and c; ``self.x = ...`` gives self.x); a subscript binds none."""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return {name for element in target.elements for name in bound_names(element.value)}
+    name = dotted_name(target)
+    return {name} if name is not None else set()
+
+
 class NamesRead(cst.CSTVisitor):
     """The names and dotted names an expression reads (``h``, ``self.cache``), as nodes; inside
     lambdas too unless ``into_lambdas`` is False."""

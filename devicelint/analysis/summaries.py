@@ -1072,21 +1072,24 @@ class Summaries(ParameterUses):
         if callee.kind != Kind.FUNCTION or not isinstance(callee.info, cst.FunctionDef):
             return None
         function = callee.info
-        # kept with the function's module (shared by every file of the batch that imports it)
-        memo = self.function_memo(function, self._checkpoint_loaders, "checkpoint loaders")
-        if function not in memo:
-            home = self.home_state(function)
-            # spare the walk of bodies that cannot load
-            memo[function] = None  # a loader that calls itself is none
-            memo[function] = (
-                checkpoint_loads.find_loader(function, lambda node: self.qualname_of(node, home), lambda call: self._loader_called(call, home))
-                if "load" in self._body_text(function) else None
-            )
-        loader = memo[function]
+        loader = self._checkpoint_loader(function)
         if loader is None:
             return None
         found = checkpoint_loads.unmapped_call(loader, args, helpers.argument_parameters(function, args, False))
         return (found, function) if found is not None else None
+
+    def _checkpoint_loader(self, function: cst.FunctionDef) -> Optional[checkpoint_loads.CheckpointLoader]:
+        """The checkpoint loader ``function`` is, if any (computed once, see checkpoint_loads)."""
+        # kept with the function's module (shared by every file of the batch that imports it)
+        memo = self.function_memo(function, self._checkpoint_loaders, "checkpoint loaders")
+        if function not in memo:
+            home = self.home_state(function)
+            memo[function] = None  # a loader that calls itself is none
+            if "load" in self._body_text(function):  # spare the walk of bodies that cannot load
+                memo[function] = checkpoint_loads.find_loader(
+                    function, lambda node: self.qualname_of(node, home), lambda call: self._loader_called(call, home)
+                )
+        return memo[function]
 
     def _loader_called(self, call: cst.Call, home: State) -> Optional[checkpoint_loads.CheckpointLoader]:
         """The checkpoint loader a call inside another function calls by name (a free function
@@ -1096,10 +1099,7 @@ class Summaries(ParameterUses):
         callee = home.get(call.func.value)
         if callee is None or callee.kind != Kind.FUNCTION or not isinstance(callee.info, cst.FunctionDef):
             return None
-        memo = self.function_memo(callee.info, self._checkpoint_loaders, "checkpoint loaders")
-        if callee.info not in memo:
-            self.checkpoint_load_call(None, callee, ())
-        return memo.get(callee.info)
+        return self._checkpoint_loader(callee.info)
 
     def _escape(self, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> None:
         """A module handed to code we cannot see may be moved there: forget its device."""
@@ -1159,7 +1159,9 @@ class Summaries(ParameterUses):
         if known is not None:
             known.bound = site[1]  # a loop runs again: its last pass holds the joined state
             return
-        self.facts.module_constructions[node] = ModuleConstruction(node, found[0], site[1], submodule_of=builder if builds_model else None)
+        self.facts.module_constructions[node] = ModuleConstruction(
+            node, found[0], site[1], submodule_of=builder if builds_model else None, class_info=info
+        )
 
     def _placed_items(self, info: ClassInfo, args: tuple[tuple[cst.Arg, Value], ...]) -> Optional[Device]:
         """Where a dataset that places its own data puts its items, for this construction:

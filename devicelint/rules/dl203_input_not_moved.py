@@ -6,6 +6,7 @@ import libcst as cst
 
 from devicelint.analysis import torch_api as api
 from devicelint.analysis.events import BinaryEvent, CallEvent
+from devicelint.analysis.names import bound_names
 from devicelint.analysis.values import Kind, Role, Value
 from devicelint.findings import Severity
 from devicelint.rules._messages import where
@@ -228,12 +229,12 @@ class InputNotMoved(Rule):
                 for index, (bound, read) in enumerate(zip(target.elements, value_node.elements))
             ]
         else:
-            for name in _names_bound(target):
+            for name in bound_names(target):
                 self._entry_reads[(function, name)] = None
             return
         for bound, read, read_value in pairs:
             if not isinstance(bound, cst.Name):
-                for name in _names_bound(bound):
+                for name in bound_names(bound):
                     self._entry_reads[(function, name)] = None
                 continue
             entry = isinstance(read, (cst.Subscript, cst.Attribute)) and isinstance(read.value, cst.Name)
@@ -415,16 +416,6 @@ def _host_batch_in_sequence(node: cst.BaseExpression, value: Value) -> Optional[
             continue
         return (written[position] if written is not None else node), entry
     return None
-
-
-def _names_bound(target: cst.BaseExpression) -> list[str]:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [name for element in target.elements for name in _names_bound(element.value)]
-    if isinstance(target, cst.StarredElement):
-        return _names_bound(target.value)
-    return []
 
 
 def _on_host(value: Value) -> bool:

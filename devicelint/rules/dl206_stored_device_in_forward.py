@@ -155,8 +155,8 @@ class StoredDeviceInForward(Rule):
         )
 
     def _moved_after_construction(self, class_info: ClassInfo) -> Optional[cst.Call]:
-        """The move the file makes of an object of the class after building it (``loss =
-        SOTLoss(); loss.to(device)``), or of the model that builds it as a submodule."""
+        """The move the file makes of an object of the class (or of a subclass) after building
+        it (``loss = SOTLoss(); loss.to(device)``), or of the model that builds it as a submodule."""
         seen: set[int] = set()
         pending = [class_info]
         while pending:
@@ -165,20 +165,12 @@ class StoredDeviceInForward(Rule):
                 continue
             seen.add(id(current))
             for built in self.ctx.facts.module_constructions.values():
-                info = self._class_built(built)
-                if info is not current and not (info is not None and current in _bases_of(info)):
+                if built.class_info is None or (built.class_info is not current and current not in built.class_info.ancestors()):
                     continue
                 if built.moved_by is not None:
                     return built.moved_by
                 if built.submodule_of is not None:
                     pending.append(built.submodule_of)
-        return None
-
-    def _class_built(self, built) -> Optional[ClassInfo]:  # type: ignore[no-untyped-def]
-        """The class whose object a recorded construction builds (the one whose ``__init__`` it runs)."""
-        for info in self.ctx.analyzer.file_classes():
-            if info.methods.get("__init__") is built.init:
-                return info
         return None
 
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
@@ -270,18 +262,10 @@ def _stored_at(class_info: ClassInfo, attribute: str) -> Optional[cst.CSTNode]:
     return None
 
 
-def _bases_of(class_info: ClassInfo) -> list[ClassInfo]:
-    found: list[ClassInfo] = []
-    for base in class_info.bases:
-        found.append(base)
-        found.extend(_bases_of(base))
-    return found
-
-
 def _updated_elsewhere(class_info: ClassInfo, attribute: str) -> bool:
     """Another method (an overridden ``to``, a ``set_device``), of the class or a base, keeps
     the attribute current."""
-    for owner in (class_info, *_bases_of(class_info)):
+    for owner in (class_info, *class_info.ancestors()):
         for name, method in owner.methods.items():
             if name == "__init__":
                 continue

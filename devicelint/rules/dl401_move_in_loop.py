@@ -5,7 +5,7 @@ import libcst as cst
 from devicelint.analysis import torch_api as api
 from devicelint.analysis.events import CallEvent
 from devicelint.analysis.facts import LoopInfo
-from devicelint.analysis.names import NamesRead, dotted_name
+from devicelint.analysis.names import NamesRead, bound_names, dotted_name
 from devicelint.analysis.values import Kind, Value
 from devicelint.findings import Severity
 from devicelint.rules.base import Example, Rule
@@ -219,7 +219,7 @@ class _BindingOf(cst.CSTVisitor):
         if self.statement is None and _contains(node.value, self.call):
             self.statement = node
             for target in node.targets:
-                self.names.update(_bound_names(target.target))
+                self.names.update(bound_names(target.target))
                 self.stored_in_entry = self.stored_in_entry or _has_subscript_target(target.target)
         return self.statement is None
 
@@ -251,7 +251,7 @@ class _Changes(cst.CSTVisitor):
             if dotted_name(target.value) in self.names:
                 self.found = True
             return
-        if rebinding and _bound_names(target) & self.names:
+        if rebinding and bound_names(target) & self.names:
             self.found = True
 
 
@@ -259,13 +259,6 @@ def _has_subscript_target(target: cst.BaseExpression) -> bool:
     if isinstance(target, (cst.Tuple, cst.List)):
         return any(_has_subscript_target(element.value) for element in target.elements)
     return isinstance(target, cst.Subscript)
-
-
-def _bound_names(target: cst.BaseExpression) -> set[str]:
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return {name for element in target.elements for name in _bound_names(element.value)}
-    name = dotted_name(target)
-    return {name} if name is not None else set()
 
 
 def _contains(tree: cst.CSTNode, node: cst.CSTNode) -> bool:
