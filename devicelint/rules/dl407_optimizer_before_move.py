@@ -28,6 +28,14 @@ class OptimizerBeforeMove(Rule):
     params)`) builds an optimizer. The finding sits on the optimizer, the line to change; the move
     is its related location.
 
+    When the optimizer's state is restored before the move - `opt.load_state_dict(...)` here,
+    in a function of the file it is handed to, or in a method of an object that keeps it
+    (`Checkpoint(net, opt).load()`) - the load is reported as well: `load_state_dict` puts the
+    state on the parameters' device of that moment, and the later move leaves it there. A
+    function that moves the restored state itself (`for state in opt.state.values(): ...
+    v.to(device)`) takes care of it, and neither line is reported. Parameter groups returned by
+    a method of the model's class (`model.set_train_params(lr)`) count as its parameters.
+
     ## Why is this bad?
     PyTorch's `Module.cuda` documentation: "This also makes associated parameters and buffers
     different objects. So it should be called before constructing the optimizer if the module
@@ -83,6 +91,16 @@ class OptimizerBeforeMove(Rule):
         "class Trainer(Base):\n    def __init__(self, model, loss):\n        super().__init__(model, loss)\n"
         "model = torch.nn.Linear(2, 2)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
         "trainer = Trainer(model, torch.nn.MSELoss())\n",
+        # the optimizer's state is loaded after the model is moved
+        "import torch\ndef resume(path, model, opt):\n    ckpt = torch.load(path, map_location='cpu')\n"
+        "    model.load_state_dict(ckpt['model'])\n    opt.load_state_dict(ckpt['opt'])\n"
+        "model = torch.nn.Linear(2, 2).cuda()\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\nresume('c.pt', model, opt)\n",
+        # the loading helper moves the restored state itself (bohaohuang/mrs#47's fix)
+        "import torch\ndef resume(path, model, opt, device):\n    ckpt = torch.load(path, map_location='cpu')\n"
+        "    opt.load_state_dict(ckpt['opt'])\n    for state in opt.state.values():\n"
+        "        for k, v in state.items():\n            if torch.is_tensor(v):\n                state[k] = v.to(device)\n"
+        "model = torch.nn.Linear(2, 2)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "resume('c.pt', model, opt, 'cuda')\nmodel.cuda()\n",
         # parameter groups of two different models
         "import torch\na = torch.nn.Linear(2, 2)\nb = torch.nn.Linear(2, 2)\n"
         "opt = torch.optim.SGD([{'params': a.parameters()}, {'params': b.parameters(), 'lr': 0.01}], lr=0.1)\na.cuda()\n",
@@ -116,6 +134,26 @@ class OptimizerBeforeMove(Rule):
             "    optimizer = config.init_obj('optimizer', torch.optim, params)  # expect: DL407\n"
             "    Trainer(model, optimizer, 'cuda', loader)\n"
         ),
+        # the optimizer's state is restored by a helper before the model is moved: the state
+        # stays on the CPU (bohaohuang/mrs#47); groups a method of the model returns
+        Example(
+            "import torch\nclass Net(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.enc = torch.nn.Linear(2, 2)\n    def groups(self, lr):\n"
+            "        return [{'params': self.enc.parameters(), 'lr': lr}]\n"
+            "def resume(path, model, opt):\n    ckpt = torch.load(path, map_location='cpu')\n"
+            "    model.load_state_dict(ckpt['model'])\n    opt.load_state_dict(ckpt['opt'])  # expect: DL407\n"
+            "model = Net()\nopt = torch.optim.Adam(model.groups(1e-3))  # expect: DL407\n"
+            "resume('c.pt', model, opt)\nmodel.cuda()\n"
+        ),
+        # an object that keeps the optimizer restores its state before the move (cv-lee/BraTs#10)
+        Example(
+            "import torch\nclass Checkpoint:\n    def __init__(self, model, optimizer):\n"
+            "        self.model = model\n        self.optimizer = optimizer\n    def load(self, path):\n"
+            "        state = torch.load(path, map_location='cpu')\n        self.model.load_state_dict(state['model'])\n"
+            "        self.optimizer.load_state_dict(state['opt'])  # expect: DL407\n"
+            "net = torch.nn.Linear(2, 2)\nopt = torch.optim.SGD(net.parameters(), lr=0.1, momentum=0.9)  # expect: DL407\n"
+            "Checkpoint(net, opt).load('c.pt')\nckpt = Checkpoint(net, opt)\nckpt.load('c.pt')\nnet.cuda()\n"
+        ),
         # a plain class builds the optimizer in `__init__`; its `cuda()`, called afterwards,
         # moves the network (namisan/mt-dnn#40)
         Example(
@@ -138,14 +176,44 @@ class OptimizerBeforeMove(Rule):
         self._kept_in: dict[int, str] = {}
         #: calls of a method of a class of the file on one of its objects: (class, method, call)
         self._object_calls: list[tuple[ClassInfo, str, cst.Call]] = []
+        #: (function node, name) -> the constructor of the optimizer the name holds
+        self._optimizer_names: dict[tuple[int, str], cst.Call] = {}
+        #: optimizer constructor -> the `load_state_dict` call that restored its state before the
+        #: model was moved (in this function, a helper it was handed to, or a method of an object
+        #: that keeps it)
+        self._state_loads: dict[int, tuple[cst.Call, Optional[cst.FunctionDef]]] = {}
+        #: (function node, name of an object of a class of the file) -> (its class, attribute of
+        #: the object -> the constructor of the optimizer kept there)
+        self._holders: dict[tuple[int, str], tuple[ClassInfo, dict[str, cst.Call]]] = {}
+        #: construction call of such an object -> what it keeps, until the name it is bound to is known
+        self._pending_holders: dict[int, tuple[ClassInfo, dict[str, cst.Call]]] = {}
+        #: (function node, name) -> the module whose parameter groups a method of its class
+        #: returned into the name (`groups = model.set_train_params(lr)`)
+        self._parameter_groups: dict[tuple[int, str], str] = {}
+        #: method-call nodes returning parameter groups of their receiver -> the receiver's spelling
+        self._group_calls: dict[int, str] = {}
+        #: optimizers built from such groups
+        self._from_groups: set[int] = set()
+        #: optimizers whose loaded state the code moves itself
+        self._state_moved: set[int] = set()
 
     def on_assign(self, statement: cst.CSTNode, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value) -> None:
         name = dotted_name(target)
         if name is not None:
+            scope = id(self.ctx.current_function.node)
             # the name now holds another model: a later move is not of the optimized one
-            self._optimized.pop((id(self.ctx.current_function.node), name), None)
+            self._optimized.pop((scope, name), None)
+            self._optimizer_names.pop((scope, name), None)
+            self._holders.pop((scope, name), None)
+            self._parameter_groups.pop((scope, name), None)
             if value.kind == Kind.OPTIMIZER and name.count(".") == 1:
                 self._kept_in[id(value_node)] = name.split(".", 1)[1]
+            if value.kind == Kind.OPTIMIZER and isinstance(value_node, cst.Call):
+                self._optimizer_names[(scope, name)] = value_node
+            if id(value_node) in self._pending_holders:
+                self._holders[(scope, name)] = self._pending_holders.pop(id(value_node))
+            if id(value_node) in self._group_calls:
+                self._parameter_groups[(scope, name)] = self._group_calls[id(value_node)]
 
     def on_call(self, event: CallEvent) -> None:
         scope = id(self.ctx.current_function.node)
@@ -162,6 +230,13 @@ class OptimizerBeforeMove(Rule):
                 if owner is not None and not already_placed:
                     self._optimized.setdefault((scope, owner), []).append(event.node)
                     self._note_constructor(scope, owner)
+            elif self._groups_owner(scope, event.args[0][0].value) is not None:
+                # `Adam(model.set_train_params(...))`, or through a name holding them (their
+                # parameters were taken in the method, from `self`'s submodules)
+                owner = self._groups_owner(scope, event.args[0][0].value)
+                assert owner is not None
+                self._optimized.setdefault((scope, owner), []).append(event.node)
+                self._from_groups.add(id(event.node))
             elif event.callee.kind == Kind.FUNCTION and isinstance(event.result.info, Value) and event.result.info.kind == Kind.PARAMETERS:
                 # `build_optimizer(model, lr)`: a helper (of this file or another module of the
                 # project) that builds it from the parameters of a model handed to it
@@ -171,12 +246,15 @@ class OptimizerBeforeMove(Rule):
                     if owner is not None and value.kind == Kind.MODULE and not placed:
                         self._optimized.setdefault((scope, owner), []).append(event.node)
             return
+        self._note_state_load(scope, event)
         if event.method is not None and event.receiver is not None and isinstance(event.receiver.info, ClassInfo):
             self._object_calls.append((event.receiver.info, event.method, event.node))
+            self._note_parameter_groups(event, event.receiver.info)
         if event.callee.kind == Kind.FUNCTION and isinstance(event.callee.info, cst.FunctionDef):
             self._handed_to_mover(scope, event, event.callee.info)
             return
         if event.callee.kind == Kind.CLASS and isinstance(event.callee.info, ClassInfo):
+            self._note_holder(scope, event, event.callee.info)
             self._handed_to_mover(scope, event, None, event.callee.info)
             return
         if event.method not in ("cuda", "to") or event.receiver is None or event.receiver.kind != Kind.MODULE:
@@ -187,13 +265,131 @@ class OptimizerBeforeMove(Rule):
         assert isinstance(func, cst.Attribute)
         owner = dotted_name(func.value)
         for optimizer in self._optimized.pop((scope, owner or ""), ()):
+            if id(optimizer) in self._state_moved:
+                continue
             # the line to change is the optimizer's: report there, and point at the move
+            taken = f"parameter groups of `{owner}`" if id(optimizer) in self._from_groups else f"`{owner}.parameters()`"
+            loaded = self._state_load(optimizer, owner or "", event.node)
             self.ctx.report(
                 optimizer,
-                f"this optimizer is built from `{owner}.parameters()` before `{owner}` is moved "
+                f"this optimizer is built from {taken} before `{owner}` is moved "
                 f"(line {self.ctx.line(event.node)}); move the model first, then build the optimizer",
-                related=((event.node, f"`{owner}` is moved here"),),
+                related=((event.node, f"`{owner}` is moved here"), *loaded),
             )
+
+    def _groups_owner(self, scope: int, argument: cst.BaseExpression) -> Optional[str]:
+        """The module whose parameter groups ``argument`` is: a call of a method of its class
+        that returns them, or a name such a call was assigned to here."""
+        if isinstance(argument, cst.Name):
+            return self._parameter_groups.get((scope, argument.value))
+        return self._group_calls.get(id(argument))
+
+    def _state_load(self, optimizer: cst.Call, owner: str, move: cst.Call) -> tuple[tuple[cst.CSTNode, str], ...]:
+        """The optimizer's state was restored before ``owner`` was moved: `load_state_dict`
+        puts each state tensor on the device its parameter has at that moment (the CPU), and
+        moving the model later does not move the state, so the first step mixes devices. A load
+        in this function is a related location of the optimizer's finding (one line order to
+        change); a load in a helper or a method is a line to change of its own, reported there."""
+        entry = self._state_loads.pop(id(optimizer), None)
+        if entry is None:
+            return ()
+        load, function = entry
+        if function is self.ctx.current_function.node:
+            return ((load, "its state is loaded here, onto the CPU, and stays there after the move"),)
+        self.ctx.report(
+            load,
+            f"the optimizer's state is loaded here while `{owner}` is still on the CPU, and `{owner}` is "
+            f"moved afterwards (line {self.ctx.line(move)}): the loaded state stays on the CPU and the first "
+            "`step()` mixes devices; move the model before loading the optimizer's state",
+            related=((move, f"`{owner}` is moved here"), (optimizer, "the optimizer is built here")),
+        )
+        return ()
+
+    def _note_state_load(self, scope: int, event: CallEvent) -> None:
+        """Remember where an optimizer built here has its state restored: ``opt.load_state_dict(...)``,
+        a function of the file handed ``opt`` that calls ``load_state_dict`` on its parameter, or a
+        method of an object that keeps ``opt`` in an attribute and calls it there."""
+        func = event.node.func
+        if event.method == "load_state_dict" and isinstance(func, cst.Attribute):
+            receiver = dotted_name(func.value)
+            constructor = self._optimizer_names.get((scope, receiver or ""))
+            function = self.ctx.current_function.node
+            if constructor is not None:
+                self._note_load(constructor, event.node, function, receiver or "")
+            return
+        if event.callee.kind == Kind.FUNCTION and isinstance(event.callee.info, cst.FunctionDef):
+            function = event.callee.info
+            for (arg, _), parameter in zip(event.args, argument_parameters(function, event.args, skip_first=False)):
+                constructor = self._optimizer_names.get((scope, dotted_name(arg.value) or ""))
+                load = _load_state_dict_call(function, parameter) if constructor is not None and parameter is not None else None
+                if load is not None and constructor is not None and parameter is not None:
+                    self._note_load(constructor, load, function, parameter)
+            return
+        if event.method is None or not isinstance(func, cst.Attribute):
+            return
+        holder = self._holders.get((scope, dotted_name(func.value) or ""))
+        if holder is None:
+            return
+        class_info, kept = holder
+        found = class_info.find_method(event.method)
+        if found is None or _is_static(found[0]):
+            return
+        positional = [*found[0].params.posonly_params, *found[0].params.params]
+        if not positional:
+            return
+        for attribute, constructor in kept.items():
+            receiver = f"{positional[0].name.value}.{attribute}"
+            load = _load_state_dict_call(found[0], receiver)
+            if load is not None:
+                self._note_load(constructor, load, found[0], receiver)
+
+    def _note_load(self, constructor: cst.Call, load: cst.Call, function: Optional[cst.FunctionDef], receiver: str) -> None:
+        """``load`` restores the state of the optimizer built at ``constructor``. Where the
+        function that loads it also moves the state itself (``for state in opt.state.values():
+        ... v.to(device)``, the usual fix), the optimizer's device is taken care of: neither the
+        load nor the construction is reported."""
+        text = self.ctx.analyzer.body_text(function) if function is not None else ""
+        if re.search(rf"\b{re.escape(receiver)}\s*\.\s*state\s*\.\s*(values|items)\s*\(", text):
+            self._state_moved.add(id(constructor))
+            return
+        self._state_loads.setdefault(id(constructor), (load, function))
+
+    def _note_holder(self, scope: int, event: CallEvent, built: ClassInfo) -> None:
+        """``Checkpoint(net, optimizer)`` whose ``__init__`` keeps the optimizer in ``self.<attr>``:
+        remember the attribute, so a later ``checkpoint.load()`` that restores it is seen."""
+        found = built.find_method("__init__")
+        if found is None:
+            return
+        constructor_function = found[0]
+        positional = [*constructor_function.params.posonly_params, *constructor_function.params.params]
+        if not positional:
+            return
+        self_name = positional[0].name.value
+        text = self.ctx.analyzer.body_text(constructor_function)
+        kept: dict[str, cst.Call] = {}
+        for (arg, _), parameter in zip(event.args, argument_parameters(constructor_function, event.args, skip_first=True)):
+            constructor = self._optimizer_names.get((scope, dotted_name(arg.value) or ""))
+            if constructor is None or parameter is None:
+                continue
+            stored = re.search(rf"\b{re.escape(self_name)}\s*\.\s*(\w+)\s*=\s*{re.escape(parameter)}\s*$", text, re.MULTILINE)
+            if stored is not None:
+                kept[stored.group(1)] = constructor
+        if kept:
+            self._pending_holders[id(event.node)] = (built, kept)
+
+    def _note_parameter_groups(self, event: CallEvent, class_info: ClassInfo) -> None:
+        """``model.set_train_params(lr)``: a method of the model's class that returns parameter
+        groups of its own submodules (``[{"params": self.encoder.parameters(), ...}, ...]``)."""
+        if event.receiver is None or event.receiver.kind != Kind.MODULE or event.method is None:
+            return
+        func = event.node.func
+        owner = dotted_name(func.value) if isinstance(func, cst.Attribute) else None
+        found = class_info.find_method(event.method)
+        if owner is None or found is None or _is_static(found[0]):
+            return
+        positional = [*found[0].params.posonly_params, *found[0].params.params]
+        if positional and _returns_own_parameters(found[0], positional[0].name.value):
+            self._group_calls[id(event.node)] = owner
 
     def _handed_to_mover(self, scope: int, event: CallEvent, function: Optional[cst.FunctionDef], built: Optional[ClassInfo] = None) -> None:
         """``train(model, loader, optimizer)`` where ``train`` moves ``model`` (``model.cuda()``)
@@ -220,12 +416,15 @@ class OptimizerBeforeMove(Rule):
             del self._optimized[(scope, owner)]
             called = built.name if built is not None else function.name.value
             for optimizer in optimizers:
+                if id(optimizer) in self._state_moved:
+                    continue
+                loaded = self._state_load(optimizer, owner, event.node)
                 self.ctx.report(
                     optimizer,
                     f"this optimizer is built from `{owner}.parameters()` before `{called}()` "
                     f"moves `{owner}` (called at line {self.ctx.line(event.node)}); move the model first, "
                     "then build the optimizer",
-                    related=((event.node, f"`{called}()` moves `{owner}`"),),
+                    related=((event.node, f"`{called}()` moves `{owner}`"), *loaded),
                 )
 
     def _moves(self, function: cst.FunctionDef, parameter: str) -> bool:
@@ -323,6 +522,60 @@ def _base_init_calls(constructor: cst.FunctionDef) -> list[cst.Call]:
             if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "__init__":
                 calls.append(call)
     return calls
+
+
+def _load_state_dict_call(function: cst.FunctionDef, receiver: str) -> Optional[cst.Call]:
+    """The first ``<receiver>.load_state_dict(...)`` call in ``function`` (``receiver`` a name or
+    a dotted attribute chain), outside nested functions."""
+    finder = _LoadStateDictFinder(receiver)
+    function.body.visit(finder)
+    return finder.found
+
+
+class _LoadStateDictFinder(cst.CSTVisitor):
+    def __init__(self, receiver: str) -> None:
+        self.receiver = receiver
+        self.found: Optional[cst.Call] = None
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        func = node.func
+        if self.found is None and isinstance(func, cst.Attribute) and func.attr.value == "load_state_dict" and dotted_name(func.value) == self.receiver:
+            self.found = node
+        return self.found is None
+
+
+def _returns_own_parameters(method: cst.FunctionDef, self_name: str) -> bool:
+    """Does ``method`` return something built from ``self``'s (or a submodule's) parameters?"""
+    finder = _OwnParametersReturned(self_name)
+    method.body.visit(finder)
+    return finder.found
+
+
+class _OwnParametersReturned(cst.CSTVisitor):
+    def __init__(self, self_name: str) -> None:
+        self.self_name = self_name
+        self.found = False
+        self._returns_open = 0
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_Return(self, node: cst.Return) -> bool:
+        self._returns_open += 1
+        return not self.found
+
+    def leave_Return(self, original_node: cst.Return) -> None:
+        self._returns_open -= 1
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        func = node.func
+        if self._returns_open and isinstance(func, cst.Attribute) and func.attr.value in ("parameters", "named_parameters"):
+            owner = dotted_name(func.value) or ""
+            self.found = owner == self.self_name or owner.startswith(self.self_name + ".")
+        return not self.found
 
 
 def _is_static(function: cst.FunctionDef) -> bool:
