@@ -15,7 +15,11 @@ from devicelint.notebook import is_notebook, lint_notebook_data
 from devicelint.project import ProjectIndex, ProjectView
 from devicelint.rules import Rule, rules_by_code
 
+#: the fewest files a worker process is handed at once
 _CHUNK = 16
+#: chunks per worker: enough to even out the load, few enough that each chunk's project index
+#: (rebuilt per chunk) is reused by many files - an imported module is parsed once per chunk
+_CHUNKS_PER_WORKER = 4
 
 #: (path, its findings, whether they may be cached, the project files its analysis read)
 FileResult = tuple[str, list[Finding], bool, list[str]]
@@ -105,7 +109,8 @@ def lint_files(
 def _run(files: list[str], codes: Sequence[str], jobs: int, verbose: bool, root: Optional[str], cross_file: bool) -> list[FileResult]:
     if jobs <= 1 or len(files) <= _CHUNK:
         return _lint_chunk(files, codes, verbose, root, cross_file)
-    chunks = [files[index:index + _CHUNK] for index in range(0, len(files), _CHUNK)]
+    size = max(_CHUNK, -(-len(files) // (jobs * _CHUNKS_PER_WORKER)))
+    chunks = [files[index:index + size] for index in range(0, len(files), size)]
     results: list[FileResult] = []
     failed: list[list[str]] = []
     with ProcessPoolExecutor(max_workers=jobs) as pool:
