@@ -1349,6 +1349,50 @@ def test_a_tensor_or_none_is_the_tensor_only_where_none_is_ruled_out():
     assert state["other"].kind == Kind.TENSOR and place(state["other"]) == "cpu"
 
 
+def test_none_on_one_path_and_a_tensor_on_the_other_is_a_tensor_or_none():
+    analyzer = analyse(
+        "import torch\n"
+        "from torch import nn\n"
+        "class Loss(nn.Module):\n"
+        "    def __init__(self, class_weight=None):\n"
+        "        super().__init__()\n"
+        "        self.class_weight = None\n"
+        "        if class_weight is not None:\n"
+        "            self.class_weight = torch.Tensor(class_weight)\n"
+        "    def forward(self, x):\n"
+        "        maybe = self.class_weight\n"
+        "        if self.class_weight is not None:\n"
+        "            given = self.class_weight\n"
+        "def run(steps):\n"
+        "    hidden = None\n"
+        "    for _ in range(steps):\n"
+        "        hidden = torch.zeros(3)\n"
+        "    after = hidden\n"
+    )
+    state = function_state(analyzer, "forward")
+    assert state["maybe"].kind == Kind.UNKNOWN  # not taken for a tensor where it is used
+    assert state["given"].kind == Kind.TENSOR and place(state["given"]) == "cpu"
+    state = function_state(analyzer, "run")
+    assert state["after"].kind == Kind.UNKNOWN and place(state["after"].info.tensor) == "cpu"
+
+
+def test_a_default_tensor_for_a_parameter_left_at_none_is_what_that_call_works_with():
+    analyzer = analyse(
+        "import torch\n"
+        "from torch import nn\n"
+        "class Metric(nn.Module):\n"
+        "    def update(self, preds, weights=None):\n"
+        "        weights = torch.ones(3) if weights is None else weights\n"
+        "        return preds * weights.view(-1, 1)\n"
+        "    def reset(self, preds, mask=None):\n"
+        "        if mask is None:\n"
+        "            mask = torch.ones(3)\n"
+        "        return preds * mask.float()\n"
+    )
+    assert place(function_state(analyzer, "update")["weights"]) == "cpu"
+    assert place(function_state(analyzer, "reset")["mask"]) == "cpu"
+
+
 def test_a_known_generator_is_never_none_and_has_its_device():
     analyzer = analyse(
         "import torch\n"

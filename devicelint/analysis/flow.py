@@ -87,7 +87,7 @@ if TYPE_CHECKING:
     from devicelint.project import ProjectView
 
 _MAX_FIXPOINT_PASSES = 3
-_NONE = Value(Kind.NUMBER, literal=None)
+_NONE = Value(Kind.NUMBER, literal=None, role=Role.NONE_LITERAL)
 #: kinds of values that are known objects, never None
 _NEVER_NONE = frozenset({Kind.TENSOR, Kind.MODULE, Kind.CRITERION, Kind.OPTIMIZER, Kind.LOADER, Kind.DATASET, Kind.GENERATOR, Kind.DEVICE})
 
@@ -174,6 +174,8 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         #: per function: its body's text, for the two parameter scans below (cut from the
         #: file's text when it can be, see function_text; once per function either way)
         self._body_texts: dict[cst.FunctionDef, str] = {}
+        #: per (class node id, attribute): does the class move ``self.<attribute>`` where it reads it
+        self._moved_where_read: dict[tuple[int, str], bool] = {}
         #: per function: does its own body yield (see Summaries._is_generator)
         self._generators: dict[cst.FunctionDef, bool] = {}
         self._own_texts = FunctionTexts(module, text) if text is not None else None
@@ -526,9 +528,10 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
                     branch[name] = Value(Kind.TENSOR, current.device, current.origin)
                 elif not holds_tensor and current.kind == Kind.TENSOR:
                     branch[name] = UNKNOWN
-        none_checked = none_checked_name(node.test)
+        none_checked = _none_checked_key(node.test)
         if none_checked is not None:
-            # `if weight is not None:` where `weight` is a tensor or None: that tensor there
+            # `if weight is not None:` (or `if self.weight is not None:`) where `weight` is a
+            # tensor or None: that tensor there
             name, none_branch = none_checked
             current = state.get(name, UNKNOWN)
             if current.kind == Kind.UNKNOWN and isinstance(current.info, TensorOrNone):
@@ -568,11 +571,24 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
             # and the function makes its own - that path is the default one, so keep its tensor
             name, none_branch = defaulted
             made = (body_state if none_branch else else_state).get(name)
-            if made is not None and made.kind == Kind.TENSOR and merged.get(name, UNKNOWN).kind == Kind.UNKNOWN:
+            handed = (else_state if none_branch else body_state).get(name, UNKNOWN)
+            if made is not None and made.kind == Kind.TENSOR and (
+                merged.get(name, UNKNOWN).kind == Kind.UNKNOWN or self._as_handed_in(name, handed)
+            ):
                 merged[name] = made
         if chain_head and len(arms) > 1:
             _tag_arm_moves(node, state, arms, merged)  # the state is still the one before the chain
         replace_state(state, merged)
+
+    def _as_handed_in(self, name: str, value: Value) -> bool:
+        """Is ``value`` the tensor parameter ``name`` as the caller handed it (on the model's
+        device in a module's method, where the caller put it in a free function)?  Where the
+        function makes its own tensor when the parameter is None, that tensor, not the
+        caller's, is what a call that leaves it out works with."""
+        if value.kind != Kind.TENSOR or value.origin is not None:
+            return False
+        as_handed = self.tensor_parameter_value(name)
+        return as_handed is not None and as_handed.device == value.device
 
     def _tensor_check(self, test: cst.BaseExpression, state: State) -> Optional[tuple[str, bool]]:
         """``isinstance(x, torch.Tensor)`` -> ("x", True); ``not isinstance(...)`` -> ("x", False);
@@ -935,7 +951,7 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         if name in ("True", "False"):
             return Value(Kind.NUMBER, literal=name == "True")
         if name == "None":
-            return Value(Kind.NUMBER, literal=None)
+            return _NONE
         value = self.lookup(name, state)
         if value.kind == Kind.REF and isinstance(value.info, ProjectRef):
             # used as a value (`.to(torch_device)`, `x * SCALE`): what the other module binds;
@@ -1118,15 +1134,25 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
     def _eval_if_exp(self, node: cst.IfExp, state: State) -> Value:
         self.eval_condition(node.test, state)
         none_checked = none_checked_name(node.test)
-        if none_checked is not None and self.lookup(none_checked[0], state).kind in _NEVER_NONE:
+        checked = self.lookup(none_checked[0], state) if none_checked is not None else None
+        if checked is not None and checked.kind in _NEVER_NONE and not self._as_handed_in(none_checked[0], checked):
             # `generator.device if generator is not None else device` with a known generator:
-            # only one arm can run
+            # only one arm can run (a parameter that the body uses as a tensor may still be None)
             return self.eval(node.orelse if none_checked[1] else node.body, state)
         if none_checked is not None and self.lookup(none_checked[0], state).role is Role.NONE_DEFAULT:
             # `device if device is not None else ...` where every call leaves `device` at None
             return self.eval(node.body if none_checked[1] else node.orelse, state)
         body = self.eval(node.body, state)
         orelse = self.eval(node.orelse, state)
+        if none_checked is not None:
+            name, none_is_body = none_checked
+            made, kept, kept_node = (body, orelse, node.orelse) if none_is_body else (orelse, body, node.body)
+            if made.kind == Kind.TENSOR and isinstance(kept_node, cst.Name) and kept_node.value == name and (
+                kept.kind == Kind.UNKNOWN or self._as_handed_in(name, kept)
+            ):
+                # `w = torch.ones(n) if w is None else w`, like `if w is None: w = torch.ones(n)`:
+                # a caller that leaves `w` out gets the function's own tensor
+                return made
         body_device = self._device_of_value(node.body, body)
         orelse_device = self._device_of_value(node.orelse, orelse)
         if body_device is not None and orelse_device is not None and (body_device.is_accel or orelse_device.is_accel):
@@ -1833,3 +1859,15 @@ def _through_reexported_torch(qualname: str) -> str:
     if qualname.startswith("torch.") and ".torch." in qualname:
         return "torch." + qualname.rsplit(".torch.", 1)[1]
     return qualname
+
+
+def _none_checked_key(test: cst.BaseExpression) -> Optional[tuple[str, bool]]:
+    """``w is None`` -> ("w", True), ``self.w is not None`` -> ("self.w", False): the state key a
+    test compares with ``None``, and whether the body runs when it is None."""
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1 or not is_none_literal(test.comparisons[0].comparator):
+        return None
+    key = dotted_name(test.left)
+    operator = test.comparisons[0].operator
+    if key is None or not isinstance(operator, (cst.Is, cst.IsNot)):
+        return None
+    return key, isinstance(operator, cst.Is)

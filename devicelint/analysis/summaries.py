@@ -38,7 +38,7 @@ from devicelint.analysis.torch_semantics import (
     is_model_factory,
     spelled,
 )
-from devicelint.analysis.values import CPU, MODEL_DEVICE, UNKNOWN, Device, Homogeneous, Kind, Origin, Role, Value, follows, is_none_literal, join
+from devicelint.analysis.values import CPU, MODEL_DEVICE, UNKNOWN, Device, Homogeneous, Kind, Origin, Role, TensorOrNone, Value, follows, is_none_literal, join
 
 #: how far down the queue a function that waits for its callers is looked for
 _PENDING_LOOKAHEAD = 200
@@ -55,6 +55,11 @@ _DEFINED = re.compile(r"\bdef\s+([A-Za-z_]\w*)")
 _CALLED_NAME = re.compile(r"(?<!def )(?<!class )(?<![\w])([A-Za-z_]\w*)\s*\(")
 #: text that says a class places its tensors itself
 _PLACEMENT_TEXT = re.compile(r"\.to\(|\.cuda\(|device")
+#: what follows ``self.x`` when it is moved or converted to another tensor's device at once:
+#: a chain of simple calls (``.detach()``, ``.float()``) ending in ``.to(``/``.cuda(``/``.type_as(``,
+#: maybe after an element read whose index is brought to the host first (``self.logvar[t.cpu()]``):
+#: the host table is indexed on the host and the result moved
+MOVED_AT_ONCE = re.compile(r"(\[[^\[\]]*\.cpu\(\)\s*\])?(\.\w+\([^()]*\))*\.(to|cuda|type_as)\(")
 
 
 class Summaries(ParameterUses):
@@ -686,6 +691,45 @@ class Summaries(ParameterUses):
     def _runs_in_init_of(self, function: cst.FunctionDef, info: ClassInfo) -> bool:
         name = function.name.value
         return info.methods.get(name) is function and name in self._init_only_helpers(info)
+
+    def moves_attribute_where_read(self, info: ClassInfo, attribute: str) -> bool:
+        """Does a method of the class (or of a subclass in this file), other than ``__init__``,
+        move ``self.<attribute>`` as it reads it (``self.weight.to(x.device)``)?  Then the class
+        knows the attribute stays where ``__init__`` made it, and places it itself where it
+        needs it; a read that does not is an operation of its own."""
+        memo = self._moved_where_read
+        key = (id(info.node), attribute)
+        found = memo.get(key)
+        if found is None:
+            pattern = re.compile(rf"\bself\.{re.escape(attribute)}\b")
+            found = memo[key] = any(
+                MOVED_AT_ONCE.match(text, match.end()) is not None
+                for owner in (info, *self.subclasses_of(info))
+                for name, method in owner.methods.items()
+                if name != "__init__"
+                for text in (self.body_text(method),)
+                for match in pattern.finditer(text)
+            )
+        return found
+
+    def attribute_moved_where_read(self, host: Value) -> bool:
+        """Is ``host`` a tensor that a device-less factory made in a module's ``__init__`` and
+        that the module keeps as a plain attribute (also one left None on other paths) which
+        its class moves where it reads it (see moves_attribute_where_read)?"""
+        made = self.device_less_factory(host)
+        if made is None or made[2] is None:
+            return False
+        call, _, function = made
+        for info in self._classes:
+            if not info.is_module or not (info.methods.get("__init__") is function or self._runs_in_init_of(function, info)):
+                continue
+            for attribute, value in info.attributes.items():
+                if isinstance(value.info, TensorOrNone):
+                    value = value.info.tensor
+                if value.kind == Kind.TENSOR and value.origin is not None and value.origin.node is call:
+                    if self.moves_attribute_where_read(info, attribute):
+                        return True
+        return False
 
     def subclasses_of(self, info: ClassInfo) -> list[ClassInfo]:
         """The classes of this file that inherit from ``info``, directly or not."""

@@ -407,12 +407,23 @@ class TorchSemantics:
         if collate is None:
             return None
         function = next((value for arg, value in args if arg is collate), None)
-        if function is None or function.kind != Kind.FUNCTION or not isinstance(function.info, cst.FunctionDef):
-            return None
         items = cst.Arg(value=cst.Name("items"))
-        returned = self._summarise(function.info, None, None, False, ((items, UNKNOWN),), state)
+        if function is not None and function.kind == Kind.FUNCTION and isinstance(function.info, cst.FunctionDef):
+            returned = self._summarise(function.info, None, None, False, ((items, UNKNOWN),), state)
+        else:
+            # `collate_fn=self._batch_collate_fn`: a method of the object, bound to it
+            caller = self.function_stack[-1].node
+            own = self._own_callee(caller, collate.value) if caller is not None else None
+            if own is None or not own[1] or not isinstance(collate.value, cst.Attribute):
+                return None
+            method = own[0]
+            owner = next((info for info in self.file_classes() if method in info.methods.values()), None)
+            receiver = self.lookup(dotted_name(collate.value.value) or "", state)
+            returned = self._summarise(method, owner, receiver, True, ((items, UNKNOWN),), state)
         if returned.kind == Kind.TENSOR:
             drawn = Origin(node, f"a batch made by `{dotted_name(collate.value) or 'collate_fn'}()`", from_data=True)
+            if returned.device is not None and not returned.device.is_cpu:
+                drawn = returned.origin  # moved by the collate function itself: where it moved it
             return Value(Kind.TENSOR, returned.device, drawn if returned.device is not None else None, scalar=returned.scalar)
         return returned if returned.kind == Kind.CONTAINER else None
 

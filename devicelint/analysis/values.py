@@ -275,6 +275,10 @@ class Role(enum.Enum):
     #: ``None``, as a parameter's default that every call of the function leaves it at
     #: (``device=None``): ``device if device is not None else ...`` takes the other arm
     NONE_DEFAULT = "None by default"
+    #: the ``None`` literal: where a path that leaves a name (or attribute) at ``None`` meets
+    #: one that binds it to a tensor, the name holds a TensorOrNone (``self.weight = None``,
+    #: then ``if weight is not None: self.weight = torch.tensor(weight)``)
+    NONE_LITERAL = "None"
     #: an AllenNLP batch iterator (``BucketIterator(...)``): calling it on instances gives a
     #: loader of host batches (see torch_api.ALLENNLP_ITERATORS_PACKAGE)
     BATCH_ITERATOR = "batch iterator"
@@ -382,9 +386,15 @@ def join(first: Value, second: Value) -> Value:
     if isinstance(first.info, TensorOrNone) or isinstance(second.info, TensorOrNone):
         # `if w is not None:` narrowed `w` on one path only: still a tensor or None after it
         tensors = _tensor_or_none(first), _tensor_or_none(second)
+        if tensors[0] is None and first.role is Role.NONE_LITERAL or tensors[1] is None and second.role is Role.NONE_LITERAL:
+            return first if tensors[0] is not None else second
         if tensors[0] is None or tensors[1] is None:
             return UNKNOWN
         return Value(Kind.UNKNOWN, info=TensorOrNone(join(*tensors)))
+    for none, tensor in ((first, second), (second, first)):
+        if none.role is Role.NONE_LITERAL and tensor.kind == Kind.TENSOR:
+            # `self.weight = None`, then `self.weight = torch.tensor(w)` on one path
+            return Value(Kind.UNKNOWN, info=TensorOrNone(tensor))
     if first.kind != second.kind:
         for number, tensor in ((first, second), (second, first)):
             if (

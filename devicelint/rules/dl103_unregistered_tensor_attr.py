@@ -6,6 +6,7 @@ from typing import Optional
 import libcst as cst
 
 from devicelint.analysis.names import dotted_name
+from devicelint.analysis.summaries import MOVED_AT_ONCE
 from devicelint.analysis.values import MODEL_DEVICE, Kind, Role, Value, homogeneous_element
 from devicelint.rule_api import FixSpec, NodeEdit
 from devicelint.findings import Severity
@@ -14,11 +15,6 @@ from devicelint.rules.base import Example, Rule
 
 #: what follows ``self.x`` when it is assigned, not read
 _ASSIGNED = re.compile(r"\s*(=(?!=)|[-+*/@%&|^]=)")
-#: what follows ``self.x`` when it is moved or converted to another tensor's device at once:
-#: a chain of simple calls (``.detach()``, ``.float()``) ending in ``.to(``/``.cuda(``/``.type_as(``,
-#: maybe after an element read whose index is brought to the host first (``self.logvar[t.cpu()]``):
-#: the host table is indexed on the host and the result moved
-_MOVED_AT_ONCE = re.compile(r"(\[[^\[\]]*\.cpu\(\)\s*\])?(\.\w+\([^()]*\))*\.(to|cuda|type_as)\(")
 #: the same for an item of a container attribute, moved as it is taken (``self.anchors[i].to(x.device)``)
 _ITEM_MOVED_AT_ONCE = re.compile(r"\[[^\[\]]*\](\.\w+\([^()]*\))*\.(to|cuda|type_as)\(")
 
@@ -741,7 +737,7 @@ class UnregisteredTensorAttr(Rule):
                 rest = text[match.end():]
                 if _ASSIGNED.match(rest):
                     continue
-                if _MOVED_AT_ONCE.match(rest) or (items and _ITEM_MOVED_AT_ONCE.match(rest)):
+                if MOVED_AT_ONCE.match(rest) or (items and _ITEM_MOVED_AT_ONCE.match(rest)):
                     # the class places the attribute itself where it needs it (diffusers' RoPE
                     # tables: `self.pos_freqs.to(device)`); its other reads are its own business
                     return False

@@ -66,6 +66,13 @@ class MixedDeviceOp(Rule):
     #: an index op whose index sits on another device than the tensor it indexes: DL207 says so
     yields_to = ("DL207",)
     valid = (
+        # optional class weights kept as a plain attribute, moved wherever they are read
+        "import torch\nimport torch.nn.functional as F\nfrom torch import nn\nclass CELoss(nn.Module):\n"
+        "    def __init__(self, class_weight=None):\n        super().__init__()\n        self.class_weight = None\n"
+        "        if class_weight is not None:\n            self.class_weight = torch.Tensor(class_weight)\n"
+        "    def forward(self, cls_score, label):\n        lsm = F.log_softmax(cls_score, 1)\n"
+        "        if self.class_weight is not None:\n            lsm = lsm * self.class_weight.to(lsm.device).unsqueeze(0)\n"
+        "        return -(label * lsm).sum(1).mean()\n",
         # the head aligns the labels with its logits
         (
             "import torch\nfrom torch import nn\nclass Head(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.score = nn.Linear(4, 3)\n"
@@ -111,6 +118,20 @@ class MixedDeviceOp(Rule):
         "    model.to(device)\n    return evaluate(model, x, device)\n",
     )
     invalid = (
+        # a loss keeps optional class weights as a plain attribute and moves them on one path
+        # (`.to(cls_score.device)`), but the other multiplies the log-probabilities by them as
+        # they are (mmaction2's soft-label cross-entropy)
+        Example(
+            "import torch\nimport torch.nn.functional as F\nfrom torch import nn\nclass CELoss(nn.Module):\n"
+            "    def __init__(self, class_weight=None):\n        super().__init__()\n        self.class_weight = None\n"
+            "        if class_weight is not None:\n            self.class_weight = torch.Tensor(class_weight)\n"
+            "    def forward(self, cls_score, label):\n        if cls_score.size() == label.size():\n"
+            "            lsm = F.log_softmax(cls_score, 1)\n            if self.class_weight is not None:\n"
+            "                lsm = lsm * self.class_weight.unsqueeze(0)  # expect: DL201\n"
+            "            return -(label * lsm).sum(1).mean()\n"
+            "        weight = self.class_weight.to(cls_score.device) if self.class_weight is not None else None\n"
+            "        return F.cross_entropy(cls_score, label, weight=weight)\n"
+        ),
         # an exporter traces the module on example inputs: a UNet left on the CPU, kept in a
         # namespace, traced on inputs moved to the run's device (the web UI's TensorRT export)
         Example(
@@ -224,7 +245,10 @@ class MixedDeviceOp(Rule):
         if made is None or made[2] is None:
             return False
         if self.ctx.analyzer.constructs_module(made[2]):
-            return True  # an attribute made in a module's __init__: DL103 (or DL102) says what went wrong
+            # an attribute made in a module's __init__: DL103 (or DL102) says what went wrong,
+            # unless the class moves it where it reads it elsewhere (`self.w.to(x.device)`):
+            # then it knows the attribute stays on the host, and this read forgot to move it
+            return not self.ctx.analyzer.attribute_moved_where_read(host)
         return self.ctx.current_function.node is not None and made[1] in api.FUNCTION_HOST_FACTORIES
 
     def _conflict_to_report(self, first: Value, second: Value, loss: bool = False) -> bool:

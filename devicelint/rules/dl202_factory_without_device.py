@@ -68,6 +68,11 @@ class FactoryWithoutDevice(Rule):
     summary = "A tensor made without `device=` meets the model's tensors or a tensor argument."
     fix_safety = "unsafe"
     valid = (
+        # the default made where the data is
+        "import torch\nfrom torch import nn\nclass Metric(nn.Module):\n"
+        "    def update(self, preds, targets, weights=None):\n"
+        "        weights = torch.ones(targets.shape[0], device=targets.device) if weights is None else weights\n"
+        "        return ((preds - targets) * weights.view(-1, 1)).sum()\n",
         # a CPU-only program that builds and runs its own model
         "import torch\nfrom torch import nn\nclass Seq(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
         "        self.cell = nn.LSTMCell(1, 8)\n    def forward(self, x):\n        h = torch.zeros(x.size(0), 8)\n"
@@ -154,6 +159,20 @@ class FactoryWithoutDevice(Rule):
         "import torch\nfrom thop import profile\ndef flops(net):\n    return profile(net, inputs=(torch.zeros(1, 3, 8, 8),))\n",
     )
     invalid = (
+        # default weights for a call that leaves them out, in a conditional expression, meet the
+        # data (chemprop's metrics): the caller's weights follow the data, the default does not
+        Example(
+            "import torch\nfrom torch import nn\nclass Metric(nn.Module):\n"
+            "    def update(self, preds, targets, weights=None):\n"
+            "        weights = torch.ones(targets.shape[0]) if weights is None else weights  # expect: DL202\n"
+            "        return ((preds - targets) * weights.view(-1, 1)).sum()\n"
+        ),
+        Example(
+            "import torch\nfrom torch import nn\nclass Metric(nn.Module):\n"
+            "    def update(self, preds, targets, weights=None):\n"
+            "        weights = weights if weights is not None else torch.ones(targets.shape[0])  # expect: DL202\n"
+            "        return ((preds - targets) * weights).sum()\n"
+        ),
         # forward fills a CPU buffer and returns it (DA-RNN's encoder)
         Example(
             "import torch\nfrom torch import nn\nclass Encoder(nn.Module):\n    def __init__(self):\n        super().__init__()\n"

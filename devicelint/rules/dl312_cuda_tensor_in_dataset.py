@@ -6,8 +6,9 @@ from typing import Optional
 import libcst as cst
 
 from devicelint.analysis.events import CallEvent
-from devicelint.analysis.facts import ClassInfo
-from devicelint.analysis.values import Kind, Value
+from devicelint.analysis.facts import ClassInfo, LoaderInfo
+from devicelint.analysis.names import keyword_arg
+from devicelint.analysis.values import Kind, Value, homogeneous_element
 from devicelint.findings import Severity
 from devicelint.rules.base import Example, Rule
 
@@ -30,6 +31,14 @@ class CudaTensorInDataset(Rule):
     variable) to a model of the file that keeps it as a submodule and is then moved: the move
     takes the shared module and its buffers to the GPU, and the workers run it there (graphnet).
     A dataset given its own copy (`copy.deepcopy(module)`) is left alone.
+
+    Also flags a `collate_fn` of the file (a function, or a method of the object that builds
+    the loader: `collate_fn=self._collate`) that returns batch tensors it put on an
+    accelerator, where the DataLoader pins memory (`pin_memory=`, not `False`) or collates
+    in worker processes (`num_workers=` a number above 0): pinning raises `cannot pin
+    'torch.cuda.FloatTensor' only dense CPU tensors can be pinned` whether or not workers run
+    (darts), and forked workers cannot use CUDA. A collate function that moves its batches
+    for a loader that does neither runs, in the main process, and is left alone.
 
     Left alone: moves to a device known to be the CPU (`.cpu()`, `.to("cpu")`,
     `device="cpu"`), moves whose target the analysis does not know (`.to(other_tensor)` of
@@ -90,6 +99,11 @@ class CudaTensorInDataset(Rule):
     severity = Severity.WARNING
     summary = "A Dataset creates or moves tensors onto the GPU: forked DataLoader workers cannot use CUDA."
     valid = (
+        # a collate function that moves its batches, in the main process, for a loader that
+        # does not pin memory
+        "import torch\nfrom torch.utils.data import DataLoader\n"
+        "def to_gpu(batch):\n    return torch.stack(batch).cuda()\n"
+        "for x in DataLoader(ds, num_workers=0, collate_fn=to_gpu):\n    print(x.shape)\n",
         "import torch\nfrom torch.utils.data import Dataset\nclass Points(Dataset):\n"
         "    def __init__(self, n):\n        self.data = torch.randn(n, 3)\n"
         "    def __len__(self):\n        return len(self.data)\n"
@@ -124,6 +138,22 @@ class CudaTensorInDataset(Rule):
         "for x in DataLoader(Points(), num_workers=2):\n    x = x.cuda()\n",
     )
     invalid = (
+        # a method collates the samples onto the GPU for a loader that pins memory (darts)
+        Example(
+            "import torch\nfrom torch.utils.data import DataLoader\nclass Forecaster:\n"
+            "    def __init__(self):\n        self.device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+            "    def _collate(self, batch):\n"
+            "        return tuple(torch.stack([s[i] for s in batch]).to(self.device) for i in range(2))  # expect: DL312\n"
+            "    def fit(self, ds):\n"
+            "        for x, y in DataLoader(ds, batch_size=4, pin_memory=True, collate_fn=self._collate):\n"
+            "            print(x.shape)\n"
+        ),
+        # a function of the file collates onto the GPU in worker processes
+        Example(
+            "import torch\nfrom torch.utils.data import DataLoader\n"
+            "def to_gpu(batch):\n    return torch.stack(batch).cuda()  # expect: DL312\n"
+            "for x in DataLoader(ds, num_workers=4, collate_fn=to_gpu):\n    print(x.shape)\n"
+        ),
         # the dataset runs the very module a moved model keeps as a submodule (graphnet)
         Example(
             "import torch\nfrom torch import nn\nfrom torch.utils.data import Dataset\n"
@@ -175,6 +205,36 @@ class CudaTensorInDataset(Rule):
             arguments = tuple(value for _, value in event.args)
             self._constructions.setdefault(id(event.node), (event.node, event.callee.info, id(self.ctx.current_function.node), arguments))
         self._placed_in_worker(event)
+        self._placed_by_collate_fn(event)
+
+    def _placed_by_collate_fn(self, event: CallEvent) -> None:
+        """A DataLoader whose `collate_fn` (a function or method of the file) returns batch
+        tensors it put on an accelerator, while the loader pins memory or collates in worker
+        processes: pinning rejects CUDA tensors, and forked workers cannot use CUDA."""
+        result = event.result
+        if result.kind != Kind.LOADER or not isinstance(result.info, LoaderInfo) or result.info.collated is None:
+            return
+        workers = keyword_arg(event.node, "num_workers")
+        in_workers = workers is not None and isinstance(workers.value, cst.Integer) and int(workers.value.value) > 0
+        if not result.info.pin_memory and not in_workers:
+            return  # collated in the main process and never pinned: it runs
+        for placed in _batch_tensors(result.info.collated):
+            device = placed.device
+            if device is None or not device.may_be_accelerator or placed.origin is None or not isinstance(placed.origin.node, cst.Call):
+                continue
+            move = placed.origin.node
+            why = (
+                "the loader pins memory (`pin_memory=`), which raises 'cannot pin torch.cuda.FloatTensor: only dense CPU tensors can be pinned'"
+                if result.info.pin_memory else
+                "the loader collates in worker processes, which raise 'Cannot re-initialize CUDA in forked subprocess'"
+            )
+            self.ctx.report(
+                move,
+                f"`{self.ctx.source_of(move)}` puts a batch tensor on {device.describe()} in the `collate_fn` of the "
+                f"DataLoader at line {self.ctx.line(event.node)}: {why}; return host tensors and move the batch "
+                f"in the training loop",
+            )
+            return
 
     def _placed_in_worker(self, event: CallEvent) -> None:
         context = self.ctx.current_function
@@ -321,3 +381,13 @@ def _argument_for(call: cst.Call, init: Optional[cst.FunctionDef], parameter: st
 def _parameter_names(function: cst.FunctionDef) -> frozenset[str]:
     params = function.params
     return frozenset(param.name.value for param in [*params.posonly_params, *params.params, *params.kwonly_params])
+
+
+def _batch_tensors(batch: Value) -> list[Value]:
+    """The tensors a collated batch holds: itself, or the items of a tuple, list or dict."""
+    if batch.kind != Kind.CONTAINER:
+        return [batch]
+    if isinstance(batch.info, tuple):
+        return [item for item in batch.info if isinstance(item, Value)]
+    element = homogeneous_element(batch)
+    return [element] if element is not None else []
