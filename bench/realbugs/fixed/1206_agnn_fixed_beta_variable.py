@@ -1,0 +1,71 @@
+# source: https://github.com/dawnranger/pytorch-AGNN/issues/5
+# fixed twin: beta is moved to the activations' device in the attention line (the thread's suggested .cuda(), written device-neutral so the twin runs on the CPU).
+import argparse
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.nn.parameter import Parameter
+
+
+class GraphAttentionLayer(nn.Module):
+    def __init__(self, requires_grad=True):
+        super().__init__()
+        if requires_grad:
+            self.beta = Parameter(torch.Tensor(1).uniform_(0, 1), requires_grad=requires_grad)
+        else:
+            self.beta = torch.zeros(1, requires_grad=requires_grad)
+
+    def forward(self, x, adj):
+        norm2 = torch.norm(x, 2, 1).view(-1, 1)
+        cos = self.beta.to(x.device) * torch.div(torch.mm(x, x.t()), torch.mm(norm2, norm2.t()) + 1e-7)
+        masked = cos + (1.0 - adj) * -1e9
+        return torch.mm(F.softmax(masked, dim=1), x)
+
+
+class LinearLayer(nn.Module):
+    def __init__(self, in_features, out_features):
+        super().__init__()
+        self.weight = Parameter(nn.init.xavier_uniform_(torch.empty(in_features, out_features)))
+
+    def forward(self, x):
+        return torch.mm(x, self.weight)
+
+
+class AGNN(nn.Module):
+    def __init__(self, nfeat, nhid, nclass, nlayers, dropout_rate):
+        super().__init__()
+        self.layers, self.dropout_rate = nlayers, dropout_rate
+        self.embeddinglayer = LinearLayer(nfeat, nhid)
+        self.attentionlayers = nn.ModuleList([GraphAttentionLayer(requires_grad=False)])
+        for _ in range(1, nlayers):
+            self.attentionlayers.append(GraphAttentionLayer())
+        self.outputlayer = LinearLayer(nhid, nclass)
+
+    def forward(self, x, adj):
+        x = F.dropout(F.relu(self.embeddinglayer(x)), self.dropout_rate, training=self.training)
+        for i in range(self.layers):
+            x = self.attentionlayers[i](x, adj)
+        x = F.dropout(self.outputlayer(x), self.dropout_rate, training=self.training)
+        return F.log_softmax(x, dim=1)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--no-cuda", action="store_true", default=False)
+    args = parser.parse_args()
+    args.cuda = not args.no_cuda and torch.cuda.is_available()
+    features = torch.rand(12, 10)
+    adj = (torch.rand(12, 12) > 0.6).float()
+    labels = torch.randint(0, 3, (12,))
+    model = AGNN(10, 16, 3, nlayers=3, dropout_rate=0.5)
+    optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
+    if args.cuda:
+        model.cuda()
+        features, adj, labels = features.cuda(), adj.cuda(), labels.cuda()
+    model.train()
+    optimizer.zero_grad()
+    loss = F.nll_loss(model(features, adj), labels)
+    loss.backward()
+    optimizer.step()
+    print(loss.item())
