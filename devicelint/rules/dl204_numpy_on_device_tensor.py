@@ -121,6 +121,13 @@ class NumpyOnDeviceTensor(Rule):
         # the state_dict of a model that was never moved holds host tensors
         "import torch\nfrom torch import nn\nmodel = nn.Linear(4, 2)\nweights = model.state_dict()\n"
         "arrays = {key: weights[key].numpy() for key in weights}\n",
+        # the helper moves what it is given before numpy reads it; and a helper called with host
+        # arrays only is fine whatever it does
+        "import numpy as np\nimport torch\ndef roc_curve(y_true, y_score):\n    if torch.is_tensor(y_true):\n"
+        "        y_true, y_score = y_true.cpu(), y_score.cpu()\n    y_true, y_score = np.asarray(y_true), np.asarray(y_score)\n"
+        "    return np.argsort(-y_score), y_true\ndef auc(x, y):\n    x = np.asarray(x)\n    return np.trapz(np.asarray(y), x)\n"
+        "scores = torch.rand(8, device='cuda')\nprint(roc_curve(torch.zeros(8, device='cuda'), scores))\n"
+        "print(auc(scores.cpu().numpy(), [0.5] * 8))\n",
         # a running total of `.item()` values is a Python number
         "import numpy as np\nimport torch\nclass Stats:\n    def __init__(self):\n        self.loss = 0\n"
         "    def add(self, loss):\n        self.loss += loss.item()\n    def perplexity(self):\n        return np.exp(self.loss)\n"
@@ -145,10 +152,29 @@ class NumpyOnDeviceTensor(Rule):
         ),
         Example(
             # a helper of the file that hands its parameter to matplotlib: flagged where the GPU
-            # tensor goes in, and where numpy reads it
+            # tensor goes in (once: not again where the helper's numpy reads it)
             "import torch\nfrom matplotlib import pyplot as plt\ndef show(img, path):\n"
-            "    plt.imshow(img, cmap='gray')  # expect: DL204\n    plt.savefig(path)\n"
+            "    plt.imshow(img, cmap='gray')\n    plt.savefig(path)\n"
             "codes = torch.eye(4, device='cuda')\nshow(codes.t(), 'codes.png')  # expect: DL204\n"
+        ),
+        Example(
+            # a helper that brings some of its tensors to the host itself takes device tensors by
+            # design: the one it forgot is its own bug, flagged there (not at its call)
+            "import torch\nfrom matplotlib import pyplot as plt\ndef plot_data(X, y):\n    X = X.cpu()\n"
+            "    plt.scatter(X.numpy()[:, 0], X.numpy()[:, 1], c=y)  # expect: DL204\n"
+            "X = torch.zeros(30, 2, device='cuda')\ny = torch.zeros(30, device='cuda')\nplot_data(X, y)\n",
+            "import torch\nfrom matplotlib import pyplot as plt\ndef plot_data(X, y):\n    X = X.cpu()\n"
+            "    plt.scatter(X.numpy()[:, 0], X.numpy()[:, 1], c=y.cpu())  # expect: DL204\n"
+            "X = torch.zeros(30, 2, device='cuda')\ny = torch.zeros(30, device='cuda')\nplot_data(X, y)\n",
+        ),
+        Example(
+            # a scikit-learn-like helper that converts its parameters as its first step
+            # (`y_true = np.asarray(y_true)`): the call that hands it GPU scores is the bug
+            "import numpy as np\nimport torch\ndef roc_curve(y_true, y_score):\n"
+            "    y_true, y_score = np.asarray(y_true), np.asarray(y_score)\n    return np.argsort(-y_score), y_true\n"
+            "def roc(labels, scores):\n    return roc_curve(labels, scores)  # expect: DL204\n"
+            "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+            "print(roc(torch.zeros(8, device=device), torch.rand(8, device=device)))\n"
         ),
         Example(
             # a 0-dim GPU metric appended to a history that numpy reads: flagged at the append
@@ -207,6 +233,12 @@ class NumpyOnDeviceTensor(Rule):
         ),
     )
 
+    def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(ctx)
+        #: numpy calls in helpers of the file whose GPU argument was reported at the helper's
+        #: call (see _handed_to_numpy_by_helper): one bug, reported where the caller can fix it
+        self._reported_at_calls: set[cst.Call] = set()
+
     def on_ndarray_store(self, target: cst.Subscript, value_node: cst.BaseExpression, value: Value) -> None:
         """``losses[i] = loss.data``: numpy converts the stored tensor with ``__array__``."""
         if not _on_accelerator(value):
@@ -220,6 +252,8 @@ class NumpyOnDeviceTensor(Rule):
         )
 
     def on_call(self, event: CallEvent) -> None:
+        if event.node in self._reported_at_calls:
+            return  # a helper's read of its parameter, reported at the helper's call
         if event.method == "numpy" and event.receiver is not None and _on_accelerator(event.receiver, called_numpy=True):
             func = event.node.func
             assert isinstance(func, cst.Attribute)
@@ -282,16 +316,22 @@ class NumpyOnDeviceTensor(Rule):
         helper fails on the GPU tensor given to it; the call is where to move it."""
         if not any(_on_accelerator(value) for _, value in event.args):
             return  # spare the look into the callee
-        for arg, value, parameter, numpy_call in self.ctx.analyzer.arguments_read_by_numpy(event.node, event.callee, event.args):
-            if not _on_accelerator(value):
-                continue
-            helper = self.ctx.source_of(event.node.func)
-            self.ctx.report(
-                event.node,
-                f"`{helper}()` hands `{parameter}` to `{self.ctx.source_of(numpy_call.func)}` (line "
-                f"{self.ctx.line(numpy_call)}), which reads it with numpy, but `{self.ctx.source_of(arg.value)}` "
-                f"holds GPU tensors (\"can't convert cuda:0 device type tensor to numpy\"); move it with `.cpu()` first",
-                fix=_cpu_after(arg.value, value),
-                related=((numpy_call, "numpy reads it here"),),
-            )
+        read = [
+            (arg, value, parameter, numpy_call)
+            for arg, value, parameter, numpy_call in self.ctx.analyzer.arguments_read_by_numpy(event.node, event.callee, event.args)
+            if _on_accelerator(value)
+        ]
+        # the helper's own numpy calls on these parameters are this bug too: said here only
+        self._reported_at_calls.update(numpy_call for _, _, _, numpy_call in read)
+        if not read:
             return
+        arg, value, parameter, numpy_call = read[0]
+        helper = self.ctx.source_of(event.node.func)
+        self.ctx.report(
+            event.node,
+            f"`{helper}()` hands `{parameter}` to `{self.ctx.source_of(numpy_call.func)}` (line "
+            f"{self.ctx.line(numpy_call)}), which reads it with numpy, but `{self.ctx.source_of(arg.value)}` "
+            f"holds GPU tensors (\"can't convert cuda:0 device type tensor to numpy\"); move it with `.cpu()` first",
+            fix=_cpu_after(arg.value, value),
+            related=((numpy_call, "numpy reads it here"),),
+        )
