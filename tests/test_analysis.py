@@ -2097,3 +2097,21 @@ class Trainer:
     batch = function_state(analyse(code), "step")["batch"]
     # the wrapper's own `self.device`, not the trainer's
     assert batch.device is not None and batch.device.label == "self.model.device"
+
+
+def test_a_function_of_the_file_kept_on_an_object_is_called_with_the_callers_arguments():
+    # setfit's Trainer: the metric given to its constructor is called as `self.metric(...)`
+    analyzer = analyse(
+        "import torch\nfrom torch import nn\n"
+        "class Trainer:\n    def __init__(self, model, metric):\n"
+        "        self.device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+        "        self.model = model.to(self.device)\n        self.metric = metric\n"
+        "    def evaluate(self, x, y):\n        y_pred = self.model(x.to(self.device))\n"
+        "        return self.metric(y_pred, y)\n"
+        "    def metric_of_class(self, a):\n        return a\n"
+        "def accuracy(predictions, labels):\n    return predictions, labels\n"
+        "trainer = Trainer(nn.Linear(4, 3), accuracy)\nprint(trainer.evaluate(torch.randn(2, 4), [0, 1]))\n"
+    )
+    metric = function_state(analyzer, "accuracy")
+    assert metric["predictions"].kind == Kind.TENSOR and metric["predictions"].device.may_be_accelerator
+    assert metric["labels"].kind == Kind.CONTAINER

@@ -1562,7 +1562,7 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
 
     def _stored_module(self, func: cst.BaseExpression, state: State) -> Optional[Value]:
         """The module or criterion a dotted callee such as ``self.encoder`` holds, if known (or an
-        object of a class of the file with a ``__call__``)."""
+        object of a class of the file with a ``__call__``, or a function of the file)."""
         if not isinstance(func, cst.Attribute):
             return None
         key = dotted_name(func)
@@ -1575,6 +1575,10 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
             return known  # `self.model = self.model.cuda()`: a moved object, called like a model
         if known is not None and known.kind == Kind.UNKNOWN and isinstance(known.info, ClassInfo) and known.info.find_method("__call__") is not None:
             return known  # `self.predictor(images)`: an object of a class of the file, called
+        if known is not None and known.kind == Kind.FUNCTION and isinstance(known.info, cst.FunctionDef):
+            # `self.metric(y_pred, y_test)`: a function of the file kept on the object (a callback
+            # its constructor was given); an attribute set on the object hides a method's name
+            return known
         return None
 
     def _builtin(self, name: str, args: tuple[tuple[cst.Arg, Value], ...], node: Optional[cst.Call] = None) -> Value:

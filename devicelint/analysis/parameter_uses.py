@@ -37,8 +37,9 @@ _MODULE_INPUT_USE = re.compile(rf"(?<![\w.])([A-Za-z_]\w*(?:\.\w+)*?)\s*\.\s*(?:
 _MODULE_ONLY_USE = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*\.\s*(?:(?:named_)?(?:parameters|buffers|modules|children))\s*\(")
 #: a call's callee as text: ``name(`` or ``name.attribute(`` (the head not itself an attribute)
 _CALLEE_TEXT = re.compile(r"(?<![\w.])([A-Za-z_]\w*)(?:\s*\.\s*([A-Za-z_]\w*))?\s*\(")
-#: ``.cpu()``, ``.to("cpu")``, ``device='cpu'``: a body that brings tensors to the host
-_BRINGS_TO_HOST = re.compile(r"\.\s*cpu\s*\(|[\"']cpu[\"']")
+#: ``.cpu()``, ``.to("cpu")``, ``device='cpu'``, ``.numpy()``: a body written for torch tensors,
+#: which knows they must be brought to the host
+_HANDLES_TENSORS_ON_HOST = re.compile(r"\.\s*(?:cpu|numpy)\s*\(|[\"']cpu[\"']")
 #: a name as a whole argument of a call: ``f(name, ...)``, ``f(a, name)``, ``f(k=name)`` (one
 #: static pattern: a pattern per parameter would be compiled thousands of times on a big tree)
 _HANDED_ON = re.compile(r"[(,]\s*(?:\w+\s*=\s*)?([A-Za-z_]\w*)\s*(?=[,)])")
@@ -255,9 +256,11 @@ class ParameterUses:
         """For a call of a function of this file (``plot_img(x)``, ``self.plot(x)``): the
         arguments the callee hands whole to numpy or matplotlib on every path through it (see
         _numpy_read_parameters), as (argument, its value, the parameter, the numpy call) -
-        what its caller must have put on the host. None for a callee that brings tensors to
-        the host itself (``X = X.cpu()``): it takes device tensors by design, and a parameter
-        it forgot to move is its own bug, at its numpy call."""
+        what its caller must have put on the host, where the callee is written for numpy data
+        (``y_true = np.asarray(y_true)``, ``plt.imshow(img)``, as scikit-learn's functions).
+        None for a callee written for torch tensors, which brings them to the host itself
+        (``X = X.cpu()``, ``predictions.numpy()``): it takes tensors by design, and one it
+        does not move is its own bug, at its numpy call."""
         if callee.kind == Kind.FUNCTION and isinstance(callee.info, cst.FunctionDef):
             function, skip_first = callee.info, False
         else:
@@ -269,7 +272,7 @@ class ParameterUses:
         if self.foreign_home(function) is not None:
             return []  # the numpy call is in another file: a message cannot point at its line here
         reads = self._numpy_read_parameters(function)
-        if not reads or _BRINGS_TO_HOST.search(self._body_text(function)):
+        if not reads or _HANDLES_TENSORS_ON_HOST.search(self._body_text(function)):
             return []
         names = helpers.argument_parameters(function, args, skip_first)
         return [(arg, value, name, reads[name]) for (arg, value), name in zip(args, names) if name is not None and name in reads]

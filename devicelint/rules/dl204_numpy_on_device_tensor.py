@@ -61,7 +61,11 @@ class NumpyOnDeviceTensor(Rule):
     0-dim GPU tensor appended to a list that numpy reads later (a loss or error-rate history)
     is flagged at the `append`, where `.item()` belongs; a call of a helper of the file that
     hands its parameter to numpy or matplotlib on every path (`plot_img(codes)` where
-    `plot_img` calls `plt.imshow(img)`) is flagged where the GPU tensor goes in.
+    `plot_img` calls `plt.imshow(img)`, `roc_curve(labels, scores)` where `roc_curve` starts
+    with `y_true = np.asarray(y_true)`) is flagged where the GPU tensor goes in, once: the
+    helper is written for numpy data. A helper written for torch tensors, which brings them to
+    the host itself (`X = X.cpu()`, `predictions.numpy()`), is flagged inside, at the tensor
+    it does not move.
 
     The same holds for a 0-dim GPU tensor put among the values of a dict of metrics
     (`OrderedDict([("loss", loss.item()), ("acc", acc)])`) whose values are collected into a
@@ -128,6 +132,13 @@ class NumpyOnDeviceTensor(Rule):
         "    return np.argsort(-y_score), y_true\ndef auc(x, y):\n    x = np.asarray(x)\n    return np.trapz(np.asarray(y), x)\n"
         "scores = torch.rand(8, device='cuda')\nprint(roc_curve(torch.zeros(8, device='cuda'), scores))\n"
         "print(auc(scores.cpu().numpy(), [0.5] * 8))\n",
+        # the trainer brings the predictions to the host before its metric callback reads them
+        "import torch\nfrom torch import nn\nclass Trainer:\n    def __init__(self, model, metric):\n"
+        "        self.device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n        self.model = model.to(self.device)\n"
+        "        self.metric = metric\n    def evaluate(self, x, y):\n        y_pred = self.model(x.to(self.device)).argmax(1)\n"
+        "        return self.metric(y_pred.cpu(), y)\ndef accuracy(predictions, labels):\n"
+        "    return (predictions.numpy() == labels).mean()\n"
+        "trainer = Trainer(nn.Linear(4, 3), accuracy)\nprint(trainer.evaluate(torch.randn(2, 4), [0, 1]))\n",
         # a running total of `.item()` values is a Python number
         "import numpy as np\nimport torch\nclass Stats:\n    def __init__(self):\n        self.loss = 0\n"
         "    def add(self, loss):\n        self.loss += loss.item()\n    def perplexity(self):\n        return np.exp(self.loss)\n"
@@ -166,6 +177,22 @@ class NumpyOnDeviceTensor(Rule):
             "import torch\nfrom matplotlib import pyplot as plt\ndef plot_data(X, y):\n    X = X.cpu()\n"
             "    plt.scatter(X.numpy()[:, 0], X.numpy()[:, 1], c=y.cpu())  # expect: DL204\n"
             "X = torch.zeros(30, 2, device='cuda')\ny = torch.zeros(30, device='cuda')\nplot_data(X, y)\n",
+        ),
+        Example(
+            # a metric callback kept on a trainer, handed the moved model's predictions: the
+            # callback, written for tensors, calls `.numpy()` on a GPU one
+            "import torch\nfrom torch import nn\nclass Trainer:\n    def __init__(self, model, metric):\n"
+            "        self.device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n        self.model = model.to(self.device)\n"
+            "        self.metric = metric\n    def evaluate(self, x, y):\n        y_pred = self.model(x.to(self.device)).argmax(1)\n"
+            "        return self.metric(y_pred, y)\ndef accuracy(predictions, labels):\n"
+            "    return (predictions.numpy() == labels).mean()  # expect: DL204\n"
+            "trainer = Trainer(nn.Linear(4, 3), accuracy)\nprint(trainer.evaluate(torch.randn(2, 4), [0, 1]))\n",
+            "import torch\nfrom torch import nn\nclass Trainer:\n    def __init__(self, model, metric):\n"
+            "        self.device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n        self.model = model.to(self.device)\n"
+            "        self.metric = metric\n    def evaluate(self, x, y):\n        y_pred = self.model(x.to(self.device)).argmax(1)\n"
+            "        return self.metric(y_pred, y)\ndef accuracy(predictions, labels):\n"
+            "    return (predictions.cpu().numpy() == labels).mean()  # expect: DL204\n"
+            "trainer = Trainer(nn.Linear(4, 3), accuracy)\nprint(trainer.evaluate(torch.randn(2, 4), [0, 1]))\n",
         ),
         Example(
             # a scikit-learn-like helper that converts its parameters as its first step
