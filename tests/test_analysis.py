@@ -2115,3 +2115,34 @@ def test_a_function_of_the_file_kept_on_an_object_is_called_with_the_callers_arg
     metric = function_state(analyzer, "accuracy")
     assert metric["predictions"].kind == Kind.TENSOR and metric["predictions"].device.may_be_accelerator
     assert metric["labels"].kind == Kind.CONTAINER
+
+
+def test_torch_cat_of_a_models_outputs_of_unknown_kind_is_a_tensor_where_they_are():
+    # poptimizer: `mean, std = model(batch)` of a moved model of unknown class, collected and joined
+    analyzer = analyse(
+        "import torch\nfrom nets import WaveNet\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+        "def evaluate(batches):\n    model = WaveNet().to(device)\n    means, variances = [], []\n"
+        "    for batch in batches:\n        mean, std = model(batch)\n        means.append(mean)\n        variances.append(std ** 2)\n"
+        "    joined = torch.cat(means)\n    spread = torch.cat(variances)\n    doubled = 2 * std\n    return joined, spread, doubled\n"
+        "evaluate([torch.zeros(2, 3)])\n"
+    )
+    state = function_state(analyzer, "evaluate")
+    assert state["joined"].kind == Kind.TENSOR and state["joined"].device.may_be_accelerator
+    assert state["spread"].kind == Kind.TENSOR and state["spread"].device.may_be_accelerator
+    # a number times the output: still where it was, still of unknown kind (it may be a float)
+    assert state["doubled"].kind == Kind.UNKNOWN and state["doubled"].device.may_be_accelerator
+
+
+def test_iterating_an_object_whose_iter_is_a_generator_gives_what_it_yields():
+    analyzer = analyse(
+        "import torch\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+        "class Loader:\n    def __init__(self):\n        self.batches = [{'x': torch.randn(4, 6)} for _ in range(3)]\n"
+        "    def __iter__(self):\n        for batch in self.batches:\n"
+        "            yield {key: value.to(device) for key, value in batch.items()}\n"
+        "class Plain:\n    def __iter__(self):\n        return iter([torch.zeros(2)])\n"
+        "def run():\n    for batch in Loader():\n        x = batch['x']\n    for item in Plain():\n        y = item\n    return x, y\n"
+        "run()\n"
+    )
+    state = function_state(analyzer, "run")
+    assert state["x"].kind == Kind.TENSOR and state["x"].device.may_be_accelerator
+    assert state["y"].device is None  # not a generator: not followed

@@ -604,7 +604,7 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
 
     def _exec_for(self, node: cst.For, state: State) -> None:
         iterable = self.eval(node.iter, state)
-        element = self.element_of(iterable)
+        element = self.element_of(self._iterated_by_own_class(iterable, state))
 
         def bind(loop_state: State) -> None:
             self.assign(node.target, element, loop_state, None)
@@ -1052,6 +1052,11 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         if not (left_tensor or right_tensor):
             if left.kind == Kind.NUMBER and right.kind == Kind.NUMBER:
                 return Value(Kind.NUMBER)
+            for placed, number in ((left, right), (right, left)):
+                if number.kind == Kind.NUMBER and placed.kind == Kind.UNKNOWN and placed.is_bare and placed.device is not None:
+                    # `std ** 2` of a model's output of unknown kind: a tensor there stays
+                    # there, a Python number stays one
+                    return Value(Kind.UNKNOWN, placed.device, placed.origin)
             if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply):
                 # `[torch.zeros(1)] * n`: n references to the same elements
                 for sequence, count in ((left, right), (right, left)):
@@ -1315,6 +1320,20 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         return Value(Kind.FUNCTION, info=CRITERION_BUILDER) if forwarded else UNKNOWN
 
     # ------------------------------------------------------------------ iteration
+
+    def _iterated_by_own_class(self, iterable: Value, state: State) -> Value:
+        """``for batch in loader`` where ``loader`` is an object of a plain class of the file
+        whose ``__iter__`` is a generator (a hand-written loader): the loop gets what it yields;
+        any other iterable as it is."""
+        info = iterable.info
+        if iterable.kind != Kind.UNKNOWN or not isinstance(info, ClassInfo) or info.is_module or info.is_dataset:
+            return iterable
+        found = info.find_method("__iter__")
+        if found is None or not self._is_generator(found[0]) or self._overridden_below(info, "__iter__"):
+            return iterable
+        function, owner = found
+        yielded = self._summarise(function, owner, iterable, True, (), state)
+        return yielded if yielded.kind == Kind.CONTAINER else iterable
 
     def element_of(self, iterable: Value) -> Value:
         kind = iterable.kind

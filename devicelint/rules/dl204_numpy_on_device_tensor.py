@@ -179,6 +179,18 @@ class NumpyOnDeviceTensor(Rule):
             "X = torch.zeros(30, 2, device='cuda')\ny = torch.zeros(30, device='cuda')\nplot_data(X, y)\n",
         ),
         Example(
+            # the outputs of a moved model of unknown class, collected in a loop and joined by
+            # `torch.cat`: a tensor on the model's device
+            "import torch\nfrom nets import WaveNet\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+            "model = WaveNet().to(device)\nmeans = []\nfor batch in [torch.zeros(2, 3)]:\n"
+            "    mean, std = model(batch.to(device))\n    means.append(mean)\n"
+            "all_means = torch.cat(means).numpy()  # expect: DL204\n",
+            "import torch\nfrom nets import WaveNet\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+            "model = WaveNet().to(device)\nmeans = []\nfor batch in [torch.zeros(2, 3)]:\n"
+            "    mean, std = model(batch.to(device))\n    means.append(mean)\n"
+            "all_means = torch.cat(means).cpu().numpy()  # expect: DL204\n",
+        ),
+        Example(
             # a metric callback kept on a trainer, handed the moved model's predictions: the
             # callback, written for tensors, calls `.numpy()` on a GPU one
             "import torch\nfrom torch import nn\nclass Trainer:\n    def __init__(self, model, metric):\n"
