@@ -279,7 +279,8 @@ class ParameterUses:
 
     def _numpy_read_parameters(self, function: cst.FunctionDef) -> dict[str, cst.Call]:
         """Parameters the function hands, unchanged, to numpy or matplotlib (``plt.imshow(img)``,
-        ``np.asarray(x)``, ``x.numpy()``) in a statement every call reaches: one of its body's
+        ``np.asarray(x)``; not ``x.numpy()``, which only a body written for tensors calls, see
+        arguments_read_by_numpy) in a statement every call reaches: one of its body's
         own statements (or of a ``with`` block there), before any statement that may return or
         raise, and not under a conditional expression, ``and``/``or`` or a comprehension. Only
         reads before the body first rebinds the parameter count: ``y_true = np.asarray(y_true)``
@@ -352,10 +353,6 @@ class _NumpyReads(OwnScopeVisitor):
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
-        if isinstance(func, cst.Attribute) and func.attr.value == "numpy" and not node.args:
-            if isinstance(func.value, cst.Name) and func.value.value in self.names:
-                self.found.setdefault(func.value.value, node)
-            return
         handed = [arg for arg in node.args if not arg.star and isinstance(arg.value, cst.Name) and arg.value.value in self.names]
         if not handed:
             return

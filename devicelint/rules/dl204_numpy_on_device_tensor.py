@@ -291,8 +291,6 @@ class NumpyOnDeviceTensor(Rule):
         )
 
     def on_call(self, event: CallEvent) -> None:
-        if event.node in self._reported_at_calls:
-            return  # a helper's read of its parameter, reported at the helper's call
         if event.method == "numpy" and event.receiver is not None and _on_accelerator(event.receiver, called_numpy=True):
             func = event.node.func
             assert isinstance(func, cst.Attribute)
@@ -308,7 +306,7 @@ class NumpyOnDeviceTensor(Rule):
             return
         for arg, value in event.args:
             if helpers.numpy_reads(event.qualname, arg.keyword.value if arg.keyword is not None else None) and _on_accelerator(value):
-                if self._said_at_the_call(arg.value):
+                if event.node in self._reported_at_calls or self._said_at_the_call(arg.value):
                     return
                 put_by = _appended_metric(value)
                 if put_by is not None:
