@@ -2146,3 +2146,18 @@ def test_iterating_an_object_whose_iter_is_a_generator_gives_what_it_yields():
     state = function_state(analyzer, "run")
     assert state["x"].kind == Kind.TENSOR and state["x"].device.may_be_accelerator
     assert state["y"].device is None  # not a generator: not followed
+
+
+def test_iterating_a_dict_of_metrics_comes_to_the_gpu_tensor_among_its_numbers():
+    # breaching's dump_metrics: `dict(**metrics, label_acc=acc)`, then `for key, val in metrics.items()`
+    analyzer = analyse(
+        "import torch\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+        "def run(x):\n    order = torch.argsort(x.to(device))\n    metrics = dict(mse=x.mean().item(), order=order)\n"
+        "    merged = dict(**metrics, label_acc=0.5)\n    for key, val in merged.items():\n        pass\n"
+        "    for item in merged.values():\n        pass\n    for name in merged:\n        pass\n    return val, item, name\n"
+        "run(torch.randn(4))\n"
+    )
+    state = function_state(analyzer, "run")
+    assert state["val"].kind == Kind.TENSOR and state["val"].device.may_be_accelerator
+    assert state["item"].kind == Kind.TENSOR and state["item"].device.may_be_accelerator
+    assert state["name"].kind != Kind.TENSOR  # iterating a dict gives its keys

@@ -1214,6 +1214,12 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         a dict of those values (see mapping_of); unknown where the pairs are not written out."""
         entries: list[tuple[Value, cst.CSTNode]] = []
         for arg, value in args:
+            if arg.star == "**" and value.kind == Kind.CONTAINER and isinstance(value.info, Homogeneous):
+                # `dict(**metrics, label_acc=acc)`: the values of `metrics` are among its values
+                entries.append((value.info.element, arg.value))
+                if value.info.some is not None:
+                    entries.append((value.info.some, value.info.put_by if value.info.put_by is not None else arg.value))
+                continue
             if arg.star:
                 return UNKNOWN
             if arg.keyword is not None:
@@ -1364,7 +1370,11 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
             return Value(Kind.TENSOR, iterable.info.device, iterable.info.origin)
         if kind == Kind.CONTAINER:
             if isinstance(iterable.info, Homogeneous):
-                return iterable.info.element if iterable.info.key is None else iterable.info.key
+                if iterable.info.key is not None:
+                    return iterable.info.key
+                # `order` kept among the `.item()` floats of a dict of metrics: an iteration
+                # comes to that GPU tensor, which the join of all elements no longer shows
+                return iterable.info.some if iterable.info.some is not None else iterable.info.element
             if isinstance(iterable.info, tuple) and iterable.info:
                 element = iterable.info[0]
                 for item in iterable.info[1:]:

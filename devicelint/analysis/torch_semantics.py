@@ -667,10 +667,19 @@ class TorchSemantics:
             return UNKNOWN
         if kind == Kind.CONTAINER and isinstance(receiver.info, Homogeneous):
             if method == "values":
-                return receiver if receiver.info.key is None else Value(Kind.CONTAINER, receiver.device, receiver.origin, info=Homogeneous(receiver.info.element))
+                values = Homogeneous(receiver.info.element, receiver.info.some, receiver.info.put_by)
+                return receiver if receiver.info.key is None else Value(Kind.CONTAINER, receiver.device, receiver.origin, info=values)
             if method == "items":
                 key = receiver.info.key if receiver.info.key is not None else Value(Kind.STR)
-                return Value(Kind.CONTAINER, info=Homogeneous(Value(Kind.CONTAINER, info=(key, receiver.info.element))))
+                some = receiver.info.some
+                return Value(
+                    Kind.CONTAINER,
+                    info=Homogeneous(
+                        Value(Kind.CONTAINER, info=(key, receiver.info.element)),
+                        Value(Kind.CONTAINER, info=(key, some)) if some is not None else None,
+                        receiver.info.put_by,
+                    ),
+                )
             if method == "keys" and receiver.info.key is not None:
                 return Value(Kind.CONTAINER, info=Homogeneous(receiver.info.key))
             if method in ("get", "pop"):

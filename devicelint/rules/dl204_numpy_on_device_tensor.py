@@ -139,6 +139,14 @@ class NumpyOnDeviceTensor(Rule):
         "        return self.metric(y_pred.cpu(), y)\ndef accuracy(predictions, labels):\n"
         "    return (predictions.numpy() == labels).mean()\n"
         "trainer = Trainer(nn.Linear(4, 3), accuracy)\nprint(trainer.evaluate(torch.randn(2, 4), [0, 1]))\n",
+        # every metric of the merged dict is a Python number, or is brought to the host first
+        "import numpy as np\nimport torch\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+        "def metrics(x):\n    order = torch.argsort(x.to(device))\n    return dict(mse=x.pow(2).mean().item(), order=order.tolist())\n"
+        "def tensors(x):\n    return dict(mse=x.pow(2).mean().item(), order=torch.argsort(x.to(device)))\n"
+        "def dump(found):\n    for name, val in found.items():\n        print(name, np.asarray(val).tolist())\n"
+        "def dump_tensors(found):\n    for name, val in found.items():\n        if torch.is_tensor(val):\n            val = val.cpu()\n"
+        "        print(name, np.asarray(val).tolist())\n"
+        "dump(dict(**metrics(torch.randn(8)), size=8))\ndump_tensors(dict(**tensors(torch.randn(8)), size=8))\n",
         # a running total of `.item()` values is a Python number
         "import numpy as np\nimport torch\nclass Stats:\n    def __init__(self):\n        self.loss = 0\n"
         "    def add(self, loss):\n        self.loss += loss.item()\n    def perplexity(self):\n        return np.exp(self.loss)\n"
@@ -177,6 +185,15 @@ class NumpyOnDeviceTensor(Rule):
             "import torch\nfrom matplotlib import pyplot as plt\ndef plot_data(X, y):\n    X = X.cpu()\n"
             "    plt.scatter(X.numpy()[:, 0], X.numpy()[:, 1], c=y.cpu())  # expect: DL204\n"
             "X = torch.zeros(30, 2, device='cuda')\ny = torch.zeros(30, device='cuda')\nplot_data(X, y)\n",
+        ),
+        Example(
+            # a dict of metrics, floats but for one GPU tensor, merged into another and iterated:
+            # the iteration that comes to the tensor hands it to numpy
+            "import numpy as np\nimport torch\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+            "def metrics(x):\n    order = torch.argsort(x.to(device))\n    return dict(mse=x.pow(2).mean().item(), order=order)\n"
+            "def report(x):\n    return dict(**metrics(x), size=len(x))\n"
+            "def dump(found):\n    for name, val in found.items():\n        print(name, np.asarray(val).tolist())  # expect: DL204\n"
+            "dump(report(torch.randn(8)))\n"
         ),
         Example(
             # the outputs of a moved model of unknown class, collected in a loop and joined by
