@@ -2141,3 +2141,67 @@ class Trainer:
     batch = function_state(analyse(code), "step")["batch"]
     # the wrapper's own `self.device`, not the trainer's
     assert batch.device is not None and batch.device.label == "self.model.device"
+
+
+def test_a_function_of_the_file_kept_on_an_object_is_called_with_the_callers_arguments():
+    # setfit's Trainer: the metric given to its constructor is called as `self.metric(...)`
+    analyzer = analyse(
+        "import torch\nfrom torch import nn\n"
+        "class Trainer:\n    def __init__(self, model, metric):\n"
+        "        self.device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+        "        self.model = model.to(self.device)\n        self.metric = metric\n"
+        "    def evaluate(self, x, y):\n        y_pred = self.model(x.to(self.device))\n"
+        "        return self.metric(y_pred, y)\n"
+        "    def metric_of_class(self, a):\n        return a\n"
+        "def accuracy(predictions, labels):\n    return predictions, labels\n"
+        "trainer = Trainer(nn.Linear(4, 3), accuracy)\nprint(trainer.evaluate(torch.randn(2, 4), [0, 1]))\n"
+    )
+    metric = function_state(analyzer, "accuracy")
+    assert metric["predictions"].kind == Kind.TENSOR and metric["predictions"].device.may_be_accelerator
+    assert metric["labels"].kind == Kind.CONTAINER
+
+
+def test_torch_cat_of_a_models_outputs_of_unknown_kind_is_a_tensor_where_they_are():
+    # poptimizer: `mean, std = model(batch)` of a moved model of unknown class, collected and joined
+    analyzer = analyse(
+        "import torch\nfrom nets import WaveNet\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+        "def evaluate(batches):\n    model = WaveNet().to(device)\n    means, variances = [], []\n"
+        "    for batch in batches:\n        mean, std = model(batch)\n        means.append(mean)\n        variances.append(std ** 2)\n"
+        "    joined = torch.cat(means)\n    spread = torch.cat(variances)\n    doubled = 2 * std\n    return joined, spread, doubled\n"
+        "evaluate([torch.zeros(2, 3)])\n"
+    )
+    state = function_state(analyzer, "evaluate")
+    assert state["joined"].kind == Kind.TENSOR and state["joined"].device.may_be_accelerator
+    assert state["spread"].kind == Kind.TENSOR and state["spread"].device.may_be_accelerator
+    # a number times the output: still where it was, still of unknown kind (it may be a float)
+    assert state["doubled"].kind == Kind.UNKNOWN and state["doubled"].device.may_be_accelerator
+
+
+def test_iterating_an_object_whose_iter_is_a_generator_gives_what_it_yields():
+    analyzer = analyse(
+        "import torch\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+        "class Loader:\n    def __init__(self):\n        self.batches = [{'x': torch.randn(4, 6)} for _ in range(3)]\n"
+        "    def __iter__(self):\n        for batch in self.batches:\n"
+        "            yield {key: value.to(device) for key, value in batch.items()}\n"
+        "class Plain:\n    def __iter__(self):\n        return iter([torch.zeros(2)])\n"
+        "def run():\n    for batch in Loader():\n        x = batch['x']\n    for item in Plain():\n        y = item\n    return x, y\n"
+        "run()\n"
+    )
+    state = function_state(analyzer, "run")
+    assert state["x"].kind == Kind.TENSOR and state["x"].device.may_be_accelerator
+    assert state["y"].device is None  # not a generator: not followed
+
+
+def test_iterating_a_dict_of_metrics_comes_to_the_gpu_tensor_among_its_numbers():
+    # breaching's dump_metrics: `dict(**metrics, label_acc=acc)`, then `for key, val in metrics.items()`
+    analyzer = analyse(
+        "import torch\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+        "def run(x):\n    order = torch.argsort(x.to(device))\n    metrics = dict(mse=x.mean().item(), order=order)\n"
+        "    merged = dict(**metrics, label_acc=0.5)\n    for key, val in merged.items():\n        pass\n"
+        "    for item in merged.values():\n        pass\n    for name in merged:\n        pass\n    return val, item, name\n"
+        "run(torch.randn(4))\n"
+    )
+    state = function_state(analyzer, "run")
+    assert state["val"].kind == Kind.TENSOR and state["val"].device.may_be_accelerator
+    assert state["item"].kind == Kind.TENSOR and state["item"].device.may_be_accelerator
+    assert state["name"].kind != Kind.TENSOR  # iterating a dict gives its keys

@@ -123,3 +123,28 @@ def test_a_helper_summarised_on_a_string_its_caller_hands_takes_one_branch():
     state = analyzer.function_states[caller]
     assert state["table"].kind == Kind.TENSOR and state["table"].device is not None and state["table"].device.may_be_accelerator
     assert state["other"].kind != Kind.TENSOR  # the default "np" takes the numpy branch, or both
+
+
+_LOSS_MODULE = (
+    "import torch\nfrom torch import nn\n"  # 1-2
+    "class NormalizedLoss(nn.Module):\n"  # 3
+    "    def __init__(self, targets, labels):\n"  # 4
+    "        super().__init__()\n"  # 5
+    "        assert (labels == targets.numpy()).all()\n"  # 6
+    "        self.register_buffer('targets', targets)\n"  # 7
+    "    def forward(self, pred):\n"  # 8
+    "        return ((pred - self.targets) ** 2).mean()\n"  # 9
+    "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"  # 10
+    "labels = [1.0, 0.0]\n"  # 11
+)
+
+
+def test_a_module_constructor_gets_a_pass_on_what_its_construction_hands_it():
+    # communitynotes: the module's `__init__` is analysed before the code that builds it
+    findings = lint(_LOSS_MODULE + "loss = NormalizedLoss(torch.tensor(labels).to(device), labels)\n")
+    assert [(f.code, f.line) for f in findings] == [("DL204", 6)]
+    assert findings[0].message.endswith("(when called from line 12)")
+
+
+def test_a_module_constructor_handed_host_tensors_stays_quiet():
+    assert lint(_LOSS_MODULE + "loss = NormalizedLoss(torch.tensor(labels), labels).to(device)\n") == []

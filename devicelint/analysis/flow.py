@@ -620,7 +620,7 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
 
     def _exec_for(self, node: cst.For, state: State) -> None:
         iterable = self.eval(node.iter, state)
-        element = self.element_of(iterable)
+        element = self.element_of(self._iterated_by_own_class(iterable, state))
 
         def bind(loop_state: State) -> None:
             self.assign(node.target, element, loop_state, None)
@@ -1068,6 +1068,11 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         if not (left_tensor or right_tensor):
             if left.kind == Kind.NUMBER and right.kind == Kind.NUMBER:
                 return Value(Kind.NUMBER)
+            for placed, number in ((left, right), (right, left)):
+                if number.kind == Kind.NUMBER and placed.kind == Kind.UNKNOWN and placed.is_bare and placed.device is not None:
+                    # `std ** 2` of a model's output of unknown kind: a tensor there stays
+                    # there, a Python number stays one
+                    return Value(Kind.UNKNOWN, placed.device, placed.origin)
             if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply):
                 # `[torch.zeros(1)] * n`: n references to the same elements
                 for sequence, count in ((left, right), (right, left)):
@@ -1235,6 +1240,12 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         a dict of those values (see mapping_of); unknown where the pairs are not written out."""
         entries: list[tuple[Value, cst.CSTNode]] = []
         for arg, value in args:
+            if arg.star == "**" and value.kind == Kind.CONTAINER and isinstance(value.info, Homogeneous):
+                # `dict(**metrics, label_acc=acc)`: the values of `metrics` are among its values
+                entries.append((value.info.element, arg.value))
+                if value.info.some is not None:
+                    entries.append((value.info.some, value.info.put_by if value.info.put_by is not None else arg.value))
+                continue
             if arg.star:
                 return UNKNOWN
             if arg.keyword is not None:
@@ -1342,6 +1353,20 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
 
     # ------------------------------------------------------------------ iteration
 
+    def _iterated_by_own_class(self, iterable: Value, state: State) -> Value:
+        """``for batch in loader`` where ``loader`` is an object of a plain class of the file
+        whose ``__iter__`` is a generator (a hand-written loader): the loop gets what it yields;
+        any other iterable as it is."""
+        info = iterable.info
+        if iterable.kind != Kind.UNKNOWN or not isinstance(info, ClassInfo) or info.is_module or info.is_dataset:
+            return iterable
+        found = info.find_method("__iter__")
+        if found is None or not self._is_generator(found[0]) or self._overridden_below(info, "__iter__"):
+            return iterable
+        function, owner = found
+        yielded = self._summarise(function, owner, iterable, True, (), state)
+        return yielded if yielded.kind == Kind.CONTAINER else iterable
+
     def element_of(self, iterable: Value) -> Value:
         kind = iterable.kind
         if kind == Kind.LOADER:
@@ -1371,7 +1396,11 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
             return Value(Kind.TENSOR, iterable.info.device, iterable.info.origin)
         if kind == Kind.CONTAINER:
             if isinstance(iterable.info, Homogeneous):
-                return iterable.info.element if iterable.info.key is None else iterable.info.key
+                if iterable.info.key is not None:
+                    return iterable.info.key
+                # `order` kept among the `.item()` floats of a dict of metrics: an iteration
+                # comes to that GPU tensor, which the join of all elements no longer shows
+                return iterable.info.some if iterable.info.some is not None else iterable.info.element
             if isinstance(iterable.info, tuple) and iterable.info:
                 element = iterable.info[0]
                 for item in iterable.info[1:]:
@@ -1588,7 +1617,7 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
 
     def _stored_module(self, func: cst.BaseExpression, state: State) -> Optional[Value]:
         """The module or criterion a dotted callee such as ``self.encoder`` holds, if known (or an
-        object of a class of the file with a ``__call__``)."""
+        object of a class of the file with a ``__call__``, or a function of the file)."""
         if not isinstance(func, cst.Attribute):
             return None
         key = dotted_name(func)
@@ -1601,6 +1630,10 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
             return known  # `self.model = self.model.cuda()`: a moved object, called like a model
         if known is not None and known.kind == Kind.UNKNOWN and isinstance(known.info, ClassInfo) and known.info.find_method("__call__") is not None:
             return known  # `self.predictor(images)`: an object of a class of the file, called
+        if known is not None and known.kind == Kind.FUNCTION and isinstance(known.info, cst.FunctionDef):
+            # `self.metric(y_pred, y_test)`: a function of the file kept on the object (a callback
+            # its constructor was given); an attribute set on the object hides a method's name
+            return known
         return None
 
     def _builtin(self, name: str, args: tuple[tuple[cst.Arg, Value], ...], node: Optional[cst.Call] = None) -> Value:

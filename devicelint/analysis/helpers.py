@@ -177,6 +177,24 @@ def straight_line_statements(statements: list[cst.BaseStatement]) -> list[cst.Ba
     return reached
 
 
+def statements_in_order(statements: list[cst.BaseStatement]) -> list[tuple[cst.BaseStatement, bool]]:
+    """What every run of a body reaches, in order, as (statement, compound?): the simple
+    statements of ``straight_line_statements``, and between them the compound statements
+    (``if``, loops, ``try``) they pass - which are not entered, but whose bindings may have
+    happened by the next simple statement."""
+    reached: list[tuple[cst.BaseStatement, bool]] = []
+    for statement in statements:
+        if isinstance(statement, cst.With):
+            reached.extend(statements_in_order(_block(statement.body)))
+            if _may_leave(statement):
+                return reached
+            continue
+        reached.append((statement, not isinstance(statement, cst.SimpleStatementLine)))
+        if _may_leave(statement):
+            return reached
+    return reached
+
+
 def _may_leave(statement: cst.BaseStatement) -> bool:
     finder = _LeaveFinder()
     statement.visit(finder)

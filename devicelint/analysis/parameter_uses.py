@@ -37,6 +37,9 @@ _MODULE_INPUT_USE = re.compile(rf"(?<![\w.])([A-Za-z_]\w*(?:\.\w+)*?)\s*\.\s*(?:
 _MODULE_ONLY_USE = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*\.\s*(?:(?:named_)?(?:parameters|buffers|modules|children))\s*\(")
 #: a call's callee as text: ``name(`` or ``name.attribute(`` (the head not itself an attribute)
 _CALLEE_TEXT = re.compile(r"(?<![\w.])([A-Za-z_]\w*)(?:\s*\.\s*([A-Za-z_]\w*))?\s*\(")
+#: ``.cpu()``, ``.to("cpu")``, ``device='cpu'``, ``.numpy()``: a body written for torch tensors,
+#: which knows they must be brought to the host
+_HANDLES_TENSORS_ON_HOST = re.compile(r"\.\s*(?:cpu|numpy)\s*\(|[\"']cpu[\"']")
 #: a name as a whole argument of a call: ``f(name, ...)``, ``f(a, name)``, ``f(k=name)`` (one
 #: static pattern: a pattern per parameter would be compiled thousands of times on a big tree)
 _HANDED_ON = re.compile(r"[(,]\s*(?:\w+\s*=\s*)?([A-Za-z_]\w*)\s*(?=[,)])")
@@ -252,7 +255,12 @@ class ParameterUses:
     ) -> list[tuple[cst.Arg, Value, str, cst.Call]]:
         """For a call of a function of this file (``plot_img(x)``, ``self.plot(x)``): the
         arguments the callee hands whole to numpy or matplotlib on every path through it (see
-        _numpy_read_parameters), as (argument, its value, the parameter, the numpy call)."""
+        _numpy_read_parameters), as (argument, its value, the parameter, the numpy call) -
+        what its caller must have put on the host, where the callee is written for numpy data
+        (``y_true = np.asarray(y_true)``, ``plt.imshow(img)``, as scikit-learn's functions).
+        None for a callee written for torch tensors, which brings them to the host itself
+        (``X = X.cpu()``, ``predictions.numpy()``): it takes tensors by design, and one it
+        does not move is its own bug, at its numpy call."""
         if callee.kind == Kind.FUNCTION and isinstance(callee.info, cst.FunctionDef):
             function, skip_first = callee.info, False
         else:
@@ -264,31 +272,36 @@ class ParameterUses:
         if self.foreign_home(function) is not None:
             return []  # the numpy call is in another file: a message cannot point at its line here
         reads = self._numpy_read_parameters(function)
-        if not reads:
+        if not reads or _HANDLES_TENSORS_ON_HOST.search(self._body_text(function)):
             return []
         names = helpers.argument_parameters(function, args, skip_first)
         return [(arg, value, name, reads[name]) for (arg, value), name in zip(args, names) if name is not None and name in reads]
 
     def _numpy_read_parameters(self, function: cst.FunctionDef) -> dict[str, cst.Call]:
         """Parameters the function hands, unchanged, to numpy or matplotlib (``plt.imshow(img)``,
-        ``np.asarray(x)``, ``x.numpy()``) in a statement every call reaches: one of its body's
+        ``np.asarray(x)``; not ``x.numpy()``, which only a body written for tensors calls, see
+        arguments_read_by_numpy) in a statement every call reaches: one of its body's
         own statements (or of a ``with`` block there), before any statement that may return or
-        raise, and not under a conditional expression, ``and``/``or`` or a comprehension. A
-        parameter the body rebinds (``x = x.cpu()``) may be anything by then."""
+        raise, and not under a conditional expression, ``and``/``or`` or a comprehension. Only
+        reads before the body first rebinds the parameter count: ``y_true = np.asarray(y_true)``
+        reads what came in, but after ``if torch.is_tensor(x): x = x.cpu()`` (or ``x = x.cpu()``)
+        it may be anything."""
         memo = self.function_memo(function, self._numpy_reads_found, "numpy reads")
         found = memo.get(function)
         if found is None:
             found = {}
             params = function.params
             names = {p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]}
-            statements = helpers.body_statements(function)
-            names -= helpers.assigned_names(statements)
             text = self._body_text(function)
             if names and ("np" in text or "numpy" in text or "plt" in text or "matplotlib" in text):
                 home = self.home_state(function)
                 finder = _NumpyReads(names, lambda expression: self.qualname_of(expression, home))
-                for statement in helpers.straight_line_statements(statements):
-                    statement.visit(finder)
+                for statement, compound in helpers.statements_in_order(helpers.body_statements(function)):
+                    if not compound:
+                        statement.visit(finder)  # the right-hand side runs before the binding
+                    finder.names -= helpers.assigned_names([statement])
+                    if not finder.names:
+                        break
                 found = finder.found
             memo[function] = found
         return found
@@ -340,10 +353,6 @@ class _NumpyReads(OwnScopeVisitor):
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
-        if isinstance(func, cst.Attribute) and func.attr.value == "numpy" and not node.args:
-            if isinstance(func.value, cst.Name) and func.value.value in self.names:
-                self.found.setdefault(func.value.value, node)
-            return
         handed = [arg for arg in node.args if not arg.star and isinstance(arg.value, cst.Name) and arg.value.value in self.names]
         if not handed:
             return

@@ -316,9 +316,11 @@ class Summaries(ParameterUses):
             progress = False
             for function in list(self._site_calls):
                 analysed = self._analysed_as.get(function)
-                if analysed is None or function.name.value == "__init__":
-                    continue  # a constructor's attributes are every method's: not specialised
+                if analysed is None:
+                    continue
                 class_info, enclosing, joined = analysed
+                if function.name.value == "__init__" and not (class_info is not None and class_info.is_module):
+                    continue  # a plain class's constructor waits for its constructions, which its analysis joins
                 placements = tried.setdefault(function, {_placements(joined)})
                 sites = self._site_calls[function]
                 start = looked_at.get(function, 0)
@@ -1206,6 +1208,12 @@ class Summaries(ParameterUses):
         self.facts.module_constructions[node] = ModuleConstruction(
             node, found[0], site[1], submodule_of=builder if builds_model else None, class_info=info
         )
+        # a module's `__init__` is analysed before the code that builds it (its other methods
+        # need its attributes): a pass on what this construction hands it follows it there
+        # (see _specialise_by_call_site)
+        caller = context.node
+        mixed = self.call_context is None and caller is not None and caller in self._joined_differing_calls
+        self._site_calls.setdefault(found[0], []).append((node, site[1], mixed))
 
     def _placed_items(self, info: ClassInfo, args: tuple[tuple[cst.Arg, Value], ...]) -> Optional[Device]:
         """Where a dataset that places its own data puts its items, for this construction:

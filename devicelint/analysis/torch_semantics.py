@@ -480,11 +480,14 @@ class TorchSemantics:
 
     def _tensor_function(self, node: cst.Call, qualname: str, args: tuple[tuple[cst.Arg, Value], ...]) -> Value:
         tensors = [value for _, value in args if value.kind in (Kind.TENSOR, Kind.BATCH)]
+        # `torch.cat(means)` of the outputs a moved model returned (`mean, std = model(batch)`,
+        # then `means.append(mean)`): what it joins can only be tensors, on their device
+        joined = _placed_as_tensor if qualname in api.CONCATENATING else _is_tensor
         for _, value in args:
             if value.kind == Kind.CONTAINER and isinstance(value.info, tuple):
-                tensors.extend(item for item in value.info if item.kind == Kind.TENSOR)
-            elif value.kind == Kind.CONTAINER and isinstance(value.info, Homogeneous) and value.info.element.kind == Kind.TENSOR:
-                tensors.append(value.info.element)  # torch.cat(outputs) of a list built by append
+                tensors.extend(_as_tensor(item) for item in value.info if joined(item))
+            elif value.kind == Kind.CONTAINER and isinstance(value.info, Homogeneous) and joined(value.info.element):
+                tensors.append(_as_tensor(value.info.element))  # torch.cat(outputs) of a list built by append
         if not tensors:
             return Value(Kind.TENSOR) if qualname.startswith("torch.nn.functional.") else UNKNOWN
         result = tensors[0]
@@ -675,10 +678,19 @@ class TorchSemantics:
             return UNKNOWN
         if kind == Kind.CONTAINER and isinstance(receiver.info, Homogeneous):
             if method == "values":
-                return receiver if receiver.info.key is None else Value(Kind.CONTAINER, receiver.device, receiver.origin, info=Homogeneous(receiver.info.element))
+                values = Homogeneous(receiver.info.element, receiver.info.some, receiver.info.put_by)
+                return receiver if receiver.info.key is None else Value(Kind.CONTAINER, receiver.device, receiver.origin, info=values)
             if method == "items":
                 key = receiver.info.key if receiver.info.key is not None else Value(Kind.STR)
-                return Value(Kind.CONTAINER, info=Homogeneous(Value(Kind.CONTAINER, info=(key, receiver.info.element))))
+                some = receiver.info.some
+                return Value(
+                    Kind.CONTAINER,
+                    info=Homogeneous(
+                        Value(Kind.CONTAINER, info=(key, receiver.info.element)),
+                        Value(Kind.CONTAINER, info=(key, some)) if some is not None else None,
+                        receiver.info.put_by,
+                    ),
+                )
             if method == "keys" and receiver.info.key is not None:
                 return Value(Kind.CONTAINER, info=Homogeneous(receiver.info.key))
             if method in ("get", "pop"):
@@ -1105,3 +1117,17 @@ def _negative_number(node: cst.BaseExpression, value: Value) -> bool:
     if isinstance(value.literal, int) and not isinstance(value.literal, bool):
         return value.literal < 0
     return isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and isinstance(node.expression, cst.Integer)
+
+
+def _is_tensor(value: Value) -> bool:
+    return value.kind == Kind.TENSOR
+
+
+def _placed_as_tensor(value: Value) -> bool:
+    """A tensor, or a value of unknown kind known to be on a device (a model's output):
+    what ``torch.cat`` joins can only be a tensor."""
+    return value.kind == Kind.TENSOR or value.kind == Kind.UNKNOWN and value.is_bare and value.device is not None
+
+
+def _as_tensor(value: Value) -> Value:
+    return value if value.kind == Kind.TENSOR else Value(Kind.TENSOR, value.device, value.origin)

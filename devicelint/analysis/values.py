@@ -651,8 +651,9 @@ def mapping_of(entries: Iterable[tuple[Value, cst.CSTNode]]) -> Value:
         mapping = appended(mapping, value, node)
     if not isinstance(mapping.info, Homogeneous):
         return Value(Kind.CONTAINER)
-    # values of one dict are looked up one by one, never concatenated as a list is
-    return Value(Kind.CONTAINER, info=replace(mapping.info, apart=None))
+    # values of one dict are looked up one by one, never concatenated as a list is; iterating
+    # it gives its keys, which are not followed
+    return Value(Kind.CONTAINER, info=replace(mapping.info, apart=None, key=UNKNOWN))
 
 
 def host_beside_accelerator(present: Value, added: Value, call: Optional[cst.CSTNode]) -> Optional[HostBesideAccelerator]:

@@ -61,7 +61,11 @@ class NumpyOnDeviceTensor(Rule):
     0-dim GPU tensor appended to a list that numpy reads later (a loss or error-rate history)
     is flagged at the `append`, where `.item()` belongs; a call of a helper of the file that
     hands its parameter to numpy or matplotlib on every path (`plot_img(codes)` where
-    `plot_img` calls `plt.imshow(img)`) is flagged where the GPU tensor goes in.
+    `plot_img` calls `plt.imshow(img)`, `roc_curve(labels, scores)` where `roc_curve` starts
+    with `y_true = np.asarray(y_true)`) is flagged where the GPU tensor goes in, once: the
+    helper is written for numpy data. A helper written for torch tensors, which brings them to
+    the host itself (`X = X.cpu()`, `predictions.numpy()`), is flagged inside, at the tensor
+    it does not move.
 
     The same holds for a 0-dim GPU tensor put among the values of a dict of metrics
     (`OrderedDict([("loss", loss.item()), ("acc", acc)])`) whose values are collected into a
@@ -121,6 +125,28 @@ class NumpyOnDeviceTensor(Rule):
         # the state_dict of a model that was never moved holds host tensors
         "import torch\nfrom torch import nn\nmodel = nn.Linear(4, 2)\nweights = model.state_dict()\n"
         "arrays = {key: weights[key].numpy() for key in weights}\n",
+        # the helper moves what it is given before numpy reads it; and a helper called with host
+        # arrays only is fine whatever it does
+        "import numpy as np\nimport torch\ndef roc_curve(y_true, y_score):\n    if torch.is_tensor(y_true):\n"
+        "        y_true, y_score = y_true.cpu(), y_score.cpu()\n    y_true, y_score = np.asarray(y_true), np.asarray(y_score)\n"
+        "    return np.argsort(-y_score), y_true\ndef auc(x, y):\n    x = np.asarray(x)\n    return np.trapz(np.asarray(y), x)\n"
+        "scores = torch.rand(8, device='cuda')\nprint(roc_curve(torch.zeros(8, device='cuda'), scores))\n"
+        "print(auc(scores.cpu().numpy(), [0.5] * 8))\n",
+        # the trainer brings the predictions to the host before its metric callback reads them
+        "import torch\nfrom torch import nn\nclass Trainer:\n    def __init__(self, model, metric):\n"
+        "        self.device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n        self.model = model.to(self.device)\n"
+        "        self.metric = metric\n    def evaluate(self, x, y):\n        y_pred = self.model(x.to(self.device)).argmax(1)\n"
+        "        return self.metric(y_pred.cpu(), y)\ndef accuracy(predictions, labels):\n"
+        "    return (predictions.numpy() == labels).mean()\n"
+        "trainer = Trainer(nn.Linear(4, 3), accuracy)\nprint(trainer.evaluate(torch.randn(2, 4), [0, 1]))\n",
+        # every metric of the merged dict is a Python number, or is brought to the host first
+        "import numpy as np\nimport torch\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+        "def metrics(x):\n    order = torch.argsort(x.to(device))\n    return dict(mse=x.pow(2).mean().item(), order=order.tolist())\n"
+        "def tensors(x):\n    return dict(mse=x.pow(2).mean().item(), order=torch.argsort(x.to(device)))\n"
+        "def dump(found):\n    for name, val in found.items():\n        print(name, np.asarray(val).tolist())\n"
+        "def dump_tensors(found):\n    for name, val in found.items():\n        if torch.is_tensor(val):\n            val = val.cpu()\n"
+        "        print(name, np.asarray(val).tolist())\n"
+        "dump(dict(**metrics(torch.randn(8)), size=8))\ndump_tensors(dict(**tensors(torch.randn(8)), size=8))\n",
         # a running total of `.item()` values is a Python number
         "import numpy as np\nimport torch\nclass Stats:\n    def __init__(self):\n        self.loss = 0\n"
         "    def add(self, loss):\n        self.loss += loss.item()\n    def perplexity(self):\n        return np.exp(self.loss)\n"
@@ -145,10 +171,66 @@ class NumpyOnDeviceTensor(Rule):
         ),
         Example(
             # a helper of the file that hands its parameter to matplotlib: flagged where the GPU
-            # tensor goes in, and where numpy reads it
+            # tensor goes in (once: not again where the helper's numpy reads it)
             "import torch\nfrom matplotlib import pyplot as plt\ndef show(img, path):\n"
-            "    plt.imshow(img, cmap='gray')  # expect: DL204\n    plt.savefig(path)\n"
+            "    plt.imshow(img, cmap='gray')\n    plt.savefig(path)\n"
             "codes = torch.eye(4, device='cuda')\nshow(codes.t(), 'codes.png')  # expect: DL204\n"
+        ),
+        Example(
+            # a helper that brings some of its tensors to the host itself takes device tensors by
+            # design: the one it forgot is its own bug, flagged there (not at its call)
+            "import torch\nfrom matplotlib import pyplot as plt\ndef plot_data(X, y):\n    X = X.cpu()\n"
+            "    plt.scatter(X.numpy()[:, 0], X.numpy()[:, 1], c=y)  # expect: DL204\n"
+            "X = torch.zeros(30, 2, device='cuda')\ny = torch.zeros(30, device='cuda')\nplot_data(X, y)\n",
+            "import torch\nfrom matplotlib import pyplot as plt\ndef plot_data(X, y):\n    X = X.cpu()\n"
+            "    plt.scatter(X.numpy()[:, 0], X.numpy()[:, 1], c=y.cpu())  # expect: DL204\n"
+            "X = torch.zeros(30, 2, device='cuda')\ny = torch.zeros(30, device='cuda')\nplot_data(X, y)\n",
+        ),
+        Example(
+            # a dict of metrics, floats but for one GPU tensor, merged into another and iterated:
+            # the iteration that comes to the tensor hands it to numpy
+            "import numpy as np\nimport torch\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+            "def metrics(x):\n    order = torch.argsort(x.to(device))\n    return dict(mse=x.pow(2).mean().item(), order=order)\n"
+            "def report(x):\n    return dict(**metrics(x), size=len(x))\n"
+            "def dump(found):\n    for name, val in found.items():\n        print(name, np.asarray(val).tolist())  # expect: DL204\n"
+            "dump(report(torch.randn(8)))\n"
+        ),
+        Example(
+            # the outputs of a moved model of unknown class, collected in a loop and joined by
+            # `torch.cat`: a tensor on the model's device
+            "import torch\nfrom nets import WaveNet\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+            "model = WaveNet().to(device)\nmeans = []\nfor batch in [torch.zeros(2, 3)]:\n"
+            "    mean, std = model(batch.to(device))\n    means.append(mean)\n"
+            "all_means = torch.cat(means).numpy()  # expect: DL204\n",
+            "import torch\nfrom nets import WaveNet\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+            "model = WaveNet().to(device)\nmeans = []\nfor batch in [torch.zeros(2, 3)]:\n"
+            "    mean, std = model(batch.to(device))\n    means.append(mean)\n"
+            "all_means = torch.cat(means).cpu().numpy()  # expect: DL204\n",
+        ),
+        Example(
+            # a metric callback kept on a trainer, handed the moved model's predictions: the
+            # callback, written for tensors, calls `.numpy()` on a GPU one
+            "import torch\nfrom torch import nn\nclass Trainer:\n    def __init__(self, model, metric):\n"
+            "        self.device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n        self.model = model.to(self.device)\n"
+            "        self.metric = metric\n    def evaluate(self, x, y):\n        y_pred = self.model(x.to(self.device)).argmax(1)\n"
+            "        return self.metric(y_pred, y)\ndef accuracy(predictions, labels):\n"
+            "    return (predictions.numpy() == labels).mean()  # expect: DL204\n"
+            "trainer = Trainer(nn.Linear(4, 3), accuracy)\nprint(trainer.evaluate(torch.randn(2, 4), [0, 1]))\n",
+            "import torch\nfrom torch import nn\nclass Trainer:\n    def __init__(self, model, metric):\n"
+            "        self.device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n        self.model = model.to(self.device)\n"
+            "        self.metric = metric\n    def evaluate(self, x, y):\n        y_pred = self.model(x.to(self.device)).argmax(1)\n"
+            "        return self.metric(y_pred, y)\ndef accuracy(predictions, labels):\n"
+            "    return (predictions.cpu().numpy() == labels).mean()  # expect: DL204\n"
+            "trainer = Trainer(nn.Linear(4, 3), accuracy)\nprint(trainer.evaluate(torch.randn(2, 4), [0, 1]))\n",
+        ),
+        Example(
+            # a scikit-learn-like helper that converts its parameters as its first step
+            # (`y_true = np.asarray(y_true)`): the call that hands it GPU scores is the bug
+            "import numpy as np\nimport torch\ndef roc_curve(y_true, y_score):\n"
+            "    y_true, y_score = np.asarray(y_true), np.asarray(y_score)\n    return np.argsort(-y_score), y_true\n"
+            "def roc(labels, scores):\n    return roc_curve(labels, scores)  # expect: DL204\n"
+            "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+            "print(roc(torch.zeros(8, device=device), torch.rand(8, device=device)))\n"
         ),
         Example(
             # a 0-dim GPU metric appended to a history that numpy reads: flagged at the append
@@ -207,6 +289,12 @@ class NumpyOnDeviceTensor(Rule):
         ),
     )
 
+    def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(ctx)
+        #: numpy calls in helpers of the file whose GPU argument was reported at the helper's
+        #: call (see _handed_to_numpy_by_helper): one bug, reported where the caller can fix it
+        self._reported_at_calls: set[cst.Call] = set()
+
     def on_ndarray_store(self, target: cst.Subscript, value_node: cst.BaseExpression, value: Value) -> None:
         """``losses[i] = loss.data``: numpy converts the stored tensor with ``__array__``."""
         if not _on_accelerator(value):
@@ -235,7 +323,7 @@ class NumpyOnDeviceTensor(Rule):
             return
         for arg, value in event.args:
             if helpers.numpy_reads(event.qualname, arg.keyword.value if arg.keyword is not None else None) and _on_accelerator(value):
-                if self._said_at_the_call(arg.value):
+                if event.node in self._reported_at_calls or self._said_at_the_call(arg.value):
                     return
                 put_by = _appended_metric(value)
                 if put_by is not None:
@@ -282,16 +370,22 @@ class NumpyOnDeviceTensor(Rule):
         helper fails on the GPU tensor given to it; the call is where to move it."""
         if not any(_on_accelerator(value) for _, value in event.args):
             return  # spare the look into the callee
-        for arg, value, parameter, numpy_call in self.ctx.analyzer.arguments_read_by_numpy(event.node, event.callee, event.args):
-            if not _on_accelerator(value):
-                continue
-            helper = self.ctx.source_of(event.node.func)
-            self.ctx.report(
-                event.node,
-                f"`{helper}()` hands `{parameter}` to `{self.ctx.source_of(numpy_call.func)}` (line "
-                f"{self.ctx.line(numpy_call)}), which reads it with numpy, but `{self.ctx.source_of(arg.value)}` "
-                f"holds GPU tensors (\"can't convert cuda:0 device type tensor to numpy\"); move it with `.cpu()` first",
-                fix=_cpu_after(arg.value, value),
-                related=((numpy_call, "numpy reads it here"),),
-            )
+        read = [
+            (arg, value, parameter, numpy_call)
+            for arg, value, parameter, numpy_call in self.ctx.analyzer.arguments_read_by_numpy(event.node, event.callee, event.args)
+            if _on_accelerator(value)
+        ]
+        # the helper's own numpy calls on these parameters are this bug too: said here only
+        self._reported_at_calls.update(numpy_call for _, _, _, numpy_call in read)
+        if not read:
             return
+        arg, value, parameter, numpy_call = read[0]
+        helper = self.ctx.source_of(event.node.func)
+        self.ctx.report(
+            event.node,
+            f"`{helper}()` hands `{parameter}` to `{self.ctx.source_of(numpy_call.func)}` (line "
+            f"{self.ctx.line(numpy_call)}), which reads it with numpy, but `{self.ctx.source_of(arg.value)}` "
+            f"holds GPU tensors (\"can't convert cuda:0 device type tensor to numpy\"); move it with `.cpu()` first",
+            fix=_cpu_after(arg.value, value),
+            related=((numpy_call, "numpy reads it here"),),
+        )
