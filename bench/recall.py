@@ -85,6 +85,11 @@ class Report:
     bug_files: int = 0
     #: bug files whose every marker is caught
     files_all_caught: int = 0
+    #: bug files with an error/warning finding anywhere (any line, any code), per batch: a
+    #: looser figure than the markers' - the linter raised an alarm on the buggy program -
+    #: to be read beside the findings on the fixed twins, which the same looseness would count
+    flagged_by_batch: Counter = field(default_factory=Counter)
+    bugs_by_batch: Counter = field(default_factory=Counter)
     twin_files: int = 0
     #: every finding on a fixed twin: a false alarm on correct code
     twin_findings: list[Reported] = field(default_factory=list)
@@ -146,6 +151,7 @@ class Report:
             "per_batch": [{"batch": batch, "markers": n, "caught": c} for batch, n, c in self.per_batch()],
             "bug_files": self.bug_files,
             "files_all_caught": self.files_all_caught,
+            "files_flagged": sum(self.flagged_by_batch.values()),
             "twin_files": self.twin_files,
             "twin_severities": self.twin_severities(),
             "twin_error_warning_verdicts": self.twin_verdicts(),
@@ -224,6 +230,9 @@ def measure(select: Optional[Sequence[str]] = None, extend_select: Sequence[str]
         report.markers.extend(file_markers)
         if file_markers and all(marker.caught for marker in file_markers):
             report.files_all_caught += 1
+        batch = _batch_of(_display(path))
+        report.bugs_by_batch[batch] += 1
+        report.flagged_by_batch[batch] += any(finding.severity.value in ("error", "warning") for finding in findings)
         report.unmatched_findings.extend(Reported.of(f) for f in findings if (f.line, f.code) not in marked)
     for path in sorted((corpus / "fixed").glob("*.py")):
         _, findings = _lint(path, rules)
@@ -242,14 +251,21 @@ def _print(report: Report, show_missed: bool, labels: Optional[dict[str, str]] =
         print(f"{rule.code:<7} {rule.markers:>7} {rule.caught:>7} {rule.percent:>6.1f}%{note}")
     print(f"{'all':<7} {len(report.markers):>7} {report.caught:>7} {report.percent:>6.1f}%")
     print(f"bugs with every marker caught: {report.files_all_caught} of {report.bug_files}")
+    print(
+        f"bugs with an error/warning finding anywhere in the file (any line, any code; compare the twins' "
+        f"findings below): {sum(report.flagged_by_batch.values())} of {report.bug_files}"
+    )
     for batch, markers, caught in report.per_batch():
         label = (labels or {}).get(batch)
         percent = 100.0 * caught / markers if markers else 0.0
-        print(f"  batch {batch}: {caught} of {markers} markers ({percent:.1f}%)" + (f"  - {label}" if label else ""))
+        flagged = f"; {report.flagged_by_batch[batch]} of {report.bugs_by_batch[batch]} bugs flagged anywhere"
+        print(f"  batch {batch}: {caught} of {markers} markers ({percent:.1f}%{flagged})" + (f"  - {label}" if label else ""))
     severities = report.twin_severities()
+    flagged_twins = len({f.path for f in report.twin_findings if f.severity in ("error", "warning")})
     print(
         f"\nfindings on {report.twin_files} fixed twins: {len(report.twin_findings)} "
-        f"(error {severities['error']}, warning {severities['warning']}, info {severities['info']})"
+        f"(error {severities['error']}, warning {severities['warning']}, info {severities['info']}); "
+        f"twins with an error/warning finding anywhere: {flagged_twins}"
     )
     verdicts = report.twin_verdicts()
     print(

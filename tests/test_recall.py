@@ -100,3 +100,13 @@ def test_every_batch_label_names_a_batch_of_the_corpus(report):
     labels = _load_recall().batch_labels(CORPUS / "batches.json")
     assert labels, "the held-out batch is labelled"
     assert set(labels) <= {batch for batch, _, _ in report.per_batch()}
+
+
+def test_bugs_flagged_anywhere_are_counted_per_batch(report):
+    # every bug file counted once, in its batch; at the default selection every rule that
+    # catches a marker reports errors or warnings, so a file whose markers are all caught is flagged
+    assert sum(report.bugs_by_batch.values()) == report.bug_files
+    assert set(report.bugs_by_batch) == {batch for batch, _, _ in report.per_batch()}
+    for batch, flagged in report.flagged_by_batch.items():
+        assert 0 <= flagged <= report.bugs_by_batch[batch]
+    assert sum(report.flagged_by_batch.values()) >= report.files_all_caught
