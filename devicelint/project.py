@@ -13,6 +13,9 @@ devicelint.analysis.project_imports). This module only finds and parses them:
   file's package; a name found in none of them is outside the project (site-packages, torch)
   and stays unknown. ``torch`` itself is never looked up (a local ``torch.py`` would otherwise
   turn off everything the analysis knows about PyTorch);
+* a module is parsed with its function bodies left for when they are read
+  (devicelint.deferred_bodies): most functions of an imported module are never called by the
+  file that imports it;
 * parsed modules are kept, least recently used first out, up to a number of characters, so
   memory stays bounded however big the project is. A module that cannot be read (deleted
   mid-run, undecodable) or parsed is simply not known: the importing file is linted as if the
@@ -25,12 +28,15 @@ cache folds into the file's key.
 
 from __future__ import annotations
 
+import ast
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Optional
 
 import libcst as cst
+
+from devicelint.deferred_bodies import parse_deferring_bodies, python_syntax_tree
 
 _ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 #: top-level names never looked up in the project: what the analysis models itself
@@ -51,6 +57,11 @@ class ParsedModule:
     #: what the analysis made of the module (devicelint.analysis.project_imports), shared by
     #: the files of the batch that import it
     analysed: Optional[object] = None
+    #: the text parsed by Python's ``ast`` too, when it was (devicelint.analysis.function_text
+    #: uses it)
+    syntax_tree: Optional[ast.Module] = None
+    #: False while some function bodies of ``tree`` are not parsed (devicelint.deferred_bodies)
+    complete: bool = True
 
 
 class ProjectIndex:
@@ -151,7 +162,9 @@ class ProjectIndex:
             return None
         try:
             text = decode_source(data)
-            tree = cst.parse_module(text)
+            syntax = python_syntax_tree(text)
+            deferred = parse_deferring_bodies(text, syntax) if syntax is not None else None
+            tree = deferred if deferred is not None else cst.parse_module(text)
         except (DecodeError, RecursionError):
             return None
         except Exception:  # noqa: BLE001 - a syntax error (or the native parser's odd failures) in a dependency
@@ -161,13 +174,15 @@ class ProjectIndex:
             display = str(path.relative_to(root))
         except ValueError:
             display = path.name
-        return ParsedModule(path, text, tree, display)
+        return ParsedModule(path, text, tree, display, syntax_tree=syntax, complete=deferred is None)
 
     def tree_for(self, path: Path, text: str) -> Optional[cst.Module]:
         """The tree of a linted file already parsed as another file's dependency, if its text
         is the same (the file is then parsed once for both)."""
         parsed = self._parsed.get(path)
-        return parsed.tree if parsed is not None and parsed.text == text else None
+        # a tree with bodies still to parse is not linted: the rules walk all of it, and it
+        # would be parsed piece by piece
+        return parsed.tree if parsed is not None and parsed.complete and parsed.text == text else None
 
     def keep(self, path: Path, text: str, tree: cst.Module) -> None:
         """Keep a linted file's tree for the files after it that import it."""

@@ -448,7 +448,7 @@ class Summaries(ParameterUses):
             for name, method in class_info.methods.items():
                 if name == "__init__" or name in init_only:
                     continue
-                assigned = helpers.assigned_names(helpers.body_statements(method))
+                assigned = helpers.assigned_in(method)
                 for attribute in {name[5:] for name in assigned if name.startswith("self.")}:
                     writers.setdefault(attribute, []).append(method)
             class_info.writers = {attribute: tuple(methods) for attribute, methods in writers.items()}
