@@ -75,12 +75,17 @@ class ProjectIndex:
         self._roots: dict[Path, Path] = {}
         #: per (importer's folder, module, level): the file an import names (None: outside)
         self._resolved: dict[tuple[Path, Optional[str], int], Optional[Path]] = {}
+        #: per file as named: its path with links resolved (Path.resolve stats every part)
+        self._real_paths: dict[Path, Path] = {}
+        #: per (folder, dotted parts): the module file there, if any (the root and root/src
+        #: are searched for every importer's folder)
+        self._module_files: dict[tuple[Path, tuple[str, ...]], Optional[Path]] = {}
 
     # ------------------------------------------------------------------ where things are
 
     def root_of(self, path: Path) -> Path:
         """The project root of the file at ``path`` (see the module docstring)."""
-        folder = path.resolve().parent
+        folder = self._real_path(path).parent
         known = self._roots.get(folder)
         if known is not None:
             return known
@@ -95,6 +100,12 @@ class ProjectIndex:
         self._roots[folder] = root
         return root
 
+    def _real_path(self, path: Path) -> Path:
+        real = self._real_paths.get(path)
+        if real is None:
+            real = self._real_paths[path] = path.resolve()
+        return real
+
     def resolve(self, importer: Path, module: Optional[str], level: int) -> Optional[Path]:
         """The file of ``module`` imported from ``importer`` (``level`` dots for a relative
         import; ``module`` None for ``from . import x``), or None outside the project. A package
@@ -105,21 +116,27 @@ class ProjectIndex:
         return self._resolved[key]
 
     def _find_module(self, importer: Path, module: Optional[str], level: int) -> Optional[Path]:
-        importer = importer.resolve()
+        folder = self._real_path(importer).parent
         parts = module.split(".") if module else []
         if level > 0:
-            base = importer.parent
+            base = folder
             for _ in range(level - 1):
                 base = base.parent
-            return _module_file(base, parts) if parts else _package_file(base)
+            return self._module_file(base, parts) if parts else _package_file(base)
         if not parts or parts[0] in _NEVER_LOCAL:
             return None
         root = self.root_of(importer)
-        for folder in _unique((importer.parent, root, root / "src")):
-            found = _module_file(folder, parts)
+        for candidate in _unique((folder, root, root / "src")):
+            found = self._module_file(candidate, parts)
             if found is not None:
                 return found
         return None
+
+    def _module_file(self, folder: Path, parts: list[str]) -> Optional[Path]:
+        key = (folder, tuple(parts))
+        if key not in self._module_files:
+            self._module_files[key] = _module_file(folder, parts)
+        return self._module_files[key]
 
     def submodule(self, package_file: Path, name: str) -> Optional[Path]:
         """``pkg/name.py`` (or ``pkg/name/__init__.py``) for the ``__init__.py`` of ``pkg``."""

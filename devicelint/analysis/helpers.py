@@ -89,6 +89,62 @@ def assigned_in(function: cst.FunctionDef) -> frozenset[str]:
     return assigned_names(body_statements(function))
 
 
+def ending_and_assigned(function: cst.FunctionDef) -> tuple[bool, frozenset[str]]:
+    """(``may_fall_off_end``, ``assigned_names``) of the function's body; for a body not parsed
+    yet, read from Python's ``ast`` of it (see ``assigned_in``): a call of a function that may
+    fall off its end is not summarised, and its body need not be parsed."""
+    body = function.body
+    if isinstance(body, DeferredBlock) and not body.parsed:
+        statements = body.syntax.body
+        return _may_fall_off_end_syntax(statements, body.lines), _assigned_in_syntax(statements, body.lines)
+    parsed = body_statements(function)
+    return may_fall_off_end(parsed), assigned_names(parsed)
+
+
+def _may_fall_off_end_syntax(statements: list[ast.stmt], lines: list[str]) -> bool:
+    """``may_fall_off_end`` on Python's tree of an indented block, with libcst's grouping: the
+    simple statements of one line (``x = f(); return x``) are one SimpleStatementLine, and a
+    block on its header's line is a SimpleStatementSuite, which that function answers True for."""
+    if not statements:
+        return True
+    last = statements[-1]
+    if isinstance(last, ast.If):
+        if not last.orelse:
+            return True
+        if not _starts_its_line(last.body[0], lines) or _may_fall_off_end_syntax(last.body, lines):
+            return True
+        if not _starts_its_line(last.orelse[0], lines):
+            return True  # `else: return x`
+        return _may_fall_off_end_syntax(last.orelse, lines)  # an elif, or the else block
+    if isinstance(last, (ast.With, ast.AsyncWith)):
+        return not _starts_its_line(last.body[0], lines) or _may_fall_off_end_syntax(last.body, lines)
+    if isinstance(last, _COMPOUND_SYNTAX):
+        return True
+    # the simple statements sharing the last one's line (`;`)
+    line = [last]
+    for statement in reversed(statements[:-1]):
+        if isinstance(statement, _COMPOUND_SYNTAX) or statement.end_lineno != line[-1].lineno:
+            break
+        line.append(statement)
+    return not any(isinstance(statement, (ast.Return, ast.Raise)) for statement in line)
+
+
+_COMPOUND_SYNTAX = (
+    ast.If,
+    ast.For,
+    ast.AsyncFor,
+    ast.While,
+    ast.With,
+    ast.AsyncWith,
+    ast.Try,
+    getattr(ast, "TryStar", ast.Try),
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.Match,
+)
+
+
 def _assigned_in_syntax(statements: list[ast.stmt], lines: list[str]) -> frozenset[str]:
     """``assigned_names`` on Python's own tree of an indented block: the same statements are
     entered (a block written on its header's line, ``if x: y = 1``, is not, as libcst makes it

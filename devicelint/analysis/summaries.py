@@ -721,8 +721,8 @@ class Summaries(ParameterUses):
             summarisable = function.asynchronous is None and helpers.decorators_are_transparent(
                 function, lambda e: self.qualname_of(e, self.home_state(function))
             )
-            statements = helpers.body_statements(function)
-            facts = (summarisable, helpers.may_fall_off_end(statements), helpers.assigned_names(statements))
+            falls_off, assigned = helpers.ending_and_assigned(function)  # parses no deferred body
+            facts = (summarisable, falls_off, assigned)
             memo[function] = facts
         return facts
 
