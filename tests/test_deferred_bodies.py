@@ -69,6 +69,17 @@ a string whose lines are not indented
         return text
         # trailing, deeper
 
+def choose(func, flag):
+    if flag:
+        # a comment, then a decorated function: the block starts on its own line
+        @torch.no_grad()
+        def wrapper():
+            return func()
+
+        return wrapper
+    else:
+        return func
+
 if torch.cuda.is_available():
     class Inner:
         def method(self):
@@ -94,12 +105,12 @@ def _with_bodies(module: cst.Module) -> list[cst.FunctionDef]:
 def test_bodies_are_deferred_and_one_read_parses_only_its_own():
     module = _deferred(SOURCE)
     functions = _with_bodies(module)
-    assert [f.name.value for f in functions] == ["decorated", "__init__", "later", "method", "fallback"]
+    assert [f.name.value for f in functions] == ["decorated", "__init__", "later", "choose", "method", "fallback"]
     assert all(isinstance(f.body, DeferredBlock) and not f.body.parsed for f in functions)
     init = functions[1]
     assert len(init.body.body) == 7
     assert init.body.parsed
-    assert [f.body.parsed for f in functions] == [False, True, False, False, False]
+    assert [f.body.parsed for f in functions] == [False, True, False, False, False, False]
 
 
 def test_read_bodies_equal_the_whole_parse_and_the_code_is_the_text():
@@ -143,12 +154,15 @@ def test_texts_ast_cannot_share_line_numbers_with_are_parsed_whole():
         assert parse_deferring_bodies(text, syntax) is None
 
 
-def test_assigned_names_of_an_unparsed_body_are_those_of_the_parsed_one():
+def test_assigned_names_and_ending_of_an_unparsed_body_are_those_of_the_parsed_one():
     module = _deferred(SOURCE)
     for function in _with_bodies(module):
-        unparsed = helpers.assigned_in(function)
+        unparsed = helpers.assigned_in(function), helpers.ending_and_assigned(function)
         assert not function.body.parsed
-        assert unparsed == helpers.assigned_names(helpers.body_statements(function))
+        statements = helpers.body_statements(function)
+        parsed = helpers.assigned_names(statements), (helpers.may_fall_off_end(statements), helpers.assigned_names(statements))
+        assert unparsed == parsed, function.name.value
+    assert [helpers.may_fall_off_end(helpers.body_statements(f)) for f in _with_bodies(module)] == [False, True, False, False, False, False]
     init = _with_bodies(module)[1]
     names = helpers.assigned_in(init)
     assert {"self.scale", "self.bias", "self.rest", "self.step", "self.branch", "self.other", "self.context", "self.cache"} <= names

@@ -185,7 +185,8 @@ def _starts_its_line(statement: ast.stmt, lines: list[str]) -> bool:
     following its block's header on the header's line."""
     decorators = getattr(statement, "decorator_list", None) or []
     first = min([statement, *decorators], key=lambda node: (node.lineno, node.col_offset))
-    return not lines[first.lineno - 1][: first.col_offset].strip(" \t")
+    # a decorator's expression starts after its `@`
+    return lines[first.lineno - 1][: first.col_offset].strip(" \t") in ("", "@")
 
 
 def _add_syntax_target(target: ast.expr, names: set[str]) -> None:
