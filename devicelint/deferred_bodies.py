@@ -23,46 +23,80 @@ is parsed once and the blocks that need it are taken from it. A text ``ast`` can
 one with characters whose line counting could differ between the two parsers (``\\r``, form
 feeds), is not deferred: the caller parses it whole, as before. A body libcst refuses where
 ``ast`` accepted it (no case known) keeps the skeleton's ``...``.
+
+A deferred block stands in for libcst's ``IndentedBlock`` by filling the slots that hold its
+fields, which is libcst's layout, not its API. So nothing is deferred unless the installed
+libcst is checked, once per process, to be laid out and to behave as this module expects
+(``deferring_works``); where it is not, modules are parsed whole, as they were before.
 """
 
 from __future__ import annotations
 
 import ast
+import dataclasses
+import functools
+import types
 import warnings
 from typing import Iterator, Optional, Union
 
 import libcst as cst
 
 _AstFunction = Union[ast.FunctionDef, ast.AsyncFunctionDef]
+#: ``match`` and ``try ... except*`` exist in Python's ``ast`` from 3.10 and 3.11 on
+_AST_MATCH = getattr(ast, "Match", ())
+_AST_TRY_STAR = getattr(ast, "TryStar", ())
 
-#: the slots of libcst's IndentedBlock, read and written under the deferred block's properties
-_BODY = cst.IndentedBlock.__dict__["body"]
-_HEADER = cst.IndentedBlock.__dict__["header"]
-_INDENT = cst.IndentedBlock.__dict__["indent"]
-_FOOTER = cst.IndentedBlock.__dict__["footer"]
+#: IndentedBlock's fields: a deferred block fills them when its body is parsed
+_FIELDS = ("body", "header", "indent", "footer")
 
 
-def _slot_property(slot: object) -> property:
+def field_slots(block_class: type) -> Optional[dict[str, types.MemberDescriptorType]]:
+    """The slots holding ``block_class``'s fields, where it is laid out as libcst 1.1 to 1.9
+    lay ``IndentedBlock`` out: a dataclass with exactly ``_FIELDS``, each kept in a slot. None
+    otherwise (fields kept elsewhere, one more field that a deferred block would leave unset):
+    bodies are then not deferred, and modules are parsed whole."""
+    try:
+        names = sorted(field.name for field in dataclasses.fields(block_class))
+    except TypeError:  # not a dataclass
+        return None
+    if names != sorted(_FIELDS):
+        return None
+    slots = {}
+    for name in names:
+        slot = block_class.__dict__.get(name)
+        if not isinstance(slot, types.MemberDescriptorType):
+            return None
+        slots[name] = slot
+    return slots
+
+
+_SLOTS = field_slots(cst.IndentedBlock)
+
+
+def _slot_property(name: str) -> property:
+    slot = _SLOTS[name] if _SLOTS is not None else None
+
     def read(block: "DeferredBlock") -> object:
         if not block._ready:
             block._bodies.materialize(block)
-        return slot.__get__(block)  # type: ignore[attr-defined]
+        return slot.__get__(block)  # type: ignore[union-attr]
 
     def write(block: "DeferredBlock", value: object) -> None:
-        slot.__set__(block, value)  # type: ignore[attr-defined]
+        slot.__set__(block, value)  # type: ignore[union-attr]
 
     return property(read, write)
 
 
 class DeferredBlock(cst.IndentedBlock):
-    """A function's body not parsed yet: any of its fields, when first read, parses it."""
+    """A function's body not parsed yet: any of its fields, when first read, parses it. (Made
+    only where ``deferring_works()``; the class itself reads no libcst internals.)"""
 
     __slots__ = ("_bodies", "_name", "_where", "_position", "_ready", "_placeholder", "_syntax")
 
-    body = _slot_property(_BODY)  # type: ignore[assignment]
-    header = _slot_property(_HEADER)  # type: ignore[assignment]
-    indent = _slot_property(_INDENT)  # type: ignore[assignment]
-    footer = _slot_property(_FOOTER)  # type: ignore[assignment]
+    body = _slot_property("body")  # type: ignore[assignment]
+    header = _slot_property("header")  # type: ignore[assignment]
+    indent = _slot_property("indent")  # type: ignore[assignment]
+    footer = _slot_property("footer")  # type: ignore[assignment]
 
     @property
     def parsed(self) -> bool:
@@ -82,6 +116,114 @@ class DeferredBlock(cst.IndentedBlock):
 
 # libcst's visitors call visit_<class name>: a deferred block is visited as any IndentedBlock
 DeferredBlock.__name__ = DeferredBlock.__qualname__ = "IndentedBlock"
+
+
+def unparsed_body(function: cst.FunctionDef) -> Optional[DeferredBlock]:
+    """The function's body when it is deferred and not parsed yet (asking parses nothing)."""
+    body = function.body
+    return body if isinstance(body, DeferredBlock) and not body._ready else None
+
+
+#: a text that meets every way a body is cut out and put back: a decorated function, a
+#: method after a comment, a nested function, an async one, a string spanning lines, a
+#: function inside an `if`, a last function without a newline at the end
+_PROBE = '''\
+import functools
+
+
+@functools.lru_cache()
+def decorated(x):
+    # a comment first
+    return x
+
+
+class Holder:
+    def __init__(self, value=1):
+        self.value = value
+
+        def nested(y):
+            return y
+
+        self.nested = nested
+
+    # a comment at the method's indentation
+    async def later(self):
+        text = """
+not indented
+"""
+        return text
+        # trailing, deeper
+
+if True:
+    def inside_if():
+        pass
+def last(): return 1
+def final():
+    return 2'''
+
+
+@functools.lru_cache(maxsize=None)
+def deferring_works() -> bool:
+    """Whether the installed libcst lets bodies be deferred (checked once per process, in a few
+    milliseconds): its ``IndentedBlock`` is laid out as ``field_slots`` expects, and a probe
+    text deferred, visited by a libcst visitor, and generated back gives what parsing it whole
+    gives. Where it does not, every module is parsed whole, as before bodies were deferred: a
+    libcst release that changes what this module relies on makes devicelint slower, never
+    wrong, and never crash."""
+    return _SLOTS is not None and probe_deferring(_PROBE)
+
+
+def probe_deferring(text: str) -> bool:
+    """Whether deferring ``text``'s bodies, then reading them, gives what parsing it whole does."""
+    try:
+        syntax = python_syntax_tree(text)
+        whole = cst.parse_module(text)
+        deferred = _parse_deferring(text, syntax) if syntax is not None else None
+        if deferred is None:
+            return False
+        blocks = [function.body for function in outermost_cst_functions(deferred.body)]
+        if not all(unparsed_body(function) is not None for function in outermost_cst_functions(deferred.body) if _has_own_lines(function)):
+            return False
+        visited = _count_blocks(deferred)  # parses every body, through its fields
+        if visited != _count_blocks(whole) or not all(not isinstance(block, DeferredBlock) or block.parsed for block in blocks):
+            return False
+        if deferred.code != text:
+            return False
+        theirs = list(outermost_cst_functions(whole.body))
+        return len(blocks) == len(theirs) and all(_same_suite(mine, real.body) for mine, real in zip(blocks, theirs))
+    except Exception:  # noqa: BLE001 - whatever libcst does differently, bodies are not deferred
+        return False
+
+
+class _BlockCounter(cst.CSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.count = 0
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        self.count += 1
+
+
+def _count_blocks(module: cst.Module) -> int:
+    counter = _BlockCounter()
+    module.visit(counter)
+    return counter.count
+
+
+def _same_suite(mine: cst.BaseSuite, real: cst.BaseSuite) -> bool:
+    if isinstance(real, cst.IndentedBlock) != isinstance(mine, cst.IndentedBlock):
+        return False
+    if not isinstance(real, cst.IndentedBlock):
+        return mine.deep_equals(real)
+    return all(_deep_equal_values(getattr(mine, name), getattr(real, name)) for name in _FIELDS)
+
+
+def _deep_equal_values(mine: object, real: object) -> bool:
+    if isinstance(real, cst.CSTNode):
+        return isinstance(mine, cst.CSTNode) and mine.deep_equals(real)
+    if isinstance(real, (list, tuple)):
+        return isinstance(mine, (list, tuple)) and len(mine) == len(real) and all(_deep_equal_values(a, b) for a, b in zip(mine, real))
+    return mine == real
 
 
 def _new_deferred(bodies: "_DeferredBodies", syntax: _AstFunction, where: tuple[int, int, int], placeholder: cst.IndentedBlock) -> DeferredBlock:
@@ -173,11 +315,9 @@ def _indentation(line: str) -> str:
 
 
 def _fill(block: DeferredBlock, real: cst.BaseSuite) -> None:
-    assert isinstance(real, cst.IndentedBlock)
-    _BODY.__set__(block, real.body)
-    _HEADER.__set__(block, real.header)
-    _INDENT.__set__(block, real.indent)
-    _FOOTER.__set__(block, real.footer)
+    assert isinstance(real, cst.IndentedBlock) and _SLOTS is not None
+    for name in _FIELDS:
+        _SLOTS[name].__set__(block, getattr(real, name))
     object.__setattr__(block, "_ready", True)
 
 
@@ -194,7 +334,13 @@ def python_syntax_tree(text: str) -> Optional[ast.Module]:
 def parse_deferring_bodies(text: str, syntax: ast.Module) -> Optional[cst.Module]:
     """``text`` parsed by libcst with its functions' bodies deferred (see the module docstring),
     ``syntax`` its tree by Python's ``ast``; None where it is not deferred (the caller parses it
-    whole)."""
+    whole), as for every text where the installed libcst does not allow it (``deferring_works``)."""
+    if not deferring_works():
+        return None
+    return _parse_deferring(text, syntax)
+
+
+def _parse_deferring(text: str, syntax: ast.Module) -> Optional[cst.Module]:
     if "\r" in text or "\x0c" in text:
         return None
     lines = _lines_of(text)
@@ -288,7 +434,7 @@ def _outermost_ast_functions(body: list[ast.stmt]) -> Iterator[_AstFunction]:
         elif isinstance(statement, (ast.If, ast.For, ast.AsyncFor, ast.While)):
             yield from _outermost_ast_functions(statement.body)
             yield from _outermost_ast_functions(statement.orelse)
-        elif isinstance(statement, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+        elif isinstance(statement, (ast.Try, _AST_TRY_STAR)):
             yield from _outermost_ast_functions(statement.body)
             for handler in statement.handlers:
                 yield from _outermost_ast_functions(handler.body)
@@ -296,8 +442,8 @@ def _outermost_ast_functions(body: list[ast.stmt]) -> Iterator[_AstFunction]:
             yield from _outermost_ast_functions(statement.finalbody)
         elif isinstance(statement, (ast.With, ast.AsyncWith)):
             yield from _outermost_ast_functions(statement.body)
-        elif isinstance(statement, ast.Match):
-            for case in statement.cases:
+        elif isinstance(statement, _AST_MATCH):
+            for case in statement.cases:  # type: ignore[attr-defined]
                 yield from _outermost_ast_functions(case.body)
 
 

@@ -5,12 +5,14 @@ the text back; bodies nobody reads are never parsed; what the analysis asks of a
 
 from __future__ import annotations
 
+import dataclasses
 import textwrap
 from pathlib import Path
 
 import libcst as cst
 import pytest
 
+from devicelint import deferred_bodies
 from devicelint.analysis import helpers
 from devicelint.analysis.function_text import FunctionTexts, _cst_functions
 from devicelint.deferred_bodies import DeferredBlock, outermost_cst_functions, parse_deferring_bodies, python_syntax_tree
@@ -241,3 +243,72 @@ def test_a_linted_file_read_before_as_a_dependency_is_parsed_whole(tmp_path):
     assert index.tree_for(helper.resolve(), helper.read_text()) is None
     findings, _, _ = lint_file(helper, CODES, project=index)
     assert findings == lint_file(helper, CODES, project=ProjectIndex())[0]
+
+
+# ---------------------------------------------------------------- a libcst that does not fit
+# Deferring fills the slots of libcst's IndentedBlock, which is its layout, not its API: a
+# release that changes it must make devicelint parse modules whole, never crash or change a
+# finding.
+
+
+def test_the_installed_libcst_is_fit_for_deferring():
+    # were this to fail after a libcst upgrade, devicelint still works (parsing modules whole,
+    # as the tests below check), only slower: look at what libcst changed in IndentedBlock
+    assert deferred_bodies.field_slots(cst.IndentedBlock) is not None
+    assert deferred_bodies.deferring_works()
+    assert deferred_bodies.probe_deferring(SOURCE)
+
+
+def test_a_block_class_laid_out_otherwise_is_found_unfit():
+    class FieldsInADict(cst.IndentedBlock):  # a subclass without __slots__: no slots of its own
+        pass
+
+    @dataclasses.dataclass(frozen=True)
+    class OneMoreField(cst.IndentedBlock):
+        annotation: object = None
+
+    assert deferred_bodies.field_slots(FieldsInADict) is None
+    assert deferred_bodies.field_slots(OneMoreField) is None
+    assert deferred_bodies.field_slots(object) is None  # not a dataclass
+
+
+def test_a_libcst_that_misbehaves_on_the_probe_turns_deferring_off(monkeypatch):
+    def broken(bodies, block):
+        raise AttributeError("a slot libcst no longer has")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(deferred_bodies._DeferredBodies, "materialize", broken)
+        assert not deferred_bodies.probe_deferring(SOURCE)
+
+    def wrong_body(block, real):
+        for name in deferred_bodies._FIELDS:
+            deferred_bodies._SLOTS[name].__set__(block, getattr(block._placeholder, name))
+        object.__setattr__(block, "_ready", True)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(deferred_bodies, "_fill", wrong_body)  # a body that is not the function's
+        assert not deferred_bodies.probe_deferring(SOURCE)
+    assert deferred_bodies.probe_deferring(SOURCE)
+
+
+def test_without_the_slots_nothing_is_deferred(monkeypatch):
+    monkeypatch.setattr(deferred_bodies, "_SLOTS", None)
+    unchecked = deferred_bodies.deferring_works.__wrapped__  # the check, not its answer kept for the process
+    assert not unchecked()
+    monkeypatch.setattr(deferred_bodies, "deferring_works", unchecked)
+    syntax = python_syntax_tree(SOURCE)
+    assert syntax is not None and parse_deferring_bodies(SOURCE, syntax) is None
+
+
+def test_where_deferring_does_not_work_modules_are_parsed_whole_with_the_same_findings(tmp_path, monkeypatch):
+    train = _project(tmp_path)
+    deferring = ProjectIndex()
+    expected = lint_file(train, CODES, project=deferring)[0]
+    assert not deferring.parsed(tmp_path / "helpers.py").complete
+    monkeypatch.setattr(deferred_bodies, "deferring_works", lambda: False)
+    whole = ProjectIndex()
+    findings = lint_file(train, CODES, project=whole)[0]
+    helper = whole.parsed(tmp_path / "helpers.py")
+    assert helper is not None and helper.complete
+    assert not any(isinstance(f.body, DeferredBlock) for f in _with_bodies(helper.tree))
+    assert findings == expected and [(f.line, f.code) for f in findings] == [(5, "DL201")]

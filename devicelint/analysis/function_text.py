@@ -25,7 +25,7 @@ from typing import Iterator, Optional, Union
 
 import libcst as cst
 
-from devicelint.deferred_bodies import DeferredBlock
+from devicelint.deferred_bodies import unparsed_body
 
 _AstFunction = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 
@@ -81,11 +81,10 @@ class FunctionTexts:
     def _pair_inside_parsed_bodies(self) -> None:
         assert self._spans is not None
         for function, parsed in list(self._unpaired_inside.items()):
-            body = function.body
-            if isinstance(body, DeferredBlock) and not body.parsed:
+            if unparsed_body(function) is not None:
                 continue
             del self._unpaired_inside[function]
-            self._pair(list(_cst_functions(_block(body))), list(_ast_functions(parsed.body)), self._spans)
+            self._pair(list(_cst_functions(_block(function.body))), list(_ast_functions(parsed.body)), self._spans)
 
     def _pair(self, ours: list[cst.FunctionDef], theirs: list[_AstFunction], spans: dict[cst.FunctionDef, tuple[int, int, int]]) -> bool:
         """Pair libcst's functions with ``ast``'s in source order (those nested in a function
@@ -191,7 +190,7 @@ def _cst_if(statement: cst.If) -> Iterator[cst.FunctionDef]:
 
 def _unparsed(function: cst.FunctionDef) -> bool:
     """A function of an imported module whose body is not parsed yet (reading it would parse it)."""
-    return isinstance(function.body, DeferredBlock) and not function.body.parsed
+    return unparsed_body(function) is not None
 
 
 def _block(suite: cst.BaseSuite) -> object:
@@ -216,6 +215,6 @@ def _ast_functions(body: list[ast.stmt]) -> Iterator[_AstFunction]:
             yield from _ast_functions(statement.finalbody)
         elif isinstance(statement, (ast.With, ast.AsyncWith)):
             yield from _ast_functions(statement.body)
-        elif isinstance(statement, ast.Match):
+        elif isinstance(statement, getattr(ast, "Match", ())):  # Python 3.10 on
             for case in statement.cases:
                 yield from _ast_functions(case.body)

@@ -21,7 +21,7 @@ from typing import Callable, Optional
 import libcst as cst
 
 from devicelint.analysis.names import OwnScopeVisitor, dotted_name
-from devicelint.deferred_bodies import DeferredBlock
+from devicelint.deferred_bodies import unparsed_body
 from devicelint.analysis.values import Kind, Origin, Value
 
 #: how many helper calls deep the analysis follows
@@ -83,8 +83,8 @@ def assigned_in(function: cst.FunctionDef) -> frozenset[str]:
     that nothing has read yet (devicelint.deferred_bodies) is not parsed for it: the same names
     are read from Python's ``ast`` of it (a class's attributes that its methods write are asked
     for all of its methods, most of which never run)."""
-    body = function.body
-    if isinstance(body, DeferredBlock) and not body.parsed:
+    body = unparsed_body(function)
+    if body is not None:
         return _assigned_in_syntax(body.syntax.body, body.lines)
     return assigned_names(body_statements(function))
 
@@ -93,8 +93,8 @@ def ending_and_assigned(function: cst.FunctionDef) -> tuple[bool, frozenset[str]
     """(``may_fall_off_end``, ``assigned_names``) of the function's body; for a body not parsed
     yet, read from Python's ``ast`` of it (see ``assigned_in``): a call of a function that may
     fall off its end is not summarised, and its body need not be parsed."""
-    body = function.body
-    if isinstance(body, DeferredBlock) and not body.parsed:
+    body = unparsed_body(function)
+    if body is not None:
         statements = body.syntax.body
         return _may_fall_off_end_syntax(statements, body.lines), _assigned_in_syntax(statements, body.lines)
     parsed = body_statements(function)
@@ -129,6 +129,8 @@ def _may_fall_off_end_syntax(statements: list[ast.stmt], lines: list[str]) -> bo
     return not any(isinstance(statement, (ast.Return, ast.Raise)) for statement in line)
 
 
+#: ``match`` is in Python's ``ast`` from 3.10 on
+_AST_MATCH = getattr(ast, "Match", ())
 _COMPOUND_SYNTAX = (
     ast.If,
     ast.For,
@@ -141,7 +143,7 @@ _COMPOUND_SYNTAX = (
     ast.FunctionDef,
     ast.AsyncFunctionDef,
     ast.ClassDef,
-    ast.Match,
+    _AST_MATCH,
 )
 
 
@@ -170,7 +172,7 @@ def _assigned_in_syntax(statements: list[ast.stmt], lines: list[str]) -> frozens
             blocks = [statement.body]
         elif isinstance(statement, (ast.Try, getattr(ast, "TryStar", ast.Try))):
             blocks = [statement.body, *(handler.body for handler in statement.handlers), statement.orelse, statement.finalbody]
-        elif isinstance(statement, ast.Match):
+        elif isinstance(statement, _AST_MATCH):
             blocks = [case.body for case in statement.cases]
         else:
             blocks = []
