@@ -67,8 +67,14 @@ class ParsedModule:
 class ProjectIndex:
     """Finds and parses the modules of the projects the linted files belong to."""
 
-    def __init__(self, fallback_root: Optional[Path] = None, kept_characters: int = DEFAULT_KEPT_CHARACTERS) -> None:
+    def __init__(
+        self, fallback_root: Optional[Path] = None, kept_characters: int = DEFAULT_KEPT_CHARACTERS, batch: Iterable[Path] = ()
+    ) -> None:
+        """``batch``: the files this index's owner is going to lint. One of them read as a
+        dependency first is parsed whole, not with its bodies deferred: its tree is then linted
+        as it is (``tree_for``), rather than parsed a second time."""
         self.fallback_root = fallback_root.resolve() if fallback_root is not None else None
+        self._batch = frozenset(filter(None, map(_real_path_or_none, batch)))
         self._kept_characters = kept_characters
         self._parsed: OrderedDict[Path, Optional[ParsedModule]] = OrderedDict()
         self._characters = 0
@@ -180,7 +186,8 @@ class ProjectIndex:
         try:
             text = decode_source(data)
             syntax = python_syntax_tree(text)
-            deferred = parse_deferring_bodies(text, syntax) if syntax is not None else None
+            defer = syntax is not None and path not in self._batch
+            deferred = parse_deferring_bodies(text, syntax) if defer else None
             tree = deferred if deferred is not None else cst.parse_module(text)
         except (DecodeError, RecursionError):
             return None
@@ -254,6 +261,13 @@ class ProjectView:
         if path not in self.reads:
             self.reads.append(path)
         return self.index.parsed(path)
+
+
+def _real_path_or_none(path: Path) -> Optional[Path]:
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):  # a loop of links
+        return None
 
 
 def _module_file(folder: Path, parts: list[str]) -> Optional[Path]:

@@ -312,3 +312,16 @@ def test_where_deferring_does_not_work_modules_are_parsed_whole_with_the_same_fi
     assert helper is not None and helper.complete
     assert not any(isinstance(f.body, DeferredBlock) for f in _with_bodies(helper.tree))
     assert findings == expected and [(f.line, f.code) for f in findings] == [(5, "DL201")]
+
+
+def test_a_dependency_the_batch_will_lint_is_parsed_whole_and_linted_without_a_second_parse(tmp_path):
+    train = _project(tmp_path)
+    helper = tmp_path / "helpers.py"
+    index = ProjectIndex(batch=[train, helper])
+    expected = lint_file(train, CODES, project=ProjectIndex())[0]
+    assert lint_file(train, CODES, project=index)[0] == expected
+    parsed = index.parsed(helper.resolve())
+    assert parsed is not None and parsed.complete
+    assert not any(isinstance(f.body, DeferredBlock) for f in _with_bodies(parsed.tree))
+    assert index.tree_for(helper.resolve(), helper.read_text()) is parsed.tree
+    assert lint_file(helper, CODES, project=index)[0] == lint_file(helper, CODES, project=ProjectIndex())[0]
