@@ -36,7 +36,7 @@ from typing import Iterable, Optional
 
 import libcst as cst
 
-from devicelint.deferred_bodies import parse_deferring_bodies, python_syntax_tree
+from devicelint.deferred_bodies import deferring_works, parse_deferring_bodies, python_syntax_tree
 
 _ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 #: top-level names never looked up in the project: what the analysis models itself
@@ -185,9 +185,10 @@ class ProjectIndex:
             return None
         try:
             text = decode_source(data)
-            syntax = python_syntax_tree(text)
-            defer = syntax is not None and path not in self._batch
-            deferred = parse_deferring_bodies(text, syntax) if defer else None
+            # ast's tree, which finds the bodies to defer, is not made where nothing is deferred
+            defer = path not in self._batch and deferring_works()
+            syntax = python_syntax_tree(text) if defer else None
+            deferred = parse_deferring_bodies(text, syntax) if syntax is not None else None
             tree = deferred if deferred is not None else cst.parse_module(text)
         except (DecodeError, RecursionError):
             return None

@@ -16,6 +16,7 @@ from devicelint import deferred_bodies
 from devicelint.analysis import helpers
 from devicelint.analysis.function_text import FunctionTexts, _cst_functions
 from devicelint.deferred_bodies import DeferredBlock, outermost_cst_functions, parse_deferring_bodies, python_syntax_tree
+from devicelint import project
 from devicelint.project import ProjectIndex
 from devicelint.rules import all_rules
 from devicelint.runner import lint_file
@@ -306,10 +307,12 @@ def test_where_deferring_does_not_work_modules_are_parsed_whole_with_the_same_fi
     expected = lint_file(train, CODES, project=deferring)[0]
     assert not deferring.parsed(tmp_path / "helpers.py").complete
     monkeypatch.setattr(deferred_bodies, "deferring_works", lambda: False)
+    monkeypatch.setattr(project, "deferring_works", lambda: False)
     whole = ProjectIndex()
     findings = lint_file(train, CODES, project=whole)[0]
     helper = whole.parsed(tmp_path / "helpers.py")
     assert helper is not None and helper.complete
+    assert helper.syntax_tree is None  # as before deferring: no ast parse up front
     assert not any(isinstance(f.body, DeferredBlock) for f in _with_bodies(helper.tree))
     assert findings == expected and [(f.line, f.code) for f in findings] == [(5, "DL201")]
 
