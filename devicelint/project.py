@@ -13,6 +13,9 @@ devicelint.analysis.project_imports). This module only finds and parses them:
   file's package; a name found in none of them is outside the project (site-packages, torch)
   and stays unknown. ``torch`` itself is never looked up (a local ``torch.py`` would otherwise
   turn off everything the analysis knows about PyTorch);
+* a module is parsed with its function bodies left for when they are read
+  (devicelint.deferred_bodies): most functions of an imported module are never called by the
+  file that imports it;
 * parsed modules are kept, least recently used first out, up to a number of characters, so
   memory stays bounded however big the project is. A module that cannot be read (deleted
   mid-run, undecodable) or parsed is simply not known: the importing file is linted as if the
@@ -25,12 +28,15 @@ cache folds into the file's key.
 
 from __future__ import annotations
 
+import ast
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Optional
 
 import libcst as cst
+
+from devicelint.deferred_bodies import deferring_works, parse_deferring_bodies, python_syntax_tree
 
 _ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 #: top-level names never looked up in the project: what the analysis models itself
@@ -51,25 +57,41 @@ class ParsedModule:
     #: what the analysis made of the module (devicelint.analysis.project_imports), shared by
     #: the files of the batch that import it
     analysed: Optional[object] = None
+    #: the text parsed by Python's ``ast`` too, when it was (devicelint.analysis.function_text
+    #: uses it)
+    syntax_tree: Optional[ast.Module] = None
+    #: False while some function bodies of ``tree`` are not parsed (devicelint.deferred_bodies)
+    complete: bool = True
 
 
 class ProjectIndex:
     """Finds and parses the modules of the projects the linted files belong to."""
 
-    def __init__(self, fallback_root: Optional[Path] = None, kept_characters: int = DEFAULT_KEPT_CHARACTERS) -> None:
+    def __init__(
+        self, fallback_root: Optional[Path] = None, kept_characters: int = DEFAULT_KEPT_CHARACTERS, batch: Iterable[Path] = ()
+    ) -> None:
+        """``batch``: the files this index's owner is going to lint. One of them read as a
+        dependency first is parsed whole, not with its bodies deferred: its tree is then linted
+        as it is (``tree_for``), rather than parsed a second time."""
         self.fallback_root = fallback_root.resolve() if fallback_root is not None else None
+        self._batch = frozenset(filter(None, map(_real_path_or_none, batch)))
         self._kept_characters = kept_characters
         self._parsed: OrderedDict[Path, Optional[ParsedModule]] = OrderedDict()
         self._characters = 0
         self._roots: dict[Path, Path] = {}
         #: per (importer's folder, module, level): the file an import names (None: outside)
         self._resolved: dict[tuple[Path, Optional[str], int], Optional[Path]] = {}
+        #: per file as named: its path with links resolved (Path.resolve stats every part)
+        self._real_paths: dict[Path, Path] = {}
+        #: per (folder, dotted parts): the module file there, if any (the root and root/src
+        #: are searched for every importer's folder)
+        self._module_files: dict[tuple[Path, tuple[str, ...]], Optional[Path]] = {}
 
     # ------------------------------------------------------------------ where things are
 
     def root_of(self, path: Path) -> Path:
         """The project root of the file at ``path`` (see the module docstring)."""
-        folder = path.resolve().parent
+        folder = self._real_path(path).parent
         known = self._roots.get(folder)
         if known is not None:
             return known
@@ -84,6 +106,12 @@ class ProjectIndex:
         self._roots[folder] = root
         return root
 
+    def _real_path(self, path: Path) -> Path:
+        real = self._real_paths.get(path)
+        if real is None:
+            real = self._real_paths[path] = path.resolve()
+        return real
+
     def resolve(self, importer: Path, module: Optional[str], level: int) -> Optional[Path]:
         """The file of ``module`` imported from ``importer`` (``level`` dots for a relative
         import; ``module`` None for ``from . import x``), or None outside the project. A package
@@ -94,21 +122,27 @@ class ProjectIndex:
         return self._resolved[key]
 
     def _find_module(self, importer: Path, module: Optional[str], level: int) -> Optional[Path]:
-        importer = importer.resolve()
+        folder = self._real_path(importer).parent
         parts = module.split(".") if module else []
         if level > 0:
-            base = importer.parent
+            base = folder
             for _ in range(level - 1):
                 base = base.parent
-            return _module_file(base, parts) if parts else _package_file(base)
+            return self._module_file(base, parts) if parts else _package_file(base)
         if not parts or parts[0] in _NEVER_LOCAL:
             return None
         root = self.root_of(importer)
-        for folder in _unique((importer.parent, root, root / "src")):
-            found = _module_file(folder, parts)
+        for candidate in _unique((folder, root, root / "src")):
+            found = self._module_file(candidate, parts)
             if found is not None:
                 return found
         return None
+
+    def _module_file(self, folder: Path, parts: list[str]) -> Optional[Path]:
+        key = (folder, tuple(parts))
+        if key not in self._module_files:
+            self._module_files[key] = _module_file(folder, parts)
+        return self._module_files[key]
 
     def submodule(self, package_file: Path, name: str) -> Optional[Path]:
         """``pkg/name.py`` (or ``pkg/name/__init__.py``) for the ``__init__.py`` of ``pkg``."""
@@ -151,7 +185,11 @@ class ProjectIndex:
             return None
         try:
             text = decode_source(data)
-            tree = cst.parse_module(text)
+            # ast's tree, which finds the bodies to defer, is not made where nothing is deferred
+            defer = path not in self._batch and deferring_works()
+            syntax = python_syntax_tree(text) if defer else None
+            deferred = parse_deferring_bodies(text, syntax) if syntax is not None else None
+            tree = deferred if deferred is not None else cst.parse_module(text)
         except (DecodeError, RecursionError):
             return None
         except Exception:  # noqa: BLE001 - a syntax error (or the native parser's odd failures) in a dependency
@@ -161,13 +199,15 @@ class ProjectIndex:
             display = str(path.relative_to(root))
         except ValueError:
             display = path.name
-        return ParsedModule(path, text, tree, display)
+        return ParsedModule(path, text, tree, display, syntax_tree=syntax, complete=deferred is None)
 
     def tree_for(self, path: Path, text: str) -> Optional[cst.Module]:
         """The tree of a linted file already parsed as another file's dependency, if its text
         is the same (the file is then parsed once for both)."""
         parsed = self._parsed.get(path)
-        return parsed.tree if parsed is not None and parsed.text == text else None
+        # a tree with bodies still to parse is not linted: the rules walk all of it, and it
+        # would be parsed piece by piece
+        return parsed.tree if parsed is not None and parsed.complete and parsed.text == text else None
 
     def keep(self, path: Path, text: str, tree: cst.Module) -> None:
         """Keep a linted file's tree for the files after it that import it."""
@@ -222,6 +262,13 @@ class ProjectView:
         if path not in self.reads:
             self.reads.append(path)
         return self.index.parsed(path)
+
+
+def _real_path_or_none(path: Path) -> Optional[Path]:
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):  # a loop of links
+        return None
 
 
 def _module_file(folder: Path, parts: list[str]) -> Optional[Path]:

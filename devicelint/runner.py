@@ -55,7 +55,7 @@ def lint_data(
 
 def _lint_chunk(paths: list[str], codes: Sequence[str], verbose: bool, project_root: Optional[str] = None, cross_file: bool = True) -> list[FileResult]:
     # one index per chunk: a chunk holds neighbouring files, which import the same modules
-    project = ProjectIndex(Path(project_root) if project_root else None) if cross_file else None
+    project = ProjectIndex(Path(project_root) if project_root else None, batch=map(Path, paths)) if cross_file else None
     results = []
     with survivors_frozen_between_files() as after_file:
         for path in paths:

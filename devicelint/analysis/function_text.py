@@ -12,6 +12,10 @@ The text of a body is its lines as written: from the line after the ``def`` head
 between header and first statement included) to the end of its last statement, with their
 indentation in the file. A body written on the header's line (``def f(x): return x``) is not
 cut (callers regenerate it; it is short).
+
+An imported module's functions may have their bodies not parsed yet (devicelint.deferred_bodies):
+their own spans come from the pairing without parsing them; the functions nested in one are
+paired when its body has been parsed and one of them is asked for.
 """
 
 from __future__ import annotations
@@ -21,20 +25,26 @@ from typing import Iterator, Optional, Union
 
 import libcst as cst
 
+from devicelint.deferred_bodies import unparsed_body
+
 _AstFunction = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 
 
 class FunctionTexts:
     """Texts of the functions of one module (its tree and the text it was parsed from)."""
 
-    def __init__(self, module: cst.Module, text: str) -> None:
+    def __init__(self, module: cst.Module, text: str, syntax_tree: Optional[ast.Module] = None) -> None:
         self._module = module
         self._text = text
         self._lines: list[str] = []
         #: per function: (first line of its decorators or ``def``, first line of its body, last line)
         self._spans: Optional[dict[cst.FunctionDef, tuple[int, int, int]]] = None
+        #: functions whose body was not parsed when they were paired: their ``ast`` twins, for
+        #: pairing the functions nested in them once it is
+        self._unpaired_inside: dict[cst.FunctionDef, _AstFunction] = {}
         #: Python's own tree of the text (False: it does not parse), parsed once when first asked
-        self._syntax_tree: Union[ast.Module, None, bool] = None
+        #: (or handed over by whoever parsed it already)
+        self._syntax_tree: Union[ast.Module, None, bool] = syntax_tree
 
     def syntax_tree(self) -> Optional[ast.Module]:
         """The text parsed by Python's ``ast`` (a tenth of libcst's time), shared by whoever
@@ -62,7 +72,44 @@ class FunctionTexts:
     def _span(self, function: cst.FunctionDef) -> Optional[tuple[int, int, int]]:
         if self._spans is None:
             self._spans = self._find_spans()
-        return self._spans.get(function)
+        span = self._spans.get(function)
+        if span is None and self._unpaired_inside:
+            self._pair_inside_parsed_bodies()
+            span = self._spans.get(function)
+        return span
+
+    def _pair_inside_parsed_bodies(self) -> None:
+        assert self._spans is not None
+        for function, parsed in list(self._unpaired_inside.items()):
+            if unparsed_body(function) is not None:
+                continue
+            del self._unpaired_inside[function]
+            self._pair(list(_cst_functions(_block(function.body))), list(_ast_functions(parsed.body)), self._spans)
+
+    def _pair(self, ours: list[cst.FunctionDef], theirs: list[_AstFunction], spans: dict[cst.FunctionDef, tuple[int, int, int]]) -> bool:
+        """Pair libcst's functions with ``ast``'s in source order (those nested in a function
+        whose body is not parsed are left for later); False, pairing none, where they disagree."""
+        pairs = []
+        position = 0
+        for function in ours:
+            if position >= len(theirs) or function.name.value != theirs[position].name:
+                return False
+            parsed = theirs[position]
+            pairs.append((function, parsed))
+            position += 1
+            if _unparsed(function):
+                self._unpaired_inside[function] = parsed
+                end = parsed.end_lineno or parsed.lineno
+                while position < len(theirs) and theirs[position].lineno <= end:
+                    position += 1  # nested in it: paired when its body is parsed
+        if position != len(theirs):
+            return False
+        for function, parsed in pairs:
+            body_start = _body_start(function, parsed, self._lines)
+            if body_start is not None:
+                first = min([parsed.lineno, *(decorator.lineno for decorator in parsed.decorator_list)])
+                spans[function] = (first, body_start, parsed.end_lineno or body_start)
+        return True
 
     def _find_spans(self) -> dict[cst.FunctionDef, tuple[int, int, int]]:
         text = self._text
@@ -71,17 +118,11 @@ class FunctionTexts:
         tree = self.syntax_tree()
         if tree is None:
             return {}
-        ours = list(_cst_functions(self._module.body))
-        theirs = list(_ast_functions(tree.body))
-        if len(ours) != len(theirs) or any(a.name.value != b.name for a, b in zip(ours, theirs)):
-            return {}
         self._lines = text.split("\n")
-        spans = {}
-        for function, parsed in zip(ours, theirs):
-            body_start = _body_start(function, parsed, self._lines)
-            if body_start is not None:
-                first = min([parsed.lineno, *(decorator.lineno for decorator in parsed.decorator_list)])
-                spans[function] = (first, body_start, parsed.end_lineno or body_start)
+        spans: dict[cst.FunctionDef, tuple[int, int, int]] = {}
+        if not self._pair(list(_cst_functions(self._module.body)), list(_ast_functions(tree.body)), spans):
+            self._unpaired_inside.clear()
+            return {}
         return spans
 
 
@@ -113,7 +154,8 @@ def _cst_functions(body: object) -> Iterator[cst.FunctionDef]:
     for statement in body:  # type: ignore[attr-defined]
         if isinstance(statement, cst.FunctionDef):
             yield statement
-            yield from _cst_functions(_block(statement.body))
+            if not _unparsed(statement):
+                yield from _cst_functions(_block(statement.body))
         elif isinstance(statement, cst.ClassDef):
             yield from _cst_functions(_block(statement.body))
         elif isinstance(statement, cst.If):
@@ -146,6 +188,11 @@ def _cst_if(statement: cst.If) -> Iterator[cst.FunctionDef]:
         yield from _cst_functions(_block(orelse.body))
 
 
+def _unparsed(function: cst.FunctionDef) -> bool:
+    """A function of an imported module whose body is not parsed yet (reading it would parse it)."""
+    return unparsed_body(function) is not None
+
+
 def _block(suite: cst.BaseSuite) -> object:
     return suite.body if isinstance(suite, cst.IndentedBlock) else ()
 
@@ -168,6 +215,6 @@ def _ast_functions(body: list[ast.stmt]) -> Iterator[_AstFunction]:
             yield from _ast_functions(statement.finalbody)
         elif isinstance(statement, (ast.With, ast.AsyncWith)):
             yield from _ast_functions(statement.body)
-        elif isinstance(statement, ast.Match):
+        elif isinstance(statement, getattr(ast, "Match", ())):  # Python 3.10 on
             for case in statement.cases:
                 yield from _ast_functions(case.body)

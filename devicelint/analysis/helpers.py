@@ -14,12 +14,14 @@ This module holds the pure, syntax-only parts; FlowAnalyzer does the evaluation.
 
 from __future__ import annotations
 
+import ast
 from dataclasses import replace
 from typing import Callable, Optional
 
 import libcst as cst
 
 from devicelint.analysis.names import OwnScopeVisitor, dotted_name
+from devicelint.deferred_bodies import unparsed_body
 from devicelint.analysis.values import Kind, Origin, Value
 
 #: how many helper calls deep the analysis follows
@@ -74,6 +76,136 @@ def assigned_names(statements: list[cst.BaseStatement] | tuple[cst.BaseStatement
                     _add_target(item.asname.name, names)
         pending.extend(_inner_statements(statement))
     return frozenset(names)
+
+
+def assigned_in(function: cst.FunctionDef) -> frozenset[str]:
+    """``assigned_names`` of the function's body. The body of an imported module's function
+    that nothing has read yet (devicelint.deferred_bodies) is not parsed for it: the same names
+    are read from Python's ``ast`` of it (a class's attributes that its methods write are asked
+    for all of its methods, most of which never run)."""
+    body = unparsed_body(function)
+    if body is not None:
+        return _assigned_in_syntax(body.syntax.body, body.lines)
+    return assigned_names(body_statements(function))
+
+
+def ending_and_assigned(function: cst.FunctionDef) -> tuple[bool, frozenset[str]]:
+    """(``may_fall_off_end``, ``assigned_names``) of the function's body; for a body not parsed
+    yet, read from Python's ``ast`` of it (see ``assigned_in``): a call of a function that may
+    fall off its end is not summarised, and its body need not be parsed."""
+    body = unparsed_body(function)
+    if body is not None:
+        statements = body.syntax.body
+        return _may_fall_off_end_syntax(statements, body.lines), _assigned_in_syntax(statements, body.lines)
+    parsed = body_statements(function)
+    return may_fall_off_end(parsed), assigned_names(parsed)
+
+
+def _may_fall_off_end_syntax(statements: list[ast.stmt], lines: list[str]) -> bool:
+    """``may_fall_off_end`` on Python's tree of an indented block, with libcst's grouping: the
+    simple statements of one line (``x = f(); return x``) are one SimpleStatementLine, and a
+    block on its header's line is a SimpleStatementSuite, which that function answers True for."""
+    if not statements:
+        return True
+    last = statements[-1]
+    if isinstance(last, ast.If):
+        if not last.orelse:
+            return True
+        if not _starts_its_line(last.body[0], lines) or _may_fall_off_end_syntax(last.body, lines):
+            return True
+        if not _starts_its_line(last.orelse[0], lines):
+            return True  # `else: return x`
+        return _may_fall_off_end_syntax(last.orelse, lines)  # an elif, or the else block
+    if isinstance(last, (ast.With, ast.AsyncWith)):
+        return not _starts_its_line(last.body[0], lines) or _may_fall_off_end_syntax(last.body, lines)
+    if isinstance(last, _COMPOUND_SYNTAX):
+        return True
+    # the simple statements sharing the last one's line (`;`)
+    line = [last]
+    for statement in reversed(statements[:-1]):
+        if isinstance(statement, _COMPOUND_SYNTAX) or statement.end_lineno != line[-1].lineno:
+            break
+        line.append(statement)
+    return not any(isinstance(statement, (ast.Return, ast.Raise)) for statement in line)
+
+
+#: ``match`` is in Python's ``ast`` from 3.10 on
+_AST_MATCH = getattr(ast, "Match", ())
+_COMPOUND_SYNTAX = (
+    ast.If,
+    ast.For,
+    ast.AsyncFor,
+    ast.While,
+    ast.With,
+    ast.AsyncWith,
+    ast.Try,
+    getattr(ast, "TryStar", ast.Try),
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    _AST_MATCH,
+)
+
+
+def _assigned_in_syntax(statements: list[ast.stmt], lines: list[str]) -> frozenset[str]:
+    """``assigned_names`` on Python's own tree of an indented block: the same statements are
+    entered (a block written on its header's line, ``if x: y = 1``, is not, as libcst makes it
+    a SimpleStatementSuite that ``assigned_names`` does not look into)."""
+    names: set[str] = set()
+    pending = list(statements)
+    while pending:
+        statement = pending.pop()
+        if isinstance(statement, ast.Assign):
+            for target in statement.targets:
+                _add_syntax_target(target, names)
+        elif isinstance(statement, (ast.AugAssign, ast.AnnAssign)):
+            _add_syntax_target(statement.target, names)
+        elif isinstance(statement, (ast.For, ast.AsyncFor)):
+            _add_syntax_target(statement.target, names)
+        elif isinstance(statement, (ast.With, ast.AsyncWith)):
+            for item in statement.items:
+                if item.optional_vars is not None:
+                    _add_syntax_target(item.optional_vars, names)
+        if isinstance(statement, (ast.If, ast.For, ast.AsyncFor, ast.While)):
+            blocks = [statement.body, statement.orelse]
+        elif isinstance(statement, (ast.With, ast.AsyncWith)):
+            blocks = [statement.body]
+        elif isinstance(statement, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+            blocks = [statement.body, *(handler.body for handler in statement.handlers), statement.orelse, statement.finalbody]
+        elif isinstance(statement, _AST_MATCH):
+            blocks = [case.body for case in statement.cases]
+        else:
+            blocks = []
+        for block in blocks:
+            if block and _starts_its_line(block[0], lines):  # an `elif` starts its line too
+                pending.extend(block)
+    return frozenset(names)
+
+
+def _starts_its_line(statement: ast.stmt, lines: list[str]) -> bool:
+    """Whether the statement begins its line (the first of an indented block), rather than
+    following its block's header on the header's line."""
+    decorators = getattr(statement, "decorator_list", None) or []
+    first = min([statement, *decorators], key=lambda node: (node.lineno, node.col_offset))
+    # a decorator's expression starts after its `@`
+    return lines[first.lineno - 1][: first.col_offset].strip(" \t") in ("", "@")
+
+
+def _add_syntax_target(target: ast.expr, names: set[str]) -> None:
+    if isinstance(target, (ast.Tuple, ast.List)):
+        for element in target.elts:
+            _add_syntax_target(element, names)
+        return
+    if isinstance(target, (ast.Starred, ast.Subscript)):
+        _add_syntax_target(target.value, names)
+        return
+    parts: list[str] = []
+    while isinstance(target, ast.Attribute):
+        parts.append(target.attr)
+        target = target.value
+    if isinstance(target, ast.Name):
+        parts.append(target.id)
+        names.add(".".join(reversed(parts)))
 
 
 def _inner_statements(statement: cst.BaseStatement) -> list[cst.BaseStatement]:

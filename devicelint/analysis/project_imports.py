@@ -246,7 +246,7 @@ class ProjectImports:
         if home is None:
             return self._own_texts
         if home.texts is None:
-            home.texts = FunctionTexts(home.parsed.tree, home.parsed.text)
+            home.texts = FunctionTexts(home.parsed.tree, home.parsed.text, home.parsed.syntax_tree)
         return home.texts
 
     def function_memo(self, function: cst.FunctionDef, own: dict, kind: str) -> dict:  # type: ignore[type-arg]

@@ -464,7 +464,7 @@ class Summaries(ParameterUses):
             for name, method in class_info.methods.items():
                 if name == "__init__" or name in init_only:
                     continue
-                assigned = helpers.assigned_names(helpers.body_statements(method))
+                assigned = helpers.assigned_in(method)
                 for attribute in {name[5:] for name in assigned if name.startswith("self.")}:
                     writers.setdefault(attribute, []).append(method)
             class_info.writers = {attribute: tuple(methods) for attribute, methods in writers.items()}
@@ -879,8 +879,8 @@ class Summaries(ParameterUses):
             summarisable = function.asynchronous is None and helpers.decorators_are_transparent(
                 function, lambda e: self.qualname_of(e, self.home_state(function))
             )
-            statements = helpers.body_statements(function)
-            facts = (summarisable, helpers.may_fall_off_end(statements), helpers.assigned_names(statements))
+            falls_off, assigned = helpers.ending_and_assigned(function)  # parses no deferred body
+            facts = (summarisable, falls_off, assigned)
             memo[function] = facts
         return facts
 
