@@ -191,7 +191,9 @@ class OptimizerBeforeMove(Rule):
         #: returned into the name (`groups = model.set_train_params(lr)`)
         self._parameter_groups: dict[tuple[int, str], str] = {}
         #: method-call nodes returning parameter groups of their receiver -> the receiver's spelling
-        self._group_calls: dict[int, str] = {}
+        self._group_calls: dict[int, tuple[str, cst.FunctionDef]] = {}
+        #: per method node: does it return its own object's parameters (asked lazily, once)
+        self._returns_parameters: dict[int, bool] = {}
         #: optimizers built from such groups
         self._from_groups: set[int] = set()
         #: optimizers whose loaded state the code moves itself
@@ -212,8 +214,9 @@ class OptimizerBeforeMove(Rule):
                 self._optimizer_names[(scope, name)] = value_node
             if id(value_node) in self._pending_holders:
                 self._holders[(scope, name)] = self._pending_holders.pop(id(value_node))
-            if id(value_node) in self._group_calls:
-                self._parameter_groups[(scope, name)] = self._group_calls[id(value_node)]
+            owner = self._groups_owner(scope, value_node)
+            if owner is not None:
+                self._parameter_groups[(scope, name)] = owner
 
     def on_call(self, event: CallEvent) -> None:
         scope = id(self.ctx.current_function.node)
@@ -282,7 +285,14 @@ class OptimizerBeforeMove(Rule):
         that returns them, or a name such a call was assigned to here."""
         if isinstance(argument, cst.Name):
             return self._parameter_groups.get((scope, argument.value))
-        return self._group_calls.get(id(argument))
+        call = self._group_calls.get(id(argument))
+        if call is None:
+            return None
+        owner, method = call
+        if id(method) not in self._returns_parameters:
+            positional = [*method.params.posonly_params, *method.params.params]
+            self._returns_parameters[id(method)] = bool(positional) and _returns_own_parameters(method, positional[0].name.value)
+        return owner if self._returns_parameters[id(method)] else None
 
     def _state_load(self, optimizer: cst.Call, owner: str, move: cst.Call) -> tuple[tuple[cst.CSTNode, str], ...]:
         """The optimizer's state was restored before ``owner`` was moved: `load_state_dict`
@@ -309,6 +319,8 @@ class OptimizerBeforeMove(Rule):
         """Remember where an optimizer built here has its state restored: ``opt.load_state_dict(...)``,
         a function of the file handed ``opt`` that calls ``load_state_dict`` on its parameter, or a
         method of an object that keeps ``opt`` in an attribute and calls it there."""
+        if not self._optimizer_names:
+            return  # no optimizer built yet: nothing to load
         func = event.node.func
         if event.method == "load_state_dict" and isinstance(func, cst.Attribute):
             receiver = dotted_name(func.value)
@@ -357,6 +369,8 @@ class OptimizerBeforeMove(Rule):
     def _note_holder(self, scope: int, event: CallEvent, built: ClassInfo) -> None:
         """``Checkpoint(net, optimizer)`` whose ``__init__`` keeps the optimizer in ``self.<attr>``:
         remember the attribute, so a later ``checkpoint.load()`` that restores it is seen."""
+        if not self._optimizer_names:
+            return
         found = built.find_method("__init__")
         if found is None:
             return
@@ -378,18 +392,16 @@ class OptimizerBeforeMove(Rule):
             self._pending_holders[id(event.node)] = (built, kept)
 
     def _note_parameter_groups(self, event: CallEvent, class_info: ClassInfo) -> None:
-        """``model.set_train_params(lr)``: a method of the model's class that returns parameter
-        groups of its own submodules (``[{"params": self.encoder.parameters(), ...}, ...]``)."""
+        """``model.set_train_params(lr)``: a call of a method of the model's class, which may
+        return parameter groups of its own submodules (``[{"params": self.encoder.parameters(),
+        ...}, ...]``); the method's body is read only if an optimizer is built from the result."""
         if event.receiver is None or event.receiver.kind != Kind.MODULE or event.method is None:
             return
         func = event.node.func
         owner = dotted_name(func.value) if isinstance(func, cst.Attribute) else None
-        found = class_info.find_method(event.method)
-        if owner is None or found is None or _is_static(found[0]):
-            return
-        positional = [*found[0].params.posonly_params, *found[0].params.params]
-        if positional and _returns_own_parameters(found[0], positional[0].name.value):
-            self._group_calls[id(event.node)] = owner
+        found = class_info.find_method(event.method) if owner is not None else None
+        if owner is not None and found is not None and not _is_static(found[0]):
+            self._group_calls[id(event.node)] = (owner, found[0])
 
     def _handed_to_mover(self, scope: int, event: CallEvent, function: Optional[cst.FunctionDef], built: Optional[ClassInfo] = None) -> None:
         """``train(model, loader, optimizer)`` where ``train`` moves ``model`` (``model.cuda()``)
