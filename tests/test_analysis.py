@@ -2205,3 +2205,17 @@ def test_iterating_a_dict_of_metrics_comes_to_the_gpu_tensor_among_its_numbers()
     assert state["val"].kind == Kind.TENSOR and state["val"].device.may_be_accelerator
     assert state["item"].kind == Kind.TENSOR and state["item"].device.may_be_accelerator
     assert state["name"].kind != Kind.TENSOR  # iterating a dict gives its keys
+
+
+def test_a_tensor_of_a_shape_and_its_slices_have_a_dimension():
+    # onnx-pytorch's generated Shape nodes: `torch.tensor(x.shape)`, then `shape[0:1]`
+    analyzer = analyse(
+        "import torch\ndef run(x):\n    shape = torch.tensor(x.shape)\n    head = shape[0:1]\n"
+        "    tail = torch.tensor(x.shape[2:])\n    sizes = torch.tensor(x.size())\n"
+        "    first = torch.tensor(x.shape[0])\n    picked = shape[0]\n    return shape, head, tail, sizes, first, picked\n"
+    )
+    state = function_state(analyzer, "run")
+    for name in ("shape", "head", "tail", "sizes"):
+        assert state[name].kind == Kind.TENSOR and state[name].scalar is False, name
+    assert state["first"].scalar is not False  # an int: 0-dim
+    assert state["picked"].scalar is not False  # an integer index drops the dimension

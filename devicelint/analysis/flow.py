@@ -1016,7 +1016,9 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
                 if self.emitting and base.is_tensor_like and index_value.is_tensor_like:
                     self.sink.on_index(node, base, element.slice.value, index_value)
         if base.kind == Kind.TENSOR:
-            return Value(Kind.TENSOR, base.device, base.origin)
+            # `shape[0:1]`: a subscript of slices only keeps every dimension
+            kept = base.scalar is False and all(isinstance(element.slice, cst.Slice) for element in node.slice)
+            return Value(Kind.TENSOR, base.device, base.origin, scalar=False if kept else None)
         if (
             base.kind == Kind.UNKNOWN
             and base.is_bare

@@ -157,8 +157,20 @@ class FactoryWithoutDevice(Rule):
         "        return self.proj(self.scheduler.add_noise(x, torch.randn_like(x), t))\n",
         # a model handed to a function that never shows it is a module: it may be anything
         "import torch\nfrom thop import profile\ndef flops(net):\n    return profile(net, inputs=(torch.zeros(1, 3, 8, 8),))\n",
+        # a shape tensor used on the host only (for a new shape)
+        "import torch\nfrom torch import nn\nclass Flat(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.register_buffer('tail', torch.tensor([-1]))\n    def forward(self, x):\n"
+        "        shape = torch.tensor(x.shape)\n        return x.reshape(tuple(shape[0:1].tolist()) + (-1,))\n",
     )
     invalid = (
+        # `torch.tensor(x.shape)` has one dimension, and so has a slice of it: it cannot join a
+        # buffer in `torch.cat` on a GPU (onnx-pytorch's generated Shape nodes)
+        Example(
+            "import torch\nfrom torch import nn\nclass Flat(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.register_buffer('tail', torch.tensor([-1]))\n    def forward(self, x):\n"
+            "        shape = torch.tensor(x.shape)  # expect: DL202\n        target = torch.cat([shape[0:1], self.tail])\n"
+            "        return x.reshape(tuple(target.tolist()))\n"
+        ),
         # default weights for a call that leaves them out, in a conditional expression, meet the
         # data (chemprop's metrics): the caller's weights follow the data, the default does not
         Example(
