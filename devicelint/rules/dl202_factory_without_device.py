@@ -426,6 +426,8 @@ class FactoryWithoutDevice(Rule):
 
     def _check_operands(self, operands: list[tuple[cst.BaseExpression, Value]], function: cst.FunctionDef, node: cst.CSTNode) -> None:
         for operand, value in operands:
+            if self._host_attribute_of_module(operand):
+                continue
             factory = self._cpu_factory(value)
             if factory is None:
                 continue
@@ -468,6 +470,24 @@ class FactoryWithoutDevice(Rule):
         ))
 
     # ------------------------------------------------------------------ helpers
+
+    def _host_attribute_of_module(self, operand: cst.BaseExpression) -> bool:
+        """``self.table[:n]`` in a method of an nn.Module whose ``__init__`` left ``self.table``
+        a host tensor - made there or by a helper it calls (``sinusoid_table(n)``): the tensor
+        is an attribute that ``model.to()`` does not move, DL103's finding, wherever it was made."""
+        while isinstance(operand, cst.Subscript):
+            operand = operand.value
+        context = self.ctx.current_function
+        function, info = context.node, context.class_info
+        if not isinstance(operand, cst.Attribute) or not isinstance(operand.value, cst.Name) or function is None:
+            return False
+        if info is None or not info.is_module or function.name.value == "__init__":
+            return False
+        positional = [*function.params.posonly_params, *function.params.params]
+        if not positional or positional[0].name.value != operand.value.value:
+            return False
+        kept = info.attributes.get(operand.attr.value)
+        return kept is not None and kept.kind == Kind.TENSOR and kept.device is not None and kept.device.is_cpu
 
     def _cpu_factory(
         self, value: Value, allow_unknown_rank: bool = False, allow_placeholder: bool = False
