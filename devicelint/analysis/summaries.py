@@ -532,10 +532,16 @@ class Summaries(ParameterUses):
         methods, the tensor every one of those assignments (and ``__init__``'s, if any) stores,
         where they all agree on its device. None (unknown) where they disagree, where a
         writing method has not had its own analysis yet, or for the writing method itself
-        (it may read what it stored before, or what another method stored)."""
+        (it may read what it stored before, or what another method stored) - unless the others
+        agree: a method that reads what it stores (an accumulator, `self.losses =
+        torch.cat([self.losses, loss])`) reads, on its first call, what the others stored (the
+        `torch.tensor([])` a `reset()` leaves), as a loop's first iteration reads the value from
+        before the loop."""
         values: list[Value] = [] if from_init is None else [from_init]
         for method in class_info.writers.get(attribute, ()):
-            if method is reader or method not in self.function_states:
+            if method is reader:
+                continue
+            if method not in self.function_states:
                 return None
             stored = self.attribute_writes.get(method, {}).get(attribute)
             if not stored:
