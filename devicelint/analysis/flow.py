@@ -1506,7 +1506,8 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
             if qualname in api.MODULE_RUNNERS:
                 self._emit_module_run(node, api.MODULE_RUNNERS[qualname], args, state)
             if method in api.MODEL_RUN_METHODS and receiver is not None and receiver.kind == Kind.MODULE and isinstance(node.func, cst.Attribute):
-                own = isinstance(receiver.info, ClassInfo) and receiver.info.find_method(method) is not None
+                # `model.forward(x)` runs the model on `x` as `model(x)` does (without its hooks)
+                own = method != "forward" and isinstance(receiver.info, ClassInfo) and receiver.info.find_method(method) is not None
                 if not own:
                     # `model.generate(input_ids)`: transformers runs the model on them as they are
                     output = self._call_module(receiver, args)
