@@ -26,3 +26,26 @@ def test_a_helpers_host_tensor_made_in_forward_is_still_dl202s():
         "    def forward(self, hidden):\n        return self.proj(hidden) + table(hidden.size(1))[:4]\n"
     )
     assert (4, "DL202") in codes(code)
+
+
+WRAPPER = (
+    "import numpy as np\nimport torch\nimport torch.nn as nn\n"
+    "class Wrapper:\n    def __init__(self):\n        self.model = nn.Linear(3, 2)\n"
+    "    def predict(self, image):\n        x = torch.from_numpy(image){move}\n        return self.model(x)\n"
+    "def main():\n    w = Wrapper()\n    {placement}\n    w.predict(np.zeros((1, 3), dtype=np.float32))\n"
+)
+DEVICE = '"cuda" if torch.cuda.is_available() else "cpu"'
+
+
+def test_a_module_attribute_moved_in_place_from_outside_is_moved_for_the_objects_methods():
+    # DeepForest: `m.model.to("cuda")`, then `m.predict_image(...)` feeds the model a host tensor
+    code = WRAPPER.format(move="", placement=f"w.model.to({DEVICE})")
+    assert codes(code) == [(9, "DL203")]
+    code = WRAPPER.format(move="", placement=f"w.model = w.model.to({DEVICE})")
+    assert codes(code) == [(9, "DL203")]
+
+
+def test_a_module_attribute_left_where_init_built_it_or_fed_moved_inputs_stays_quiet():
+    assert codes(WRAPPER.format(move="", placement="pass")) == []
+    code = WRAPPER.format(move=".to(next(self.model.parameters()).device)", placement=f"w.model.to({DEVICE})")
+    assert codes(code) == []

@@ -662,16 +662,38 @@ class Summaries(ParameterUses):
         _bound_by_callers)."""
         if receiver_key is None:
             return None
-        written = self._written_elsewhere(info)
-        if not written:
-            return None
         prefix = receiver_key + "."
+        written = self._written_elsewhere(info)
+        placed_by_caller = self._modules_placed_by_caller(info, prefix, state)
+        if not written and not placed_by_caller:
+            return None
         carried = {}
         for attribute in written:
             value = state.get(prefix + attribute)
             if value is not None and (value.kind != Kind.UNKNOWN or value.device is not None):
                 carried[attribute] = value
+        carried.update(placed_by_caller)
         return carried
+
+    def _modules_placed_by_caller(self, info: ClassInfo, prefix: str, state: State) -> dict[str, Value]:
+        """``w.model.to(device)`` (or ``w.model = w.model.cuda()``) from outside the class, on
+        a module that its ``__init__`` built: the object's methods find it where the caller put
+        it. (The caller's own view of ``w.model`` may be an object it only saw move; it is the
+        module ``__init__`` built.)"""
+        placed_modules: dict[str, Value] = {}
+        if not any(key.startswith(prefix) for key in state):
+            return placed_modules
+        if not info.init_analysed and not info.attributes:
+            self._preview_init(info)
+        for attribute, built in info.attributes.items():
+            if built.kind != Kind.MODULE:
+                continue
+            placed = state.get(prefix + attribute)
+            if placed is None or placed.device is None or placed.device == built.device:
+                continue
+            if placed.kind == Kind.MODULE or placed.kind == Kind.UNKNOWN and placed.is_bare:
+                placed_modules[attribute] = Value(Kind.MODULE, placed.device, placed.origin, info=built.info, role=built.role)
+        return placed_modules
 
     def file_classes(self) -> list[ClassInfo]:
         """The classes defined in the file (as far as the analysis has seen them)."""
