@@ -49,3 +49,17 @@ def test_a_module_attribute_left_where_init_built_it_or_fed_moved_inputs_stays_q
     assert codes(WRAPPER.format(move="", placement="pass")) == []
     code = WRAPPER.format(move=".to(next(self.model.parameters()).device)", placement=f"w.model.to({DEVICE})")
     assert codes(code) == []
+
+
+def test_a_device_parameter_left_at_none_moves_nothing():
+    # diffusers' schedulers: `set_timesteps(n, device=None)` stores `timesteps.to(device=device)`;
+    # a test that leaves the device out compares them with its own CPU tensors
+    code = (
+        "import numpy as np\nimport torch\nclass Sched:\n    def set_timesteps(self, n, device=None):\n"
+        "        self.timesteps = torch.from_numpy(np.arange(n)).to(device=device, dtype=torch.int64)\n"
+        "def test_it():\n    s = Sched()\n    s.set_timesteps(5)\n"
+        "    t = torch.tensor([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])[0:-1]\n    return t == s.timesteps\n"
+    )
+    assert codes(code) == []
+    moved = code.replace("s.set_timesteps(5)", "s.set_timesteps(5, device='cuda')")
+    assert (9, "DL202") in codes(moved)

@@ -864,6 +864,8 @@ class TorchSemantics:
             return device_from_string(value.literal, self._label(node))
         if value.kind == Kind.NUMBER and isinstance(value.literal, int) and not isinstance(value.literal, bool):
             return Device("accel", f"cuda:{value.literal}", value.literal)
+        if value.kind == Kind.NUMBER and value.role in (Role.NONE_LITERAL, Role.NONE_DEFAULT):
+            return None  # `device=None` left at its default: `.to(device=None)` moves nothing
         if value.kind == Kind.NUMBER and value.literal is None and not _is_none(node):
             return Device("accel", self._label(node))  # an int device is an accelerator ordinal
         if value.kind == Kind.TENSOR:
