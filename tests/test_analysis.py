@@ -1582,8 +1582,9 @@ def test_an_attribute_set_outside_init_is_what_the_methods_that_set_it_agree_on(
     assert state["self.sigmas"].kind == Kind.TENSOR and place(state["self.sigmas"]) == "cpu"
     # set in `__init__` and moved in `set_timesteps`: on the host either way
     assert state["self.betas"].kind == Kind.TENSOR and place(state["self.betas"]) == "cpu"
-    # a writer that moves what it read: it does not know what it read (another method may have stored it)
-    assert state["self.scale"].kind == Kind.UNKNOWN
+    # a writer that moves what it read reads what the other methods stored (`__init__`'s host
+    # tensor) and moves it to the host again: on the host either way
+    assert state["self.scale"].kind == Kind.TENSOR and place(state["self.scale"]) == "cpu"
     # the host in one method, a device in another: unknown
     assert state.get("self.mixed", UNKNOWN).kind == Kind.UNKNOWN
     # moved to the device `set_timesteps` was handed: a name of that method's scope, but the same tensor
@@ -2205,3 +2206,33 @@ def test_iterating_a_dict_of_metrics_comes_to_the_gpu_tensor_among_its_numbers()
     assert state["val"].kind == Kind.TENSOR and state["val"].device.may_be_accelerator
     assert state["item"].kind == Kind.TENSOR and state["item"].device.may_be_accelerator
     assert state["name"].kind != Kind.TENSOR  # iterating a dict gives its keys
+
+
+def test_a_tensor_of_a_shape_and_its_slices_have_a_dimension():
+    # onnx-pytorch's generated Shape nodes: `torch.tensor(x.shape)`, then `shape[0:1]`
+    analyzer = analyse(
+        "import torch\ndef run(x):\n    shape = torch.tensor(x.shape)\n    head = shape[0:1]\n"
+        "    tail = torch.tensor(x.shape[2:])\n    sizes = torch.tensor(x.size())\n"
+        "    first = torch.tensor(x.shape[0])\n    picked = shape[0]\n    return shape, head, tail, sizes, first, picked\n"
+    )
+    state = function_state(analyzer, "run")
+    for name in ("shape", "head", "tail", "sizes"):
+        assert state[name].kind == Kind.TENSOR and state[name].scalar is False, name
+    assert state["first"].scalar is not False  # an int: 0-dim
+    assert state["picked"].scalar is not False  # an integer index drops the dimension
+
+
+def test_a_method_that_reads_what_it_stores_reads_first_what_the_other_methods_stored():
+    # modyn's RHO-LOSS downsampler: `reset()` leaves a host tensor, `update()` concatenates to it
+    analyzer = analyse(
+        "import torch\nclass Meter:\n    def __init__(self):\n        self.scores = torch.tensor([])\n"
+        "    def reset(self):\n        self.scores = torch.tensor([])\n"
+        "    def update(self, x):\n        first = self.scores\n        self.scores = torch.cat([self.scores, x.cuda()])\n"
+        "class Mixed:\n    def __init__(self):\n        self.scores = torch.tensor([])\n"
+        "    def reset(self, device):\n        self.scores = torch.tensor([], device=device)\n"
+        "    def update(self, x):\n        first = self.scores\n        self.scores = torch.cat([self.scores, x])\n"
+    )
+    methods = [node for node in analyzer.function_states if node.name.value == "update"]
+    states = [analyzer.function_states[node] for node in methods]
+    assert states[0]["first"].device is not None and states[0]["first"].device.is_cpu
+    assert states[1]["first"].device is None  # __init__ and reset() disagree: unknown

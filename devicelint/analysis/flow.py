@@ -1016,7 +1016,9 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
                 if self.emitting and base.is_tensor_like and index_value.is_tensor_like:
                     self.sink.on_index(node, base, element.slice.value, index_value)
         if base.kind == Kind.TENSOR:
-            return Value(Kind.TENSOR, base.device, base.origin)
+            # `shape[0:1]`: a subscript of slices only keeps every dimension
+            kept = base.scalar is False and all(isinstance(element.slice, cst.Slice) for element in node.slice)
+            return Value(Kind.TENSOR, base.device, base.origin, scalar=False if kept else None)
         if (
             base.kind == Kind.UNKNOWN
             and base.is_bare
@@ -1504,7 +1506,8 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
             if qualname in api.MODULE_RUNNERS:
                 self._emit_module_run(node, api.MODULE_RUNNERS[qualname], args, state)
             if method in api.MODEL_RUN_METHODS and receiver is not None and receiver.kind == Kind.MODULE and isinstance(node.func, cst.Attribute):
-                own = isinstance(receiver.info, ClassInfo) and receiver.info.find_method(method) is not None
+                # `model.forward(x)` runs the model on `x` as `model(x)` does (without its hooks)
+                own = method != "forward" and isinstance(receiver.info, ClassInfo) and receiver.info.find_method(method) is not None
                 if not own:
                     # `model.generate(input_ids)`: transformers runs the model on them as they are
                     output = self._call_module(receiver, args)

@@ -532,10 +532,16 @@ class Summaries(ParameterUses):
         methods, the tensor every one of those assignments (and ``__init__``'s, if any) stores,
         where they all agree on its device. None (unknown) where they disagree, where a
         writing method has not had its own analysis yet, or for the writing method itself
-        (it may read what it stored before, or what another method stored)."""
+        (it may read what it stored before, or what another method stored) - unless the others
+        agree: a method that reads what it stores (an accumulator, `self.losses =
+        torch.cat([self.losses, loss])`) reads, on its first call, what the others stored (the
+        `torch.tensor([])` a `reset()` leaves), as a loop's first iteration reads the value from
+        before the loop."""
         values: list[Value] = [] if from_init is None else [from_init]
         for method in class_info.writers.get(attribute, ()):
-            if method is reader or method not in self.function_states:
+            if method is reader:
+                continue
+            if method not in self.function_states:
                 return None
             stored = self.attribute_writes.get(method, {}).get(attribute)
             if not stored:
@@ -656,16 +662,38 @@ class Summaries(ParameterUses):
         _bound_by_callers)."""
         if receiver_key is None:
             return None
-        written = self._written_elsewhere(info)
-        if not written:
-            return None
         prefix = receiver_key + "."
+        written = self._written_elsewhere(info)
+        placed_by_caller = self._modules_placed_by_caller(info, prefix, state)
+        if not written and not placed_by_caller:
+            return None
         carried = {}
         for attribute in written:
             value = state.get(prefix + attribute)
             if value is not None and (value.kind != Kind.UNKNOWN or value.device is not None):
                 carried[attribute] = value
+        carried.update(placed_by_caller)
         return carried
+
+    def _modules_placed_by_caller(self, info: ClassInfo, prefix: str, state: State) -> dict[str, Value]:
+        """``w.model.to(device)`` (or ``w.model = w.model.cuda()``) from outside the class, on
+        a module that its ``__init__`` built: the object's methods find it where the caller put
+        it. (The caller's own view of ``w.model`` may be an object it only saw move; it is the
+        module ``__init__`` built.)"""
+        placed_modules: dict[str, Value] = {}
+        if not any(key.startswith(prefix) for key in state):
+            return placed_modules
+        if not info.init_analysed and not info.attributes:
+            self._preview_init(info)
+        for attribute, built in info.attributes.items():
+            if built.kind != Kind.MODULE:
+                continue
+            placed = state.get(prefix + attribute)
+            if placed is None or placed.device is None or placed.device == built.device:
+                continue
+            if placed.kind == Kind.MODULE or placed.kind == Kind.UNKNOWN and placed.is_bare:
+                placed_modules[attribute] = Value(Kind.MODULE, placed.device, placed.origin, info=built.info, role=built.role)
+        return placed_modules
 
     def file_classes(self) -> list[ClassInfo]:
         """The classes defined in the file (as far as the analysis has seen them)."""

@@ -306,8 +306,8 @@ CHECKPOINT_LOADER_PARAMETERS = ("filename", "map_location")
 
 #: methods of a model that run it on the tensors they are handed: transformers' ``generate``
 #: calls the model's forward on ``input_ids`` (and the other inputs) as they are, so they must
-#: already be on the model's device
-MODEL_RUN_METHODS = frozenset({"generate"})
+#: already be on the model's device; ``model.forward(x)`` is ``model(x)`` without its hooks
+MODEL_RUN_METHODS = frozenset({"generate", "forward"})
 
 #: transformers tokenizers (``AutoTokenizer``, ``BertTokenizer``, ``T5TokenizerFast``,
 #: ``PreTrainedTokenizerFast``), recognised by the package their class comes from: these methods

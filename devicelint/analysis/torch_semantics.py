@@ -864,6 +864,8 @@ class TorchSemantics:
             return device_from_string(value.literal, self._label(node))
         if value.kind == Kind.NUMBER and isinstance(value.literal, int) and not isinstance(value.literal, bool):
             return Device("accel", f"cuda:{value.literal}", value.literal)
+        if value.kind == Kind.NUMBER and value.role in (Role.NONE_LITERAL, Role.NONE_DEFAULT):
+            return None  # `device=None` left at its default: `.to(device=None)` moves nothing
         if value.kind == Kind.NUMBER and value.literal is None and not _is_none(node):
             return Device("accel", self._label(node))  # an int device is an accelerator ordinal
         if value.kind == Kind.TENSOR:
@@ -984,7 +986,7 @@ def _factory_scalar(qualname: str, positional: list[tuple[cst.Arg, Value]], node
         value = positional[0][1]
         if value.kind == Kind.NUMBER:
             return True
-        if value.kind == Kind.CONTAINER:
+        if value.kind == Kind.CONTAINER or _is_shape(positional[0][0].value):
             return False
         return None
     if qualname in api.DATA_FACTORIES:
@@ -995,6 +997,20 @@ def _factory_scalar(qualname: str, positional: list[tuple[cst.Arg, Value]], node
     if positional or keyword_arg(node, "size") is not None:
         return False
     return None
+
+
+def _is_shape(node: cst.BaseExpression) -> bool:
+    """``x.shape``, ``x.shape[2:]`` or ``x.size()``: a shape, a sequence of ints, so
+    ``torch.tensor(x.shape)`` has one dimension (``x.shape[0]`` is an int, ``x.size(0)`` too)."""
+    if isinstance(node, cst.Subscript):
+        if not all(isinstance(element.slice, cst.Slice) for element in node.slice):
+            return False
+        node = node.value
+    if isinstance(node, cst.Attribute):
+        return node.attr.value == "shape"
+    return (
+        isinstance(node, cst.Call) and not node.args and isinstance(node.func, cst.Attribute) and node.func.attr.value == "size"
+    )
 
 
 def _builds_optimizer(node: cst.Call, args: tuple[tuple[cst.Arg, Value], ...]) -> bool:

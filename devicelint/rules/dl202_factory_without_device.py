@@ -157,8 +157,35 @@ class FactoryWithoutDevice(Rule):
         "        return self.proj(self.scheduler.add_noise(x, torch.randn_like(x), t))\n",
         # a model handed to a function that never shows it is a module: it may be anything
         "import torch\nfrom thop import profile\ndef flops(net):\n    return profile(net, inputs=(torch.zeros(1, 3, 8, 8),))\n",
+        # an accumulator a reset() starts on the device it is handed
+        "import torch\nfrom torch import nn\nclass Meter:\n    def __init__(self, model, device):\n        self.model = model\n"
+        "        self.device = device\n        self.reset()\n    def reset(self):\n        self.scores = torch.tensor([], device=self.device)\n"
+        "    def update(self, x):\n        self.scores = torch.cat([self.scores, self.model(x).squeeze(1)])\n"
+        "device = 'cuda' if torch.cuda.is_available() else 'cpu'\nmeter = Meter(nn.Linear(4, 1).to(device), device)\n"
+        "meter.update(torch.randn(8, 4, device=device))\n",
+        # a shape tensor used on the host only (for a new shape)
+        "import torch\nfrom torch import nn\nclass Flat(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.register_buffer('tail', torch.tensor([-1]))\n    def forward(self, x):\n"
+        "        shape = torch.tensor(x.shape)\n        return x.reshape(tuple(shape[0:1].tolist()) + (-1,))\n",
     )
     invalid = (
+        # an accumulator that reset() starts on the host: update() reads it, on its first call,
+        # as reset() left it (modyn's RHO-LOSS downsampler)
+        Example(
+            "import torch\nfrom torch import nn\nclass Meter:\n    def __init__(self, model):\n        self.model = model\n"
+            "        self.reset()\n    def reset(self):\n        self.scores = torch.tensor([])  # expect: DL202\n"
+            "    def update(self, x):\n        self.scores = torch.cat([self.scores, self.model(x).squeeze(1)])\n"
+            "device = 'cuda' if torch.cuda.is_available() else 'cpu'\nmeter = Meter(nn.Linear(4, 1).to(device))\n"
+            "meter.update(torch.randn(8, 4, device=device))\n"
+        ),
+        # `torch.tensor(x.shape)` has one dimension, and so has a slice of it: it cannot join a
+        # buffer in `torch.cat` on a GPU (onnx-pytorch's generated Shape nodes)
+        Example(
+            "import torch\nfrom torch import nn\nclass Flat(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.register_buffer('tail', torch.tensor([-1]))\n    def forward(self, x):\n"
+            "        shape = torch.tensor(x.shape)  # expect: DL202\n        target = torch.cat([shape[0:1], self.tail])\n"
+            "        return x.reshape(tuple(target.tolist()))\n"
+        ),
         # default weights for a call that leaves them out, in a conditional expression, meet the
         # data (chemprop's metrics): the caller's weights follow the data, the default does not
         Example(
@@ -414,6 +441,8 @@ class FactoryWithoutDevice(Rule):
 
     def _check_operands(self, operands: list[tuple[cst.BaseExpression, Value]], function: cst.FunctionDef, node: cst.CSTNode) -> None:
         for operand, value in operands:
+            if self._host_attribute_of_module(operand):
+                continue
             factory = self._cpu_factory(value)
             if factory is None:
                 continue
@@ -456,6 +485,29 @@ class FactoryWithoutDevice(Rule):
         ))
 
     # ------------------------------------------------------------------ helpers
+
+    def _sibling_method(self, function: cst.FunctionDef) -> bool:
+        """Is ``function`` another method of the class whose method is being analysed?"""
+        info = self.ctx.current_function.class_info
+        return info is not None and any(method is function for method in info.methods.values())
+
+    def _host_attribute_of_module(self, operand: cst.BaseExpression) -> bool:
+        """``self.table[:n]`` in a method of an nn.Module whose ``__init__`` left ``self.table``
+        a host tensor - made there or by a helper it calls (``sinusoid_table(n)``): the tensor
+        is an attribute that ``model.to()`` does not move, DL103's finding, wherever it was made."""
+        while isinstance(operand, cst.Subscript):
+            operand = operand.value
+        context = self.ctx.current_function
+        function, info = context.node, context.class_info
+        if not isinstance(operand, cst.Attribute) or not isinstance(operand.value, cst.Name) or function is None:
+            return False
+        if info is None or not info.is_module or function.name.value == "__init__":
+            return False
+        positional = [*function.params.posonly_params, *function.params.params]
+        if not positional or positional[0].name.value != operand.value.value:
+            return False
+        kept = info.attributes.get(operand.attr.value)
+        return kept is not None and kept.kind == Kind.TENSOR and kept.device is not None and kept.device.is_cpu
 
     def _cpu_factory(
         self, value: Value, allow_unknown_rank: bool = False, allow_placeholder: bool = False
@@ -511,9 +563,14 @@ class FactoryWithoutDevice(Rule):
         elif home.name.value == "__init__":
             # a plain class's constructor keeps it (`self.stats = {...}`) for its other methods
             place = f"`__init__()` keeps it for `{method.name.value}()`, where it {meets} {other_text} at line {self.ctx.line(meeting)}"
-        elif f".{method.name.value}(" in self.ctx.analyzer.body_text(home) or self.ctx.analyzer.runs_in_init(home):
-            # made in a method that then calls this one, or in one that runs as part of
-            # `__init__` (`self._setup()`): this one finds it in an attribute
+        elif (
+            f".{method.name.value}(" in self.ctx.analyzer.body_text(home)
+            or self.ctx.analyzer.runs_in_init(home)
+            or self._sibling_method(home) and f".{home.name.value}(" not in self.ctx.analyzer.body_text(method)
+        ):
+            # made in a method that then calls this one, in one that runs as part of
+            # `__init__` (`self._setup()`), or in another method of the class that this one
+            # does not call (a `reset()`): this one finds it in an attribute
             place = f"`{home.name.value}()` keeps it for `{method.name.value}()`, where it {meets} {other_text} at line {self.ctx.line(meeting)}"
         else:
             place = f"`{home.name.value}()` returns it to `{method.name.value}`, where it {meets} {other_text} at line {self.ctx.line(meeting)}"

@@ -62,6 +62,12 @@ class InputNotMoved(Rule):
     follows_call_sites = True
     summary = "A model moved to a device is called on batches that never were."
     valid = (
+        # `model.forward(x)` on an input moved on the way
+        "import torch\nfrom torch import nn\ndef predict(model, image_bytes, device):\n"
+        "    x = torch.frombuffer(bytearray(image_bytes), dtype=torch.uint8).float()\n"
+        "    return model.forward(x.to(device))\n"
+        "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+        "predict(nn.Linear(3, 2).to(device), b'abc', device)\n",
         # a list moved entry by entry; and one whose other entries were moved: the lengths stay
         # on the host on purpose (pack_padded_sequence takes them there)
         "import torch\nfrom torch.utils.data import DataLoader\nclass Net(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.embed = torch.nn.Embedding(9, 4)\n    def forward(self, x):\n        ids, mask = x\n        return self.embed(ids) * mask.unsqueeze(-1)\nmodel = Net().to('cuda')\n"
@@ -108,6 +114,14 @@ class InputNotMoved(Rule):
         "model = AutoModel.from_pretrained('bert-base-uncased').to('cuda')\nout = model(**tokenizer(texts))\n",
     )
     invalid = (
+        # `model.forward(x)` runs the model on `x` as `model(x)` does (a serving demo's input)
+        Example(
+            "import torch\nfrom torch import nn\ndef predict(model, image_bytes):\n"
+            "    x = torch.frombuffer(bytearray(image_bytes), dtype=torch.uint8).float()\n"
+            "    return model.forward(x)  # expect: DL203\n"
+            "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+            "predict(nn.Linear(3, 2).to(device), b'abc')\n"
+        ),
         # pix2pix's BaseModel driven from outside: `set_input` keeps the host batch on the object,
         # `optimize_parameters` runs `self.forward()`, which feeds it to the moved generator (an
         # evaluation method that moves its input also writes `real_A`)
