@@ -2205,3 +2205,23 @@ def test_iterating_a_dict_of_metrics_comes_to_the_gpu_tensor_among_its_numbers()
     assert state["val"].kind == Kind.TENSOR and state["val"].device.may_be_accelerator
     assert state["item"].kind == Kind.TENSOR and state["item"].device.may_be_accelerator
     assert state["name"].kind != Kind.TENSOR  # iterating a dict gives its keys
+
+
+def test_slices_and_none_keep_a_tensors_dimensions():
+    code = (
+        "import torch\n"
+        "def normalize(n):\n"
+        "    mean = torch.tensor([0.485, 0.456, 0.406], dtype=torch.float32)\n"
+        "    column = mean[:, None, None]\n"
+        "    window = mean[1:3]\n"
+        "    rest = mean[..., :2]\n"
+        "    first = mean[0]\n"
+        "    picked = mean[n]\n"
+        "    grown = torch.tensor(2.0)[None]\n"
+        "    return column, window, rest, first, picked, grown\n"
+    )
+    state = function_state(analyse(code), "normalize")
+    for name in ("column", "window", "rest", "grown"):
+        assert state[name].kind == Kind.TENSOR and place(state[name]) == "cpu" and state[name].scalar is False, name
+    # an integer (or an index of unknown kind) may drop the only dimension
+    assert state["first"].scalar is None and state["picked"].scalar is None
