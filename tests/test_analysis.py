@@ -2225,3 +2225,19 @@ def test_slices_and_none_keep_a_tensors_dimensions():
         assert state[name].kind == Kind.TENSOR and place(state[name]) == "cpu" and state[name].scalar is False, name
     # an integer (or an index of unknown kind) may drop the only dimension
     assert state["first"].scalar is None and state["picked"].scalar is None
+
+
+def test_an_object_of_a_class_of_the_file_handed_to_a_function_keeps_its_class():
+    # a hand-written batch iterator built in the main block and handed to `train`: the loop
+    # there gets what its `__iter__` yields
+    analyzer = analyse(
+        "import torch\n"
+        "class BucketIterator:\n    def __init__(self, examples, device):\n        self.examples, self.device = examples, device\n"
+        "    def __iter__(self):\n        for tokens in self.examples:\n"
+        "            lengths = torch.tensor([len(tokens)])\n            yield torch.tensor(tokens).to(self.device), lengths.to(self.device)\n"
+        "def train(iterator):\n    for text, text_lengths in iterator:\n        seen = text_lengths\n    return seen\n"
+        "if __name__ == '__main__':\n    device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+        "    print(train(BucketIterator([[1, 2], [3]], device)))\n"
+    )
+    state = function_state(analyzer, "train")
+    assert state["text_lengths"].kind == Kind.TENSOR and state["text_lengths"].device.may_be_accelerator

@@ -1358,9 +1358,10 @@ class Summaries(ParameterUses):
 
 def _is_informative(value: Value) -> bool:
     """Does a call's argument tell its parameter more than the function's own body does? An
-    object of unknown kind does only where it was placed on a device (`input_.to("cuda")`) or
-    built by a constructor not told one."""
-    return value.kind != Kind.UNKNOWN or constructions.is_construction(value) or value.device is not None
+    object of unknown kind does only where it was placed on a device (`input_.to("cuda")`),
+    built by a constructor not told one, or is an object of a class of the file (a hand-written
+    batch iterator handed to `train(model, iterator)`: its `__iter__` says what the loop gets)."""
+    return value.kind != Kind.UNKNOWN or constructions.is_construction(value) or value.device is not None or isinstance(value.info, ClassInfo)
 
 
 def _informative(site: dict[str, Value]) -> dict[str, Value]:
