@@ -2241,3 +2241,18 @@ def test_an_object_of_a_class_of_the_file_handed_to_a_function_keeps_its_class()
     )
     state = function_state(analyzer, "train")
     assert state["text_lengths"].kind == Kind.TENSOR and state["text_lengths"].device.may_be_accelerator
+
+
+def test_a_device_none_default_the_call_leaves_out_moves_nothing():
+    # `set_timesteps(n)` leaves `device=None`: `.to(device=device, dtype=...)` only casts, it
+    # does not put the timesteps on an accelerator ordinal
+    analyzer = analyse(
+        "import numpy as np\nimport torch\n"
+        "class Scheduler:\n    def set_timesteps(self, num_inference_steps, device=None):\n"
+        "        timesteps = np.linspace(0, 1000, num_inference_steps)\n"
+        "        self.timesteps = torch.from_numpy(timesteps).to(device=device, dtype=torch.int64)\n"
+        "def test_timesteps():\n    scheduler = Scheduler()\n    scheduler.set_timesteps(num_inference_steps=5)\n"
+        "    steps = scheduler.timesteps\n    return steps\n"
+    )
+    state = function_state(analyzer, "test_timesteps")
+    assert state["steps"].device is None or not state["steps"].device.may_be_accelerator

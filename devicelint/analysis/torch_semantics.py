@@ -873,8 +873,10 @@ class TorchSemantics:
             return device_from_string(value.literal, self._label(node))
         if value.kind == Kind.NUMBER and isinstance(value.literal, int) and not isinstance(value.literal, bool):
             return Device("accel", f"cuda:{value.literal}", value.literal)
-        if value.kind == Kind.NUMBER and value.literal is None and not _is_none(node):
-            return Device("accel", self._label(node))  # an int device is an accelerator ordinal
+        if value.kind == Kind.NUMBER and value.literal is None and not _is_none(node) and value.role not in (Role.NONE_DEFAULT, Role.NONE_LITERAL):
+            # an int device is an accelerator ordinal; a `device=None` default left by the call
+            # (`.to(device=device, dtype=...)` in `set_timesteps(n)`) moves nothing
+            return Device("accel", self._label(node))
         if value.kind == Kind.TENSOR:
             return value.device
         if value.kind == Kind.UNKNOWN and value.is_bare and not _is_none(node):
