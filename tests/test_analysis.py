@@ -2236,3 +2236,54 @@ def test_a_method_that_reads_what_it_stores_reads_first_what_the_other_methods_s
     states = [analyzer.function_states[node] for node in methods]
     assert states[0]["first"].device is not None and states[0]["first"].device.is_cpu
     assert states[1]["first"].device is None  # __init__ and reset() disagree: unknown
+
+
+def test_slices_and_none_keep_a_tensors_dimensions():
+    code = (
+        "import torch\n"
+        "def normalize(n):\n"
+        "    mean = torch.tensor([0.485, 0.456, 0.406], dtype=torch.float32)\n"
+        "    column = mean[:, None, None]\n"
+        "    window = mean[1:3]\n"
+        "    rest = mean[..., :2]\n"
+        "    first = mean[0]\n"
+        "    picked = mean[n]\n"
+        "    grown = torch.tensor(2.0)[None]\n"
+        "    return column, window, rest, first, picked, grown\n"
+    )
+    state = function_state(analyse(code), "normalize")
+    for name in ("column", "window", "rest", "grown"):
+        assert state[name].kind == Kind.TENSOR and place(state[name]) == "cpu" and state[name].scalar is False, name
+    # an integer (or an index of unknown kind) may drop the only dimension
+    assert state["first"].scalar is None and state["picked"].scalar is None
+
+
+def test_an_object_of_a_class_of_the_file_handed_to_a_function_keeps_its_class():
+    # a hand-written batch iterator built in the main block and handed to `train`: the loop
+    # there gets what its `__iter__` yields
+    analyzer = analyse(
+        "import torch\n"
+        "class BucketIterator:\n    def __init__(self, examples, device):\n        self.examples, self.device = examples, device\n"
+        "    def __iter__(self):\n        for tokens in self.examples:\n"
+        "            lengths = torch.tensor([len(tokens)])\n            yield torch.tensor(tokens).to(self.device), lengths.to(self.device)\n"
+        "def train(iterator):\n    for text, text_lengths in iterator:\n        seen = text_lengths\n    return seen\n"
+        "if __name__ == '__main__':\n    device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+        "    print(train(BucketIterator([[1, 2], [3]], device)))\n"
+    )
+    state = function_state(analyzer, "train")
+    assert state["text_lengths"].kind == Kind.TENSOR and state["text_lengths"].device.may_be_accelerator
+
+
+def test_a_device_none_default_the_call_leaves_out_moves_nothing():
+    # `set_timesteps(n)` leaves `device=None`: `.to(device=device, dtype=...)` only casts, it
+    # does not put the timesteps on an accelerator ordinal
+    analyzer = analyse(
+        "import numpy as np\nimport torch\n"
+        "class Scheduler:\n    def set_timesteps(self, num_inference_steps, device=None):\n"
+        "        timesteps = np.linspace(0, 1000, num_inference_steps)\n"
+        "        self.timesteps = torch.from_numpy(timesteps).to(device=device, dtype=torch.int64)\n"
+        "def test_timesteps():\n    scheduler = Scheduler()\n    scheduler.set_timesteps(num_inference_steps=5)\n"
+        "    steps = scheduler.timesteps\n    return steps\n"
+    )
+    state = function_state(analyzer, "test_timesteps")
+    assert state["steps"].device is None or not state["steps"].device.may_be_accelerator

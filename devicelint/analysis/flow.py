@@ -153,6 +153,9 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
         self._helper_facts: dict[cst.FunctionDef, tuple[bool, bool, frozenset[str]]] = {}
         #: every torch factory call evaluated: its qualified name and the function it is in
         self.factory_calls: dict[int, tuple[str, Optional[cst.FunctionDef]]] = {}
+        #: the factory calls among them last evaluated while a module's ``__init__`` ran (see
+        #: TorchSemantics.made_while_building_module)
+        self.factories_building_modules: set[int] = set()
         #: per free (or nested) function: the arguments of each call a reporting pass made of it
         #: (None for a call whose arguments do not bind); its own analysis starts from their join
         self._call_sites: dict[cst.FunctionDef, list[Optional[dict[str, Value]]]] = {}
@@ -1016,9 +1019,7 @@ class FlowAnalyzer(Summaries, TorchSemantics, ProjectImports):
                 if self.emitting and base.is_tensor_like and index_value.is_tensor_like:
                     self.sink.on_index(node, base, element.slice.value, index_value)
         if base.kind == Kind.TENSOR:
-            # `shape[0:1]`: a subscript of slices only keeps every dimension
-            kept = base.scalar is False and all(isinstance(element.slice, cst.Slice) for element in node.slice)
-            return Value(Kind.TENSOR, base.device, base.origin, scalar=False if kept else None)
+            return Value(Kind.TENSOR, base.device, base.origin, scalar=_dimensions_kept(node.slice, base.scalar))
         if (
             base.kind == Kind.UNKNOWN
             and base.is_bare
@@ -1907,3 +1908,25 @@ def _none_checked_key(test: cst.BaseExpression) -> Optional[tuple[str, bool]]:
     if key is None or not isinstance(operator, (cst.Is, cst.IsNot)):
         return None
     return key, isinstance(operator, cst.Is)
+
+
+def _dimensions_kept(elements: Sequence[cst.SubscriptElement], scalar: Optional[bool]) -> Optional[bool]:
+    """Is a tensor indexed by ``elements`` known to have a dimension (``scalar`` False)? Slices
+    (``:``, ``1:3``) keep every dimension they select from, ``...`` keeps the rest, and ``None``
+    adds one: ``mean[:, None, None]`` of a vector is a tensor with dimensions, not a 0-dim one
+    that PyTorch would let a GPU operation take. An integer or a tensor index may drop one:
+    unknown there."""
+    adds_dimension = False
+    for element in elements:
+        index = element.slice
+        if isinstance(index, cst.Slice):
+            continue
+        if isinstance(index.value, cst.Ellipsis):
+            continue
+        if is_none_literal(index.value):
+            adds_dimension = True
+            continue
+        return None
+    if adds_dimension:
+        return False
+    return False if scalar is False else None

@@ -1298,7 +1298,8 @@ class Summaries(ParameterUses):
         """Per argument of a call of a module whose class the analysis has read (in this file or
         another module of the project): may the input be on any device? True where the module
         owns no parameters or buffers (a sinusoidal ``Timesteps``) or its ``forward`` moves that
-        input itself (``frame_indices.to(device=...)``)."""
+        input itself (``frame_indices.to(device=...)``) or hands it where PyTorch reads it on the
+        host (``pack_padded_sequence(x, lengths)``: a batch's lengths left on the CPU are right)."""
         info = module.info
         if not isinstance(info, ClassInfo):
             return [False] * len(args)
@@ -1314,7 +1315,9 @@ class Summaries(ParameterUses):
             text = self._body_text(forward)
             params = forward.params
             names = [p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]]
-            moved = memo[forward] = frozenset(name for name in names if _moved_itself(name).search(text))
+            moved = memo[forward] = frozenset(
+                name for name in names if _moved_itself(name).search(text) or _read_on_host(name).search(text)
+            )
         return [name is not None and name in moved for name in helpers.argument_parameters(forward, args, skip_first=True)]
 
     def forward_parameters(self, module: Value, args: tuple[tuple[cst.Arg, Value], ...]) -> Optional[tuple[cst.FunctionDef, list[Optional[str]]]]:
@@ -1383,9 +1386,10 @@ class Summaries(ParameterUses):
 
 def _is_informative(value: Value) -> bool:
     """Does a call's argument tell its parameter more than the function's own body does? An
-    object of unknown kind does only where it was placed on a device (`input_.to("cuda")`) or
-    built by a constructor not told one."""
-    return value.kind != Kind.UNKNOWN or constructions.is_construction(value) or value.device is not None
+    object of unknown kind does only where it was placed on a device (`input_.to("cuda")`),
+    built by a constructor not told one, or is an object of a class of the file (a hand-written
+    batch iterator handed to `train(model, iterator)`: its `__iter__` says what the loop gets)."""
+    return value.kind != Kind.UNKNOWN or constructions.is_construction(value) or value.device is not None or isinstance(value.info, ClassInfo)
 
 
 def _informative(site: dict[str, Value]) -> dict[str, Value]:
@@ -1691,6 +1695,27 @@ class _ReturnFinder(OwnScopeVisitor):
 def _moved_itself(name: str) -> "re.Pattern[str]":
     """``x.to(`` / ``x.cuda(``: the function moves the value it was given."""
     return re.compile(rf"\b{re.escape(name)}\s*\.\s*(to|cuda)\s*\(")
+
+
+#: the functions and tensor methods of torch_api.HOST_ONLY_ARGUMENTS as code calls them, and
+#: the keywords of their host-only arguments
+_HOST_FUNCTIONS = "|".join(sorted(re.escape(name.rsplit(".", 1)[-1]) for name in api.HOST_ONLY_ARGUMENTS))
+_HOST_METHODS = "|".join(sorted(map(re.escape, api.HOST_ONLY_METHOD_ARGUMENTS)))
+_HOST_KEYWORDS = "|".join(
+    sorted({keyword for _, keywords, _ in (*api.HOST_ONLY_ARGUMENTS.values(), *api.HOST_ONLY_METHOD_ARGUMENTS.values()) for keyword in keywords})
+)
+
+
+def _read_on_host(name: str) -> "re.Pattern[str]":
+    """``pack_padded_sequence(x, name)``, ``lengths=name``, ``x.tensor_split(name)``: the
+    function hands the value it was given, as it came in, to a call that reads it on the host
+    (a later positional argument of such a call - a flag - is not told apart from it)."""
+    escaped = re.escape(name)
+    keyword = rf"(?:(?:{_HOST_KEYWORDS})\s*=\s*)?"
+    return re.compile(
+        rf"\b(?:{_HOST_FUNCTIONS})\s*\((?:[^()]|\([^()]*\))*?,\s*{keyword}{escaped}\s*[,)]"
+        rf"|\.\s*(?:{_HOST_METHODS})\s*\(\s*{keyword}{escaped}\s*[,)]"
+    )
 
 
 def _moves_or_hands_on(name: str) -> "re.Pattern[str]":

@@ -113,6 +113,30 @@ NON_TENSOR_METHODS = frozenset(
 #: others, such as ``ctc_loss``'s lengths, may legally stay on the host
 OPERAND_KEYWORDS = frozenset({"input", "other", "index", "mask", "src", "tensor", "target", "weight"})
 
+#: arguments PyTorch reads on the host, whatever device the call's other tensors are on: a
+#: tensor given there must be a CPU tensor - a GPU one raises, even a 0-dim one - (a Python
+#: list or int is fine). Per function: (position, the keywords that name it, PyTorch's error).
+#: From the PyTorch docs: ``pack_padded_sequence``'s lengths "must be on the CPU if provided as
+#: a tensor" (since PyTorch 1.7), and ``tensor_split``'s indices_or_sections, "if a tensor, ...
+#: a zero-dimensional or one-dimensional long tensor on the CPU".
+HOST_ONLY_ARGUMENTS: dict[str, tuple[int, frozenset[str], str]] = {
+    "torch.nn.utils.rnn.pack_padded_sequence": (
+        1, frozenset({"lengths"}), "'lengths' argument should be a 1D CPU int64 tensor"
+    ),
+    "torch.tensor_split": (
+        1, frozenset({"indices_or_sections", "indices", "sections"}),
+        "tensor_split expected tensor_indices_or_sections to be on cpu",
+    ),
+}
+
+#: the same, for tensor methods (the position counts from the first argument after the receiver)
+HOST_ONLY_METHOD_ARGUMENTS: dict[str, tuple[int, frozenset[str], str]] = {
+    "tensor_split": (
+        0, frozenset({"indices_or_sections", "indices", "sections"}),
+        "tensor_split expected tensor_indices_or_sections to be on cpu",
+    ),
+}
+
 #: methods that move a tensor or module; on a module they move it in place
 MOVE_METHODS = frozenset({"to", "cuda", "cpu", "pin_memory", "xpu", "mps"})
 

@@ -128,6 +128,13 @@ class TorchSemantics:
         made = self.factory_calls.get(id(call))
         return made[0] if made is not None else None
 
+    def made_while_building_module(self, call: cst.CSTNode) -> bool:
+        """Was a torch factory call evaluated while an ``nn.Module``'s ``__init__`` ran - in it,
+        or in a helper it called (``self.table = sinusoid_table(n, d)``)? What it made there is
+        the module's own tensor, kept as an attribute (DL103's), not one a function makes next
+        to its inputs (a helper that a method calls too is judged there by DL202 no more)."""
+        return id(call) in self.factories_building_modules
+
     def factory_home(self, call: cst.CSTNode) -> Optional[cst.FunctionDef]:
         """The function a torch factory call was evaluated in (None at module level or for a
         call that is not a factory)."""
@@ -325,6 +332,8 @@ class TorchSemantics:
         device_arg = keyword_arg(node, "device")
         origin = Origin(node, f"created by `{spelled(node)}`")
         self.factory_calls[id(node)] = (qualname, self.current_function.node)
+        if any(context.class_info is not None and context.class_info.is_module and context.name == "__init__" for context in self.function_stack):
+            self.factories_building_modules.add(id(node))
         positional = [(arg, value) for arg, value in args if arg.keyword is None and not arg.star]
         if qualname in ("torch.tensor", "torch.as_tensor") and positional and positional[0][1].kind == Kind.TENSOR and device_arg is None:
             source = positional[0][1]

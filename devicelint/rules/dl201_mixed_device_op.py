@@ -8,6 +8,7 @@ from devicelint.analysis import torch_api as api
 from devicelint.analysis.events import BinaryEvent, CallEvent
 from devicelint.analysis.values import MODEL_DEVICE, Kind, Role, Value, conflicting, conflicting_on_an_arm
 from devicelint.findings import Severity
+from devicelint.rules._host_only_arguments import HostOnlyArguments
 from devicelint.rules._messages import where
 from devicelint.rules.base import Example, Rule
 
@@ -33,6 +34,15 @@ class MixedDeviceOp(Rule):
     however many calls meet it, naming the first call and noting it as a related location. A
     model never moved anywhere is reported at the call, where its inputs meet it (the move can
     go at either place; the inputs' device is known there).
+
+    An argument PyTorch reads on the host whatever the other tensors' device (the lengths of
+    `pack_padded_sequence`, the indices of `tensor_split`; see torch_api.HOST_ONLY_ARGUMENTS)
+    is flagged when it is given a tensor that may be on the accelerator: moved or created
+    there, a model's output, or - as for numpy reads - a tensor input of a module's
+    `forward`. Where a module class of the file hands a parameter of its `forward` there as
+    it came in (also through a submodule's `forward`, or a local bound once to it:
+    `masked = lengths[mask]`), a call of the module that hands it such a tensor is reported at
+    that argument, naming the call.
 
     0-dim CPU tensors (which PyTorch mixes with GPU tensors), Python scalars, `*_like`
     factories and operands of unknown device are never flagged. Batches fed to a moved model
@@ -66,6 +76,20 @@ class MixedDeviceOp(Rule):
     #: an index op whose index sits on another device than the tensor it indexes: DL207 says so
     yields_to = ("DL207",)
     valid = (
+        # the lengths brought back to the host for the pack call, or kept there (a list, a
+        # batch never moved), or handed to a free function whose callers place them
+        "import torch\nfrom torch import nn\nfrom torch.nn.utils.rnn import pack_padded_sequence\n"
+        "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+        "x = torch.randn(5, 2, 8).to(device)\nlengths = torch.tensor([5, 3]).to(device)\n"
+        "a = pack_padded_sequence(x, lengths.cpu())\nb = pack_padded_sequence(x, [5, 3])\nc = pack_padded_sequence(x, lengths.tolist())\n"
+        "def pack(x, lengths):\n    return pack_padded_sequence(x, lengths, batch_first=True)\n",
+        (
+            "import torch\nfrom torch import nn\nfrom torch.utils.data import DataLoader\n"
+            "class Encoder(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.gru = nn.GRU(8, 8)\n"
+            "    def forward(self, x, lengths):\n        return self.gru(nn.utils.rnn.pack_padded_sequence(x, lengths))\n"
+            "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\nencoder = Encoder().to(device)\n"
+            "for x, lengths in DataLoader(ds, batch_size=4):\n    out = encoder(x.to(device), lengths)\n"
+        ),
         # optional class weights kept as a plain attribute, moved wherever they are read
         "import torch\nimport torch.nn.functional as F\nfrom torch import nn\nclass CELoss(nn.Module):\n"
         "    def __init__(self, class_weight=None):\n        super().__init__()\n        self.class_weight = None\n"
@@ -118,6 +142,37 @@ class MixedDeviceOp(Rule):
         "    model.to(device)\n    return evaluate(model, x, device)\n",
     )
     invalid = (
+        # pack_padded_sequence reads its lengths on the host ("'lengths' argument should be a
+        # 1D CPU int64 tensor"): moved with the batch, they fail there
+        Example(
+            "import torch\nfrom torch import nn\nfrom torch.nn.utils.rnn import pack_padded_sequence\n"
+            "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+            "rnn = nn.GRU(8, 8).to(device)\nx = torch.randn(5, 2, 8).to(device)\nlengths = torch.tensor([5, 3]).to(device)\n"
+            "packed = pack_padded_sequence(x, lengths)  # expect: DL201\nout, h = rnn(packed)\n"
+        ),
+        # the lengths come into an encoder of the file on the GPU and are handed on, through a
+        # local, to the pack call in its `forward` (the chatbot tutorial's evaluation)
+        Example(
+            "import torch\nfrom torch import nn\n"
+            "class Encoder(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.gru = nn.GRU(8, 8)\n"
+            "    def forward(self, x, lengths):\n        kept = lengths[lengths > 0]\n"
+            "        packed = nn.utils.rnn.pack_padded_sequence(x, kept, enforce_sorted=False)  # expect: DL201\n"
+            "        return self.gru(packed)\n"
+            "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\nencoder = Encoder().to(device)\n"
+            "def evaluate(x, sentence_lengths):\n    lengths = torch.tensor(sentence_lengths)\n"
+            "    return encoder(x.to(device), lengths.to(device))\n"
+        ),
+        # sorted in `forward` with the inputs it reorders: the model's device, like the inputs
+        Example(
+            "import torch\nfrom torch import nn\nclass Layer(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.rnn = nn.GRU(8, 8, batch_first=True)\n"
+            "    def forward(self, x, lengths):\n        sorted_lengths, order = torch.sort(lengths, descending=True)\n"
+            "        packed = nn.utils.rnn.pack_padded_sequence(x[order], sorted_lengths, batch_first=True)  # expect: DL201\n"
+            "        return self.rnn(packed)\n"
+        ),
+        Example(
+            "import torch\nx = torch.randn(10, 4, device='cuda')\ncuts = torch.tensor([2, 5], device='cuda')\n"
+            "parts = torch.tensor_split(x, cuts)  # expect: DL201\n"
+        ),
         # a loss keeps optional class weights as a plain attribute and moves them on one path
         # (`.to(cls_score.device)`), but the other multiplies the log-probabilities by them as
         # they are (mmaction2's soft-label cross-entropy)
@@ -266,6 +321,8 @@ class MixedDeviceOp(Rule):
         self._handed_to_forward: list[tuple[CallEvent, cst.Arg, Value, cst.FunctionDef, str, Optional[cst.Call]]] = []
         #: (forward, parameter) -> the operations there where it meets the model's tensors (and what it meets)
         self._parameter_meetings: dict[tuple[cst.FunctionDef, str], dict[cst.CSTNode, tuple[cst.BaseExpression, cst.BaseExpression]]] = {}
+        #: arguments PyTorch reads on the host (`pack_padded_sequence`'s lengths)
+        self._host_only = HostOnlyArguments(ctx)
 
     def on_binary(self, event: BinaryEvent) -> None:
         self._note_parameter_meetings(event.node, [(event.left_node, event.left), (event.right_node, event.right)])
@@ -275,6 +332,7 @@ class MixedDeviceOp(Rule):
             self._check_arms(event.node, [(event.left_node, event.left), (event.right_node, event.right)])
 
     def on_call(self, event: CallEvent) -> None:
+        self._host_only.on_call(event)
         if event.qualname in api.MIXING_FUNCTIONS:
             operands = event.operands()
             self._note_parameter_meetings(event.node, operands)
@@ -345,6 +403,7 @@ class MixedDeviceOp(Rule):
                     break
 
     def finish(self) -> None:
+        self._host_only.finish()
         for event, arg, value, forward, parameter, called_from in self._handed_to_forward:
             if self._report_at_rebuild(event, arg.value, value, called_from):
                 continue  # the model is what was left behind, not the input

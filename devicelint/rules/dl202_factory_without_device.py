@@ -526,6 +526,8 @@ class FactoryWithoutDevice(Rule):
         call, qualname, home = made
         if qualname not in api.FUNCTION_HOST_FACTORIES or home is None or self.ctx.analyzer.constructs_module(home):
             return None
+        if self.ctx.analyzer.made_while_building_module(call):
+            return None  # a helper built it for a module's `__init__`: an attribute, DL103's
         if not allow_placeholder and _empty_placeholder(call, qualname):
             return None
         return call, home

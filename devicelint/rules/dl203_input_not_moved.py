@@ -68,6 +68,12 @@ class InputNotMoved(Rule):
         "    return model.forward(x.to(device))\n"
         "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
         "predict(nn.Linear(3, 2).to(device), b'abc', device)\n",
+        # the encoder's `forward` hands `lengths` to `pack_padded_sequence`, which reads it on the
+        # host: a batch's lengths left on the CPU are what it needs
+        "import torch\nfrom torch import nn\nfrom torch.utils.data import DataLoader\n"
+        "class Encoder(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.gru = nn.GRU(8, 8)\n"
+        "    def forward(self, x, lengths):\n        return self.gru(nn.utils.rnn.pack_padded_sequence(x, lengths))\n"
+        "encoder = Encoder().to('cuda')\nfor x, lengths in DataLoader(ds, batch_size=4):\n    out = encoder(x.cuda(), lengths)\n",
         # a list moved entry by entry; and one whose other entries were moved: the lengths stay
         # on the host on purpose (pack_padded_sequence takes them there)
         "import torch\nfrom torch.utils.data import DataLoader\nclass Net(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.embed = torch.nn.Embedding(9, 4)\n    def forward(self, x):\n        ids, mask = x\n        return self.embed(ids) * mask.unsqueeze(-1)\nmodel = Net().to('cuda')\n"
@@ -306,7 +312,12 @@ class InputNotMoved(Rule):
             # wrappers scatter their inputs; an object of unknown class that only moved in place
             # may be a pipeline, which takes prompts
             return
-        for arg, value in event.args:
+        # a `forward` of the file that moves an input itself, or reads it on the host (the
+        # lengths of `pack_padded_sequence`), takes it where it is
+        placed_anywhere = self.ctx.analyzer.inputs_placed_by_module(module, event.args) if module.kind == Kind.MODULE else [False] * len(event.args)
+        for (arg, value), anywhere in zip(event.args, placed_anywhere):
+            if anywhere:
+                continue
             if value.kind == Kind.CONTAINER and not arg.star:
                 found = _host_batch_in_sequence(arg.value, value)
                 if found is not None:
