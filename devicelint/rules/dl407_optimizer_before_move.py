@@ -187,9 +187,10 @@ class OptimizerBeforeMove(Rule):
         self._holders: dict[tuple[int, str], tuple[ClassInfo, dict[str, cst.Call]]] = {}
         #: construction call of such an object -> what it keeps, until the name it is bound to is known
         self._pending_holders: dict[int, tuple[ClassInfo, dict[str, cst.Call]]] = {}
-        #: (function node, name) -> the module whose parameter groups a method of its class
-        #: returned into the name (`groups = model.set_train_params(lr)`)
-        self._parameter_groups: dict[tuple[int, str], str] = {}
+        #: (function node, name) -> (the module, the method of its class) whose call's result
+        #: the name holds: parameter groups if the method returns them (`groups =
+        #: model.set_train_params(lr)`), asked only when an optimizer is built from the name
+        self._parameter_groups: dict[tuple[int, str], tuple[str, cst.FunctionDef]] = {}
         #: method-call nodes returning parameter groups of their receiver -> the receiver's spelling
         self._group_calls: dict[int, tuple[str, cst.FunctionDef]] = {}
         #: per method node: does it return its own object's parameters (asked lazily, once)
@@ -214,9 +215,8 @@ class OptimizerBeforeMove(Rule):
                 self._optimizer_names[(scope, name)] = value_node
             if id(value_node) in self._pending_holders:
                 self._holders[(scope, name)] = self._pending_holders.pop(id(value_node))
-            owner = self._groups_owner(scope, value_node)
-            if owner is not None:
-                self._parameter_groups[(scope, name)] = owner
+            if id(value_node) in self._group_calls:
+                self._parameter_groups[(scope, name)] = self._group_calls[id(value_node)]
 
     def on_call(self, event: CallEvent) -> None:
         scope = id(self.ctx.current_function.node)
@@ -284,8 +284,9 @@ class OptimizerBeforeMove(Rule):
         """The module whose parameter groups ``argument`` is: a call of a method of its class
         that returns them, or a name such a call was assigned to here."""
         if isinstance(argument, cst.Name):
-            return self._parameter_groups.get((scope, argument.value))
-        call = self._group_calls.get(id(argument))
+            call = self._parameter_groups.get((scope, argument.value))
+        else:
+            call = self._group_calls.get(id(argument))
         if call is None:
             return None
         owner, method = call
