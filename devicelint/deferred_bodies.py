@@ -37,7 +37,7 @@ import dataclasses
 import functools
 import types
 import warnings
-from typing import Iterator, Optional, Union
+from typing import Callable, Iterator, Optional, Union
 
 import libcst as cst
 
@@ -449,39 +449,47 @@ def _outermost_ast_functions(body: list[ast.stmt]) -> Iterator[_AstFunction]:
 
 def outermost_cst_functions(body: object) -> Iterator[cst.FunctionDef]:
     """libcst's side of ``_outermost_ast_functions``."""
+    return cst_functions(body, lambda function: False)
+
+
+def cst_functions(body: object, enter: Callable[[cst.FunctionDef], bool]) -> Iterator[cst.FunctionDef]:
+    """Functions defined in a sequence of statements, in source order: in classes and compound
+    statements, and in a function's own body where ``enter(function)`` says so (after it)."""
     for statement in body:  # type: ignore[attr-defined]
         if isinstance(statement, cst.FunctionDef):
             yield statement
+            if enter(statement):
+                yield from cst_functions(_block(statement.body), enter)
         elif isinstance(statement, cst.ClassDef):
-            yield from outermost_cst_functions(_block(statement.body))
+            yield from cst_functions(_block(statement.body), enter)
         elif isinstance(statement, cst.If):
-            yield from _outermost_if(statement)
+            yield from _if_functions(statement, enter)
         elif isinstance(statement, (cst.For, cst.While)):
-            yield from outermost_cst_functions(_block(statement.body))
+            yield from cst_functions(_block(statement.body), enter)
             if statement.orelse is not None:
-                yield from outermost_cst_functions(_block(statement.orelse.body))
+                yield from cst_functions(_block(statement.orelse.body), enter)
         elif isinstance(statement, (cst.Try, cst.TryStar)):
-            yield from outermost_cst_functions(_block(statement.body))
+            yield from cst_functions(_block(statement.body), enter)
             for handler in statement.handlers:
-                yield from outermost_cst_functions(_block(handler.body))
+                yield from cst_functions(_block(handler.body), enter)
             if statement.orelse is not None:
-                yield from outermost_cst_functions(_block(statement.orelse.body))
+                yield from cst_functions(_block(statement.orelse.body), enter)
             if statement.finalbody is not None:
-                yield from outermost_cst_functions(_block(statement.finalbody.body))
+                yield from cst_functions(_block(statement.finalbody.body), enter)
         elif isinstance(statement, cst.With):
-            yield from outermost_cst_functions(_block(statement.body))
+            yield from cst_functions(_block(statement.body), enter)
         elif isinstance(statement, cst.Match):
             for case in statement.cases:
-                yield from outermost_cst_functions(_block(case.body))
+                yield from cst_functions(_block(case.body), enter)
 
 
-def _outermost_if(statement: cst.If) -> Iterator[cst.FunctionDef]:
-    yield from outermost_cst_functions(_block(statement.body))
+def _if_functions(statement: cst.If, enter: Callable[[cst.FunctionDef], bool]) -> Iterator[cst.FunctionDef]:
+    yield from cst_functions(_block(statement.body), enter)
     orelse = statement.orelse
     if isinstance(orelse, cst.If):
-        yield from _outermost_if(orelse)
+        yield from _if_functions(orelse, enter)
     elif isinstance(orelse, cst.Else):
-        yield from outermost_cst_functions(_block(orelse.body))
+        yield from cst_functions(_block(orelse.body), enter)
 
 
 def _block(suite: cst.BaseSuite) -> object:

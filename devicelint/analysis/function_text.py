@@ -25,7 +25,7 @@ from typing import Iterator, Optional, Union
 
 import libcst as cst
 
-from devicelint.deferred_bodies import unparsed_body
+from devicelint.deferred_bodies import cst_functions, unparsed_body
 
 _AstFunction = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 
@@ -150,42 +150,8 @@ def _blank_or_comment(line: str) -> bool:
 
 def _cst_functions(body: object) -> Iterator[cst.FunctionDef]:
     """Functions defined in a sequence of statements, in source order (nested ones after their
-    enclosing function)."""
-    for statement in body:  # type: ignore[attr-defined]
-        if isinstance(statement, cst.FunctionDef):
-            yield statement
-            if not _unparsed(statement):
-                yield from _cst_functions(_block(statement.body))
-        elif isinstance(statement, cst.ClassDef):
-            yield from _cst_functions(_block(statement.body))
-        elif isinstance(statement, cst.If):
-            yield from _cst_if(statement)
-        elif isinstance(statement, (cst.For, cst.While)):
-            yield from _cst_functions(_block(statement.body))
-            if statement.orelse is not None:
-                yield from _cst_functions(_block(statement.orelse.body))
-        elif isinstance(statement, (cst.Try, cst.TryStar)):
-            yield from _cst_functions(_block(statement.body))
-            for handler in statement.handlers:
-                yield from _cst_functions(_block(handler.body))
-            if statement.orelse is not None:
-                yield from _cst_functions(_block(statement.orelse.body))
-            if statement.finalbody is not None:
-                yield from _cst_functions(_block(statement.finalbody.body))
-        elif isinstance(statement, cst.With):
-            yield from _cst_functions(_block(statement.body))
-        elif isinstance(statement, cst.Match):
-            for case in statement.cases:
-                yield from _cst_functions(_block(case.body))
-
-
-def _cst_if(statement: cst.If) -> Iterator[cst.FunctionDef]:
-    yield from _cst_functions(_block(statement.body))
-    orelse = statement.orelse
-    if isinstance(orelse, cst.If):
-        yield from _cst_if(orelse)
-    elif isinstance(orelse, cst.Else):
-        yield from _cst_functions(_block(orelse.body))
+    enclosing function; not inside a body left unparsed)."""
+    return cst_functions(body, lambda function: not _unparsed(function))
 
 
 def _unparsed(function: cst.FunctionDef) -> bool:

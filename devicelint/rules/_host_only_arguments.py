@@ -11,6 +11,7 @@ import libcst as cst
 
 from devicelint.analysis import torch_api as api
 from devicelint.analysis.events import CallEvent
+from devicelint.analysis.names import OwnScopeVisitor
 from devicelint.analysis.values import Kind, Value
 from devicelint.rules._messages import where
 
@@ -165,7 +166,7 @@ class HostOnlyArguments:
         )
 
 
-class _SingleBindings(cst.CSTVisitor):
+class _SingleBindings(OwnScopeVisitor):
     """Counts the bindings of each local of a function body (not of functions or classes nested
     in it), keeping the expression of plain ``name = expression`` ones."""
 
@@ -201,11 +202,3 @@ class _SingleBindings(cst.CSTVisitor):
     def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
         self._bind(node.target, None)
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False

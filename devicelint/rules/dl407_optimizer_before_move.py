@@ -7,7 +7,7 @@ import libcst as cst
 
 from devicelint.analysis.events import CallEvent
 from devicelint.analysis.helpers import argument_parameters
-from devicelint.analysis.names import dotted_name
+from devicelint.analysis.names import OwnScopeVisitor, dotted_name
 from devicelint.analysis.facts import ClassInfo
 from devicelint.analysis.values import Kind, Value, parameters_owner
 from devicelint.findings import Severity
@@ -539,19 +539,16 @@ def _base_init_calls(constructor: cst.FunctionDef) -> list[cst.Call]:
 
 def _load_state_dict_call(function: cst.FunctionDef, receiver: str) -> Optional[cst.Call]:
     """The first ``<receiver>.load_state_dict(...)`` call in ``function`` (``receiver`` a name or
-    a dotted attribute chain), outside nested functions."""
+    a dotted attribute chain), outside nested functions, classes and lambdas."""
     finder = _LoadStateDictFinder(receiver)
     function.body.visit(finder)
     return finder.found
 
 
-class _LoadStateDictFinder(cst.CSTVisitor):
+class _LoadStateDictFinder(OwnScopeVisitor):
     def __init__(self, receiver: str) -> None:
         self.receiver = receiver
         self.found: Optional[cst.Call] = None
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
 
     def visit_Call(self, node: cst.Call) -> bool:
         func = node.func
@@ -567,14 +564,11 @@ def _returns_own_parameters(method: cst.FunctionDef, self_name: str) -> bool:
     return finder.found
 
 
-class _OwnParametersReturned(cst.CSTVisitor):
+class _OwnParametersReturned(OwnScopeVisitor):
     def __init__(self, self_name: str) -> None:
         self.self_name = self_name
         self.found = False
         self._returns_open = 0
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
 
     def visit_Return(self, node: cst.Return) -> bool:
         self._returns_open += 1
