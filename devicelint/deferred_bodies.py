@@ -41,6 +41,8 @@ from typing import Callable, Iterator, Optional, Union
 
 import libcst as cst
 
+from devicelint.analysis.names import suite_statements
+
 _AstFunction = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 #: ``match`` and ``try ... except*`` exist in Python's ``ast`` from 3.10 and 3.11 on
 _AST_MATCH = getattr(ast, "Match", ())
@@ -459,38 +461,36 @@ def cst_functions(body: object, enter: Callable[[cst.FunctionDef], bool]) -> Ite
         if isinstance(statement, cst.FunctionDef):
             yield statement
             if enter(statement):
-                yield from cst_functions(_block(statement.body), enter)
+                yield from cst_functions(suite_statements(statement.body), enter)
         elif isinstance(statement, cst.ClassDef):
-            yield from cst_functions(_block(statement.body), enter)
+            yield from cst_functions(suite_statements(statement.body), enter)
         elif isinstance(statement, cst.If):
             yield from _if_functions(statement, enter)
         elif isinstance(statement, (cst.For, cst.While)):
-            yield from cst_functions(_block(statement.body), enter)
+            yield from cst_functions(suite_statements(statement.body), enter)
             if statement.orelse is not None:
-                yield from cst_functions(_block(statement.orelse.body), enter)
+                yield from cst_functions(suite_statements(statement.orelse.body), enter)
         elif isinstance(statement, (cst.Try, cst.TryStar)):
-            yield from cst_functions(_block(statement.body), enter)
+            yield from cst_functions(suite_statements(statement.body), enter)
             for handler in statement.handlers:
-                yield from cst_functions(_block(handler.body), enter)
+                yield from cst_functions(suite_statements(handler.body), enter)
             if statement.orelse is not None:
-                yield from cst_functions(_block(statement.orelse.body), enter)
+                yield from cst_functions(suite_statements(statement.orelse.body), enter)
             if statement.finalbody is not None:
-                yield from cst_functions(_block(statement.finalbody.body), enter)
+                yield from cst_functions(suite_statements(statement.finalbody.body), enter)
         elif isinstance(statement, cst.With):
-            yield from cst_functions(_block(statement.body), enter)
+            yield from cst_functions(suite_statements(statement.body), enter)
         elif isinstance(statement, cst.Match):
             for case in statement.cases:
-                yield from cst_functions(_block(case.body), enter)
+                yield from cst_functions(suite_statements(case.body), enter)
 
 
 def _if_functions(statement: cst.If, enter: Callable[[cst.FunctionDef], bool]) -> Iterator[cst.FunctionDef]:
-    yield from cst_functions(_block(statement.body), enter)
+    yield from cst_functions(suite_statements(statement.body), enter)
     orelse = statement.orelse
     if isinstance(orelse, cst.If):
         yield from _if_functions(orelse, enter)
     elif isinstance(orelse, cst.Else):
-        yield from cst_functions(_block(orelse.body), enter)
+        yield from cst_functions(suite_statements(orelse.body), enter)
 
 
-def _block(suite: cst.BaseSuite) -> object:
-    return suite.body if isinstance(suite, cst.IndentedBlock) else ()

@@ -25,6 +25,7 @@ from typing import Iterator, Optional, Union
 
 import libcst as cst
 
+from devicelint.analysis.names import suite_statements
 from devicelint.deferred_bodies import cst_functions, unparsed_body
 
 _AstFunction = Union[ast.FunctionDef, ast.AsyncFunctionDef]
@@ -84,7 +85,7 @@ class FunctionTexts:
             if unparsed_body(function) is not None:
                 continue
             del self._unpaired_inside[function]
-            self._pair(list(_cst_functions(_block(function.body))), list(_ast_functions(parsed.body)), self._spans)
+            self._pair(list(_cst_functions(suite_statements(function.body))), list(_ast_functions(parsed.body)), self._spans)
 
     def _pair(self, ours: list[cst.FunctionDef], theirs: list[_AstFunction], spans: dict[cst.FunctionDef, tuple[int, int, int]]) -> bool:
         """Pair libcst's functions with ``ast``'s in source order (those nested in a function
@@ -159,8 +160,6 @@ def _unparsed(function: cst.FunctionDef) -> bool:
     return unparsed_body(function) is not None
 
 
-def _block(suite: cst.BaseSuite) -> object:
-    return suite.body if isinstance(suite, cst.IndentedBlock) else ()
 
 
 def _ast_functions(body: list[ast.stmt]) -> Iterator[_AstFunction]:

@@ -289,31 +289,12 @@ def body_statements(function: cst.FunctionDef) -> list[cst.BaseStatement]:
     return [body]  # type: ignore[list-item]
 
 
-def straight_line_statements(statements: list[cst.BaseStatement]) -> list[cst.BaseStatement]:
-    """The statements of a body that every run of it reaches: its own simple statements and
-    those of ``with`` blocks among them, up to and including the first that may return, raise
-    or leave a ``with`` block early (what comes after it may not run); compound statements
-    (``if``, loops, ``try``) are not entered, and end the run where they may leave."""
-    reached: list[cst.BaseStatement] = []
-    for statement in statements:
-        if isinstance(statement, cst.With):
-            inner = straight_line_statements(_block(statement.body))
-            reached.extend(inner)
-            if _may_leave(statement):
-                return reached
-            continue
-        if isinstance(statement, cst.SimpleStatementLine):
-            reached.append(statement)
-        if _may_leave(statement):
-            return reached
-    return reached
-
-
 def statements_in_order(statements: list[cst.BaseStatement]) -> list[tuple[cst.BaseStatement, bool]]:
-    """What every run of a body reaches, in order, as (statement, compound?): the simple
-    statements of ``straight_line_statements``, and between them the compound statements
-    (``if``, loops, ``try``) they pass - which are not entered, but whose bindings may have
-    happened by the next simple statement."""
+    """What every run of a body reaches, in order, as (statement, compound?): its own simple
+    statements and those of ``with`` blocks among them, up to and including the first that may
+    return, raise or leave a ``with`` block early (what comes after it may not run), and between
+    them the compound statements (``if``, loops, ``try``) they pass - not entered, but their
+    bindings may have happened by the next simple statement; one that may leave ends the run."""
     reached: list[tuple[cst.BaseStatement, bool]] = []
     for statement in statements:
         if isinstance(statement, cst.With):

@@ -43,6 +43,7 @@ from typing import Iterator, Optional, Union
 import libcst as cst
 
 from devicelint.analysis.function_text import FunctionTexts
+from devicelint.analysis.names import suite_statements
 
 _TEST_FILE = re.compile(r"^(test_.*|.*_test)\.py$")
 _IMPORTS_TEST_FRAMEWORK = re.compile(r"^\s*(import|from)\s+(pytest|unittest)\b", re.MULTILINE)
@@ -329,32 +330,30 @@ def _cst_classes(body: object) -> Iterator[cst.ClassDef]:
     for statement in body:  # type: ignore[attr-defined]
         if isinstance(statement, cst.ClassDef):
             yield statement
-            yield from _cst_classes(_block(statement.body))
+            yield from _cst_classes(suite_statements(statement.body))
         elif isinstance(statement, (cst.FunctionDef, cst.With)):
-            yield from _cst_classes(_block(statement.body))
+            yield from _cst_classes(suite_statements(statement.body))
         elif isinstance(statement, cst.If):
-            yield from _cst_classes(_block(statement.body))
+            yield from _cst_classes(suite_statements(statement.body))
             orelse = statement.orelse
             if orelse is not None:
-                yield from _cst_classes([orelse] if isinstance(orelse, cst.If) else _block(orelse.body))
+                yield from _cst_classes([orelse] if isinstance(orelse, cst.If) else suite_statements(orelse.body))
         elif isinstance(statement, (cst.For, cst.While)):
-            yield from _cst_classes(_block(statement.body))
+            yield from _cst_classes(suite_statements(statement.body))
             if statement.orelse is not None:
-                yield from _cst_classes(_block(statement.orelse.body))
+                yield from _cst_classes(suite_statements(statement.orelse.body))
         elif isinstance(statement, (cst.Try, cst.TryStar)):
-            yield from _cst_classes(_block(statement.body))
+            yield from _cst_classes(suite_statements(statement.body))
             for handler in statement.handlers:
-                yield from _cst_classes(_block(handler.body))
+                yield from _cst_classes(suite_statements(handler.body))
             for tail in (statement.orelse, statement.finalbody):
                 if tail is not None:
-                    yield from _cst_classes(_block(tail.body))
+                    yield from _cst_classes(suite_statements(tail.body))
         elif isinstance(statement, cst.Match):
             for case in statement.cases:
-                yield from _cst_classes(_block(case.body))
+                yield from _cst_classes(suite_statements(case.body))
 
 
-def _block(suite: cst.BaseSuite) -> object:
-    return suite.body if isinstance(suite, cst.IndentedBlock) else ()
 
 
 class HostTestModules:

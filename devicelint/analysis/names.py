@@ -162,3 +162,9 @@ def own_scope_calls(body: cst.CSTNode) -> list[cst.Call]:
                 children.extend(item for item in value if isinstance(item, cst.CSTNode) and not isinstance(item, _OWN_SCOPES))
         stack.extend(reversed(children))
     return calls
+
+
+def suite_statements(suite: cst.BaseSuite) -> tuple[cst.BaseStatement, ...]:
+    """The statements of an indented block; none for a block written on its header's line
+    (``if x: y = 1``), whose small statements hold no definitions."""
+    return tuple(suite.body) if isinstance(suite, cst.IndentedBlock) else ()
