@@ -328,6 +328,10 @@ class Value:
 
 
 UNKNOWN = Value(Kind.UNKNOWN)
+#: the literal ``None``
+NONE_VALUE = Value(Kind.NUMBER, literal=None, role=Role.NONE_LITERAL)
+#: kinds of values that are known objects, never None
+NEVER_NONE_KINDS = frozenset({Kind.TENSOR, Kind.MODULE, Kind.CRITERION, Kind.OPTIMIZER, Kind.LOADER, Kind.DATASET, Kind.GENERATOR, Kind.DEVICE})
 
 
 @dataclass(frozen=True)
