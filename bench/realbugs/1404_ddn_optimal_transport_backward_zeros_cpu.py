@@ -1,0 +1,82 @@
+# source: https://github.com/anucvml/ddn/pull/12
+# error: RuntimeError: Expected all tensors to be on the same device (torch.cat in OptimalTransportFcn.backward, cpu and cuda:0)
+# bug: the differentiable optimal-transport layer's custom autograd backward pads the row
+#      multipliers v1 with a zero column made by torch.zeros(B, 1) and no device before computing
+#      the gradient with respect to the row marginals r; on a GPU every other tensor in the backward
+#      pass lives on the cost matrix's device, so the concatenation fails as soon as a gradient for r
+#      is requested. The fix (commit 5ce13ed) passes device=r.device to the marked factory (DL202).
+import torch
+import torch.nn as nn
+
+
+def sinkhorn(M, r, c, gamma, maxiters=200):
+    K = torch.exp(-gamma * (M - M.amin(dim=(1, 2), keepdim=True)))
+    alpha = torch.ones_like(r)
+    for _ in range(maxiters):
+        beta = c / torch.einsum("bij,bi->bj", K, alpha)
+        alpha = r / torch.einsum("bij,bj->bi", K, beta)
+    return alpha.unsqueeze(2) * K * beta.unsqueeze(1)
+
+
+class OptimalTransportFcn(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, M, r, c, gamma):
+        with torch.no_grad():
+            ctx.inv_r_sum = 1.0 / torch.sum(r, dim=1, keepdim=True)
+            ctx.inv_c_sum = 1.0 / torch.sum(c, dim=1, keepdim=True)
+            r, c = ctx.inv_r_sum * r, ctx.inv_c_sum * c
+            P = sinkhorn(M, r, c, gamma)
+        ctx.save_for_backward(M, r, c, P)
+        ctx.gamma = gamma
+        return P
+
+    @staticmethod
+    def backward(ctx, dJdP):
+        M, r, c, P = ctx.saved_tensors
+        B, H, W = M.shape
+        dJdM = -1.0 * ctx.gamma * P * dJdP
+        dJdr = None if not ctx.needs_input_grad[1] else torch.zeros_like(r)
+        dJdc = None if not ctx.needs_input_grad[2] else torch.zeros_like(c)
+
+        alpha, beta = torch.sum(P, dim=2), torch.sum(P, dim=1)
+        vHAt1 = torch.sum(dJdM[:, 1:H, 0:W], dim=2)
+        vHAt2 = torch.sum(dJdM, dim=1)
+
+        AinvHAt = torch.empty((B, H + W - 1, H + W - 1), device=M.device, dtype=M.dtype)
+        AinvHAt[:, 0:H - 1, 0:H - 1] = torch.diag_embed(alpha[:, 1:H])
+        AinvHAt[:, H - 1:, H - 1:] = torch.diag_embed(beta)
+        AinvHAt[:, 0:H - 1, H - 1:] = P[:, 1:H, 0:W]
+        AinvHAt[:, H - 1:, 0:H - 1] = P[:, 1:H, 0:W].transpose(1, 2)
+        v = torch.einsum("bi,bij->bj", torch.cat((vHAt1, vHAt2), dim=1), torch.inverse(AinvHAt))
+        v1, v2 = v[:, 0:H - 1], v[:, H - 1:]
+
+        dJdM[:, 1:H, 0:W] -= v1.view(B, H - 1, 1) * P[:, 1:H, 0:W]
+        dJdM -= v2.view(B, 1, W) * P
+
+        if dJdr is not None:
+            padded = torch.cat((torch.zeros(B, 1), v1), dim=1)  # expect: DL202
+            dJdr = ctx.inv_r_sum.view(B, 1) / ctx.gamma * (torch.sum(r[:, 1:H] * v1, dim=1, keepdim=True) - padded)
+        if dJdc is not None:
+            dJdc = ctx.inv_c_sum.view(B, 1) / ctx.gamma * (torch.sum(c * v2, dim=1, keepdim=True) - v2)
+        return dJdM, dJdr, dJdc, None
+
+
+class OptimalTransportLayer(nn.Module):
+    def __init__(self, gamma=1.0):
+        super().__init__()
+        self.gamma = gamma
+
+    def forward(self, M, r, c):
+        return OptimalTransportFcn.apply(M, r, c, self.gamma)
+
+
+if __name__ == "__main__":
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    torch.manual_seed(0)
+    B, H, W = 2, 5, 4
+    M = torch.randn(B, H, W, device=device, dtype=torch.float64, requires_grad=True)
+    r = torch.rand(B, H, device=device, dtype=torch.float64, requires_grad=True)
+    c = torch.rand(B, W, device=device, dtype=torch.float64, requires_grad=True)
+    P = OptimalTransportLayer(gamma=2.0)(M, r, c)
+    P.pow(2).sum().backward()
+    print(r.grad.shape, c.grad.shape)
