@@ -1,0 +1,52 @@
+# source: https://github.com/lucidrains/slot-attention/issues/7
+# error: RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!
+# bug: the slot-attention module samples its initial slots as mu + sigma * noise, with mu and sigma
+#      expanded from learned parameters (moved with the module) and the noise drawn with
+#      torch.randn(mu.shape) and no device, so a module on the GPU mixes CUDA parameters with host
+#      noise on the first forward. The fix (release 1.1.1, commit 4224f9d) passes the inputs' device to
+#      torch.randn, here and in the experimental variant; the changed line is marked (DL202).
+import torch
+from torch import nn
+from torch.nn import init
+
+
+class SlotAttention(nn.Module):
+    def __init__(self, num_slots, dim, iters=3, eps=1e-8, hidden_dim=128):
+        super().__init__()
+        self.num_slots, self.iters, self.eps = num_slots, iters, eps
+        self.scale = dim ** -0.5
+        self.slots_mu = nn.Parameter(torch.randn(1, 1, dim))
+        self.slots_logsigma = nn.Parameter(torch.zeros(1, 1, dim))
+        init.xavier_uniform_(self.slots_logsigma)
+        self.to_q, self.to_k, self.to_v = nn.Linear(dim, dim), nn.Linear(dim, dim), nn.Linear(dim, dim)
+        self.gru = nn.GRUCell(dim, dim)
+        hidden_dim = max(dim, hidden_dim)
+        self.mlp = nn.Sequential(nn.Linear(dim, hidden_dim), nn.ReLU(inplace=True), nn.Linear(hidden_dim, dim))
+        self.norm_input, self.norm_slots, self.norm_pre_ff = nn.LayerNorm(dim), nn.LayerNorm(dim), nn.LayerNorm(dim)
+
+    def forward(self, inputs, num_slots=None):
+        b, n, d = inputs.shape
+        n_s = num_slots if num_slots is not None else self.num_slots
+        mu = self.slots_mu.expand(b, n_s, -1)
+        sigma = self.slots_logsigma.exp().expand(b, n_s, -1)
+        slots = mu + sigma * torch.randn(mu.shape)  # expect: DL202
+
+        inputs = self.norm_input(inputs)
+        k, v = self.to_k(inputs), self.to_v(inputs)
+        for _ in range(self.iters):
+            slots_prev = slots
+            q = self.to_q(self.norm_slots(slots))
+            dots = torch.einsum("bid,bjd->bij", q, k) * self.scale
+            attn = dots.softmax(dim=1) + self.eps
+            attn = attn / attn.sum(dim=-1, keepdim=True)
+            updates = torch.einsum("bjd,bij->bid", v, attn)
+            slots = self.gru(updates.reshape(-1, d), slots_prev.reshape(-1, d)).reshape(b, -1, d)
+            slots = slots + self.mlp(self.norm_pre_ff(slots))
+        return slots
+
+
+if __name__ == "__main__":
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    slot_attn = SlotAttention(num_slots=5, dim=64, iters=3).to(device)
+    inputs = torch.randn(2, 32, 64, device=device)
+    print(slot_attn(inputs).shape)
