@@ -1457,7 +1457,11 @@ def _placement(value: Optional[Value]) -> tuple[Kind, Optional[str]]:
 
 def _input_mismatch(value: Value, module_device: Device) -> bool:
     """Is a tensor handed to a module on another device than the module (a host batch given
-    to a moved model)? The rules report that at the call."""
+    to a moved model), or a list or tuple of such tensors (``model([ids, mask])``, unpacked by
+    its ``forward``)? The rules report that at the call."""
+    if value.kind == Kind.CONTAINER and value.device is None:
+        elements = [value.info.element] if isinstance(value.info, Homogeneous) else list(value.info) if isinstance(value.info, tuple) else []
+        return bool(elements) and all(_input_mismatch(element, module_device) for element in elements)
     return value.kind in (Kind.TENSOR, Kind.BATCH) and value.device is not None and value.device.conflicts_with(module_device)
 
 
