@@ -242,3 +242,40 @@ def test_forwards_own_analysis_keeps_its_inputs_on_the_models_device():
     state = analyzer.function_states[forward]
     assert state["labels"].kind == Kind.UNKNOWN and state["labels"].device is None  # the pass left it as it was
     assert analyzer.call_context is None
+
+
+_PAGES = (
+    "import torch\nfrom torch import nn\n"  # 1-2
+    "class Net(nn.Module):\n"  # 3
+    "    def __init__(self):\n"  # 4
+    "        super().__init__()\n"  # 5
+    "        self.fc = nn.Linear(4, 4)\n"  # 6
+    "    def forward(self, pages):\n"  # 7
+    "        batch = torch.stack(pages)\n"  # 8
+    "        return self.fc(batch)\n"  # 9
+    "def main(device, arrays):\n"  # 10
+    "    model = Net().to(device)\n"  # 11
+)
+
+
+def test_a_list_of_host_tensors_handed_to_a_moved_model_is_followed_into_its_forward():
+    # doctr's predictors: the pages are stacked into a batch inside `forward`, never moved
+    findings = lint(_PAGES + "    return model([torch.from_numpy(a) for a in arrays])\n")
+    assert [(f.code, f.line) for f in findings] == [("DL203", 9)]
+    assert findings[0].message.endswith("(when called from line 12)")
+
+
+def test_a_list_of_moved_tensors_handed_to_a_moved_model_stays_quiet():
+    assert lint(_PAGES + "    return model([torch.from_numpy(a).to(device) for a in arrays])\n") == []
+
+
+def test_a_list_of_host_batches_written_out_at_the_call_is_reported_there_only():
+    # `model([ids, mask])`: DL203 reports the unmoved entry at the call; no pass re-finds it
+    code = (
+        "import torch\nfrom torch import nn\nfrom torch.utils.data import DataLoader\n"  # 1-3
+        "class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.embed = nn.Embedding(9, 4)\n"  # 4-7
+        "    def forward(self, x):\n        ids, mask = x\n        return self.embed(ids) * mask.unsqueeze(-1)\n"  # 8-10
+        "model = Net().to('cuda')\nfor ids, mask in DataLoader(ds, batch_size=8):\n    out = model([ids, mask])\n"  # 11-13
+    )
+    findings = lint(code)
+    assert [(f.code, f.line) for f in findings] == [("DL203", 13)]

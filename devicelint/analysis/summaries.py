@@ -1446,6 +1446,8 @@ def _placement(value: Optional[Value]) -> tuple[Kind, Optional[str]]:
     if value is None:
         return Kind.UNKNOWN, None
     device = value.device
+    if value.kind == Kind.CONTAINER and device is None:
+        device = _where_every_tensor_is(value)  # a list of tensors (`[torch.as_tensor(page) for page in pages]`)
     if device is None or device.is_symbolic and device.argument:
         return value.kind, None
     if device.is_cpu:
@@ -1457,12 +1459,27 @@ def _placement(value: Optional[Value]) -> tuple[Kind, Optional[str]]:
 
 def _input_mismatch(value: Value, module_device: Device) -> bool:
     """Is a tensor handed to a module on another device than the module (a host batch given
-    to a moved model), or a list or tuple of such tensors (``model([ids, mask])``, unpacked by
-    its ``forward``)? The rules report that at the call."""
-    if value.kind == Kind.CONTAINER and value.device is None:
-        elements = [value.info.element] if isinstance(value.info, Homogeneous) else list(value.info) if isinstance(value.info, tuple) else []
-        return bool(elements) and all(_input_mismatch(element, module_device) for element in elements)
+    to a moved model), or a list or tuple of known entries among which is a host data batch and
+    none on an accelerator (``model([ids, mask])``, unpacked by its ``forward``)? The rules
+    report that at the call. (A list built in a loop or a comprehension - pages, crops - is not
+    checked there: a pass of ``forward`` follows it.)"""
+    if value.kind == Kind.CONTAINER and isinstance(value.info, tuple):
+        entries = [entry for entry in value.info if isinstance(entry, Value)]
+        if any(entry.kind == Kind.TENSOR and entry.device is not None and entry.device.may_be_accelerator for entry in entries):
+            return False
+        return any(
+            _input_mismatch(entry, module_device) and entry.origin is not None and entry.origin.from_data for entry in entries
+        )
     return value.kind in (Kind.TENSOR, Kind.BATCH) and value.device is not None and value.device.conflicts_with(module_device)
+
+
+def _where_every_tensor_is(container: Value) -> Optional[Device]:
+    """The device of a list or tuple whose every element is a tensor, all on that device."""
+    elements = [container.info.element] if isinstance(container.info, Homogeneous) else list(container.info) if isinstance(container.info, tuple) else []
+    if not elements or any(not isinstance(element, Value) or element.kind != Kind.TENSOR for element in elements):
+        return None
+    devices = {element.device for element in elements}
+    return devices.pop() if len(devices) == 1 else None
 
 
 def _values_given(site: Optional[dict[str, Value]]) -> Optional[frozenset]:
