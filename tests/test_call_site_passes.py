@@ -148,3 +148,134 @@ def test_a_module_constructor_gets_a_pass_on_what_its_construction_hands_it():
 
 def test_a_module_constructor_handed_host_tensors_stays_quiet():
     assert lint(_LOSS_MODULE + "loss = NormalizedLoss(torch.tensor(labels), labels).to(device)\n") == []
+
+
+# ------------------------------------------------------------------ a module's `forward` on a call's values
+
+_SCORER = (
+    "import torch\nfrom torch import nn\n"  # 1-2
+    "class Scorer(nn.Module):\n"  # 3
+    "    def __init__(self):\n"  # 4
+    "        super().__init__()\n"  # 5
+    "        self.fc = nn.Linear(4, 4)\n"  # 6
+    "    def forward(self, x, labels=None):\n"  # 7
+    "        out = self.fc(x)\n"  # 8
+    "        if labels is not None:\n"  # 9
+    "            return out, labels.numpy()\n"  # 10
+    "        return out\n"  # 11
+    "def run(x, labels, device):\n"  # 12
+)
+
+
+def test_a_module_call_runs_its_forward_on_the_values_it_hands():
+    # `labels` is of unknown kind in forward's own analysis; this call hands it a GPU tensor
+    findings = lint(_SCORER + "    model = Scorer().to(device)\n    return model(x.to(device), labels.to(device))\n")
+    assert [(f.code, f.line) for f in findings] == [("DL204", 10)]
+    assert findings[0].message.endswith("(when called from line 14)")
+    assert findings[0].message.startswith("`labels` lives on `device`")  # where the caller put it
+
+
+def test_a_correct_model_whose_caller_moves_the_batch_and_keeps_the_labels_stays_quiet():
+    assert lint(_SCORER + "    model = Scorer().to(device)\n    return model(x.to(device), labels)\n") == []
+    assert lint(_SCORER + "    model = Scorer().to(device)\n    return model(x.to(device))\n") == []
+
+
+def test_a_module_on_the_host_gets_no_pass_of_its_forward():
+    # never moved: the call's values and the model are on the CPU together
+    assert lint(_SCORER + "    model = Scorer()\n    return model(x, labels.cpu())\n") == []
+
+
+def _blocks(table: str) -> str:
+    return _BLOCKS.replace("torch.arange(10)", table)
+
+
+_BLOCKS = (
+    "import torch\nfrom torch import nn\n"  # 1-2
+    "class Block(nn.Module):\n"  # 3
+    "    def __init__(self):\n"  # 4
+    "        super().__init__()\n"  # 5
+    "        self.fc = nn.Linear(4, 4)\n"  # 6
+    "    def forward(self, x, idx, table=None):\n"  # 7
+    "        if table is None:\n"  # 8
+    "            table = torch.arange(10)\n"  # 9
+    "        return self.fc(x) * table[idx]\n"  # 10
+    "class Net(nn.Module):\n"  # 11
+    "    def __init__(self):\n"  # 12
+    "        super().__init__()\n"  # 13
+    "        self.blocks = nn.ModuleList([Block() for _ in range(3)])\n"  # 14
+    "    def forward(self, x, idx):\n"  # 15
+    "        for block in self.blocks:\n"  # 16
+    "            x = block(x, idx)\n"  # 17
+    "        return x\n"  # 18
+    "def main(device):\n"  # 19
+    "    model = Net().to(device)\n"  # 20
+    "    x = torch.randn(2, 4, device=device)\n"  # 21
+)
+
+
+def test_a_submodule_called_in_a_loop_over_a_module_list_runs_its_forward_with_its_defaults():
+    # main -> Net.forward (idx on `device`) -> each Block.forward, whose `table` keeps its
+    # default: the host table is indexed by the GPU index
+    findings = lint(_BLOCKS + "    idx = torch.randint(0, 10, (2,), device=device)\n    return model(x, idx)\n")
+    assert [(f.code, f.line) for f in findings] == [("DL207", 10)]
+    assert findings[0].message.endswith("(when called from line 17)")
+    assert "created on `device` by `torch.randint` at line 22" in findings[0].message
+
+
+def test_a_module_list_loop_whose_table_follows_the_index_stays_quiet():
+    code = _blocks("torch.arange(10, device=idx.device)")
+    assert lint(code + "    idx = torch.randint(0, 10, (2,), device=device)\n    return model(x, idx)\n") == []
+
+
+def test_forwards_own_analysis_keeps_its_inputs_on_the_models_device():
+    code = _SCORER + "    model = Scorer().to(device)\n    return model(x.to(device), labels.to(device))\n"
+    module = cst.parse_module(code)
+
+    class Sink:
+        def __getattr__(self, name):
+            return lambda *args: None
+
+    analyzer = FlowAnalyzer(module, Sink(), module.code_for_node)
+    analyzer.run()
+    scorer = next(node for node in module.body if isinstance(node, cst.ClassDef))
+    forward = next(node for node in scorer.body.body if isinstance(node, cst.FunctionDef) and node.name.value == "forward")
+    state = analyzer.function_states[forward]
+    assert state["labels"].kind == Kind.UNKNOWN and state["labels"].device is None  # the pass left it as it was
+    assert analyzer.call_context is None
+
+
+_PAGES = (
+    "import torch\nfrom torch import nn\n"  # 1-2
+    "class Net(nn.Module):\n"  # 3
+    "    def __init__(self):\n"  # 4
+    "        super().__init__()\n"  # 5
+    "        self.fc = nn.Linear(4, 4)\n"  # 6
+    "    def forward(self, pages):\n"  # 7
+    "        batch = torch.stack(pages)\n"  # 8
+    "        return self.fc(batch)\n"  # 9
+    "def main(device, arrays):\n"  # 10
+    "    model = Net().to(device)\n"  # 11
+)
+
+
+def test_a_list_of_host_tensors_handed_to_a_moved_model_is_followed_into_its_forward():
+    # doctr's predictors: the pages are stacked into a batch inside `forward`, never moved
+    findings = lint(_PAGES + "    return model([torch.from_numpy(a) for a in arrays])\n")
+    assert [(f.code, f.line) for f in findings] == [("DL203", 9)]
+    assert findings[0].message.endswith("(when called from line 12)")
+
+
+def test_a_list_of_moved_tensors_handed_to_a_moved_model_stays_quiet():
+    assert lint(_PAGES + "    return model([torch.from_numpy(a).to(device) for a in arrays])\n") == []
+
+
+def test_a_list_of_host_batches_written_out_at_the_call_is_reported_there_only():
+    # `model([ids, mask])`: DL203 reports the unmoved entry at the call; no pass re-finds it
+    code = (
+        "import torch\nfrom torch import nn\nfrom torch.utils.data import DataLoader\n"  # 1-3
+        "class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.embed = nn.Embedding(9, 4)\n"  # 4-7
+        "    def forward(self, x):\n        ids, mask = x\n        return self.embed(ids) * mask.unsqueeze(-1)\n"  # 8-10
+        "model = Net().to('cuda')\nfor ids, mask in DataLoader(ds, batch_size=8):\n    out = model([ids, mask])\n"  # 11-13
+    )
+    findings = lint(code)
+    assert [(f.code, f.line) for f in findings] == [("DL203", 13)]

@@ -257,7 +257,9 @@ class Expressions:
         if base.kind == Kind.DATASET:
             return Value(Kind.BATCH, base.device, base.origin, role=base.role)
         if base.kind == Kind.MODULE:
-            return Value(Kind.MODULE, base.device, base.origin)
+            if index_value is not None and len(node.slice) == 1:
+                return Value(Kind.MODULE, base.device, base.origin, info=_member_class(base))  # `self.blocks[i]`
+            return Value(Kind.MODULE, base.device, base.origin, info=base.info if isinstance(base.info, Homogeneous) else None)
         if base.kind == Kind.CONTAINER:
             if isinstance(base.info, tuple) and index_value is not None and isinstance(index_value.literal, int):
                 position = index_value.literal
@@ -607,7 +609,7 @@ class Expressions:
         if kind == Kind.TENSOR:
             return Value(Kind.TENSOR, iterable.device, iterable.origin)
         if kind == Kind.MODULE:
-            return Value(Kind.MODULE, iterable.device, iterable.origin)
+            return Value(Kind.MODULE, iterable.device, iterable.origin, info=_member_class(iterable))
         if kind == Kind.PARAMETERS and isinstance(iterable.info, Value) and iterable.info.kind in (Kind.MODULE, Kind.CRITERION):
             # `next(model.parameters())`: a tensor where the module's parameters are (so its
             # `.device` is the module's, or the symbol it spells where that is not known)
@@ -677,6 +679,8 @@ class Expressions:
             result = self._instantiate(node, callee.info, args)
         elif callee.kind in (Kind.MODULE, Kind.CRITERION):
             result = self._own_forward_outputs(node, callee, args, state) or self._call_module(callee, args)
+            if self.emitting:
+                self.note_module_call(node, callee, args)
         elif callee.kind == Kind.UNKNOWN and isinstance(callee.info, ClassInfo) and callee.info.find_method("__call__") is not None:
             # an object of a class of the file (or project) called: its `__call__` runs
             called = self._call_own_method(node, callee, "__call__", args, state)
@@ -882,6 +886,15 @@ class Expressions:
             return name
         text = self.source_of(node)
         return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _member_class(container: Value) -> Optional[ClassInfo]:
+    """The class of the file every member of a module container is of (see
+    torch_semantics._members_of_one_class), if known."""
+    members = container.info
+    if isinstance(members, Homogeneous) and isinstance(members.element.info, ClassInfo):
+        return members.element.info
+    return None
 
 
 def _argument_at(args: tuple[tuple[cst.Arg, Value], ...], position: int, keyword: str) -> Optional[tuple[cst.Arg, Value]]:

@@ -158,6 +158,10 @@ class FlowAnalyzer(Expressions, Summaries, TorchSemantics, ProjectImports):
         #: per function that had its own analysis: its class, the state of the function around
         #: it (a nested one), and the arguments its analysis started from
         self._analysed_as: dict[cst.FunctionDef, tuple[Optional[ClassInfo], Optional[State], dict[str, Value]]] = {}
+        #: per module ``forward`` of the file: what its own analysis took each parameter to be
+        #: (inputs on the model's device, defaults, annotations); a call of the module that
+        #: hands it values placed otherwise gets a pass of its own (see Summaries.note_module_call)
+        self._forward_parameters_assumed: dict[cst.FunctionDef, dict[str, Value]] = {}
         #: the call whose arguments the reporting pass under way runs its function on (a pass of
         #: one call site, see Summaries._specialise_by_call_site); None for every other pass
         self.call_context: Optional[cst.Call] = None

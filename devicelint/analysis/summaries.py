@@ -290,6 +290,9 @@ class Summaries(ParameterUses):
                 self_value = Value(Kind.UNKNOWN, info=class_info)
             attributes_of = class_info if node.name.value != "__init__" else None
         state = self._parameter_state(node, self_param, self_value, attributes_of, bound, use_defaults=False)
+        if self.call_context is None and self_param is not None and class_info is not None and class_info.is_module and node.name.value == "forward":
+            names = [param.name.value for param in [*params.posonly_params, *params.params, *params.kwonly_params] if param is not self_param]
+            self._forward_parameters_assumed[node] = {name: state[name] for name in names if name in state}
         if enclosing is not None:
             enclosing = self._enclosing_state(node, enclosing)
         with self._running(node, class_info, enclosing):
@@ -321,6 +324,9 @@ class Summaries(ParameterUses):
                 class_info, enclosing, joined = analysed
                 if function.name.value == "__init__" and not (class_info is not None and class_info.is_module):
                     continue  # a plain class's constructor waits for its constructions, which its analysis joins
+                assumed = self._forward_parameters_assumed.get(function)
+                if assumed is not None:
+                    joined = {**assumed, **joined}  # a module's `forward`: its inputs as its own analysis took them
                 placements = tried.setdefault(function, {_placements(joined)})
                 sites = self._site_calls[function]
                 start = looked_at.get(function, 0)
@@ -340,6 +346,41 @@ class Summaries(ParameterUses):
                     passes_left -= 1
                     progress = True
                     self._run_at_call_site(function, class_info, enclosing, site, call)
+
+    def note_module_call(self, node: cst.Call, module: Value, args: tuple[tuple[cst.Arg, Value], ...]) -> None:
+        """``self.encoder(x, lengths)``, ``model(batch)``: a call of a module of a class of the
+        file runs that class's ``forward`` on the call's values. Its own analysis takes its
+        inputs to be on the model's device (or of unknown kind, where its body does not use
+        them as tensors); a call of a module that may be on an accelerator that hands it values
+        placed otherwise - a GPU ``lengths`` tensor the body hands to ``pack_padded_sequence``,
+        a list of host tensors - gets a reporting pass of its own on them (see
+        _specialise_by_call_site), whose findings name the call. An input on another device
+        than the module is the call's own mismatch, which the rules report there: the pass
+        keeps that parameter as the ``forward``'s own analysis took it."""
+        device = module.device
+        if device is None or device.is_cpu or device.argument or not device.may_be_accelerator:
+            return  # a model on the host, or wherever a caller put it: its inputs may well be there
+        forward = self._own_forward(module)
+        if forward is None:
+            return
+        site = helpers.bind_arguments(forward, args, True)
+        if site is None:
+            return
+        handed = {name: UNKNOWN if _input_mismatch(value, device) else value for name, value in site[1].items()}
+        caller = self.current_function.node
+        mixed = self.call_context is None and caller is not None and caller in self._joined_differing_calls
+        self._site_calls.setdefault(forward, []).append((node, handed, mixed))
+
+    def _own_forward(self, module: Value) -> Optional[cst.FunctionDef]:
+        """The ``forward`` of a module of a class of this file (not another module's, whose
+        findings could not be reported here; not one a subclass of the file overrides)."""
+        info = module.info
+        if not isinstance(info, ClassInfo) or not info.is_module:
+            return None
+        found = info.find_method("forward")
+        if found is None or self.foreign_home(found[0]) is not None or self._overridden_below(info, "forward"):
+            return None
+        return found[0]
 
     def _defaults_left(self, function: cst.FunctionDef, site: dict[str, Value]) -> dict[str, Value]:
         """The defaults of the parameters one call leaves out (``output_type="np"``): what that
@@ -1405,6 +1446,8 @@ def _placement(value: Optional[Value]) -> tuple[Kind, Optional[str]]:
     if value is None:
         return Kind.UNKNOWN, None
     device = value.device
+    if value.kind == Kind.CONTAINER and device is None:
+        device = _where_every_tensor_is(value)  # a list of tensors (`[torch.as_tensor(page) for page in pages]`)
     if device is None or device.is_symbolic and device.argument:
         return value.kind, None
     if device.is_cpu:
@@ -1412,6 +1455,31 @@ def _placement(value: Optional[Value]) -> tuple[Kind, Optional[str]]:
     if device.may_be_accelerator:
         return value.kind, "accelerator"
     return value.kind, device.kind
+
+
+def _input_mismatch(value: Value, module_device: Device) -> bool:
+    """Is a tensor handed to a module on another device than the module (a host batch given
+    to a moved model), or a list or tuple of known entries among which is a host data batch and
+    none on an accelerator (``model([ids, mask])``, unpacked by its ``forward``)? The rules
+    report that at the call. (A list built in a loop or a comprehension - pages, crops - is not
+    checked there: a pass of ``forward`` follows it.)"""
+    if value.kind == Kind.CONTAINER and isinstance(value.info, tuple):
+        entries = [entry for entry in value.info if isinstance(entry, Value)]
+        if any(entry.kind == Kind.TENSOR and entry.device is not None and entry.device.may_be_accelerator for entry in entries):
+            return False
+        return any(
+            _input_mismatch(entry, module_device) and entry.origin is not None and entry.origin.from_data for entry in entries
+        )
+    return value.kind in (Kind.TENSOR, Kind.BATCH) and value.device is not None and value.device.conflicts_with(module_device)
+
+
+def _where_every_tensor_is(container: Value) -> Optional[Device]:
+    """The device of a list or tuple whose every element is a tensor, all on that device."""
+    elements = [container.info.element] if isinstance(container.info, Homogeneous) else list(container.info) if isinstance(container.info, tuple) else []
+    if not elements or any(not isinstance(element, Value) or element.kind != Kind.TENSOR for element in elements):
+        return None
+    devices = {element.device for element in elements}
+    return devices.pop() if len(devices) == 1 else None
 
 
 def _values_given(site: Optional[dict[str, Value]]) -> Optional[frozenset]:

@@ -474,12 +474,16 @@ class TorchSemantics:
             return self.criterion(node, args)
         if qualname in api.MODULE_CONTAINERS:
             device = None
+            members: list[Value] = []
             for _, value in args:
                 candidates = [value] if value.kind == Kind.MODULE else list(value.info) if value.kind == Kind.CONTAINER and isinstance(value.info, tuple) else []
+                if value.kind == Kind.CONTAINER and isinstance(value.info, Homogeneous):
+                    members.append(value.info.element)  # `nn.ModuleList([Block(d) for _ in range(n)])`
+                members.extend(candidates)
                 for candidate in candidates:
                     if candidate.kind == Kind.MODULE and candidate.device is not None:
                         device = candidate.device if device is None or device == candidate.device else None
-            return Value(Kind.MODULE, device, origin)
+            return Value(Kind.MODULE, device, origin, info=_members_of_one_class(qualname, members))
         if qualname in api.PARAMETERISED_LAYERS:
             if device_arg is not None:
                 return Value(Kind.MODULE, explicit, origin)
@@ -1114,6 +1118,19 @@ def optimizer_built_from_package(node: cst.Call, args: tuple[tuple[cst.Arg, Valu
         if parameters is not None:
             return Value(Kind.OPTIMIZER, origin=Origin(node, "created"), info=parameters)
     return None
+
+
+def _members_of_one_class(qualname: str, members: list[Value]) -> Optional[Homogeneous]:
+    """A ``ModuleList`` (or ``Sequential``) whose members are all modules of one class of the
+    file: iterating or indexing it gives a module of that class (whose ``forward`` a call runs,
+    see Summaries.note_module_call). None for a ``ModuleDict`` (iterated by its keys), for
+    members of other or several classes, and for an empty container."""
+    if qualname.endswith("ModuleDict") or not members:
+        return None
+    first = members[0].info
+    if not isinstance(first, ClassInfo) or any(member.kind != Kind.MODULE or member.info is not first for member in members):
+        return None
+    return Homogeneous(Value(Kind.MODULE, info=first))
 
 
 def _several_device_ids(node: cst.Call, args: tuple[tuple[cst.Arg, Value], ...]) -> bool:
