@@ -409,7 +409,7 @@ class OptimizerOrder:
         ``self.network``, then ``model.cuda()`` where that method of the class moves
         ``self.network``: the object is built before any of its methods runs, so the move always
         comes after the optimizer."""
-        reported: set[int] = set()
+        handed_on: set[int] = set()
         for class_info, method, call in self._object_calls:
             constructor = class_info.find_method("__init__")
             found = class_info.find_method(method)
@@ -425,12 +425,12 @@ class OptimizerOrder:
             init_self = self._constructors[scope][1]
             for (where, owner), optimizers in self._optimized.items():
                 for optimizer in optimizers:
-                    if where == scope and id(optimizer) not in reported:
-                        self._report_moved_later(optimizer, owner, constructor[0], init_self, class_info, method, call, self_name, text, reported)
+                    if where == scope and id(optimizer) not in handed_on:
+                        self._hand_on_if_moved_later(optimizer, owner, constructor[0], init_self, class_info, method, call, self_name, text, handed_on)
 
-    def _report_moved_later(
+    def _hand_on_if_moved_later(
         self, optimizer: cst.Call, owner: str, constructor: cst.FunctionDef, init_self: str, class_info: ClassInfo, method: str,
-        call: cst.Call, self_name: str, text: str, reported: set[int],
+        call: cst.Call, self_name: str, text: str, handed_on: set[int],
     ) -> None:
         """Hand on ``optimizer`` (built over ``owner`` in ``class_info``'s ``__init__``,
         ``constructor``) if the method called at ``call``, whose body is ``text``, moves
@@ -443,7 +443,7 @@ class OptimizerOrder:
         rebuilt = rf"\b{re.escape(self_name)}\s*\.\s*{re.escape(kept_in)}\s*=(?!=)"
         if not re.search(moved, text) or re.search(rebuilt, text):
             return  # not moved there, or the method builds the optimizer again after the move
-        reported.add(id(optimizer))
+        handed_on.add(id(optimizer))
         self._hand_on(
             optimizer, owner, f"this optimizer is built from `{owner}`'s parameters in `{class_info.name}.__init__`, and "
             f"`{method}()` moves `{owner}` afterwards (called at line {self.ctx.line(call)})",
