@@ -71,7 +71,7 @@ def test_a_lazy_optimizer_built_before_the_move_is_advice_not_an_error():
         assert [f for f in lint(code) if f.code in ("DL407", "DL409")] == [], optimizer
         (finding,) = [f for f in lint(code, rule_code="DL409") if f.code == "DL409"]
         assert finding.severity.value == "info"
-        assert "it works" in finding.message and "`Module.cuda` docs" in finding.message
+        assert "that works for an optimizer that makes its state at its first `step()`" in finding.message and "`Module.cuda` docs" in finding.message
 
 
 def test_state_moved_by_hand_after_the_load_stays_quiet_for_both_rules():

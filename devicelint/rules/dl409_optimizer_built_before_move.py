@@ -132,8 +132,8 @@ class OptimizerBuiltBeforeMove(Rule):
             return
         self.ctx.report(
             case.optimizer,
-            f"{case.described}; it works (the move keeps the parameter objects, and this optimizer makes its state "
-            "at its first `step()`, on their new device), but PyTorch's `Module.cuda` docs advise moving the model "
-            "before building its optimizer",
+            f"{case.described}; that works for an optimizer that makes its state at its first `step()`, as every "
+            "`torch.optim` one but Adagrad does (the move keeps the parameter objects), but PyTorch's `Module.cuda` "
+            "docs advise moving the model before building its optimizer",
             related=((case.move, case.move_note),),
         )
