@@ -231,7 +231,7 @@ def test_sarif_and_github_formats_carry_the_cell(sample):
 
 def test_a_note_in_another_cell_is_placed_in_that_cell(tmp_path):
     document = notebook(
-        code("import torch\nmodel = torch.nn.Linear(2, 2)\noptimizer = torch.optim.SGD(model.parameters(), lr=0.1)"),
+        code("import torch\nmodel = torch.nn.Linear(2, 2)\noptimizer = torch.optim.Adagrad(model.parameters(), lr=0.1)"),
         markdown("Now to the GPU."),
         code("device = torch.device('cuda')\nmodel.to(device)"),
     )

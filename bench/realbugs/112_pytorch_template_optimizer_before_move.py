@@ -1,7 +1,7 @@
 # source: https://github.com/victoresque/pytorch-template/issues/82
 # error: (no exception) PyTorch docs: move the model to the GPU before constructing optimizers for it; user saw GPU utilisation drop
 # bug: train.py builds the optimizer from model.parameters() while the model is still on the CPU; the
-#      model is only moved to the GPU (and wrapped in DataParallel) later, inside BaseTrainer.__init__.
+#      model is only moved to the GPU (and wrapped in DataParallel) later, inside BaseTrainer.__init__. Marked DL409, not DL407: the move keeps the Parameter objects and the optimizer makes its state at its first step, on the GPU, so nothing crashes (as reported).
 import argparse
 
 import torch
@@ -53,7 +53,7 @@ def main(config):
     criterion = getattr(module_loss, config['loss'])
 
     trainable_params = filter(lambda p: p.requires_grad, model.parameters())
-    optimizer = config.init_obj('optimizer', torch.optim, trainable_params)  # expect: DL407
+    optimizer = config.init_obj('optimizer', torch.optim, trainable_params)  # expect: DL409
 
     trainer = Trainer(model, criterion, optimizer, config=config, data_loader=data_loader)
     trainer.train(config['trainer']['epochs'])

@@ -416,6 +416,14 @@ TORCH_DEVICE = "torch.device"
 OPTIMIZER_PREFIX = "torch.optim."
 #: the base class of optimizers (a subclass's ``step`` updates the model's parameters where they are)
 OPTIMIZER_BASES = frozenset({"torch.optim.Optimizer", "torch.optim.optimizer.Optimizer"})
+#: optimizers that create their per-parameter state in ``__init__``, on the parameters' device
+#: of that moment; every other ``torch.optim`` optimizer (SGD, Adam, AdamW, Adadelta, Adamax,
+#: ASGD, NAdam, RAdam, RMSprop, Rprop, SparseAdam, LBFGS, Adafactor, Muon, and the
+#: ``_multi_tensor`` variants, which only pass ``foreach=True``) creates it lazily in ``step()``,
+#: on the device the parameters have by then. Checked on torch 2.13's sources:
+#: torch/optim/adagrad.py:79-98, ``Adagrad.__init__`` sets ``state["step"]`` and
+#: ``state["sum"] = torch.full_like(p, init_value, ...)`` for every parameter.
+EAGER_STATE_OPTIMIZERS = frozenset({"torch.optim.Adagrad", "torch.optim.adagrad.Adagrad"})
 
 #: constructors of a random number generator (``torch.Generator(device="cuda")``)
 GENERATOR_CONSTRUCTORS = frozenset({"torch.Generator", "torch._C.Generator"})

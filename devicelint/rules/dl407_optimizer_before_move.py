@@ -1,51 +1,44 @@
 from __future__ import annotations
 
-import re
-from typing import Optional
-
 import libcst as cst
 
 from devicelint.analysis.events import CallEvent
-from devicelint.analysis.helpers import argument_parameters
-from devicelint.analysis.names import OwnScopeVisitor, dotted_name
-from devicelint.analysis.facts import ClassInfo
-from devicelint.analysis.values import Kind, Value, parameters_owner
+from devicelint.analysis.values import Value
 from devicelint.findings import Severity
+from devicelint.rules._optimizer_order import BuiltBeforeMove, LoadedInHelper, OptimizerOrder, OrderCase
 from devicelint.rules.base import Example, Rule
 
 
 class OptimizerBeforeMove(Rule):
     """
     ## What it does
-    Flags an optimizer built from `model.parameters()` (or from parameter groups of them,
-    `[{"params": ...}, ...]`) when `model.cuda()` / `model.to(...)` comes after it in the same
-    function (or at module level), in a function it is handed to, or - for an optimizer that a
-    class's `__init__` builds over `self.network` - in a method of that class called on its
-    object (`trainer.cuda()`). A class of the file counts as moving the model when its
-    `__init__`, or a base class's `__init__` it hands the model to through
-    `super().__init__(...)`, moves it (`Trainer(model, optimizer)`). A builder handed the
-    `torch.optim` package and the parameters (`config.init_obj("optimizer", torch.optim,
-    params)`) builds an optimizer. The finding sits on the optimizer, the line to change; the move
-    is its related location.
+    Flags an optimizer built from `model.parameters()` (or from parameter groups of them) before
+    `model.cuda()` / `model.to(...)` when that order leaves optimizer state on the CPU:
+    - its state is restored before the move - `opt.load_state_dict(...)` here, in a function of
+      the file it is handed to, or in a method of an object that keeps it
+      (`Checkpoint(net, opt).load()`); a load in another function is reported at the load as
+      well;
+    - it is an optimizer that creates its state in its constructor (`torch.optim.Adagrad`).
 
-    When the optimizer's state is restored before the move - `opt.load_state_dict(...)` here,
-    in a function of the file it is handed to, or in a method of an object that keeps it
-    (`Checkpoint(net, opt).load()`) - the load is reported as well: `load_state_dict` puts the
-    state on the parameters' device of that moment, and the later move leaves it there. A
-    function that moves the restored state itself (`for state in opt.state.values(): ...
-    v.to(device)`) takes care of it, and neither line is reported. Parameter groups returned by
-    a method of the model's class (`model.set_train_params(lr)`) count as its parameters.
+    The move is followed as DL409 follows it: in the same function, in a function the model is
+    handed to, in the `__init__` of a class of the file (or a base class's, through
+    `super().__init__(...)`), or in a method of a class whose `__init__` built the optimizer
+    over `self.network` (`trainer.cuda()`). A function that moves the restored state itself
+    (`for state in opt.state.values(): ... v.to(device)`) takes care of it: nothing is reported.
+    An optimizer that creates its state at its first `step()` (SGD, Adam, AdamW, RMSprop, ...)
+    built before the move, with nothing restored, works; that order is DL409's advice.
 
     ## Why is this bad?
-    PyTorch's `Module.cuda` documentation: "This also makes associated parameters and buffers
-    different objects. So it should be called before constructing the optimizer if the module
-    will live on GPU while being optimized." Optimizer state created or loaded before the move
-    stays on the CPU, and code that swaps parameters on conversion leaves the optimizer updating
-    tensors the model no longer uses.
+    `Module.to()` / `.cuda()` keep each parameter object and move its data, but not the
+    optimizer's state. `load_state_dict` casts the restored state to the device the parameters
+    have at that moment, the CPU, and `Adagrad.__init__` creates its `sum` accumulators there
+    too: after the move the gradients are on the GPU and the state is not, and the first
+    `optimizer.step()` fails with "Expected all tensors to be on the same device".
 
     ## Example
     ```python
     optimizer = torch.optim.Adam(model.parameters())
+    optimizer.load_state_dict(checkpoint["optimizer"])
     model.to(device)
     ```
 
@@ -53,43 +46,42 @@ class OptimizerBeforeMove(Rule):
     ```python
     model.to(device)
     optimizer = torch.optim.Adam(model.parameters())
+    optimizer.load_state_dict(checkpoint["optimizer"])
     ```
     """
 
     code = "DL407"
     name = "optimizer-before-move"
-    severity = Severity.WARNING
-    summary = "An optimizer built from `model.parameters()` before the model is moved."
+    severity = Severity.ERROR
+    summary = "Optimizer state restored (or made by Adagrad) before the model is moved stays on the CPU: the first `step()` fails."
     valid = (
-        "import torch\nmodel = torch.nn.Linear(2, 2)\nmodel.cuda()\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n",
-        "import torch\nmodel = torch.nn.Linear(2, 2)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\nother.cuda()\n",
+        "import torch\nmodel = torch.nn.Linear(2, 2)\nmodel.cuda()\nopt = torch.optim.Adagrad(model.parameters(), lr=0.1)\n",
+        # an optimizer that makes its state at the first step, nothing restored: it works (DL409's advice)
+        "import torch\nmodel = torch.nn.Linear(2, 2)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\nmodel.cuda()\n",
+        "import torch\nmodel = torch.nn.Linear(2, 2)\nopt = torch.optim.Adagrad(model.parameters(), lr=0.1)\nother.cuda()\n",
         # moved first; moved back and forth around a CPU checkpoint later (pytorch/examples fast_neural_style)
         "import torch\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
-        "net = torch.nn.Linear(2, 2).to(device)\nopt = torch.optim.Adam(net.parameters())\n"
+        "net = torch.nn.Linear(2, 2).to(device)\nopt = torch.optim.Adagrad(net.parameters())\n"
         "net.eval().cpu()\nnet.to(device).train()\n",
         # the helper moves the model before the optimizer is built
         "import torch\ndef place(model):\n    return model.cuda()\n"
-        "model = torch.nn.Linear(2, 2)\nplace(model)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n",
+        "model = torch.nn.Linear(2, 2)\nplace(model)\nopt = torch.optim.Adagrad(model.parameters(), lr=0.1)\n",
         # the name is rebound to another model before the move
-        "import torch\nmodel = torch.nn.Linear(2, 2)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "import torch\nmodel = torch.nn.Linear(2, 2)\nopt = torch.optim.Adagrad(model.parameters(), lr=0.1)\n"
         "model = torch.nn.Linear(4, 4)\nmodel.cuda()\n",
         # a plain class whose `cuda()` builds the optimizer again after moving the network
         "import torch\nclass Trainer:\n    def __init__(self):\n        self.net = torch.nn.Linear(2, 2)\n"
-        "        self.opt = torch.optim.SGD(self.net.parameters(), lr=0.1)\n"
-        "    def cuda(self):\n        self.net.cuda()\n        self.opt = torch.optim.SGD(self.net.parameters(), lr=0.1)\n"
+        "        self.opt = torch.optim.Adagrad(self.net.parameters(), lr=0.1)\n"
+        "    def cuda(self):\n        self.net.cuda()\n        self.opt = torch.optim.Adagrad(self.net.parameters(), lr=0.1)\n"
         "trainer = Trainer()\ntrainer.cuda()\n",
         # the class's `cuda()` exists but nothing calls it
         "import torch\nclass Trainer:\n    def __init__(self):\n        self.net = torch.nn.Linear(2, 2)\n"
-        "        self.opt = torch.optim.SGD(self.net.parameters(), lr=0.1)\n"
+        "        self.opt = torch.optim.Adagrad(self.net.parameters(), lr=0.1)\n"
         "    def cuda(self):\n        self.net.cuda()\ntrainer = Trainer()\n",
-        # an object of another package that takes the parameters without a learning rate is
-        # not taken for an optimizer (an exponential moving average)
-        "import torch\nfrom torch_ema import ExponentialMovingAverage\nmodel = torch.nn.Linear(2, 2)\n"
-        "ema = ExponentialMovingAverage(model.parameters(), decay=0.99)\nmodel.cuda()\n",
         # the trainer class takes the model but never moves it (its base class moves another argument)
         "import torch\nclass Base:\n    def __init__(self, model, loss):\n        self.model = model\n        self.loss = loss.cuda()\n"
         "class Trainer(Base):\n    def __init__(self, model, loss):\n        super().__init__(model, loss)\n"
-        "model = torch.nn.Linear(2, 2)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "model = torch.nn.Linear(2, 2)\nopt = torch.optim.Adagrad(model.parameters(), lr=0.1)\n"
         "trainer = Trainer(model, torch.nn.MSELoss())\n",
         # the optimizer's state is loaded after the model is moved
         "import torch\ndef resume(path, model, opt):\n    ckpt = torch.load(path, map_location='cpu')\n"
@@ -103,36 +95,24 @@ class OptimizerBeforeMove(Rule):
         "resume('c.pt', model, opt, 'cuda')\nmodel.cuda()\n",
         # parameter groups of two different models
         "import torch\na = torch.nn.Linear(2, 2)\nb = torch.nn.Linear(2, 2)\n"
-        "opt = torch.optim.SGD([{'params': a.parameters()}, {'params': b.parameters(), 'lr': 0.01}], lr=0.1)\na.cuda()\n",
+        "opt = torch.optim.Adagrad([{'params': a.parameters()}, {'params': b.parameters(), 'lr': 0.01}], lr=0.1)\na.cuda()\n",
     )
     invalid = (
+        # Adagrad makes its `sum` accumulators in `__init__`, on the CPU
         Example(
-            "import torch\ndef train(model, optimizer):\n    model = model.cuda()\n    optimizer.step()\n"
-            "model = torch.nn.Linear(2, 2)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)  # expect: DL407\n"
-            "train(model, opt)\n"
-        ),
-        Example(
-            "import torch\nmodel = torch.nn.Linear(2, 2)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)  # expect: DL407\n"
+            "import torch\nmodel = torch.nn.Linear(2, 2)\nopt = torch.optim.Adagrad(model.parameters(), lr=0.1)  # expect: DL407\n"
             "model.cuda()\n"
         ),
-        # parameter groups built from named_parameters(), an optimizer of another package
         Example(
-            "import torch\nfrom pytorch_pretrained_bert import BertAdam\nmodel = torch.nn.Linear(2, 2)\n"
-            "groups = [{'params': [p for n, p in model.named_parameters() if 'bias' not in n], 'weight_decay': 0.01},\n"
-            "          {'params': [p for n, p in model.named_parameters() if 'bias' in n], 'weight_decay': 0.0}]\n"
-            "opt = BertAdam(groups, lr=1e-4)  # expect: DL407\nmodel.cuda()\n"
+            "import torch\nfrom torch import optim\ndef train(model, optimizer):\n    model = model.cuda()\n    optimizer.step()\n"
+            "model = torch.nn.Linear(2, 2)\nopt = optim.Adagrad(model.parameters(), lr=0.1)  # expect: DL407\n"
+            "train(model, opt)\n"
         ),
-        # a configuration builder handed `torch.optim` and the trainable parameters; the trainer's
-        # base class moves the model in its `__init__` (victoresque/pytorch-template#82)
+        # restored in the same function: one finding, the load its related location
         Example(
-            "import torch\nclass BaseTrainer:\n    def __init__(self, model, optimizer, device):\n"
-            "        self.model = model.to(device)\n        self.optimizer = optimizer\n"
-            "class Trainer(BaseTrainer):\n    def __init__(self, model, optimizer, device, loader):\n"
-            "        super().__init__(model, optimizer, device)\n        self.loader = loader\n"
-            "def main(config, loader):\n    model = config.init_obj('arch')\n"
-            "    params = filter(lambda p: p.requires_grad, model.parameters())\n"
-            "    optimizer = config.init_obj('optimizer', torch.optim, params)  # expect: DL407\n"
-            "    Trainer(model, optimizer, 'cuda', loader)\n"
+            "import torch\ndef build(path, device):\n    model = torch.nn.Linear(2, 2)\n"
+            "    opt = torch.optim.Adam(model.parameters())  # expect: DL407\n"
+            "    opt.load_state_dict(torch.load(path, map_location='cpu'))\n    model.to(device)\n    return model, opt\n"
         ),
         # the optimizer's state is restored by a helper before the model is moved: the state
         # stays on the CPU (bohaohuang/mrs#47); groups a method of the model returns
@@ -154,436 +134,60 @@ class OptimizerBeforeMove(Rule):
             "net = torch.nn.Linear(2, 2)\nopt = torch.optim.SGD(net.parameters(), lr=0.1, momentum=0.9)  # expect: DL407\n"
             "Checkpoint(net, opt).load('c.pt')\nckpt = Checkpoint(net, opt)\nckpt.load('c.pt')\nnet.cuda()\n"
         ),
-        # a plain class builds the optimizer in `__init__`; its `cuda()`, called afterwards,
-        # moves the network (namisan/mt-dnn#40)
+        # a plain class builds the optimizer (one per branch) and restores its state in
+        # `__init__`; its `cuda()`, called afterwards, moves the network (namisan/mt-dnn#40)
         Example(
-            "import torch\nclass Trainer:\n    def __init__(self):\n        self.net = torch.nn.Linear(2, 2)\n"
-            "        self.opt = torch.optim.SGD(self.net.parameters(), lr=0.1)  # expect: DL407\n"
-            "    def cuda(self):\n        self.net.cuda()\ntrainer = Trainer()\ntrainer.cuda()\n"
+            "import torch\nclass Trainer:\n    def __init__(self, kind, state=None):\n        self.net = torch.nn.Linear(2, 2)\n"
+            "        if kind == 'sgd':\n            self.opt = torch.optim.SGD(self.net.parameters(), lr=0.1)  # expect: DL407\n"
+            "        else:\n            self.opt = torch.optim.Adam(self.net.parameters())  # expect: DL407\n"
+            "        if state:\n            self.opt.load_state_dict(state)\n"
+            "    def cuda(self):\n        self.net.cuda()\ntrainer = Trainer('sgd', {})\ntrainer.cuda()\n"
         ),
     )
 
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)
-        #: (function node, module expression) -> the optimizers' constructors (one per branch)
-        self._optimized: dict[tuple[int, str], list[cst.Call]] = {}
-        #: per function node: the `.parameters()` / `.named_parameters()` calls it makes
-        self._parameters_taken: dict[int, set[int]] = {}
-        #: `__init__` nodes that built an optimizer over one of `self`'s modules -> (their
-        #: class, the name of `self` there)
-        self._constructors: dict[int, tuple[ClassInfo, str]] = {}
-        #: optimizer constructor -> the attribute of `self` that `__init__` keeps it in
-        self._kept_in: dict[int, str] = {}
-        #: calls of a method of a class of the file on one of its objects: (class, method, call)
-        self._object_calls: list[tuple[ClassInfo, str, cst.Call]] = []
-        #: (function node, name) -> the constructor of the optimizer the name holds
-        self._optimizer_names: dict[tuple[int, str], cst.Call] = {}
-        #: optimizer constructor -> the `load_state_dict` call that restored its state before the
-        #: model was moved (in this function, a helper it was handed to, or a method of an object
-        #: that keeps it)
-        self._state_loads: dict[int, tuple[cst.Call, Optional[cst.FunctionDef]]] = {}
-        #: (function node, name of an object of a class of the file) -> (its class, attribute of
-        #: the object -> the constructor of the optimizer kept there)
-        self._holders: dict[tuple[int, str], tuple[ClassInfo, dict[str, cst.Call]]] = {}
-        #: construction call of such an object -> what it keeps, until the name it is bound to is known
-        self._pending_holders: dict[int, tuple[ClassInfo, dict[str, cst.Call]]] = {}
-        #: (function node, name) -> (the module, the method of its class) whose call's result
-        #: the name holds: parameter groups if the method returns them (`groups =
-        #: model.set_train_params(lr)`), asked only when an optimizer is built from the name
-        self._parameter_groups: dict[tuple[int, str], tuple[str, cst.FunctionDef]] = {}
-        #: method-call nodes returning parameter groups of their receiver -> the receiver's spelling
-        self._group_calls: dict[int, tuple[str, cst.FunctionDef]] = {}
-        #: per method node: does it return its own object's parameters (asked lazily, once)
-        self._returns_parameters: dict[int, bool] = {}
-        #: optimizers built from such groups
-        self._from_groups: set[int] = set()
-        #: optimizers whose loaded state the code moves itself
-        self._state_moved: set[int] = set()
+        self._order = OptimizerOrder(ctx, self._report)
 
     def on_assign(self, statement: cst.CSTNode, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value) -> None:
-        name = dotted_name(target)
-        if name is not None:
-            scope = id(self.ctx.current_function.node)
-            # the name now holds another model: a later move is not of the optimized one
-            self._optimized.pop((scope, name), None)
-            self._optimizer_names.pop((scope, name), None)
-            self._holders.pop((scope, name), None)
-            self._parameter_groups.pop((scope, name), None)
-            if value.kind == Kind.OPTIMIZER and name.count(".") == 1:
-                self._kept_in[id(value_node)] = name.split(".", 1)[1]
-            if value.kind == Kind.OPTIMIZER and isinstance(value_node, cst.Call):
-                self._optimizer_names[(scope, name)] = value_node
-            if id(value_node) in self._pending_holders:
-                self._holders[(scope, name)] = self._pending_holders.pop(id(value_node))
-            if id(value_node) in self._group_calls:
-                self._parameter_groups[(scope, name)] = self._group_calls[id(value_node)]
+        self._order.on_assign(statement, target, value_node, value)
 
     def on_call(self, event: CallEvent) -> None:
-        scope = id(self.ctx.current_function.node)
-        if event.result.kind == Kind.PARAMETERS and event.method in ("parameters", "named_parameters"):
-            self._parameters_taken.setdefault(scope, set()).add(id(event.node))
-        if event.result.kind == Kind.OPTIMIZER and event.args:
-            # `Adam(model.parameters())`, or parameter groups of one module's parameters
-            # (`[{"params": [p for n, p in model.named_parameters() if ...]}, ...]`)
-            parameters = event.result.info if isinstance(event.result.info, Value) and event.result.info.kind == Kind.PARAMETERS else None
-            if parameters is not None and parameters.origin is not None and id(parameters.origin.node) in self._parameters_taken.get(scope, ()):
-                owner = parameters_owner(parameters)
-                model = parameters.info if isinstance(parameters.info, Value) else None
-                already_placed = model is not None and model.device is not None and model.device.may_be_accelerator
-                if owner is not None and not already_placed:
-                    self._optimized.setdefault((scope, owner), []).append(event.node)
-                    self._note_constructor(scope, owner)
-            elif self._groups_owner(scope, event.args[0][0].value) is not None:
-                # `Adam(model.set_train_params(...))`, or through a name holding them (their
-                # parameters were taken in the method, from `self`'s submodules)
-                owner = self._groups_owner(scope, event.args[0][0].value)
-                assert owner is not None
-                self._optimized.setdefault((scope, owner), []).append(event.node)
-                self._from_groups.add(id(event.node))
-            elif event.callee.kind == Kind.FUNCTION and isinstance(event.result.info, Value) and event.result.info.kind == Kind.PARAMETERS:
-                # `build_optimizer(model, lr)`: a helper (of this file or another module of the
-                # project) that builds it from the parameters of a model handed to it
-                for arg, value in event.args:
-                    owner = dotted_name(arg.value)
-                    placed = value.device is not None and value.device.may_be_accelerator
-                    if owner is not None and value.kind == Kind.MODULE and not placed:
-                        self._optimized.setdefault((scope, owner), []).append(event.node)
-            return
-        self._note_state_load(scope, event)
-        if event.method is not None and event.receiver is not None and isinstance(event.receiver.info, ClassInfo):
-            self._object_calls.append((event.receiver.info, event.method, event.node))
-            self._note_parameter_groups(event, event.receiver.info)
-        if event.callee.kind == Kind.FUNCTION and isinstance(event.callee.info, cst.FunctionDef):
-            self._handed_to_mover(scope, event, event.callee.info)
-            return
-        if event.callee.kind == Kind.CLASS and isinstance(event.callee.info, ClassInfo):
-            self._note_holder(scope, event, event.callee.info)
-            self._handed_to_mover(scope, event, None, event.callee.info)
-            return
-        if event.method not in ("cuda", "to") or event.receiver is None or event.receiver.kind != Kind.MODULE:
-            return
-        if event.result.device is None or not event.result.device.may_be_accelerator:
-            return
-        func = event.node.func
-        assert isinstance(func, cst.Attribute)
-        owner = dotted_name(func.value)
-        for optimizer in self._optimized.pop((scope, owner or ""), ()):
-            if id(optimizer) in self._state_moved:
-                continue
-            # the line to change is the optimizer's: report there, and point at the move
-            taken = f"parameter groups of `{owner}`" if id(optimizer) in self._from_groups else f"`{owner}.parameters()`"
-            loaded = self._state_load(optimizer, owner or "", event.node)
-            self.ctx.report(
-                optimizer,
-                f"this optimizer is built from {taken} before `{owner}` is moved "
-                f"(line {self.ctx.line(event.node)}); move the model first, then build the optimizer",
-                related=((event.node, f"`{owner}` is moved here"), *loaded),
-            )
-
-    def _groups_owner(self, scope: int, argument: cst.BaseExpression) -> Optional[str]:
-        """The module whose parameter groups ``argument`` is: a call of a method of its class
-        that returns them, or a name such a call was assigned to here."""
-        if isinstance(argument, cst.Name):
-            call = self._parameter_groups.get((scope, argument.value))
-        else:
-            call = self._group_calls.get(id(argument))
-        if call is None:
-            return None
-        owner, method = call
-        if id(method) not in self._returns_parameters:
-            positional = [*method.params.posonly_params, *method.params.params]
-            self._returns_parameters[id(method)] = bool(positional) and _returns_own_parameters(method, positional[0].name.value)
-        return owner if self._returns_parameters[id(method)] else None
-
-    def _state_load(self, optimizer: cst.Call, owner: str, move: cst.Call) -> tuple[tuple[cst.CSTNode, str], ...]:
-        """The optimizer's state was restored before ``owner`` was moved: `load_state_dict`
-        puts each state tensor on the device its parameter has at that moment (the CPU), and
-        moving the model later does not move the state, so the first step mixes devices. A load
-        in this function is a related location of the optimizer's finding (one line order to
-        change); a load in a helper or a method is a line to change of its own, reported there."""
-        entry = self._state_loads.pop(id(optimizer), None)
-        if entry is None:
-            return ()
-        load, function = entry
-        if function is self.ctx.current_function.node:
-            return ((load, "its state is loaded here, onto the CPU, and stays there after the move"),)
-        self.ctx.report(
-            load,
-            f"the optimizer's state is loaded here while `{owner}` is still on the CPU, and `{owner}` is "
-            f"moved afterwards (line {self.ctx.line(move)}): the loaded state stays on the CPU and the first "
-            "`step()` mixes devices; move the model before loading the optimizer's state",
-            related=((move, f"`{owner}` is moved here"), (optimizer, "the optimizer is built here")),
-        )
-        return ()
-
-    def _note_state_load(self, scope: int, event: CallEvent) -> None:
-        """Remember where an optimizer built here has its state restored: ``opt.load_state_dict(...)``,
-        a function of the file handed ``opt`` that calls ``load_state_dict`` on its parameter, or a
-        method of an object that keeps ``opt`` in an attribute and calls it there."""
-        if not self._optimizer_names:
-            return  # no optimizer built yet: nothing to load
-        func = event.node.func
-        if event.method == "load_state_dict" and isinstance(func, cst.Attribute):
-            receiver = dotted_name(func.value)
-            constructor = self._optimizer_names.get((scope, receiver or ""))
-            function = self.ctx.current_function.node
-            if constructor is not None:
-                self._note_load(constructor, event.node, function, receiver or "")
-            return
-        if event.callee.kind == Kind.FUNCTION and isinstance(event.callee.info, cst.FunctionDef):
-            function = event.callee.info
-            for (arg, _), parameter in zip(event.args, argument_parameters(function, event.args, skip_first=False)):
-                constructor = self._optimizer_names.get((scope, dotted_name(arg.value) or ""))
-                load = _load_state_dict_call(function, parameter) if constructor is not None and parameter is not None else None
-                if load is not None and constructor is not None and parameter is not None:
-                    self._note_load(constructor, load, function, parameter)
-            return
-        if event.method is None or not isinstance(func, cst.Attribute):
-            return
-        holder = self._holders.get((scope, dotted_name(func.value) or ""))
-        if holder is None:
-            return
-        class_info, kept = holder
-        found = class_info.find_method(event.method)
-        if found is None or _is_static(found[0]):
-            return
-        positional = [*found[0].params.posonly_params, *found[0].params.params]
-        if not positional:
-            return
-        for attribute, constructor in kept.items():
-            receiver = f"{positional[0].name.value}.{attribute}"
-            load = _load_state_dict_call(found[0], receiver)
-            if load is not None:
-                self._note_load(constructor, load, found[0], receiver)
-
-    def _note_load(self, constructor: cst.Call, load: cst.Call, function: Optional[cst.FunctionDef], receiver: str) -> None:
-        """``load`` restores the state of the optimizer built at ``constructor``. Where the
-        function that loads it also moves the state itself (``for state in opt.state.values():
-        ... v.to(device)``, the usual fix), the optimizer's device is taken care of: neither the
-        load nor the construction is reported."""
-        text = self.ctx.analyzer.body_text(function) if function is not None else ""
-        if re.search(rf"\b{re.escape(receiver)}\s*\.\s*state\s*\.\s*(values|items)\s*\(", text):
-            self._state_moved.add(id(constructor))
-            return
-        self._state_loads.setdefault(id(constructor), (load, function))
-
-    def _note_holder(self, scope: int, event: CallEvent, built: ClassInfo) -> None:
-        """``Checkpoint(net, optimizer)`` whose ``__init__`` keeps the optimizer in ``self.<attr>``:
-        remember the attribute, so a later ``checkpoint.load()`` that restores it is seen."""
-        if not self._optimizer_names:
-            return
-        found = built.find_method("__init__")
-        if found is None:
-            return
-        constructor_function = found[0]
-        positional = [*constructor_function.params.posonly_params, *constructor_function.params.params]
-        if not positional:
-            return
-        self_name = positional[0].name.value
-        text = self.ctx.analyzer.body_text(constructor_function)
-        kept: dict[str, cst.Call] = {}
-        for (arg, _), parameter in zip(event.args, argument_parameters(constructor_function, event.args, skip_first=True)):
-            constructor = self._optimizer_names.get((scope, dotted_name(arg.value) or ""))
-            if constructor is None or parameter is None:
-                continue
-            stored = re.search(rf"\b{re.escape(self_name)}\s*\.\s*(\w+)\s*=\s*{re.escape(parameter)}\s*$", text, re.MULTILINE)
-            if stored is not None:
-                kept[stored.group(1)] = constructor
-        if kept:
-            self._pending_holders[id(event.node)] = (built, kept)
-
-    def _note_parameter_groups(self, event: CallEvent, class_info: ClassInfo) -> None:
-        """``model.set_train_params(lr)``: a call of a method of the model's class, which may
-        return parameter groups of its own submodules (``[{"params": self.encoder.parameters(),
-        ...}, ...]``); the method's body is read only if an optimizer is built from the result."""
-        if event.receiver is None or event.receiver.kind != Kind.MODULE or event.method is None:
-            return
-        func = event.node.func
-        owner = dotted_name(func.value) if isinstance(func, cst.Attribute) else None
-        found = class_info.find_method(event.method) if owner is not None else None
-        if owner is not None and found is not None and not _is_static(found[0]):
-            self._group_calls[id(event.node)] = (owner, found[0])
-
-    def _handed_to_mover(self, scope: int, event: CallEvent, function: Optional[cst.FunctionDef], built: Optional[ClassInfo] = None) -> None:
-        """``train(model, loader, optimizer)`` where ``train`` moves ``model`` (``model.cuda()``)
-        after the optimizer was built here: the same bug, with the move one call away. With
-        ``built``, the call constructs an object of that class of the file, whose ``__init__``
-        (or a base's, through ``super().__init__(...)``) moves the model: ``Trainer(model, ...)``."""
-        if built is not None:
-            found = built.find_method("__init__")
-            if found is None:
-                return
-            function, defined_in = found
-        assert function is not None
-        names = argument_parameters(function, event.args, skip_first=built is not None)
-        for (arg, value), parameter in zip(event.args, names):
-            owner = dotted_name(arg.value)
-            if parameter is None or owner is None or value.kind != Kind.MODULE:
-                continue
-            optimizers = self._optimized.get((scope, owner))
-            if not optimizers:
-                continue
-            mover = self._mover_of(function, defined_in, parameter) if built is not None else (function if self._moves(function, parameter) else None)
-            if mover is None:
-                continue
-            del self._optimized[(scope, owner)]
-            called = built.name if built is not None else function.name.value
-            for optimizer in optimizers:
-                if id(optimizer) in self._state_moved:
-                    continue
-                loaded = self._state_load(optimizer, owner, event.node)
-                self.ctx.report(
-                    optimizer,
-                    f"this optimizer is built from `{owner}.parameters()` before `{called}()` "
-                    f"moves `{owner}` (called at line {self.ctx.line(event.node)}); move the model first, "
-                    "then build the optimizer",
-                    related=((event.node, f"`{called}()` moves `{owner}`"), *loaded),
-                )
-
-    def _moves(self, function: cst.FunctionDef, parameter: str) -> bool:
-        """Does ``function`` move its parameter ``parameter`` to an accelerator (not `.cpu()`,
-        not merely hand it on)?"""
-        return re.search(rf"\b{re.escape(parameter)}\s*\.\s*(cuda|to)\s*\(", self.ctx.analyzer.body_text(function)) is not None
-
-    def _mover_of(self, constructor: cst.FunctionDef, defined_in: ClassInfo, parameter: str, depth: int = 0) -> Optional[cst.FunctionDef]:
-        """The ``__init__`` that moves the constructor parameter ``parameter``: this one, or the
-        base class's one it hands the parameter to through ``super().__init__(...)`` (at most a
-        few levels up)."""
-        if self._moves(constructor, parameter):
-            return constructor
-        if depth >= 3:
-            return None
-        for call in _base_init_calls(constructor):
-            found = next(filter(None, (base.find_method("__init__") for base in defined_in.bases)), None)
-            if found is None:
-                return None
-            base_init, base_class = found
-            explicit_self = not (isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Call))
-            forwarded = [(arg, Value(Kind.UNKNOWN)) for arg in call.args]
-            for (arg, _), name in zip(forwarded, argument_parameters(base_init, tuple(forwarded), skip_first=not explicit_self)):
-                if name is not None and isinstance(arg.value, cst.Name) and arg.value.value == parameter:
-                    return self._mover_of(base_init, base_class, name, depth + 1)
-        return None
-
-    def _note_constructor(self, scope: int, owner: str) -> None:
-        """Remember an `__init__` that builds an optimizer over `self.<module>`."""
-        context = self.ctx.current_function
-        function = context.node
-        if function is None or context.class_info is None or function.name.value != "__init__":
-            return
-        positional = [*function.params.posonly_params, *function.params.params]
-        if positional and owner.startswith(positional[0].name.value + "."):
-            self._constructors[scope] = (context.class_info, positional[0].name.value)
+        self._order.on_call(event)
 
     def finish(self) -> None:
-        """``model = Trainer(cfg)`` whose ``__init__`` builds the optimizer over
-        ``self.network``, then ``model.cuda()`` where that method of the class moves
-        ``self.network``: the object is built before any of its methods runs, so the move always
-        comes after the optimizer."""
-        reported: set[int] = set()
-        for class_info, method, call in self._object_calls:
-            constructor = class_info.find_method("__init__")
-            found = class_info.find_method(method)
-            if constructor is None or found is None or id(constructor[0]) not in self._constructors:
-                continue
-            mover = found[0]
-            positional = [*mover.params.posonly_params, *mover.params.params]
-            if not positional or _is_static(mover):
-                continue
-            self_name = positional[0].name.value
-            text = self.ctx.analyzer.body_text(mover)
-            scope = id(constructor[0])
-            init_self = self._constructors[scope][1]
-            for (where, owner), optimizers in self._optimized.items():
-                for optimizer in optimizers:
-                    if where == scope and id(optimizer) not in reported:
-                        self._report_moved_later(optimizer, owner, init_self, class_info, method, call, self_name, text, reported)
+        self._order.finish()
 
-    def _report_moved_later(
-        self, optimizer: cst.Call, owner: str, init_self: str, class_info: ClassInfo, method: str, call: cst.Call, self_name: str, text: str, reported: set[int]
-    ) -> None:
-        """Report ``optimizer`` (built over ``owner`` in ``class_info.__init__``) if the
-        method called at ``call``, whose body is ``text``, moves ``owner`` and keeps the optimizer."""
-        attribute = owner[len(init_self) + 1:]
-        kept_in = self._kept_in.get(id(optimizer))
-        if kept_in is None or "." in attribute:
-            return  # an optimizer `__init__` does not keep is not used afterwards
-        moved = rf"\b{re.escape(self_name)}\s*\.\s*{re.escape(attribute)}\s*\.\s*(cuda|to)\s*\("
-        rebuilt = rf"\b{re.escape(self_name)}\s*\.\s*{re.escape(kept_in)}\s*=(?!=)"
-        if not re.search(moved, text) or re.search(rebuilt, text):
-            return  # not moved there, or the method builds the optimizer again after the move
-        reported.add(id(optimizer))
+    def _report(self, case: OrderCase) -> None:
+        """The cases whose state stays on the CPU; an optimizer that makes its state at its
+        first step, with nothing restored, is DL409's."""
+        line = self.ctx.line
+        if isinstance(case, LoadedInHelper):
+            self.ctx.report(
+                case.load,
+                f"the optimizer's state is loaded here while `{case.owner}` is still on the CPU, and `{case.owner}` is "
+                f"moved afterwards (line {line(case.move)}): `load_state_dict` puts the state on the parameters' "
+                "device of this moment, the move leaves it there, and the first `step()` mixes CPU state with GPU "
+                "gradients; move the model before loading the optimizer's state",
+                related=((case.move, f"`{case.owner}` is moved here"), (case.optimizer, "the optimizer is built here")),
+            )
+            return
+        assert isinstance(case, BuiltBeforeMove)
+        related = [(case.move, case.move_note)]
+        if case.state_load is not None and case.state_load.same_function:
+            related.append((case.state_load.call, "its state is loaded here, onto the CPU, and stays there after the move"))
+            why = f"its state is restored before the move (line {line(case.state_load.call)})"
+        elif case.state_load is not None:
+            function = case.state_load.function
+            called = f" in `{function.name.value}()`" if function is not None else ""
+            why = f"its state is restored before the move (line {line(case.state_load.call)}{called})"
+        elif case.eager_state is not None:
+            why = f"`{case.eager_state}` creates its state in its constructor, next to the parameters"
+        else:
+            return
         self.ctx.report(
-            optimizer,
-            f"this optimizer is built from `{owner}`'s parameters in `{class_info.name}.__init__`, and "
-            f"`{method}()` moves `{owner}` afterwards (called at line {self.ctx.line(call)}); move the "
-            "model before building the optimizer, or build the optimizer after the move",
-            related=((call, f"`{method}()` moves `{owner}`"),),
+            case.optimizer,
+            f"{case.described}, and {why}: the move leaves that state on the CPU, and the first `step()` mixes "
+            "it with the gradients on the GPU; move the model first, then build the optimizer",
+            related=tuple(related),
         )
-
-
-def _base_init_calls(constructor: cst.FunctionDef) -> list[cst.Call]:
-    """``super().__init__(...)`` / ``Base.__init__(self, ...)`` statements at the top level of a
-    constructor's body."""
-    calls = []
-    body = constructor.body.body if isinstance(constructor.body, cst.IndentedBlock) else ()
-    for statement in body:
-        if not isinstance(statement, cst.SimpleStatementLine):
-            continue
-        for small in statement.body:
-            call = small.value if isinstance(small, cst.Expr) else None
-            if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "__init__":
-                calls.append(call)
-    return calls
-
-
-def _load_state_dict_call(function: cst.FunctionDef, receiver: str) -> Optional[cst.Call]:
-    """The first ``<receiver>.load_state_dict(...)`` call in ``function`` (``receiver`` a name or
-    a dotted attribute chain), outside nested functions, classes and lambdas."""
-    finder = _LoadStateDictFinder(receiver)
-    function.body.visit(finder)
-    return finder.found
-
-
-class _LoadStateDictFinder(OwnScopeVisitor):
-    def __init__(self, receiver: str) -> None:
-        self.receiver = receiver
-        self.found: Optional[cst.Call] = None
-
-    def visit_Call(self, node: cst.Call) -> bool:
-        func = node.func
-        if self.found is None and isinstance(func, cst.Attribute) and func.attr.value == "load_state_dict" and dotted_name(func.value) == self.receiver:
-            self.found = node
-        return self.found is None
-
-
-def _returns_own_parameters(method: cst.FunctionDef, self_name: str) -> bool:
-    """Does ``method`` return something built from ``self``'s (or a submodule's) parameters?"""
-    finder = _OwnParametersReturned(self_name)
-    method.body.visit(finder)
-    return finder.found
-
-
-class _OwnParametersReturned(OwnScopeVisitor):
-    def __init__(self, self_name: str) -> None:
-        self.self_name = self_name
-        self.found = False
-        self._returns_open = 0
-
-    def visit_Return(self, node: cst.Return) -> bool:
-        self._returns_open += 1
-        return not self.found
-
-    def leave_Return(self, original_node: cst.Return) -> None:
-        self._returns_open -= 1
-
-    def visit_Call(self, node: cst.Call) -> bool:
-        func = node.func
-        if self._returns_open and isinstance(func, cst.Attribute) and func.attr.value in ("parameters", "named_parameters"):
-            owner = dotted_name(func.value) or ""
-            self.found = owner == self.self_name or owner.startswith(self.self_name + ".")
-        return not self.found
-
-
-def _is_static(function: cst.FunctionDef) -> bool:
-    return any(isinstance(decorator.decorator, cst.Name) and decorator.decorator.value in ("staticmethod", "classmethod") for decorator in function.decorators)
