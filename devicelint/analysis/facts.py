@@ -58,6 +58,12 @@ class ClassInfo:
     item_text_keys: Optional[tuple[str, ...]] = None
     #: a subclass of a diffusers pipeline (see torch_api.is_diffusers_pipeline)
     diffusers_pipeline: bool = False
+    #: per attribute its own ``__init__`` keeps a parameter in as it came in (``self.encoder =
+    #: encoder``), that parameter; None until computed (see Summaries.kept_arguments)
+    kept_arguments: Optional[dict[str, str]] = None
+    #: how many calls of the class the file's text makes, -1 where it also names the class
+    #: without calling it (handed on as a class, an annotation); None until computed
+    calls_in_text: Optional[int] = None
 
     def find_method(self, name: str) -> Optional[tuple[cst.FunctionDef, "ClassInfo"]]:
         """The method ``name`` and the class defining it, looked up through the bases the

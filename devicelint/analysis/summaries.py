@@ -111,8 +111,22 @@ class Summaries(ParameterUses):
     def called_names(self) -> frozenset[str]:
         """Names the file calls, as ``name(`` or ``.name(`` (computed once)."""
         if self._called is None:
-            self._called = frozenset(_CALLED_NAME.findall(self._file_text()))
+            self._called = frozenset(self._called_counts())
         return self._called
+
+    def _called_counts(self) -> Counter[str]:
+        """How many times the file calls each name, as ``name(`` or ``.name(`` (computed once)."""
+        if self._called_count is None:
+            self._called_count = Counter(_CALLED_NAME.findall(self._file_text()))
+        return self._called_count
+
+    def _file_word_counts(self) -> tuple[Counter[str], Counter[str]]:
+        """The identifiers of the file's text, counted, with the names it defines with ``def``
+        (computed once)."""
+        if self._word_counts is None:
+            text = self._file_text()
+            self._word_counts = (Counter(_WORD.findall(text)), Counter(_DEFINED.findall(text)))
+        return self._word_counts
 
     def _file_text(self) -> str:
         """The module's source: as read, or generated from the tree where none was given."""
@@ -532,10 +546,7 @@ class Summaries(ParameterUses):
         called &= class_info.methods.keys() - {"__init__"}
         if not called:
             return frozenset()
-        if self._word_counts is None:
-            text = self._file_text()
-            self._word_counts = (Counter(_WORD.findall(text)), Counter(_DEFINED.findall(text)))
-        words, defined = self._word_counts
+        words, defined = self._file_word_counts()
         in_init = Counter(word for word in _WORD.findall(init_text) if word in called)
         return frozenset(
             name
@@ -557,6 +568,10 @@ class Summaries(ParameterUses):
         if not class_info.init_analysed and not class_info.attributes:
             self._preview_init(class_info)
         merged.update(class_info.attributes)
+        if class_info.is_module:
+            for attribute, injected in self._injected_modules(class_info).items():
+                if _uninformative_module_slot(merged.get(attribute)):
+                    merged[attribute] = injected
         for attribute in self._written_elsewhere(class_info):
             stored = self._stored_by_methods(class_info, attribute, merged.get(attribute), reader)
             if stored is not None:
@@ -1240,6 +1255,8 @@ class Summaries(ParameterUses):
             device = None
             if not info.framework_placed and self._owns_parameters(info) and not self._places_itself(info):
                 device = CPU
+            elif not info.framework_placed and not self._owns_parameters(info):
+                device = self._placed_by_kept_modules(info, args)
             if self.emitting:
                 self._note_module_construction(node, info, args)
             return Value(Kind.MODULE, device, origin, info=info)
@@ -1253,6 +1270,104 @@ class Summaries(ParameterUses):
         if self.emitting:
             self._note_construction(info, args)
         return Value(Kind.UNKNOWN, info=info, fields=_dataclass_fields_given(info, args))
+
+    def kept_arguments(self, info: ClassInfo) -> dict[str, str]:
+        """``self.encoder = encoder`` (also ``self.model = model.eval()``, ``self.encoder,
+        self.decoder = encoder, decoder``) at the top level of the class's own ``__init__``: per
+        attribute, the parameter it keeps as it came in (computed once). Models are composed by
+        injection - ``Seq2Seq(encoder, decoder)``, ``GreedySearchDecoder(encoder, decoder)`` -
+        and the module an attribute holds is then the one the constructions hand in."""
+        if info.kept_arguments is None:
+            info.kept_arguments = {}
+            init = info.methods.get("__init__")
+            positional = [*init.params.posonly_params, *init.params.params] if init is not None else []
+            if init is not None and positional and not is_static_or_class_method(init):
+                owner = positional[0].name.value
+                for statement in helpers.body_statements(init):
+                    if not isinstance(statement, cst.SimpleStatementLine):
+                        continue
+                    for small in statement.body:
+                        if isinstance(small, cst.Assign) and len(small.targets) == 1:
+                            for target, value in _paired_targets(small.targets[0].target, small.value):
+                                parameter = self._kept_parameter(init, owner, target, value)
+                                if parameter is not None:
+                                    info.kept_arguments[parameter[0]] = parameter[1]
+        return info.kept_arguments
+
+    def _kept_parameter(self, init: cst.FunctionDef, owner: str, target: cst.BaseExpression, value: cst.BaseExpression) -> Optional[tuple[str, str]]:
+        """(attribute, parameter) where ``target = value`` is ``self.attribute = parameter`` (or
+        the parameter put in evaluation or training mode, which returns the module itself)."""
+        if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == owner):
+            return None
+        while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in ("eval", "train") and not value.args:
+            value = value.func.value
+        if not isinstance(value, cst.Name) or value.value == owner:
+            return None
+        parameter = self.parameter_read_unchanged(init, value)
+        return (target.attr.value, parameter) if parameter is not None else None
+
+    def _injected_modules(self, info: ClassInfo) -> dict[str, Value]:
+        """Per attribute the class's ``__init__`` keeps a parameter in (see kept_arguments), the
+        module every construction of the class (or of a subclass that runs that ``__init__``)
+        hands that parameter, where they all hand a module of one class of the file:
+        ``GreedySearchDecoder(encoder, decoder)`` with ``encoder = EncoderRNN(...)``. Nothing
+        where a construction hands something else or leaves it out, where classes disagree
+        (as a join of two classes would be), or where the file may build the class in a way the
+        analysis has not met (yet): a call it has not run, a subclass with an ``__init__`` of its
+        own, the class handed on uncalled."""
+        kept = self.kept_arguments(info)
+        init = info.methods.get("__init__")
+        if not kept or init is None or not self.facts.module_constructions:
+            return {}
+        sites = [built for built in self.facts.module_constructions.values() if built.init is init]
+        if not sites:
+            return {}
+        subclasses = self.subclasses_of(info)
+        if any("__init__" in other.methods for other in subclasses):
+            return {}
+        counts = [self._calls_in_text(other) for other in (info, *subclasses)]
+        if -1 in counts or len(sites) != sum(counts):
+            return {}
+        injected: dict[str, Value] = {}
+        for attribute, parameter in kept.items():
+            handed = [built.bound.get(parameter) for built in sites]
+            first = handed[0]
+            if first is None or first.kind not in (Kind.MODULE, Kind.CRITERION) or not isinstance(first.info, ClassInfo):
+                continue
+            if any(value is None or value.kind != first.kind or value.info is not first.info for value in handed[1:]):
+                continue
+            injected[attribute] = Value(first.kind, None, Origin(sites[0].node, f"the `{first.info.name}` module handed to `{info.name}()`"), info=first.info)
+        return injected
+
+    def _calls_in_text(self, info: ClassInfo) -> int:
+        """How many times the file's text calls the class by its name; -1 (never a count of
+        constructions) where it also names it otherwise - hands it on as a class, annotates
+        with it, `isinstance` - so the file may build objects of it that the analysis does not
+        see."""
+        if info.calls_in_text is None:
+            words, _ = self._file_word_counts()
+            called = self._called_counts()
+            text = self._file_text()
+            named_otherwise = words[info.name] - called[info.name] - text.count(f"class {info.name}") - text.count(f"super({info.name}")
+            info.calls_in_text = called[info.name] if named_otherwise == 0 else -1
+        return info.calls_in_text
+
+    def _placed_by_kept_modules(self, info: ClassInfo, args: tuple[tuple[cst.Arg, Value], ...]) -> Optional[Device]:
+        """A module class that owns no parameters of its own but keeps the modules its
+        constructor is handed (``GreedySearchDecoder(encoder, decoder)``) is where they are:
+        their device, where each is a module placed on one device that may be the accelerator."""
+        kept = self.kept_arguments(info)
+        found = info.find_method("__init__")
+        if not kept or found is None:
+            return None
+        site = helpers.bind_arguments(found[0], args, True)
+        if site is None:
+            return None
+        devices = {site[1][parameter].device for parameter in kept.values() if parameter in site[1] and site[1][parameter].kind in (Kind.MODULE, Kind.CRITERION)}
+        if len(devices) != 1:
+            return None
+        device = devices.pop()
+        return device if device is not None and device.may_be_accelerator and not device.argument else None
 
     def _note_module_construction(self, node: cst.Call, info: ClassInfo, args: tuple[tuple[cst.Arg, Value], ...]) -> None:
         """``AppendFeatures(torch.rand(5, 2))``: remember what the call hands to the module's
@@ -1857,6 +1972,25 @@ def _as_seen_from_method(value: Value, model_device: Optional[Device]) -> Value:
     if value.kind == Kind.TENSOR and value.role in (Role.PARAMETER, Role.BUFFER):
         return Value(Kind.TENSOR, model_device, value.origin, scalar=value.scalar, info=value.info, role=value.role)
     return value
+
+
+def _paired_targets(target: cst.BaseExpression, value: cst.BaseExpression) -> list[tuple[cst.BaseExpression, cst.BaseExpression]]:
+    """``a = x`` as [(a, x)], ``a, b = x, y`` as [(a, x), (b, y)]; [] for unpacking anything else."""
+    if isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List)):
+        if len(target.elements) != len(value.elements) or any(isinstance(e, cst.StarredElement) for e in (*target.elements, *value.elements)):
+            return []
+        return [(t.value, v.value) for t, v in zip(target.elements, value.elements)]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return []
+    return [(target, value)]
+
+
+def _uninformative_module_slot(value: Optional[Value]) -> bool:
+    """Does what ``__init__`` left in an attribute say nothing about which module it holds - an
+    object of unknown kind (a constructor argument), or a module of unknown class?"""
+    if value is None or value.info is not None or value.role is not None:
+        return False
+    return value.kind == Kind.UNKNOWN and value.is_bare or value.kind == Kind.MODULE
 
 
 def _has_arguments(function: cst.FunctionDef, is_method: bool) -> bool:
