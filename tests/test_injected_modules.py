@@ -128,3 +128,10 @@ def test_a_plain_class_searcher_keeps_the_encoder_its_construction_hands_it():
     )
     findings = lint(code + "    lengths = lengths.to(device)\n    return searcher(input_batch, lengths)\n" + _SEARCHER_MAIN)
     assert [(f.code, f.line) for f in findings] == [("DL201", 9)]
+
+
+def test_a_model_built_by_a_function_at_the_end_of_the_file_is_met_before_forward_runs():
+    # `build(device)` waits for callers like any helper; the `forward`s that read the injected
+    # encoder wait for it, since the text calls `Seq2Seq(` there
+    findings = lint(_ENCODER + "def build(device):\n    return Seq2Seq(Encoder()).to(device)\n")
+    assert [(f.code, f.line) for f in findings] == [("DL202", 14)]

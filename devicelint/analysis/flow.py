@@ -167,6 +167,9 @@ class FlowAnalyzer(Expressions, Summaries, TorchSemantics, ProjectImports):
         self.call_context: Optional[cst.Call] = None
         self._called: Optional[frozenset[str]] = None
         self._called_count: Optional[Counter[str]] = None
+        #: per module class: whether its methods wait for constructions the analysis has not
+        #: met yet, as of that many constructions met (see Summaries._waits_for_injection)
+        self._awaiting: dict[ClassInfo, tuple[int, bool]] = {}
         #: per function: its body's text, for the two parameter scans below (cut from the
         #: file's text when it can be, see function_text; once per function either way)
         self._body_texts: dict[cst.FunctionDef, str] = {}

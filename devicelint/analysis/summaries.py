@@ -85,7 +85,7 @@ class Summaries(ParameterUses):
         for index, (function, class_info, _) in enumerate(self._pending[:_PENDING_LOOKAHEAD]):
             if function.name.value not in called and not (
                 class_info is not None and function.name.value == "__init__" and self._waits_for_construction(function, class_info)
-            ):
+            ) and not self._waits_for_injection(function, class_info):
                 return index
         for index, (function, _, _) in enumerate(self._pending[:_PENDING_LOOKAHEAD]):
             if function.name.value not in called:
@@ -100,6 +100,30 @@ class Summaries(ParameterUses):
         if class_info is None or method.name.value == "__init__" or is_static_or_class_method(method):
             return False
         return method.name.value in self.called_names() and bool(self._written_elsewhere(class_info))
+
+    def _waits_for_injection(self, method: cst.FunctionDef, class_info: Optional[ClassInfo]) -> bool:
+        """Does a method of a module class whose ``__init__`` keeps constructor arguments (see
+        kept_arguments) wait for the constructions of the class that the file's text makes and
+        the analysis has not met yet (``build(device)`` at the end of the file)? What they hand
+        in says which modules those attributes hold (see _injected_modules)."""
+        if class_info is None or not class_info.is_module or method.name.value == "__init__":
+            return False
+        return any(self._awaits_constructions(owner) for owner in (class_info, *class_info.ancestors()))
+
+    def _awaits_constructions(self, info: ClassInfo) -> bool:
+        seen = len(self.facts.module_constructions)
+        memo = self._awaiting.get(info)
+        if memo is not None and memo[0] == seen:
+            return memo[1]
+        awaits = False
+        init = info.methods.get("__init__")
+        if init is not None and self.kept_arguments(info):
+            counts = [self._calls_in_text(other) for other in (info, *self.subclasses_of(info))]
+            if -1 not in counts:
+                met = sum(1 for built in self.facts.module_constructions.values() if built.init is init)
+                awaits = met < sum(counts)
+        self._awaiting[info] = (seen, awaits)
+        return awaits
 
     def _waits_for_construction(self, init: cst.FunctionDef, class_info: ClassInfo) -> bool:
         """Does a plain class's ``__init__`` wait for the code that builds its objects (see
