@@ -2287,3 +2287,38 @@ def test_a_device_none_default_the_call_leaves_out_moves_nothing():
     )
     state = function_state(analyzer, "test_timesteps")
     assert state["steps"].device is None or not state["steps"].device.may_be_accelerator
+
+
+def test_an_object_of_a_plain_class_carries_the_attributes_its_methods_see():
+    code = '''
+import torch
+
+class PartitionBook:
+    def __init__(self, table, rows):
+        self.table = table
+        self.rows = rows
+        self.scale = torch.ones(3)
+
+    def rescale(self, device):
+        self.scale = self.scale.to(device)
+
+class Sampler:
+    def __init__(self, book):
+        self.book = book
+
+    def sample(self, device):
+        table = self.book.table
+        rows = self.book.rows.to(device)
+        scale = self.book.scale
+        missing = self.book.nothing_sets_this
+        return table, rows, scale, missing
+
+book = PartitionBook(torch.arange(12) % 2, torch.arange(12))
+Sampler(book).sample("cuda")
+'''
+    state = function_state(analyse(code), "sample")
+    assert state["table"].kind == Kind.TENSOR and place(state["table"]) == "cpu"  # the constructor's argument
+    assert state["rows"].kind == Kind.TENSOR and place(state["rows"]) == "accel"
+    # another method moves it: the class's methods cannot tell where it is, nor can its users
+    assert place(state["scale"]) == "unknown"
+    assert state["missing"] is UNKNOWN

@@ -210,6 +210,10 @@ class Expressions:
             carried = base.field_value(attribute)
             if carried is not None:
                 return carried  # `frames.rotations` of `frames = Frame(rotations=torch.eye(3), ...)`
+        if base.kind == Kind.UNKNOWN and isinstance(base.info, ClassInfo) and not base.info.is_module and not base.info.is_dataset:
+            kept = self.object_attribute(base.info, attribute)
+            if kept is not None:
+                return kept  # `graph.rows` of `graph = DistGraph(num_parts, rows, cols)`
         if graphs.is_graph(base):
             field = graphs.field(base, attribute)
             return field if field is not None else UNKNOWN

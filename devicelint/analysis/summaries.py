@@ -524,6 +524,27 @@ class Summaries(ParameterUses):
                 merged[attribute] = UNKNOWN
         return merged
 
+    def object_attribute(self, class_info: ClassInfo, attribute: str) -> Optional[Value]:
+        """``graph.rows`` / ``self.config.norm_mean`` read outside the class, on an object of a
+        plain class of the file (``graph = DistGraph(..., rows, cols)``): what the class's own
+        methods see as ``self.rows`` (see _attributes_seen_by_methods, asked for one name);
+        None where the class and its bases in the file do not say."""
+        found: Optional[Value] = None
+        for base in class_info.bases:
+            found = self.object_attribute(base, attribute)
+            if found is not None:
+                break
+        if not class_info.init_analysed and not class_info.attributes:
+            self._preview_init(class_info)
+        found = class_info.attributes.get(attribute, found)
+        if attribute in self._written_elsewhere(class_info):
+            stored = self._stored_by_methods(class_info, attribute, found, None)
+            if stored is not None:
+                found = stored
+            elif found is not None:
+                found = UNKNOWN
+        return None if found is None else _as_seen_from_method(found, None)
+
     def _stored_by_methods(
         self, class_info: ClassInfo, attribute: str, from_init: Optional[Value], reader: Optional[cst.FunctionDef]
     ) -> Optional[Value]:
