@@ -2258,6 +2258,29 @@ def test_slices_and_none_keep_a_tensors_dimensions():
     assert state["first"].scalar is None and state["picked"].scalar is None
 
 
+def test_flattening_and_indexing_by_a_tensor_with_a_dimension_keep_one():
+    # a diffusion scheduler's per-sample factors: a 0-dim CPU tensor could meet GPU latents,
+    # these cannot
+    code = (
+        "import torch\n"
+        "def factors(steps, n):\n"
+        "    table = torch.cumprod(torch.linspace(0.1, 0.9, 10), dim=0)\n"
+        "    timesteps = torch.randint(0, 10, (4,))\n"
+        "    picked = table[timesteps]\n"
+        "    masked = table[table > 0.5]\n"
+        "    flat = table[n].flatten()\n"
+        "    raveled = torch.flatten(table[n])\n"
+        "    by_number = table[n]\n"
+        "    by_unknown = table[steps]\n"
+        "    return picked, masked, flat, raveled, by_number, by_unknown\n"
+    )
+    state = function_state(analyse(code), "factors")
+    for name in ("picked", "masked", "flat", "raveled"):
+        assert state[name].kind == Kind.TENSOR and place(state[name]) == "cpu" and state[name].scalar is False, name
+    # an integer, or an index of unknown shape, may drop the only dimension
+    assert state["by_number"].scalar is None and state["by_unknown"].scalar is None
+
+
 def test_an_object_of_a_class_of_the_file_handed_to_a_function_keeps_its_class():
     # a hand-written batch iterator built in the main block and handed to `train`: the loop
     # there gets what its `__iter__` yields

@@ -238,7 +238,12 @@ class Expressions:
                 if self.emitting and base.is_tensor_like and index_value.is_tensor_like:
                     self.sink.on_index(node, base, element.slice.value, index_value)
         if base.kind == Kind.TENSOR:
-            return Value(Kind.TENSOR, base.device, base.origin, scalar=_dimensions_kept(node.slice, base.scalar))
+            scalar = _dimensions_kept(node.slice, base.scalar)
+            if scalar is None and index_value is not None and index_value.is_tensor_like and index_value.scalar is False:
+                # `alphas_cumprod[timesteps]`: an index tensor with a dimension gives the result
+                # its dimensions (a mask, the selected rows)
+                scalar = False
+            return Value(Kind.TENSOR, base.device, base.origin, scalar=scalar)
         if (
             base.kind == Kind.UNKNOWN
             and base.is_bare

@@ -94,6 +94,9 @@ _TENSOR_ONLY_METHODS = frozenset(
 _ALSO_BUILTIN_METHODS = frozenset({"split", "sort"})
 #: tensor methods whose result has at least one dimension whatever the receiver's (given arguments)
 _AT_LEAST_ONE_DIMENSION = frozenset({"unsqueeze", "view", "reshape", "repeat", "expand", "unfold", "tile"})
+#: methods (and torch functions) whose result has a dimension whatever their arguments: a 0-dim
+#: tensor flattens to a 1-dim one
+_ALWAYS_DIMENSIONED = frozenset({"flatten", "ravel"})
 #: the target of a move that leaves the device as it is (``.to(torch.float16)``, ``.pin_memory()``)
 _UNCHANGED = object()
 
@@ -521,6 +524,8 @@ class TorchSemantics:
             scalar = True if reduction is None else None
         elif leaf in api.FULL_REDUCTIONS and len(positional) == 1 and len(node.args) == 1:
             scalar = True
+        elif qualname.count(".") == 1 and leaf in _ALWAYS_DIMENSIONED:
+            scalar = False  # `torch.flatten(x)`
         elif result.scalar is False and qualname in api.MIXING_FUNCTIONS or qualname in api.CONCATENATING:
             # joining tensors gives one with a dimension (torch.stack of 0-dim tensors is 1-dim,
             # torch.cat refuses 0-dim ones)
@@ -631,7 +636,7 @@ class TorchSemantics:
                 scalar: Optional[bool] = None
                 if method in api.FULL_REDUCTIONS and not node.args:
                     scalar = True
-                elif method.startswith("new_") or method in _AT_LEAST_ONE_DIMENSION and node.args:
+                elif method.startswith("new_") or method in _AT_LEAST_ONE_DIMENSION and node.args or method in _ALWAYS_DIMENSIONED:
                     scalar = False
                 elif receiver.scalar is False and method not in _RANK_REDUCING_METHODS:
                     scalar = False
