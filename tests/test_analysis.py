@@ -2281,6 +2281,25 @@ def test_flattening_and_indexing_by_a_tensor_with_a_dimension_keep_one():
     assert state["by_number"].scalar is None and state["by_unknown"].scalar is None
 
 
+def test_a_conditional_expression_narrows_by_isinstance_as_an_if_does():
+    code = (
+        "import torch\n"
+        "def as_tensor(v):\n"
+        "    return v if isinstance(v, torch.Tensor) else torch.tensor(v)\n"
+        "def kept(v):\n"
+        "    return torch.tensor(v) if not torch.is_tensor(v) else v\n"
+        "def normalizer(device):\n"
+        "    mean = as_tensor([0.5, 1.0])\n"
+        "    std = kept(torch.ones(2, device=device))\n"
+        "    return mean, std\n"
+    )
+    state = function_state(analyse(code), "normalizer")
+    # a list cannot take the tensor arm: `torch.tensor(v)` on the CPU
+    assert state["mean"].kind == Kind.TENSOR and place(state["mean"]) == "cpu"
+    # a tensor cannot take the other arm: the caller's, where the caller made it
+    assert state["std"].kind == Kind.TENSOR and place(state["std"]) == "follows"
+
+
 def test_an_object_of_a_class_of_the_file_handed_to_a_function_keeps_its_class():
     # a hand-written batch iterator built in the main block and handed to `train`: the loop
     # there gets what its `__iter__` yields

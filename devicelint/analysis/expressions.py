@@ -371,6 +371,16 @@ class Expressions:
             # `generator.device if generator is not None else device` with a known generator:
             # only one arm can run (a parameter that the body uses as a tensor may still be None)
             return self.eval(node.orelse if none_checked[1] else node.body, state)
+        tensor_checked = self._tensor_check(node.test, state)
+        if tensor_checked is not None:
+            # `v if isinstance(v, torch.Tensor) else torch.tensor(v)`, as `if isinstance(...)`
+            # does: a known list, number or string takes the other arm, a known tensor this one
+            name, is_tensor_arm = tensor_checked
+            kind = self.lookup(name, state).kind
+            if kind in (Kind.CONTAINER, Kind.NUMBER, Kind.STR):
+                return self.eval(node.orelse if is_tensor_arm else node.body, state)
+            if kind == Kind.TENSOR:
+                return self.eval(node.body if is_tensor_arm else node.orelse, state)
         if none_checked is not None and self.lookup(none_checked[0], state).role is Role.NONE_DEFAULT:
             # `device if device is not None else ...` where every call leaves `device` at None
             return self.eval(node.body if none_checked[1] else node.orelse, state)
