@@ -2300,6 +2300,28 @@ def test_a_conditional_expression_narrows_by_isinstance_as_an_if_does():
     assert state["std"].kind == Kind.TENSOR and place(state["std"]) == "follows"
 
 
+def test_a_base_class_init_is_built_from_what_super_init_hands_it():
+    code = (
+        "import torch\n"
+        "class Normalizer:\n"
+        "    def __init__(self, shift, scale, key=None):\n"
+        "        self.shift, self.scale, self.key = shift, scale, key\n"
+        "    def __call__(self, x):\n"
+        "        shift = self.shift\n"
+        "        key = self.key\n"
+        "        return (x + shift) * self.scale\n"
+        "class MeanStd(Normalizer):\n"
+        "    def __init__(self, mean, std, **kwargs):\n"
+        "        super().__init__(-torch.tensor(mean), 1.0 / torch.tensor(std), **kwargs)\n"
+        "normalize = MeanStd([0.5, 1.0], [2.0, 3.0], key='pressure')\n"
+        "normalize(torch.randn(4, 2))\n"
+    )
+    state = function_state(analyse(code), "__call__")
+    assert state["shift"].kind == Kind.TENSOR and place(state["shift"]) == "cpu"
+    # `**kwargs` may give `key`: not its default None
+    assert state["key"].role is not Role.NONE_DEFAULT and state["key"].kind != Kind.NUMBER
+
+
 def test_an_object_of_a_class_of_the_file_handed_to_a_function_keeps_its_class():
     # a hand-written batch iterator built in the main block and handed to `train`: the loop
     # there gets what its `__iter__` yields

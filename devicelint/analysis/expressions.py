@@ -686,6 +686,8 @@ class Expressions:
             key = dotted_name(func.value) if isinstance(func, cst.Attribute) else None
             if key is not None:
                 state[key] = UNKNOWN
+        if method == "__init__" and isinstance(func, cst.Attribute) and _is_super_call(func.value) and self.emitting:
+            self.note_base_init_call(args)
         if method is not None and receiver is not None:
             result = self._apply_method(node, receiver, method, args, state)
             if result is UNKNOWN:
@@ -1042,6 +1044,11 @@ def _through_reexported_torch(qualname: str) -> str:
     if qualname.startswith("torch.") and ".torch." in qualname:
         return "torch." + qualname.rsplit(".torch.", 1)[1]
     return qualname
+
+
+def _is_super_call(node: cst.BaseExpression) -> bool:
+    """``super()`` or ``super(Class, self)``."""
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "super"
 
 
 def _dimensions_kept(elements: Sequence[cst.SubscriptElement], scalar: Optional[bool]) -> Optional[bool]:
