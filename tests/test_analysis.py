@@ -2322,6 +2322,25 @@ def test_a_base_class_init_is_built_from_what_super_init_hands_it():
     assert state["key"].role is not Role.NONE_DEFAULT and state["key"].kind != Kind.NUMBER
 
 
+def test_a_parameter_cast_to_a_float_type_as_a_torch_functions_operand_is_a_tensor():
+    code = (
+        "import torch\nimport torch.nn.functional as F\nfrom torch import nn\n"
+        "class Loss(nn.Module):\n"
+        "    def terms(self, prediction, target, model):\n"
+        "        classes = F.one_hot(torch.tensor([int(v) for v in target]), 3)\n"
+        "        loss = F.cross_entropy(prediction.float(), classes.float())\n"
+        "        model.half()\n"
+        "        return loss\n"
+    )
+    state = function_state(analyse(code), "terms")
+    # a module has `.float()` too, but no torch function takes one
+    assert state["prediction"].kind == Kind.TENSOR and place(state["prediction"]) == "follows"
+    # one_hot adds a dimension: never a 0-dim tensor that PyTorch lets meet a GPU one
+    assert place(state["classes"]) == "cpu" and state["classes"].scalar is False
+    # a cast elsewhere is no evidence
+    assert state["model"].kind != Kind.TENSOR
+
+
 def test_an_object_of_a_class_of_the_file_handed_to_a_function_keeps_its_class():
     # a hand-written batch iterator built in the main block and handed to `train`: the loop
     # there gets what its `__iter__` yields

@@ -175,8 +175,22 @@ class FactoryWithoutDevice(Rule):
         "    def __call__(self, x):\n        return (x - self.shift.to(x.device)) / self.scale.to(x.device)\n"
         "device = 'cuda' if torch.cuda.is_available() else 'cpu'\n"
         "normalize = Normalizer(NormalizerConfig([0.5, 1.0], [2.0, 3.0]))\nnormalize(torch.randn(4, 2, device=device))\n",
+        # the same loss, building the classes where the predictions are
+        "import torch\nfrom torch import nn\nfrom torch.nn.functional import cross_entropy, one_hot\n"
+        "class MultiClassLoss(nn.Module):\n    def _forward(self, prediction, target):\n"
+        "        classes = one_hot(torch.tensor([abs(int(v)) % 3 for v in target], device=prediction.device), 3)\n"
+        "        return cross_entropy(prediction.float(), classes.float(), reduction='none')\n",
     )
     invalid = (
+        # a loss module maps its targets to class indices in a Python list and one-hot encodes
+        # them on the host; its predictions, cast to float, are on the model's device
+        # (graphnet's MultiClassificationCrossEntropyLoss)
+        Example(
+            "import torch\nfrom torch import nn\nfrom torch.nn.functional import cross_entropy, one_hot\n"
+            "class MultiClassLoss(nn.Module):\n    def _forward(self, prediction, target):\n"
+            "        classes = one_hot(torch.tensor([abs(int(v)) % 3 for v in target]), 3)  # expect: DL202\n"
+            "        return cross_entropy(prediction.float(), classes.float(), reduction='none')\n"
+        ),
         # a normaliser's shift and scale, made from a config's lists by a helper and kept by the
         # config object, then by the normaliser's: on the host, where GPU data meets them
         # (noether's ShiftAndScaleNormalizer)
