@@ -121,11 +121,18 @@ class Summaries(ParameterUses):
         _note_construction)? Only where that code is in the file and has not run yet."""
         if class_info.is_module or class_info.is_dataset or not _has_arguments(init, True):
             return False
-        called = self.called_names()
-        # an object of a subclass of the file is built too: its `super().__init__(...)` calls it
-        return class_info.name in called or any(
-            other.name in called and _inherits_from(other, class_info) for other in self._classes if other is not class_info
-        )
+        # an object of a subclass of the file built too: its `super().__init__(...)` calls it
+        return class_info.name in self.called_names() or class_info in self._bases_of_built_classes()
+
+    def _bases_of_built_classes(self) -> frozenset[ClassInfo]:
+        """The file's classes that a class the file builds by name derives from (computed once
+        the file's classes are known, again if more appear)."""
+        known, bases = self._built_bases
+        if known != len(self._classes):
+            called = self.called_names()
+            bases = frozenset(base for info in self._classes if info.name in called for base in info.ancestors())
+            self._built_bases = (len(self._classes), bases)
+        return bases
 
     def called_names(self) -> frozenset[str]:
         """Names the file calls, as ``name(`` or ``.name(`` (computed once)."""
