@@ -210,6 +210,10 @@ class Expressions:
             carried = base.field_value(attribute)
             if carried is not None:
                 return carried  # `frames.rotations` of `frames = Frame(rotations=torch.eye(3), ...)`
+        if base.kind == Kind.UNKNOWN and isinstance(base.info, ClassInfo) and not base.info.is_module and not base.info.is_dataset:
+            kept = self.object_attribute(base.info, attribute)
+            if kept is not None:
+                return kept  # `graph.rows` of `graph = DistGraph(num_parts, rows, cols)`
         if graphs.is_graph(base):
             field = graphs.field(base, attribute)
             return field if field is not None else UNKNOWN
@@ -234,7 +238,12 @@ class Expressions:
                 if self.emitting and base.is_tensor_like and index_value.is_tensor_like:
                     self.sink.on_index(node, base, element.slice.value, index_value)
         if base.kind == Kind.TENSOR:
-            return Value(Kind.TENSOR, base.device, base.origin, scalar=_dimensions_kept(node.slice, base.scalar))
+            scalar = _dimensions_kept(node.slice, base.scalar)
+            if scalar is None and index_value is not None and index_value.is_tensor_like and index_value.scalar is False:
+                # `alphas_cumprod[timesteps]`: an index tensor with a dimension gives the result
+                # its dimensions (a mask, the selected rows)
+                scalar = False
+            return Value(Kind.TENSOR, base.device, base.origin, scalar=scalar)
         if (
             base.kind == Kind.UNKNOWN
             and base.is_bare
@@ -364,6 +373,16 @@ class Expressions:
             # `generator.device if generator is not None else device` with a known generator:
             # only one arm can run (a parameter that the body uses as a tensor may still be None)
             return self.eval(node.orelse if none_checked[1] else node.body, state)
+        tensor_checked = self._tensor_check(node.test, state)
+        if tensor_checked is not None:
+            # `v if isinstance(v, torch.Tensor) else torch.tensor(v)`, as `if isinstance(...)`
+            # does: a known list, number or string takes the other arm, a known tensor this one
+            name, is_tensor_arm = tensor_checked
+            kind = self.lookup(name, state).kind
+            if kind in (Kind.CONTAINER, Kind.NUMBER, Kind.STR):
+                return self.eval(node.orelse if is_tensor_arm else node.body, state)
+            if kind == Kind.TENSOR:
+                return self.eval(node.body if is_tensor_arm else node.orelse, state)
         if none_checked is not None and self.lookup(none_checked[0], state).role is Role.NONE_DEFAULT:
             # `device if device is not None else ...` where every call leaves `device` at None
             return self.eval(node.body if none_checked[1] else node.orelse, state)
@@ -669,6 +688,8 @@ class Expressions:
             key = dotted_name(func.value) if isinstance(func, cst.Attribute) else None
             if key is not None:
                 state[key] = UNKNOWN
+        if method == "__init__" and isinstance(func, cst.Attribute) and _is_super_call(func.value) and self.emitting:
+            self.note_base_init_call(args)
         if method is not None and receiver is not None:
             result = self._apply_method(node, receiver, method, args, state)
             if result is UNKNOWN:
@@ -1036,6 +1057,11 @@ def _through_reexported_torch(qualname: str) -> str:
     if qualname.startswith("torch.") and ".torch." in qualname:
         return "torch." + qualname.rsplit(".torch.", 1)[1]
     return qualname
+
+
+def _is_super_call(node: cst.BaseExpression) -> bool:
+    """``super()`` or ``super(Class, self)``."""
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "super"
 
 
 def _dimensions_kept(elements: Sequence[cst.SubscriptElement], scalar: Optional[bool]) -> Optional[bool]:

@@ -166,6 +166,9 @@ class FlowAnalyzer(Expressions, Summaries, TorchSemantics, ProjectImports):
         #: one call site, see Summaries._specialise_by_call_site); None for every other pass
         self.call_context: Optional[cst.Call] = None
         self._called: Optional[frozenset[str]] = None
+        #: (how many classes the file had, the classes its built classes derive from): see
+        #: Summaries._bases_of_built_classes
+        self._built_bases: tuple[int, frozenset[ClassInfo]] = (-1, frozenset())
         #: per function: its body's text, for the two parameter scans below (cut from the
         #: file's text when it can be, see function_text; once per function either way)
         self._body_texts: dict[cst.FunctionDef, str] = {}

@@ -74,6 +74,8 @@ class Summaries(ParameterUses):
         the model and the loader handed to ``evaluate(model, loader, device)``."""
         for index, (function, class_info, enclosing) in enumerate(self._pending[:_PENDING_LOOKAHEAD]):
             if enclosing is not None or function in self._call_sites:
+                if self._waits_for_own_init(function, class_info):
+                    continue
                 return index
             if class_info is not None and function.name.value == "__init__" and not self._waits_for_construction(function, class_info):
                 return index  # the other methods see the attributes it sets
@@ -92,6 +94,19 @@ class Summaries(ParameterUses):
                 return index
         return 0
 
+    def _waits_for_own_init(self, method: cst.FunctionDef, class_info: Optional[ClassInfo]) -> bool:
+        """Does a method of a plain class, already called, wait for the ``__init__`` of its class
+        (or of a base) that waits for the code building its objects, so that it sees the
+        attributes those constructions give (``self.scale`` set from ``super().__init__(config)``)?"""
+        if class_info is None or class_info.is_module or class_info.is_dataset or method.name.value == "__init__":
+            return False
+        if is_static_or_class_method(method) or self._attributes_ready(class_info):
+            return False
+        return any(
+            not owner.init_analysed and not owner.is_module and "__init__" in owner.methods
+            for owner in (class_info, *class_info.ancestors())
+        )
+
     def _waits_for_attributes(self, method: cst.FunctionDef, class_info: Optional[ClassInfo]) -> bool:
         """Does a method without arguments (``self.forward()`` in ``optimize_parameters``) wait for
         the methods of the file that call it by name? They may carry the attributes other
@@ -106,7 +121,18 @@ class Summaries(ParameterUses):
         _note_construction)? Only where that code is in the file and has not run yet."""
         if class_info.is_module or class_info.is_dataset or not _has_arguments(init, True):
             return False
-        return class_info.name in self.called_names()
+        # an object of a subclass of the file built too: its `super().__init__(...)` calls it
+        return class_info.name in self.called_names() or class_info in self._bases_of_built_classes()
+
+    def _bases_of_built_classes(self) -> frozenset[ClassInfo]:
+        """The file's classes that a class the file builds by name derives from (computed once
+        the file's classes are known, again if more appear)."""
+        known, bases = self._built_bases
+        if known != len(self._classes):
+            called = self.called_names()
+            bases = frozenset(base for info in self._classes if info.name in called for base in info.ancestors())
+            self._built_bases = (len(self._classes), bases)
+        return bases
 
     def called_names(self) -> frozenset[str]:
         """Names the file calls, as ``name(`` or ``.name(`` (computed once)."""
@@ -564,6 +590,27 @@ class Summaries(ParameterUses):
             elif attribute in merged:
                 merged[attribute] = UNKNOWN
         return merged
+
+    def object_attribute(self, class_info: ClassInfo, attribute: str) -> Optional[Value]:
+        """``graph.rows`` / ``self.config.norm_mean`` read outside the class, on an object of a
+        plain class of the file (``graph = DistGraph(..., rows, cols)``): what the class's own
+        methods see as ``self.rows`` (see _attributes_seen_by_methods, asked for one name);
+        None where the class and its bases in the file do not say."""
+        found: Optional[Value] = None
+        for base in class_info.bases:
+            found = self.object_attribute(base, attribute)
+            if found is not None:
+                break
+        if not class_info.init_analysed and not class_info.attributes:
+            self._preview_init(class_info)
+        found = class_info.attributes.get(attribute, found)
+        if attribute in self._written_elsewhere(class_info):
+            stored = self._stored_by_methods(class_info, attribute, found, None)
+            if stored is not None:
+                found = stored
+            elif found is not None:
+                found = UNKNOWN
+        return None if found is None else _as_seen_from_method(found, None)
 
     def _stored_by_methods(
         self, class_info: ClassInfo, attribute: str, from_init: Optional[Value], reader: Optional[cst.FunctionDef]
@@ -1333,6 +1380,27 @@ class Summaries(ParameterUses):
             return
         init = found[0]
         site = helpers.bind_arguments(init, args, True)
+        self._call_sites.setdefault(init, []).append(site[1] if site is not None else None)
+
+    def note_base_init_call(self, args: tuple[tuple[cst.Arg, Value], ...]) -> None:
+        """``super().__init__(config, **kwargs)`` in the ``__init__`` of a plain class of the
+        file: the nearest base of the file that defines ``__init__`` is built from these
+        arguments, as by a construction (see _note_construction); what the spreads pass on is
+        unknown to it."""
+        context = self.current_function
+        info = context.class_info
+        if info is None or info.is_module or info.is_dataset or context.name != "__init__":
+            return
+        for base in info.bases:
+            found = base.find_method("__init__")
+            if found is not None:
+                break
+        else:
+            return
+        init, owner = found
+        if owner.is_module or owner.is_dataset:
+            return
+        site = helpers.bind_arguments(init, args, True, forwarding=True)
         self._call_sites.setdefault(init, []).append(site[1] if site is not None else None)
 
     def inputs_placed_by_module(self, module: Value, args: tuple[tuple[cst.Arg, Value], ...]) -> list[bool]:
