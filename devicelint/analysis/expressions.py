@@ -24,7 +24,7 @@ from devicelint.analysis.facts import (
     ClassInfo,
     LoaderInfo,
 )
-from devicelint.analysis.names import dotted_name, string_value
+from devicelint.analysis.names import constant_key, dotted_name, string_value
 from devicelint.analysis.project_imports import ProjectRef
 from devicelint.analysis.state import (
     State,
@@ -53,6 +53,7 @@ from devicelint.analysis.values import (
     homogeneous_element,
     host_beside_accelerator,
     is_none_literal,
+    item_field,
     join,
 )
 
@@ -237,6 +238,11 @@ class Expressions:
                 index_value = self.eval(element.slice.value, state)
                 if self.emitting and base.is_tensor_like and index_value.is_tensor_like:
                     self.sink.on_index(node, base, element.slice.value, index_value)
+        if base.fields is not None:
+            key = constant_key(node)
+            stored = base.field_value(item_field(key)) if key is not None else None
+            if stored is not None:
+                return stored  # `cfg["device"]` after `cfg["device"] = dev`
         if base.kind == Kind.TENSOR:
             scalar = _dimensions_kept(node.slice, base.scalar)
             if scalar is None and index_value is not None and index_value.is_tensor_like and index_value.scalar is False:
@@ -280,6 +286,26 @@ class Expressions:
         if base.kind == Kind.REF and index_value is not None:
             return ranks.environ_item(base.qualname, index_value, node)
         return UNKNOWN
+
+    def _forget_items_handed(
+        self,
+        func: cst.BaseExpression,
+        method: Optional[str],
+        receiver: Optional[Value],
+        args: tuple[tuple[cst.Arg, Value], ...],
+        state: State,
+    ) -> None:
+        """A collection whose constant-key entries are known (``cfg["device"] = dev``) and
+        that a call is handed, or whose own method other than a read is called
+        (``cfg.update(...)``): the callee may change them, so after the call none is known.
+        The call itself still sees them in its arguments."""
+        handed = [(arg.value, value) for arg, value in args if value.fields is not None]
+        if receiver is not None and receiver.fields is not None and method not in _ITEM_READING_METHODS:
+            handed.append((func.value, receiver))  # type: ignore[attr-defined]
+        for expression, value in handed:
+            key = dotted_name(expression) if value.has_items else None
+            if key is not None and state.get(key) is value:
+                state[key] = value.without_items()
 
     def _eval_binary(self, node: cst.BinaryOperation, state: State) -> Value:
         left = self.eval(node.left, state)
@@ -671,6 +697,7 @@ class Expressions:
         if callee.kind == Kind.REF and isinstance(callee.info, ProjectRef):
             callee = Value(Kind.REF)  # a module of the project called: nothing torch knows
         args = tuple((arg, self.eval(arg.value, state)) for arg in node.args)
+        self._forget_items_handed(func, method, receiver, args, state)
         called = self._called_submodule(func, args, state) if method is not None else None
         if called is not None:
             callee, receiver, method = called, None, None  # `self.decoder(tokens)`: a call of the submodule
@@ -907,6 +934,10 @@ class Expressions:
             return name
         text = self.source_of(node)
         return text if len(text) <= 40 else text[:37] + "..."
+
+
+#: methods of a dict that read it and leave its entries as they are
+_ITEM_READING_METHODS = frozenset({"get", "keys", "values", "items", "copy", "__getitem__", "__contains__"})
 
 
 def _member_class(container: Value) -> Optional[ClassInfo]:

@@ -28,7 +28,7 @@ import libcst as cst
 
 from devicelint.analysis import checkpoint_loads, constructions, helpers
 from devicelint.analysis import torch_api as api
-from devicelint.analysis.facts import ClassInfo, CriterionInfo, ModuleConstruction
+from devicelint.analysis.facts import ClassInfo, CriterionInfo, ModuleConstruction, SiteCall
 from devicelint.analysis.names import OwnScopeVisitor, dotted_name, has_decorator, is_static_or_class_method, string_value
 from devicelint.analysis.parameter_uses import ParameterUses, input_device
 from devicelint.analysis.state import DEFAULT_DEVICE_KEY, State, join_states
@@ -357,11 +357,13 @@ class Summaries(ParameterUses):
                 sites = self._site_calls[function]
                 start = looked_at.get(function, 0)
                 looked_at[function] = len(sites)
-                for call, site, mixed in sites[start:]:
+                for call, site, mixed, assumed_in in sites[start:]:
                     if passes_left <= 0 or len(placements) > _CALL_SITE_PASSES_PER_FUNCTION:
                         break
                     if mixed:
                         continue  # made where calls that disagree were joined: no one call's values
+                    if assumed_in is not None and self._inputs_handed_otherwise(assumed_in):
+                        continue  # made on what a `forward` assumed of inputs its calls hand otherwise
                     bound = _informative(site)
                     key = _placements(bound)
                     if key in placements or not _placed_otherwise(bound, joined):
@@ -392,10 +394,34 @@ class Summaries(ParameterUses):
         site = helpers.bind_arguments(forward, args, True)
         if site is None:
             return
+        self._forward_inputs_handed.setdefault(forward, []).append(site[1])
         handed = {name: UNKNOWN if _input_mismatch(value, device) else value for name, value in site[1].items()}
+        self._record_site_call(forward, node, handed)
+
+    def _record_site_call(self, function: cst.FunctionDef, call: cst.Call, handed: dict[str, Value]) -> None:
+        """Remember a call the reporting pass under way makes of ``function`` with what it hands
+        it (see _specialise_by_call_site): whether the function making it joined calls that
+        disagree, and whether it is a module's ``forward`` in its own analysis, which took its
+        inputs to be on the model's device - an assumption, not what its callers hand it."""
         caller = self.current_function.node
-        mixed = self.call_context is None and caller is not None and caller in self._joined_differing_calls
-        self._site_calls.setdefault(forward, []).append((node, handed, mixed))
+        own_analysis = self.call_context is None and caller is not None
+        mixed = own_analysis and caller in self._joined_differing_calls
+        assumed_in = caller if own_analysis and caller in self._forward_parameters_assumed else None
+        self._site_calls.setdefault(function, []).append(SiteCall(call, handed, mixed, assumed_in))
+
+    def _inputs_handed_otherwise(self, forward: cst.FunctionDef) -> bool:
+        """Does a call of the file of a module whose ``forward`` this is hand it an input placed
+        otherwise than its own analysis took it (``lfa(coords, x)`` with ``coords`` moved to the
+        host, where the analysis of ``forward`` took ``coords`` to be on the model's device)?
+        Then the calls that ``forward`` makes in its own analysis mix an assumption about that
+        input with facts: the passes of ``forward`` on its callers' values make them instead."""
+        assumed = self._forward_parameters_assumed.get(forward, {})
+        for handed in self._forward_inputs_handed.get(forward, ()):
+            for name, value in handed.items():
+                where = _placement(value)[1]
+                if where is not None and name in assumed and where != _placement(assumed[name])[1]:
+                    return True
+        return False
 
     def _own_forward(self, module: Value) -> Optional[cst.FunctionDef]:
         """The ``forward`` of a module of a class of this file (not another module's, whose
@@ -1030,9 +1056,7 @@ class Summaries(ParameterUses):
             site = (site[0], {**site[1], **{prefix + attribute: value for attribute, value in carried.items()}})
         self._call_sites.setdefault(function, []).append(site[1] if site is not None else None)
         if site is not None and call is not None:
-            caller = self.current_function.node
-            mixed = self.call_context is None and caller is not None and caller in self._joined_differing_calls
-            self._site_calls.setdefault(function, []).append((call, site[1], mixed))
+            self._record_site_call(function, call, site[1])
 
     def _builds_own_object(self, receiver_key: str) -> bool:
         """Is ``receiver_key`` the ``self`` of an ``__init__`` being analysed (or of a method
@@ -1149,7 +1173,7 @@ class Summaries(ParameterUses):
             self_value,
             id(self_value.info) if self_value is not None else 0,
             tuple(
-                (name, value, id(value.info), value.role, value.device.only_on if value.device is not None else None)
+                (name, value, id(value.info), id(value.fields), value.role, value.device.only_on if value.device is not None else None)
                 for name, value in sorted(bound.items(), key=lambda item: item[0])
             ),
             default,
@@ -1327,9 +1351,7 @@ class Summaries(ParameterUses):
         # a module's `__init__` is analysed before the code that builds it (its other methods
         # need its attributes): a pass on what this construction hands it follows it there
         # (see _specialise_by_call_site)
-        caller = context.node
-        mixed = self.call_context is None and caller is not None and caller in self._joined_differing_calls
-        self._site_calls.setdefault(found[0], []).append((node, site[1], mixed))
+        self._record_site_call(found[0], node, site[1])
 
     def _placed_items(self, info: ClassInfo, args: tuple[tuple[cst.Arg, Value], ...]) -> Optional[Device]:
         """Where a dataset that places its own data puts its items, for this construction:
@@ -1497,8 +1519,15 @@ def _is_informative(value: Value) -> bool:
     """Does a call's argument tell its parameter more than the function's own body does? An
     object of unknown kind does only where it was placed on a device (`input_.to("cuda")`),
     built by a constructor not told one, or is an object of a class of the file (a hand-written
-    batch iterator handed to `train(model, iterator)`: its `__iter__` says what the loop gets)."""
-    return value.kind != Kind.UNKNOWN or constructions.is_construction(value) or value.device is not None or isinstance(value.info, ClassInfo)
+    batch iterator handed to `train(model, iterator)`: its `__iter__` says what the loop gets),
+    or a config whose entries the caller stored (`cfg["device"] = dev`)."""
+    return (
+        value.kind != Kind.UNKNOWN
+        or constructions.is_construction(value)
+        or value.device is not None
+        or isinstance(value.info, ClassInfo)
+        or value.has_items
+    )
 
 
 def _informative(site: dict[str, Value]) -> dict[str, Value]:
