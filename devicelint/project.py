@@ -36,7 +36,10 @@ from typing import Iterable, Optional
 
 import libcst as cst
 
+from devicelint.chunking import CHUNK_CHARACTERS
 from devicelint.deferred_bodies import deferring_works, parse_deferring_bodies, python_syntax_tree
+from devicelint.prefilter import may_use_pytorch
+from devicelint.suppressions import skips_file
 
 _ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 #: top-level names never looked up in the project: what the analysis models itself
@@ -148,7 +151,9 @@ class ProjectIndex:
         """``pkg/name.py`` (or ``pkg/name/__init__.py``) for the ``__init__.py`` of ``pkg``."""
         if package_file.name != "__init__.py":
             return None
-        return _module_file(package_file.parent, [name])
+        # asked again for every name a package's __init__ does not bind, by every file that
+        # uses one: the files are looked for once
+        return self._module_file(package_file.parent, [name])
 
     # ------------------------------------------------------------------ reading
 
@@ -185,8 +190,9 @@ class ProjectIndex:
             return None
         try:
             text = decode_source(data)
-            # ast's tree, which finds the bodies to defer, is not made where nothing is deferred
-            defer = path not in self._batch and deferring_works()
+            # ast's tree, which finds the bodies to defer, is not made where nothing is deferred;
+            # a file of the batch is parsed whole only where its tree is going to be linted
+            defer = not (path in self._batch and _linted_whole(text)) and deferring_works()
             syntax = python_syntax_tree(text) if defer else None
             deferred = parse_deferring_bodies(text, syntax) if syntax is not None else None
             tree = deferred if deferred is not None else cst.parse_module(text)
@@ -243,6 +249,8 @@ class ProjectView:
     index: ProjectIndex
     importer: Path
     reads: list[Path] = field(default_factory=list)
+    #: ``reads`` as a set: a module is read again for every name of it the analysis resolves
+    _read_set: set[Path] = field(default_factory=set)
 
     def resolve(self, importer: Path, module: Optional[str], level: int) -> Optional[Path]:
         return self.index.resolve(importer, module, level)
@@ -259,9 +267,16 @@ class ProjectView:
     def read(self, path: Path) -> Optional[ParsedModule]:
         if path == self.importer:
             return None  # a module importing itself (a cycle back to the linted file)
-        if path not in self.reads:
+        if path not in self._read_set:
+            self._read_set.add(path)
             self.reads.append(path)
         return self.index.parsed(path)
+
+
+def _linted_whole(text: str) -> bool:
+    """Whether linting a file with this text parses it whole (devicelint.engine._lint_source):
+    one that never mentions PyTorch, asks to be skipped, or is linted piece by piece does not."""
+    return len(text) <= CHUNK_CHARACTERS and may_use_pytorch(text) and not skips_file(text)
 
 
 def _real_path_or_none(path: Path) -> Optional[Path]:

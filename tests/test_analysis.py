@@ -2258,6 +2258,89 @@ def test_slices_and_none_keep_a_tensors_dimensions():
     assert state["first"].scalar is None and state["picked"].scalar is None
 
 
+def test_flattening_and_indexing_by_a_tensor_with_a_dimension_keep_one():
+    # a diffusion scheduler's per-sample factors: a 0-dim CPU tensor could meet GPU latents,
+    # these cannot
+    code = (
+        "import torch\n"
+        "def factors(steps, n):\n"
+        "    table = torch.cumprod(torch.linspace(0.1, 0.9, 10), dim=0)\n"
+        "    timesteps = torch.randint(0, 10, (4,))\n"
+        "    picked = table[timesteps]\n"
+        "    masked = table[table > 0.5]\n"
+        "    flat = table[n].flatten()\n"
+        "    raveled = torch.flatten(table[n])\n"
+        "    by_number = table[n]\n"
+        "    by_unknown = table[steps]\n"
+        "    return picked, masked, flat, raveled, by_number, by_unknown\n"
+    )
+    state = function_state(analyse(code), "factors")
+    for name in ("picked", "masked", "flat", "raveled"):
+        assert state[name].kind == Kind.TENSOR and place(state[name]) == "cpu" and state[name].scalar is False, name
+    # an integer, or an index of unknown shape, may drop the only dimension
+    assert state["by_number"].scalar is None and state["by_unknown"].scalar is None
+
+
+def test_a_conditional_expression_narrows_by_isinstance_as_an_if_does():
+    code = (
+        "import torch\n"
+        "def as_tensor(v):\n"
+        "    return v if isinstance(v, torch.Tensor) else torch.tensor(v)\n"
+        "def kept(v):\n"
+        "    return torch.tensor(v) if not torch.is_tensor(v) else v\n"
+        "def normalizer(device):\n"
+        "    mean = as_tensor([0.5, 1.0])\n"
+        "    std = kept(torch.ones(2, device=device))\n"
+        "    return mean, std\n"
+    )
+    state = function_state(analyse(code), "normalizer")
+    # a list cannot take the tensor arm: `torch.tensor(v)` on the CPU
+    assert state["mean"].kind == Kind.TENSOR and place(state["mean"]) == "cpu"
+    # a tensor cannot take the other arm: the caller's, where the caller made it
+    assert state["std"].kind == Kind.TENSOR and place(state["std"]) == "follows"
+
+
+def test_a_base_class_init_is_built_from_what_super_init_hands_it():
+    code = (
+        "import torch\n"
+        "class Normalizer:\n"
+        "    def __init__(self, shift, scale, key=None):\n"
+        "        self.shift, self.scale, self.key = shift, scale, key\n"
+        "    def __call__(self, x):\n"
+        "        shift = self.shift\n"
+        "        key = self.key\n"
+        "        return (x + shift) * self.scale\n"
+        "class MeanStd(Normalizer):\n"
+        "    def __init__(self, mean, std, **kwargs):\n"
+        "        super().__init__(-torch.tensor(mean), 1.0 / torch.tensor(std), **kwargs)\n"
+        "normalize = MeanStd([0.5, 1.0], [2.0, 3.0], key='pressure')\n"
+        "normalize(torch.randn(4, 2))\n"
+    )
+    state = function_state(analyse(code), "__call__")
+    assert state["shift"].kind == Kind.TENSOR and place(state["shift"]) == "cpu"
+    # `**kwargs` may give `key`: not its default None
+    assert state["key"].role is not Role.NONE_DEFAULT and state["key"].kind != Kind.NUMBER
+
+
+def test_a_parameter_cast_to_a_float_type_as_a_torch_functions_operand_is_a_tensor():
+    code = (
+        "import torch\nimport torch.nn.functional as F\nfrom torch import nn\n"
+        "class Loss(nn.Module):\n"
+        "    def terms(self, prediction, target, model):\n"
+        "        classes = F.one_hot(torch.tensor([int(v) for v in target]), 3)\n"
+        "        loss = F.cross_entropy(prediction.float(), classes.float())\n"
+        "        model.half()\n"
+        "        return loss\n"
+    )
+    state = function_state(analyse(code), "terms")
+    # a module has `.float()` too, but no torch function takes one
+    assert state["prediction"].kind == Kind.TENSOR and place(state["prediction"]) == "follows"
+    # one_hot adds a dimension: never a 0-dim tensor that PyTorch lets meet a GPU one
+    assert place(state["classes"]) == "cpu" and state["classes"].scalar is False
+    # a cast elsewhere is no evidence
+    assert state["model"].kind != Kind.TENSOR
+
+
 def test_an_object_of_a_class_of_the_file_handed_to_a_function_keeps_its_class():
     # a hand-written batch iterator built in the main block and handed to `train`: the loop
     # there gets what its `__iter__` yields
@@ -2287,3 +2370,38 @@ def test_a_device_none_default_the_call_leaves_out_moves_nothing():
     )
     state = function_state(analyzer, "test_timesteps")
     assert state["steps"].device is None or not state["steps"].device.may_be_accelerator
+
+
+def test_an_object_of_a_plain_class_carries_the_attributes_its_methods_see():
+    code = '''
+import torch
+
+class PartitionBook:
+    def __init__(self, table, rows):
+        self.table = table
+        self.rows = rows
+        self.scale = torch.ones(3)
+
+    def rescale(self, device):
+        self.scale = self.scale.to(device)
+
+class Sampler:
+    def __init__(self, book):
+        self.book = book
+
+    def sample(self, device):
+        table = self.book.table
+        rows = self.book.rows.to(device)
+        scale = self.book.scale
+        missing = self.book.nothing_sets_this
+        return table, rows, scale, missing
+
+book = PartitionBook(torch.arange(12) % 2, torch.arange(12))
+Sampler(book).sample("cuda")
+'''
+    state = function_state(analyse(code), "sample")
+    assert state["table"].kind == Kind.TENSOR and place(state["table"]) == "cpu"  # the constructor's argument
+    assert state["rows"].kind == Kind.TENSOR and place(state["rows"]) == "accel"
+    # another method moves it: the class's methods cannot tell where it is, nor can its users
+    assert place(state["scale"]) == "unknown"
+    assert state["missing"] is UNKNOWN

@@ -279,3 +279,75 @@ def test_a_list_of_host_batches_written_out_at_the_call_is_reported_there_only()
     )
     findings = lint(code)
     assert [(f.code, f.line) for f in findings] == [("DL203", 13)]
+
+
+# RandLA-Net's local encoding (15xx twin): the neighbour search runs on host coordinates, the
+# encoding gathers the coordinates with the host indices and moves its concatenation to the
+# features' device
+_NEIGHBOURS = (
+    'import torch\n'  # 1
+    'import torch.nn as nn\n'  # 2
+    'def knn(support, query, k):\n'  # 3
+    '    dist = torch.cdist(query, support)\n'  # 4
+    '    d, idx = dist.topk(k, dim=-1, largest=False)\n'  # 5
+    '    return idx, d\n'  # 6
+    'class LocalSpatialEncoding(nn.Module):\n'  # 7
+    '    def __init__(self, d, device):\n'  # 8
+    '        super().__init__()\n'  # 9
+    '        self.mlp = nn.Conv2d(10, d)\n'  # 10
+    '        self.device = device\n'  # 11
+    '    def forward(self, coords, features, knn_output):\n'  # 12
+    '        idx, dist = knn_output\n'  # 13
+    '        B, N, K = idx.size()\n'  # 14
+    '        expanded_idx = idx.unsqueeze(1).expand(B, 3, N, K)\n'  # 15
+    '        expanded_coords = coords.transpose(-2, -1).unsqueeze(-1).expand(B, 3, N, K)\n'  # 16
+    '        neighbor_coords = torch.gather(expanded_coords, 2, expanded_idx)\n'  # 17
+    '        expanded_idx = idx.unsqueeze(1).expand(B, features.size(1), N, K).to(features.device)\n'  # 18
+    '        expanded_features = features.expand(B, -1, N, K)\n'  # 19
+    '        neighbor_features = torch.gather(expanded_features, 2, expanded_idx)\n'  # 20
+    '        concat = torch.cat((expanded_coords, neighbor_coords, expanded_coords - neighbor_coords,\n'  # 21
+    '                            dist.unsqueeze(-3)), dim=-3).to(features.device)\n'  # 22
+    '        return torch.cat((self.mlp(concat), neighbor_features), dim=-3)\n'  # 23
+    'class LocalFeatureAggregation(nn.Module):\n'  # 24
+    '    def __init__(self, d_in, d_out, num_neighbors, device):\n'  # 25
+    '        super().__init__()\n'  # 26
+    '        self.num_neighbors = num_neighbors\n'  # 27
+    '        self.mlp1 = nn.Conv2d(d_in, d_out // 2)\n'  # 28
+    '        self.lse = LocalSpatialEncoding(d_out // 2, device)\n'  # 29
+    '        self.mlp2 = nn.Conv2d(d_out, d_out)\n'  # 30
+    '    def forward(self, coords, features):\n'  # 31
+    '        knn_output = knn(coords.cpu().contiguous(), coords.cpu().contiguous(), self.num_neighbors)\n'  # 32
+    '        x = self.mlp1(features)\n'  # 33
+    '        x = self.lse(coords, x, knn_output)\n'  # 34
+    '        return self.mlp2(x.max(dim=-1, keepdim=True).values)\n'  # 35
+    'class RandLANet(nn.Module):\n'  # 36
+    '    def __init__(self, d_in, num_classes, num_neighbors=4, device=torch.device("cpu")):\n'  # 37
+    '        super().__init__()\n'  # 38
+    '        self.fc_start = nn.Linear(d_in, 8)\n'  # 39
+    '        self.encoder = LocalFeatureAggregation(8, 32, num_neighbors, device)\n'  # 40
+    '        self.head = nn.Conv2d(32, num_classes, 1)\n'  # 41
+    '        self.device = device\n'  # 42
+    '        self.to(device)\n'  # 43
+    '    def forward(self, points):\n'  # 44
+    '        coords = points[..., :3].clone().cpu()\n'  # 45
+    '        x = self.fc_start(points).transpose(-2, -1).unsqueeze(-1)\n'  # 46
+    '        x = self.encoder(coords, x)\n'  # 47
+    '        return self.head(x).squeeze(-1)\n'  # 48
+    'def main():\n'  # 49
+    '    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n'  # 50
+    '    model = RandLANet(6, 5, 4, device)\n'  # 51
+    '    return model(torch.randn(2, 64, 6).to(device))\n'  # 52
+)
+
+
+def test_a_forwards_own_calls_do_not_run_on_an_input_its_callers_hand_on_the_host():
+    # the aggregation's own analysis takes `coords` to be on the model's device; its only
+    # caller hands host coordinates, so the encoding's pass on that assumption is not run
+    assert lint(_NEIGHBOURS) == []
+
+
+def test_a_forwards_own_calls_run_where_its_callers_hand_the_input_on_the_models_device():
+    code = _NEIGHBOURS.replace("points[..., :3].clone().cpu()", "points[..., :3].clone()")
+    findings = lint(code)
+    assert [(f.code, f.line) for f in findings] == [("DL207", 17), ("DL201", 21)]
+    assert findings[0].message.endswith("(when called from line 34)")

@@ -328,3 +328,35 @@ def test_a_dependency_the_batch_will_lint_is_parsed_whole_and_linted_without_a_s
     assert not any(isinstance(f.body, DeferredBlock) for f in _with_bodies(parsed.tree))
     assert index.tree_for(helper.resolve(), helper.read_text()) is parsed.tree
     assert lint_file(helper, CODES, project=index)[0] == lint_file(helper, CODES, project=ProjectIndex())[0]
+
+
+def test_a_dependency_of_the_batch_that_will_not_be_linted_whole_keeps_its_bodies_deferred(tmp_path):
+    # a batch file that never mentions PyTorch is not parsed when linted: as a dependency it is
+    # parsed as any other, its bodies left for when they are read
+    train = _project(tmp_path)
+    shapes = tmp_path / "shapes.py"
+    shapes.write_text("def area(width, height):\n    return width * height\n")
+    (tmp_path / "train.py").write_text(train.read_text() + "from shapes import area\nz = area(2, 3)\n")
+    index = ProjectIndex(batch=[train, shapes])
+    expected = lint_file(train, CODES, project=ProjectIndex())[0]
+    assert lint_file(train, CODES, project=index)[0] == expected
+    parsed = index.parsed(shapes.resolve())
+    assert parsed is not None and not parsed.complete
+    assert lint_file(shapes, CODES, project=index)[0] == []
+
+
+def test_a_package_submodule_is_looked_for_once(tmp_path, monkeypatch):
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "losses.py").write_text("")
+    index = ProjectIndex()
+    looked = []
+    real = project._module_file
+    monkeypatch.setattr(project, "_module_file", lambda folder, parts: looked.append(parts) or real(folder, parts))
+    first = index.submodule(package / "__init__.py", "losses")
+    assert first == package / "losses.py"
+    assert index.submodule(package / "__init__.py", "losses") == first
+    assert index.submodule(package / "__init__.py", "missing") is None
+    assert index.submodule(package / "__init__.py", "missing") is None
+    assert looked == [["losses"], ["missing"]]

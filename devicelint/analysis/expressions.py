@@ -24,7 +24,7 @@ from devicelint.analysis.facts import (
     ClassInfo,
     LoaderInfo,
 )
-from devicelint.analysis.names import dotted_name, string_value
+from devicelint.analysis.names import constant_key, dotted_name, string_value
 from devicelint.analysis.project_imports import ProjectRef
 from devicelint.analysis.state import (
     State,
@@ -53,6 +53,7 @@ from devicelint.analysis.values import (
     homogeneous_element,
     host_beside_accelerator,
     is_none_literal,
+    item_field,
     join,
 )
 
@@ -210,6 +211,10 @@ class Expressions:
             carried = base.field_value(attribute)
             if carried is not None:
                 return carried  # `frames.rotations` of `frames = Frame(rotations=torch.eye(3), ...)`
+        if base.kind == Kind.UNKNOWN and isinstance(base.info, ClassInfo) and not base.info.is_module and not base.info.is_dataset:
+            kept = self.object_attribute(base.info, attribute)
+            if kept is not None:
+                return kept  # `graph.rows` of `graph = DistGraph(num_parts, rows, cols)`
         if graphs.is_graph(base):
             field = graphs.field(base, attribute)
             return field if field is not None else UNKNOWN
@@ -233,8 +238,18 @@ class Expressions:
                 index_value = self.eval(element.slice.value, state)
                 if self.emitting and base.is_tensor_like and index_value.is_tensor_like:
                     self.sink.on_index(node, base, element.slice.value, index_value)
+        if base.fields is not None:
+            key = constant_key(node)
+            stored = base.field_value(item_field(key)) if key is not None else None
+            if stored is not None:
+                return stored  # `cfg["device"]` after `cfg["device"] = dev`
         if base.kind == Kind.TENSOR:
-            return Value(Kind.TENSOR, base.device, base.origin, scalar=_dimensions_kept(node.slice, base.scalar))
+            scalar = _dimensions_kept(node.slice, base.scalar)
+            if scalar is None and index_value is not None and index_value.is_tensor_like and index_value.scalar is False:
+                # `alphas_cumprod[timesteps]`: an index tensor with a dimension gives the result
+                # its dimensions (a mask, the selected rows)
+                scalar = False
+            return Value(Kind.TENSOR, base.device, base.origin, scalar=scalar)
         if (
             base.kind == Kind.UNKNOWN
             and base.is_bare
@@ -271,6 +286,26 @@ class Expressions:
         if base.kind == Kind.REF and index_value is not None:
             return ranks.environ_item(base.qualname, index_value, node)
         return UNKNOWN
+
+    def _forget_items_handed(
+        self,
+        func: cst.BaseExpression,
+        method: Optional[str],
+        receiver: Optional[Value],
+        args: tuple[tuple[cst.Arg, Value], ...],
+        state: State,
+    ) -> None:
+        """A collection whose constant-key entries are known (``cfg["device"] = dev``) and
+        that a call is handed, or whose own method other than a read is called
+        (``cfg.update(...)``): the callee may change them, so after the call none is known.
+        The call itself still sees them in its arguments."""
+        handed = [(arg.value, value) for arg, value in args if value.fields is not None]
+        if receiver is not None and receiver.fields is not None and method not in _ITEM_READING_METHODS:
+            handed.append((func.value, receiver))  # type: ignore[attr-defined]
+        for expression, value in handed:
+            key = dotted_name(expression) if value.has_items else None
+            if key is not None and state.get(key) is value:
+                state[key] = value.without_items()
 
     def _eval_binary(self, node: cst.BinaryOperation, state: State) -> Value:
         left = self.eval(node.left, state)
@@ -364,6 +399,16 @@ class Expressions:
             # `generator.device if generator is not None else device` with a known generator:
             # only one arm can run (a parameter that the body uses as a tensor may still be None)
             return self.eval(node.orelse if none_checked[1] else node.body, state)
+        tensor_checked = self._tensor_check(node.test, state)
+        if tensor_checked is not None:
+            # `v if isinstance(v, torch.Tensor) else torch.tensor(v)`, as `if isinstance(...)`
+            # does: a known list, number or string takes the other arm, a known tensor this one
+            name, is_tensor_arm = tensor_checked
+            kind = self.lookup(name, state).kind
+            if kind in (Kind.CONTAINER, Kind.NUMBER, Kind.STR):
+                return self.eval(node.orelse if is_tensor_arm else node.body, state)
+            if kind == Kind.TENSOR:
+                return self.eval(node.body if is_tensor_arm else node.orelse, state)
         if none_checked is not None and self.lookup(none_checked[0], state).role is Role.NONE_DEFAULT:
             # `device if device is not None else ...` where every call leaves `device` at None
             return self.eval(node.body if none_checked[1] else node.orelse, state)
@@ -652,6 +697,7 @@ class Expressions:
         if callee.kind == Kind.REF and isinstance(callee.info, ProjectRef):
             callee = Value(Kind.REF)  # a module of the project called: nothing torch knows
         args = tuple((arg, self.eval(arg.value, state)) for arg in node.args)
+        self._forget_items_handed(func, method, receiver, args, state)
         called = self._called_submodule(func, args, state) if method is not None else None
         if called is not None:
             callee, receiver, method = called, None, None  # `self.decoder(tokens)`: a call of the submodule
@@ -669,6 +715,8 @@ class Expressions:
             key = dotted_name(func.value) if isinstance(func, cst.Attribute) else None
             if key is not None:
                 state[key] = UNKNOWN
+        if method == "__init__" and isinstance(func, cst.Attribute) and _is_super_call(func.value) and self.emitting:
+            self.note_base_init_call(args)
         if method is not None and receiver is not None:
             result = self._apply_method(node, receiver, method, args, state)
             if result is UNKNOWN:
@@ -888,6 +936,10 @@ class Expressions:
         return text if len(text) <= 40 else text[:37] + "..."
 
 
+#: methods of a dict that read it and leave its entries as they are
+_ITEM_READING_METHODS = frozenset({"get", "keys", "values", "items", "copy", "__getitem__", "__contains__"})
+
+
 def _member_class(container: Value) -> Optional[ClassInfo]:
     """The class of the file every member of a module container is of (see
     torch_semantics._members_of_one_class), if known."""
@@ -1036,6 +1088,11 @@ def _through_reexported_torch(qualname: str) -> str:
     if qualname.startswith("torch.") and ".torch." in qualname:
         return "torch." + qualname.rsplit(".torch.", 1)[1]
     return qualname
+
+
+def _is_super_call(node: cst.BaseExpression) -> bool:
+    """``super()`` or ``super(Class, self)``."""
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "super"
 
 
 def _dimensions_kept(elements: Sequence[cst.SubscriptElement], scalar: Optional[bool]) -> Optional[bool]:

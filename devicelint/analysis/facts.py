@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
-from typing import Optional, Union
+from typing import NamedTuple, Optional, Union
 
 import libcst as cst
 
@@ -148,6 +148,20 @@ class FunctionContext:
     @property
     def name(self) -> str:
         return self.node.name.value if self.node is not None else "<module>"
+
+
+class SiteCall(NamedTuple):
+    """A call a reporting pass made of a function of the file, which may get a pass of that
+    function on its values (see Summaries._specialise_by_call_site)."""
+
+    call: cst.Call
+    #: what the call binds to each parameter
+    handed: dict[str, Value]
+    #: the function making the call had its own analysis start from calls that disagree
+    mixed: bool
+    #: the module ``forward`` whose own analysis made the call, on what it assumed of its
+    #: inputs (on the model's device); None for any other pass
+    assumed_in: Optional[cst.FunctionDef]
 
 
 @dataclass(eq=False)

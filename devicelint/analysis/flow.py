@@ -41,9 +41,10 @@ from devicelint.analysis.facts import (
     FunctionContext,
     LoopInfo,
     RebuiltModule,
+    SiteCall,
     StreamContext,
 )
-from devicelint.analysis.names import dotted_name, string_value
+from devicelint.analysis.names import constant_key, dotted_name, string_value
 from devicelint.analysis.project_imports import ProjectImports
 from devicelint.analysis.state import (
     DEFAULT_DEVICE_KEY,
@@ -147,10 +148,15 @@ class FlowAnalyzer(Expressions, Summaries, TorchSemantics, ProjectImports):
         #: per free (or nested) function: the arguments of each call a reporting pass made of it
         #: (None for a call whose arguments do not bind); its own analysis starts from their join
         self._call_sites: dict[cst.FunctionDef, list[Optional[dict[str, Value]]]] = {}
-        #: per function: the calls of it that bind plainly, each with what it binds and the
-        #: function that makes it where that function's own analysis joined calls that disagree
-        #: (in the order the reporting passes met them; see Summaries._specialise_by_call_site)
-        self._site_calls: dict[cst.FunctionDef, list[tuple[cst.Call, dict[str, Value], bool]]] = {}
+        #: per function: the calls of it that bind plainly, each with what it binds, whether
+        #: the function that makes it had its own analysis start from calls that disagree, and
+        #: the module ``forward`` whose own analysis made it (on what it assumed of its inputs),
+        #: if any (in the order the reporting passes met them; see
+        #: Summaries._specialise_by_call_site)
+        self._site_calls: dict[cst.FunctionDef, list[SiteCall]] = {}
+        #: per module ``forward`` of the file: what each call of a module of its class that may
+        #: be on an accelerator hands it, as handed (see Summaries.note_module_call)
+        self._forward_inputs_handed: dict[cst.FunctionDef, list[dict[str, Value]]] = {}
         #: functions whose own analysis started from the join of calls that hand them different
         #: values, or from a literal a call hands them (which that analysis does not use to
         #: choose branches): what their calls hand on may come from paths no one call takes
@@ -170,6 +176,9 @@ class FlowAnalyzer(Expressions, Summaries, TorchSemantics, ProjectImports):
         #: per module class: whether its methods wait for constructions the analysis has not
         #: met yet, as of that many constructions met (see Summaries._waits_for_injection)
         self._awaiting: dict[ClassInfo, tuple[int, bool]] = {}
+        #: (how many classes the file had, the classes its built classes derive from): see
+        #: Summaries._bases_of_built_classes
+        self._built_bases: tuple[int, frozenset[ClassInfo]] = (-1, frozenset())
         #: per function: its body's text, for the two parameter scans below (cut from the
         #: file's text when it can be, see function_text; once per function either way)
         self._body_texts: dict[cst.FunctionDef, str] = {}
@@ -391,6 +400,8 @@ class FlowAnalyzer(Expressions, Summaries, TorchSemantics, ProjectImports):
         result = self._combine(node, node.target, left, node.value, right)
         if isinstance(node.target, (cst.Name, cst.Attribute)):
             self.assign(node.target, result, state, node.value)
+        elif isinstance(node.target, cst.Subscript):
+            self._remember_item(node.target, result, state)  # `stats["loss"] += loss`
 
     def _exec_return(self, node: cst.Return, state: State) -> None:
         value = self.eval(node.value, state) if node.value is not None else NONE_VALUE
@@ -412,6 +423,8 @@ class FlowAnalyzer(Expressions, Summaries, TorchSemantics, ProjectImports):
         key = dotted_name(node.target) if isinstance(node.target, (cst.Name, cst.Attribute)) else None
         if key is not None:
             state.pop(key, None)
+        elif isinstance(node.target, cst.Subscript):
+            self._remember_item(node.target, None, state)
 
     def _exec_import(self, node: cst.Import, state: State) -> None:
         for alias in node.names:
@@ -841,9 +854,41 @@ class FlowAnalyzer(Expressions, Summaries, TorchSemantics, ProjectImports):
             if key is not None and key in state and state[key].kind in (Kind.BATCH, Kind.CONTAINER):
                 # batch["x"] = batch["x"].to(d): the collection is no longer all-CPU
                 state[key] = self._placeholder_replaced(state[key], target, value) or Value(state[key].kind)
+            self._remember_item(target, value, state)
             return
         if isinstance(target, cst.StarredElement):
             self.assign(target.value, UNKNOWN, state, None)
+
+    def _remember_item(self, target: cst.Subscript, stored: Optional[Value], state: State) -> None:
+        """``cfg["device"] = dev`` (also as a target of a tuple assignment): the entry at that
+        constant key reads back as ``stored`` - in this function, and in a function of the file
+        the collection is handed to - until code that may change it has the collection (a call
+        it is handed to, a method of its own; see forget_items_handed). A store at a key that
+        is not a constant, or into an entry's own entries, or ``stored`` None (``del``, a store
+        this does not follow), forgets them all."""
+        collection = target.value
+        while isinstance(collection, cst.Subscript):
+            collection = collection.value
+        key = dotted_name(collection)
+        held = state.get(key) if key is not None else None
+        if held is None:
+            return  # not bound in this scope: another scope's collection is not rebound from here
+        item = constant_key(target) if collection is target.value and stored is not None else None
+        if item is not None and _keeps_items(held):
+            state[key] = held.with_item(item, stored)  # type: ignore[arg-type]
+        elif held.has_items:
+            state[key] = held.without_items()
+
+
+def _keeps_items(collection: Value) -> bool:
+    """Is the value a collection whose constant-key entries the analysis keeps: a dict or
+    config (a container, a batch, an object of unknown class) - not a tensor or array (whose
+    subscript stores write elements), a module (``ModuleDict``, which places what it stores)
+    or an object of a known class or role."""
+    if collection.kind in (Kind.CONTAINER, Kind.BATCH):
+        return True
+    return collection.kind == Kind.UNKNOWN and collection.is_bare
+
 
 _JUMPS = (cst.Return, cst.Raise, cst.Continue, cst.Break)
 

@@ -22,7 +22,7 @@ import libcst as cst
 
 from devicelint.analysis.names import OwnScopeVisitor, dotted_name
 from devicelint.deferred_bodies import unparsed_body
-from devicelint.analysis.values import Kind, Origin, Value
+from devicelint.analysis.values import UNKNOWN, Kind, Origin, Value
 
 #: how many helper calls deep the analysis follows
 MAX_DEPTH = 3
@@ -337,13 +337,41 @@ def bind_arguments(
     function: cst.FunctionDef,
     args: tuple[tuple[cst.Arg, Value], ...],
     skip_first: bool,
+    forwarding: bool = False,
 ) -> Optional[tuple[Optional[cst.Param], dict[str, Value]]]:
     """Map call arguments to parameter names; None when the call does not fit the signature
     or spreads ``*args``/``**kwargs`` (the mapping is then unknown).
 
     Returns the ``self`` parameter (when ``skip_first``) and the bound values; parameters left
     out are absent, for the caller to fill with their defaults.
+
+    ``forwarding``: a call that passes on what it was given (``super().__init__(config,
+    **kwargs)``) binds the arguments it names, and its spreads may give any parameter left:
+    those are bound to unknown, not to their defaults (a ``*args`` spread before a named
+    positional argument leaves the positions unknown: None).
     """
+    if forwarding and any(arg.star for arg, _ in args):
+        named = tuple((arg, value) for arg, value in args if not arg.star)
+        first_spread = next(i for i, (arg, _) in enumerate(args) if arg.star)
+        if any(arg.keyword is None and not arg.star for arg, _ in args[first_spread:]):
+            return None  # positional arguments after a spread: their positions are unknown
+        found = _bind(function, named, skip_first, required=False)
+        if found is None:
+            return None
+        self_param, bound = found
+        for param in [*function.params.posonly_params, *function.params.params, *function.params.kwonly_params]:
+            if param is not self_param and param.name.value not in bound:
+                bound[param.name.value] = UNKNOWN
+        return self_param, bound
+    return _bind(function, args, skip_first, required=True)
+
+
+def _bind(
+    function: cst.FunctionDef,
+    args: tuple[tuple[cst.Arg, Value], ...],
+    skip_first: bool,
+    required: bool,
+) -> Optional[tuple[Optional[cst.Param], dict[str, Value]]]:
     params = function.params
     positional = [*params.posonly_params, *params.params]
     self_param: Optional[cst.Param] = None
@@ -370,6 +398,8 @@ def bind_arguments(
             bound[name] = value
         elif params.star_kwarg is None:
             return None
+    if not required:
+        return self_param, bound
     for param in positional[position:]:
         if param.name.value not in bound and param.default is None:
             return None  # a required argument is missing: not the function we think

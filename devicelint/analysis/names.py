@@ -33,6 +33,21 @@ def string_value(node: cst.SimpleString) -> "str | bytes":
     return node.raw_value
 
 
+def constant_key(node: cst.Subscript) -> Optional[str]:
+    """``"device"`` for ``cfg["device"]``: the one string literal a subscript indexes by; None
+    for any other index (a name, a number, a slice, several)."""
+    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+        return None
+    index = node.slice[0].slice.value
+    if not isinstance(index, cst.SimpleString):
+        return None
+    try:
+        key = string_value(index)
+    except (ValueError, SyntaxError):
+        return None
+    return key if isinstance(key, str) else None
+
+
 def has_decorator(node: cst.FunctionDef, name: str) -> bool:
     """Is the function decorated ``@name`` (``staticmethod``, ``classmethod``)?"""
     return any(dotted_name(decorator.decorator) == name for decorator in node.decorators)

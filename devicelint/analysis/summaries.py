@@ -28,7 +28,7 @@ import libcst as cst
 
 from devicelint.analysis import checkpoint_loads, constructions, helpers
 from devicelint.analysis import torch_api as api
-from devicelint.analysis.facts import ClassInfo, CriterionInfo, ModuleConstruction
+from devicelint.analysis.facts import ClassInfo, CriterionInfo, ModuleConstruction, SiteCall
 from devicelint.analysis.names import OwnScopeVisitor, dotted_name, has_decorator, is_static_or_class_method, string_value
 from devicelint.analysis.parameter_uses import ParameterUses, input_device
 from devicelint.analysis.state import DEFAULT_DEVICE_KEY, State, join_states
@@ -74,6 +74,8 @@ class Summaries(ParameterUses):
         the model and the loader handed to ``evaluate(model, loader, device)``."""
         for index, (function, class_info, enclosing) in enumerate(self._pending[:_PENDING_LOOKAHEAD]):
             if enclosing is not None or function in self._call_sites:
+                if self._waits_for_own_init(function, class_info):
+                    continue
                 return index
             if class_info is not None and function.name.value == "__init__" and not self._waits_for_construction(function, class_info):
                 return index  # the other methods see the attributes it sets
@@ -91,6 +93,19 @@ class Summaries(ParameterUses):
             if function.name.value not in called:
                 return index
         return 0
+
+    def _waits_for_own_init(self, method: cst.FunctionDef, class_info: Optional[ClassInfo]) -> bool:
+        """Does a method of a plain class, already called, wait for the ``__init__`` of its class
+        (or of a base) that waits for the code building its objects, so that it sees the
+        attributes those constructions give (``self.scale`` set from ``super().__init__(config)``)?"""
+        if class_info is None or class_info.is_module or class_info.is_dataset or method.name.value == "__init__":
+            return False
+        if is_static_or_class_method(method) or self._attributes_ready(class_info):
+            return False
+        return any(
+            not owner.init_analysed and not owner.is_module and "__init__" in owner.methods
+            for owner in (class_info, *class_info.ancestors())
+        )
 
     def _waits_for_attributes(self, method: cst.FunctionDef, class_info: Optional[ClassInfo]) -> bool:
         """Does a method without arguments (``self.forward()`` in ``optimize_parameters``) wait for
@@ -130,7 +145,18 @@ class Summaries(ParameterUses):
         _note_construction)? Only where that code is in the file and has not run yet."""
         if class_info.is_module or class_info.is_dataset or not _has_arguments(init, True):
             return False
-        return class_info.name in self.called_names()
+        # an object of a subclass of the file built too: its `super().__init__(...)` calls it
+        return class_info.name in self.called_names() or class_info in self._bases_of_built_classes()
+
+    def _bases_of_built_classes(self) -> frozenset[ClassInfo]:
+        """The file's classes that a class the file builds by name derives from (computed once
+        the file's classes are known, again if more appear)."""
+        known, bases = self._built_bases
+        if known != len(self._classes):
+            called = self.called_names()
+            bases = frozenset(base for info in self._classes if info.name in called for base in info.ancestors())
+            self._built_bases = (len(self._classes), bases)
+        return bases
 
     def called_names(self) -> frozenset[str]:
         """Names the file calls, as ``name(`` or ``.name(`` (computed once)."""
@@ -369,11 +395,13 @@ class Summaries(ParameterUses):
                 sites = self._site_calls[function]
                 start = looked_at.get(function, 0)
                 looked_at[function] = len(sites)
-                for call, site, mixed in sites[start:]:
+                for call, site, mixed, assumed_in in sites[start:]:
                     if passes_left <= 0 or len(placements) > _CALL_SITE_PASSES_PER_FUNCTION:
                         break
                     if mixed:
                         continue  # made where calls that disagree were joined: no one call's values
+                    if assumed_in is not None and self._inputs_handed_otherwise(assumed_in):
+                        continue  # made on what a `forward` assumed of inputs its calls hand otherwise
                     bound = _informative(site)
                     key = _placements(bound)
                     if key in placements or not _placed_otherwise(bound, joined):
@@ -404,10 +432,34 @@ class Summaries(ParameterUses):
         site = helpers.bind_arguments(forward, args, True)
         if site is None:
             return
+        self._forward_inputs_handed.setdefault(forward, []).append(site[1])
         handed = {name: UNKNOWN if _input_mismatch(value, device) else value for name, value in site[1].items()}
+        self._record_site_call(forward, node, handed)
+
+    def _record_site_call(self, function: cst.FunctionDef, call: cst.Call, handed: dict[str, Value]) -> None:
+        """Remember a call the reporting pass under way makes of ``function`` with what it hands
+        it (see _specialise_by_call_site): whether the function making it joined calls that
+        disagree, and whether it is a module's ``forward`` in its own analysis, which took its
+        inputs to be on the model's device - an assumption, not what its callers hand it."""
         caller = self.current_function.node
-        mixed = self.call_context is None and caller is not None and caller in self._joined_differing_calls
-        self._site_calls.setdefault(forward, []).append((node, handed, mixed))
+        own_analysis = self.call_context is None and caller is not None
+        mixed = own_analysis and caller in self._joined_differing_calls
+        assumed_in = caller if own_analysis and caller in self._forward_parameters_assumed else None
+        self._site_calls.setdefault(function, []).append(SiteCall(call, handed, mixed, assumed_in))
+
+    def _inputs_handed_otherwise(self, forward: cst.FunctionDef) -> bool:
+        """Does a call of the file of a module whose ``forward`` this is hand it an input placed
+        otherwise than its own analysis took it (``lfa(coords, x)`` with ``coords`` moved to the
+        host, where the analysis of ``forward`` took ``coords`` to be on the model's device)?
+        Then the calls that ``forward`` makes in its own analysis mix an assumption about that
+        input with facts: the passes of ``forward`` on its callers' values make them instead."""
+        assumed = self._forward_parameters_assumed.get(forward, {})
+        for handed in self._forward_inputs_handed.get(forward, ()):
+            for name, value in handed.items():
+                where = _placement(value)[1]
+                if where is not None and name in assumed and where != _placement(assumed[name])[1]:
+                    return True
+        return False
 
     def _own_forward(self, module: Value) -> Optional[cst.FunctionDef]:
         """The ``forward`` of a module of a class of this file (not another module's, whose
@@ -603,6 +655,27 @@ class Summaries(ParameterUses):
             elif attribute in merged:
                 merged[attribute] = UNKNOWN
         return merged
+
+    def object_attribute(self, class_info: ClassInfo, attribute: str) -> Optional[Value]:
+        """``graph.rows`` / ``self.config.norm_mean`` read outside the class, on an object of a
+        plain class of the file (``graph = DistGraph(..., rows, cols)``): what the class's own
+        methods see as ``self.rows`` (see _attributes_seen_by_methods, asked for one name);
+        None where the class and its bases in the file do not say."""
+        found: Optional[Value] = None
+        for base in class_info.bases:
+            found = self.object_attribute(base, attribute)
+            if found is not None:
+                break
+        if not class_info.init_analysed and not class_info.attributes:
+            self._preview_init(class_info)
+        found = class_info.attributes.get(attribute, found)
+        if attribute in self._written_elsewhere(class_info):
+            stored = self._stored_by_methods(class_info, attribute, found, None)
+            if stored is not None:
+                found = stored
+            elif found is not None:
+                found = UNKNOWN
+        return None if found is None else _as_seen_from_method(found, None)
 
     def _stored_by_methods(
         self, class_info: ClassInfo, attribute: str, from_init: Optional[Value], reader: Optional[cst.FunctionDef]
@@ -1022,9 +1095,7 @@ class Summaries(ParameterUses):
             site = (site[0], {**site[1], **{prefix + attribute: value for attribute, value in carried.items()}})
         self._call_sites.setdefault(function, []).append(site[1] if site is not None else None)
         if site is not None and call is not None:
-            caller = self.current_function.node
-            mixed = self.call_context is None and caller is not None and caller in self._joined_differing_calls
-            self._site_calls.setdefault(function, []).append((call, site[1], mixed))
+            self._record_site_call(function, call, site[1])
 
     def _builds_own_object(self, receiver_key: str) -> bool:
         """Is ``receiver_key`` the ``self`` of an ``__init__`` being analysed (or of a method
@@ -1141,7 +1212,7 @@ class Summaries(ParameterUses):
             self_value,
             id(self_value.info) if self_value is not None else 0,
             tuple(
-                (name, value, id(value.info), value.role, value.device.only_on if value.device is not None else None)
+                (name, value, id(value.info), id(value.fields), value.role, value.device.only_on if value.device is not None else None)
                 for name, value in sorted(bound.items(), key=lambda item: item[0])
             ),
             default,
@@ -1419,9 +1490,7 @@ class Summaries(ParameterUses):
         # a module's `__init__` is analysed before the code that builds it (its other methods
         # need its attributes): a pass on what this construction hands it follows it there
         # (see _specialise_by_call_site)
-        caller = context.node
-        mixed = self.call_context is None and caller is not None and caller in self._joined_differing_calls
-        self._site_calls.setdefault(found[0], []).append((node, site[1], mixed))
+        self._record_site_call(found[0], node, site[1])
 
     def _placed_items(self, info: ClassInfo, args: tuple[tuple[cst.Arg, Value], ...]) -> Optional[Device]:
         """Where a dataset that places its own data puts its items, for this construction:
@@ -1472,6 +1541,27 @@ class Summaries(ParameterUses):
             return
         init = found[0]
         site = helpers.bind_arguments(init, args, True)
+        self._call_sites.setdefault(init, []).append(site[1] if site is not None else None)
+
+    def note_base_init_call(self, args: tuple[tuple[cst.Arg, Value], ...]) -> None:
+        """``super().__init__(config, **kwargs)`` in the ``__init__`` of a plain class of the
+        file: the nearest base of the file that defines ``__init__`` is built from these
+        arguments, as by a construction (see _note_construction); what the spreads pass on is
+        unknown to it."""
+        context = self.current_function
+        info = context.class_info
+        if info is None or info.is_module or info.is_dataset or context.name != "__init__":
+            return
+        for base in info.bases:
+            found = base.find_method("__init__")
+            if found is not None:
+                break
+        else:
+            return
+        init, owner = found
+        if owner.is_module or owner.is_dataset:
+            return
+        site = helpers.bind_arguments(init, args, True, forwarding=True)
         self._call_sites.setdefault(init, []).append(site[1] if site is not None else None)
 
     def inputs_placed_by_module(self, module: Value, args: tuple[tuple[cst.Arg, Value], ...]) -> list[bool]:
@@ -1568,8 +1658,15 @@ def _is_informative(value: Value) -> bool:
     """Does a call's argument tell its parameter more than the function's own body does? An
     object of unknown kind does only where it was placed on a device (`input_.to("cuda")`),
     built by a constructor not told one, or is an object of a class of the file (a hand-written
-    batch iterator handed to `train(model, iterator)`: its `__iter__` says what the loop gets)."""
-    return value.kind != Kind.UNKNOWN or constructions.is_construction(value) or value.device is not None or isinstance(value.info, ClassInfo)
+    batch iterator handed to `train(model, iterator)`: its `__iter__` says what the loop gets),
+    or a config whose entries the caller stored (`cfg["device"] = dev`)."""
+    return (
+        value.kind != Kind.UNKNOWN
+        or constructions.is_construction(value)
+        or value.device is not None
+        or isinstance(value.info, ClassInfo)
+        or value.has_items
+    )
 
 
 def _informative(site: dict[str, Value]) -> dict[str, Value]:

@@ -92,8 +92,15 @@ _TENSOR_ONLY_METHODS = frozenset(
 )
 #: tensor methods that Python's own objects have too (``str.split``, ``list.sort``)
 _ALSO_BUILTIN_METHODS = frozenset({"split", "sort"})
+#: dtype casts that tensors and modules both have (``x.float()``, ``model.half()``)
+_DTYPE_CAST_METHODS = frozenset({"float", "half", "double", "bfloat16"})
 #: tensor methods whose result has at least one dimension whatever the receiver's (given arguments)
 _AT_LEAST_ONE_DIMENSION = frozenset({"unsqueeze", "view", "reshape", "repeat", "expand", "unfold", "tile"})
+#: methods whose result has a dimension whatever their arguments: a 0-dim tensor flattens to a
+#: 1-dim one
+_ALWAYS_DIMENSIONED = frozenset({"flatten", "ravel"})
+#: torch functions whose result has a dimension whatever their operands' (``F.one_hot`` adds one)
+_ALWAYS_DIMENSIONED_FUNCTIONS = frozenset({"torch.flatten", "torch.ravel", "torch.nn.functional.one_hot"})
 #: the target of a move that leaves the device as it is (``.to(torch.float16)``, ``.pin_memory()``)
 _UNCHANGED = object()
 
@@ -302,7 +309,16 @@ class TorchSemantics:
         return tuple(result) if changed else args
 
     def _as_tensor_parameter(self, node: cst.BaseExpression, value: Value, state: State) -> Value:
-        if not isinstance(node, cst.Name) or value.kind != Kind.UNKNOWN or not value.is_bare or value.device is not None:
+        if value.kind != Kind.UNKNOWN or not value.is_bare or value.device is not None:
+            return value
+        cast = _cast_receiver(node)
+        if cast is not None:
+            # `F.cross_entropy(logits.float(), target)`: a module has `.float()` too, but is no
+            # operand of a torch function - the parameter cast there is a tensor, and so is the
+            # cast, on its device
+            receiver = self._as_tensor_parameter(cast, self.lookup(cast.value, state), state)
+            return Value(Kind.TENSOR, receiver.device, receiver.origin, scalar=receiver.scalar) if receiver.kind == Kind.TENSOR else value
+        if not isinstance(node, cst.Name):
             return value
         narrowed = self.tensor_parameter_value(node.value)
         if narrowed is None:
@@ -525,6 +541,8 @@ class TorchSemantics:
             scalar = True if reduction is None else None
         elif leaf in api.FULL_REDUCTIONS and len(positional) == 1 and len(node.args) == 1:
             scalar = True
+        elif qualname in _ALWAYS_DIMENSIONED_FUNCTIONS:
+            scalar = False
         elif result.scalar is False and qualname in api.MIXING_FUNCTIONS or qualname in api.CONCATENATING:
             # joining tensors gives one with a dimension (torch.stack of 0-dim tensors is 1-dim,
             # torch.cat refuses 0-dim ones)
@@ -635,7 +653,7 @@ class TorchSemantics:
                 scalar: Optional[bool] = None
                 if method in api.FULL_REDUCTIONS and not node.args:
                     scalar = True
-                elif method.startswith("new_") or method in _AT_LEAST_ONE_DIMENSION and node.args:
+                elif method.startswith("new_") or method in _AT_LEAST_ONE_DIMENSION and node.args or method in _ALWAYS_DIMENSIONED:
                     scalar = False
                 elif receiver.scalar is False and method not in _RANK_REDUCING_METHODS:
                     scalar = False
@@ -1173,3 +1191,12 @@ def _placed_as_tensor(value: Value) -> bool:
 
 def _as_tensor(value: Value) -> Value:
     return value if value.kind == Kind.TENSOR else Value(Kind.TENSOR, value.device, value.origin)
+
+
+def _cast_receiver(node: cst.BaseExpression) -> Optional[cst.Name]:
+    """``logits.float()`` -> ``logits``: a name cast to another float type, without arguments."""
+    if not (isinstance(node, cst.Call) and not node.args and isinstance(node.func, cst.Attribute)):
+        return None
+    if node.func.attr.value not in _DTYPE_CAST_METHODS or not isinstance(node.func.value, cst.Name):
+        return None
+    return node.func.value

@@ -302,8 +302,10 @@ class Value:
     #: what the value is beyond its kind (a parameter, a model's output ...); see Role
     role: Optional[Role] = field(default=None, compare=False)
     #: an object of a dataclass of the file: the values its construction gave its fields
-    #: (``Frame(rotations=torch.eye(3), ...)``), by name; like ``info``, not compared, and a
-    #: join keeps them only where both sides carry the very same ones
+    #: (``Frame(rotations=torch.eye(3), ...)``), by name; also what the code stored at a
+    #: constant key of a dict or config (``cfg["device"] = dev``), under ``item_field(key)``;
+    #: like ``info``, not compared, and a join keeps them only where both sides carry the very
+    #: same ones
     fields: Optional[tuple[tuple[str, "Value"], ...]] = field(default=None, compare=False)
 
     def field_value(self, name: str) -> Optional["Value"]:
@@ -312,6 +314,22 @@ class Value:
             if field_name == name:
                 return value
         return None
+
+    def with_item(self, key: str, stored: "Value") -> "Value":
+        """The collection after ``collection[key] = stored``: that entry reads back as stored."""
+        name = item_field(key)
+        kept = tuple(pair for pair in self.fields or () if pair[0] != name)
+        return replace(self, fields=(*kept, (name, stored)))
+
+    @property
+    def has_items(self) -> bool:
+        """Does the value remember entries stored at constant keys (see with_item)?"""
+        return any(name.startswith("[") for name, _ in self.fields or ())
+
+    def without_items(self) -> "Value":
+        """The collection once code that may change it has had it: no stored entry is known."""
+        kept = tuple(pair for pair in self.fields or () if not pair[0].startswith("["))
+        return replace(self, fields=kept or None)
 
     def with_device(self, device: Optional[Device], origin: Optional[Origin]) -> "Value":
         return replace(self, device=device, origin=origin if device is not None else self.origin)
@@ -325,6 +343,12 @@ class Value:
         """Nothing is known of the value beyond its kind and placement: no ``info`` payload and
         no ``role`` (for a value of unknown kind: an object the analysis cannot tell apart)."""
         return self.info is None and self.role is None
+
+
+def item_field(key: str) -> str:
+    """The name under which a value's fields keep what ``collection[key] = ...`` stored
+    (``["device"]``): never an attribute's name, so a field and an entry never meet."""
+    return f"[{key!r}]"
 
 
 UNKNOWN = Value(Kind.UNKNOWN)

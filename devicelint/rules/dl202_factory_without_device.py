@@ -167,8 +167,43 @@ class FactoryWithoutDevice(Rule):
         "import torch\nfrom torch import nn\nclass Flat(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
         "        self.register_buffer('tail', torch.tensor([-1]))\n    def forward(self, x):\n"
         "        shape = torch.tensor(x.shape)\n        return x.reshape(tuple(shape[0:1].tolist()) + (-1,))\n",
+        # the same normaliser, moving its statistics to the data where it uses them
+        "import torch\ndef as_tensor(v):\n    return v if isinstance(v, torch.Tensor) else torch.tensor(v)\n"
+        "class NormalizerConfig:\n    def __init__(self, shift, scale):\n"
+        "        self.shift, self.scale = as_tensor(shift), as_tensor(scale)\n"
+        "class Normalizer:\n    def __init__(self, config):\n        self.shift, self.scale = config.shift, config.scale\n"
+        "    def __call__(self, x):\n        return (x - self.shift.to(x.device)) / self.scale.to(x.device)\n"
+        "device = 'cuda' if torch.cuda.is_available() else 'cpu'\n"
+        "normalize = Normalizer(NormalizerConfig([0.5, 1.0], [2.0, 3.0]))\nnormalize(torch.randn(4, 2, device=device))\n",
+        # the same loss, building the classes where the predictions are
+        "import torch\nfrom torch import nn\nfrom torch.nn.functional import cross_entropy, one_hot\n"
+        "class MultiClassLoss(nn.Module):\n    def _forward(self, prediction, target):\n"
+        "        classes = one_hot(torch.tensor([abs(int(v)) % 3 for v in target], device=prediction.device), 3)\n"
+        "        return cross_entropy(prediction.float(), classes.float(), reduction='none')\n",
     )
     invalid = (
+        # a loss module maps its targets to class indices in a Python list and one-hot encodes
+        # them on the host; its predictions, cast to float, are on the model's device
+        # (graphnet's MultiClassificationCrossEntropyLoss)
+        Example(
+            "import torch\nfrom torch import nn\nfrom torch.nn.functional import cross_entropy, one_hot\n"
+            "class MultiClassLoss(nn.Module):\n    def _forward(self, prediction, target):\n"
+            "        classes = one_hot(torch.tensor([abs(int(v)) % 3 for v in target]), 3)  # expect: DL202\n"
+            "        return cross_entropy(prediction.float(), classes.float(), reduction='none')\n"
+        ),
+        # a normaliser's shift and scale, made from a config's lists by a helper and kept by the
+        # config object, then by the normaliser's: on the host, where GPU data meets them
+        # (noether's ShiftAndScaleNormalizer)
+        Example(
+            "import torch\ndef as_tensor(v):\n"
+            "    return v if isinstance(v, torch.Tensor) else torch.tensor(v)  # expect: DL202\n"
+            "class NormalizerConfig:\n    def __init__(self, shift, scale):\n"
+            "        self.shift, self.scale = as_tensor(shift), as_tensor(scale)\n"
+            "class Normalizer:\n    def __init__(self, config):\n        self.shift, self.scale = config.shift, config.scale\n"
+            "    def __call__(self, x):\n        return (x - self.shift) / self.scale\n"
+            "device = 'cuda' if torch.cuda.is_available() else 'cpu'\n"
+            "normalize = Normalizer(NormalizerConfig([0.5, 1.0], [2.0, 3.0]))\nnormalize(torch.randn(4, 2, device=device))\n"
+        ),
         # an accumulator that reset() starts on the host: update() reads it, on its first call,
         # as reset() left it (modyn's RHO-LOSS downsampler)
         Example(
@@ -574,8 +609,12 @@ class FactoryWithoutDevice(Rule):
             # `__init__` (`self._setup()`), or in another method of the class that this one
             # does not call (a `reset()`): this one finds it in an attribute
             place = f"`{home.name.value}()` keeps it for `{method.name.value}()`, where it {meets} {other_text} at line {self.ctx.line(meeting)}"
-        else:
+        elif f"{home.name.value}(" in self.ctx.analyzer.body_text(method):
             place = f"`{home.name.value}()` returns it to `{method.name.value}`, where it {meets} {other_text} at line {self.ctx.line(meeting)}"
+        else:
+            # not called there: it reaches the method by another way (a config object's
+            # attributes, an argument a caller hands on)
+            place = f"it reaches `{method.name.value}()` from `{home.name.value}()`, where it {meets} {other_text} at line {self.ctx.line(meeting)}"
         # decided at the end of the file: only then is it known whether the file is a CPU-only
         # program that runs its own model
         if self.ctx.analyzer.factory_name(factory) in api.LEGACY_TYPED_CONSTRUCTORS:
