@@ -26,6 +26,7 @@ from devicelint.analysis.helpers import argument_parameters
 from devicelint.analysis.names import OwnScopeVisitor, dotted_name
 from devicelint.analysis.facts import ClassInfo
 from devicelint.analysis.values import Kind, Value, parameters_owner
+from devicelint.rules.base import Rule
 
 
 @dataclass(frozen=True)
@@ -472,6 +473,28 @@ def _load_state_dict_call(function: cst.FunctionDef, receiver: str) -> Optional[
     finder = _LoadStateDictFinder(receiver)
     function.body.visit(finder)
     return finder.found
+
+
+class OptimizerOrderRule(Rule):
+    """The event plumbing DL407 and DL409 share: one OptimizerOrder per file follows the
+    optimizers, the moves and the state loads, and hands each case to the rule's ``_report``,
+    which keeps the cases it describes."""
+
+    def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(ctx)
+        self._order = OptimizerOrder(ctx, self._report)
+
+    def on_assign(self, statement: cst.CSTNode, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value) -> None:
+        self._order.on_assign(statement, target, value_node, value)
+
+    def on_call(self, event: CallEvent) -> None:
+        self._order.on_call(event)
+
+    def finish(self) -> None:
+        self._order.finish()
+
+    def _report(self, case: OrderCase) -> None:
+        raise NotImplementedError
 
 
 class _LoadStateDictFinder(OwnScopeVisitor):

@@ -1,15 +1,12 @@
 from __future__ import annotations
 
-import libcst as cst
 
-from devicelint.analysis.events import CallEvent
-from devicelint.analysis.values import Value
 from devicelint.findings import Severity
-from devicelint.rules._optimizer_order import BuiltBeforeMove, LoadedInHelper, OptimizerOrder, OrderCase
-from devicelint.rules.base import Example, Rule
+from devicelint.rules._optimizer_order import BuiltBeforeMove, LoadedInHelper, OptimizerOrderRule, OrderCase
+from devicelint.rules.base import Example
 
 
-class OptimizerBeforeMove(Rule):
+class OptimizerBeforeMove(OptimizerOrderRule):
     """
     ## What it does
     Flags an optimizer built from `model.parameters()` (or from parameter groups of them) before
@@ -144,19 +141,6 @@ class OptimizerBeforeMove(Rule):
             "    def cuda(self):\n        self.net.cuda()\ntrainer = Trainer('sgd', {})\ntrainer.cuda()\n"
         ),
     )
-
-    def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
-        super().__init__(ctx)
-        self._order = OptimizerOrder(ctx, self._report)
-
-    def on_assign(self, statement: cst.CSTNode, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value) -> None:
-        self._order.on_assign(statement, target, value_node, value)
-
-    def on_call(self, event: CallEvent) -> None:
-        self._order.on_call(event)
-
-    def finish(self) -> None:
-        self._order.finish()
 
     def _report(self, case: OrderCase) -> None:
         """The cases whose state stays on the CPU; an optimizer that makes its state at its

@@ -1,15 +1,12 @@
 from __future__ import annotations
 
-import libcst as cst
 
-from devicelint.analysis.events import CallEvent
-from devicelint.analysis.values import Value
 from devicelint.findings import Severity
-from devicelint.rules._optimizer_order import BuiltBeforeMove, OptimizerOrder, OrderCase
-from devicelint.rules.base import Example, Rule
+from devicelint.rules._optimizer_order import BuiltBeforeMove, OptimizerOrderRule, OrderCase
+from devicelint.rules.base import Example
 
 
-class OptimizerBuiltBeforeMove(Rule):
+class OptimizerBuiltBeforeMove(OptimizerOrderRule):
     """
     ## What it does
     Points at an optimizer built from `model.parameters()` (or from parameter groups of them)
@@ -112,19 +109,6 @@ class OptimizerBuiltBeforeMove(Rule):
             "restored.load_state_dict(torch.load('opt.pt', map_location='cpu'))\nmodel.cuda()\n"
         ),
     )
-
-    def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
-        super().__init__(ctx)
-        self._order = OptimizerOrder(ctx, self._report)
-
-    def on_assign(self, statement: cst.CSTNode, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value) -> None:
-        self._order.on_assign(statement, target, value_node, value)
-
-    def on_call(self, event: CallEvent) -> None:
-        self._order.on_call(event)
-
-    def finish(self) -> None:
-        self._order.finish()
 
     def _report(self, case: OrderCase) -> None:
         """An optimizer built before the move where nothing leaves state on the CPU."""
