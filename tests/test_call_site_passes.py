@@ -351,3 +351,32 @@ def test_a_forwards_own_calls_run_where_its_callers_hand_the_input_on_the_models
     findings = lint(code)
     assert [(f.code, f.line) for f in findings] == [("DL207", 17), ("DL201", 21)]
     assert findings[0].message.endswith("(when called from line 34)")
+
+
+# a module whose forward runs a neighbour search on the host: it reads `coords` only as
+# `coords.cpu()`, so a host tensor handed in is what it wants (RandLA-Net-like encoders)
+_HOST_SEARCH = (
+    "import torch\n"  # 1
+    "import torch.nn as nn\n"  # 2
+    "class Neighbours(nn.Module):\n"  # 3
+    "    def __init__(self):\n"  # 4
+    "        super().__init__()\n"  # 5
+    "        self.proj = nn.Linear(3, 8)\n"  # 6
+    "    def forward(self, coords, feats):\n"  # 7
+    "        idx = torch.cdist(coords.cpu(), coords.cpu()).topk(4).indices\n"  # 8
+    "        return self.proj(feats), idx\n"  # 9
+    "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"  # 10
+    "model = Neighbours().to(device)\n"  # 11
+    "points = torch.randn(16, 3)\n"  # 12
+    "feats = torch.randn(16, 3).to(device)\n"  # 13
+    "out = model(points, feats)\n"  # 14
+)
+
+
+def test_an_input_the_forward_only_takes_to_the_host_may_come_in_on_the_host():
+    assert lint(_HOST_SEARCH) == []
+
+
+def test_an_input_the_forward_also_reads_as_it_came_is_still_the_calls_mismatch():
+    code = _HOST_SEARCH.replace("        return self.proj(feats), idx\n", "        return self.proj(feats + coords), idx\n")
+    assert [(f.code, f.line) for f in lint(code)] == [("DL201", 14)]

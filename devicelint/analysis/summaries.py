@@ -1586,7 +1586,7 @@ class Summaries(ParameterUses):
             params = forward.params
             names = [p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]]
             moved = memo[forward] = frozenset(
-                name for name in names if _moved_itself(name).search(text) or _read_on_host(name).search(text)
+                name for name in names if _moved_itself(name).search(text) or _read_on_host(name).search(text) or _only_taken_to_host(name, text)
             )
         return [name is not None and name in moved for name in helpers.argument_parameters(forward, args, skip_first=True)]
 
@@ -1999,6 +1999,15 @@ class _ReturnFinder(OwnScopeVisitor):
 def _moved_itself(name: str) -> "re.Pattern[str]":
     """``x.to(`` / ``x.cuda(``: the function moves the value it was given."""
     return re.compile(rf"\b{re.escape(name)}\s*\.\s*(to|cuda)\s*\(")
+
+
+def _only_taken_to_host(name: str, text: str) -> bool:
+    """Does the body read ``name`` only as ``name.cpu()`` (a neighbour search run on the host,
+    ``torch.cdist(coords.cpu(), ...)``)? Then the value may come in on any device: the function
+    takes it to the host itself. A body that also reads it otherwise (``self.fc(x)``) is not
+    one."""
+    reads = len(re.findall(rf"(?<![\w.]){re.escape(name)}\b", text))
+    return reads > 0 and reads == len(re.findall(rf"(?<![\w.]){re.escape(name)}\s*\.\s*cpu\s*\(\s*\)", text))
 
 
 #: the functions and tensor methods of torch_api.HOST_ONLY_ARGUMENTS as code calls them, and
