@@ -633,22 +633,29 @@ class Summaries(ParameterUses):
             and not has_decorator(class_info.methods[name], "classmethod")
         )
 
-    def _attributes_seen_by_methods(self, class_info: ClassInfo, reader: Optional[cst.FunctionDef] = None) -> dict[str, Value]:
+    def _attributes_seen_by_methods(
+        self, class_info: ClassInfo, reader: Optional[cst.FunctionDef] = None, only: Optional[str] = None
+    ) -> dict[str, Value]:
         """``self.*`` as a method (``reader``) other than ``__init__`` sees it: what the
         ``__init__`` of the class and of its bases in this file left; an attribute other methods
         assign is what they all store there (see _stored_by_methods), unknown where they
-        disagree."""
+        disagree. ``only``: that one attribute (the others' stores are not looked for)."""
         merged: dict[str, Value] = {}
         for base in reversed(class_info.bases):
-            merged.update(self._attributes_seen_by_methods(base, reader))
+            merged.update(self._attributes_seen_by_methods(base, reader, only))
         if not class_info.init_analysed and not class_info.attributes:
             self._preview_init(class_info)
-        merged.update(class_info.attributes)
+        if only is None:
+            merged.update(class_info.attributes)
+        elif only in class_info.attributes:
+            merged[only] = class_info.attributes[only]
         if class_info.is_module:
             for attribute, injected in self._injected_modules(class_info).items():
-                if _uninformative_module_slot(merged.get(attribute)):
+                if (only is None or attribute == only) and _uninformative_module_slot(merged.get(attribute)):
                     merged[attribute] = injected
         for attribute in self._written_elsewhere(class_info):
+            if only is not None and attribute != only:
+                continue
             stored = self._stored_by_methods(class_info, attribute, merged.get(attribute), reader)
             if stored is not None:
                 merged[attribute] = stored
@@ -659,22 +666,9 @@ class Summaries(ParameterUses):
     def object_attribute(self, class_info: ClassInfo, attribute: str) -> Optional[Value]:
         """``graph.rows`` / ``self.config.norm_mean`` read outside the class, on an object of a
         plain class of the file (``graph = DistGraph(..., rows, cols)``): what the class's own
-        methods see as ``self.rows`` (see _attributes_seen_by_methods, asked for one name);
-        None where the class and its bases in the file do not say."""
-        found: Optional[Value] = None
-        for base in class_info.bases:
-            found = self.object_attribute(base, attribute)
-            if found is not None:
-                break
-        if not class_info.init_analysed and not class_info.attributes:
-            self._preview_init(class_info)
-        found = class_info.attributes.get(attribute, found)
-        if attribute in self._written_elsewhere(class_info):
-            stored = self._stored_by_methods(class_info, attribute, found, None)
-            if stored is not None:
-                found = stored
-            elif found is not None:
-                found = UNKNOWN
+        methods see as ``self.rows`` (see _attributes_seen_by_methods); None where the class and
+        its bases in the file do not say."""
+        found = self._attributes_seen_by_methods(class_info, only=attribute).get(attribute)
         return None if found is None else _as_seen_from_method(found, None)
 
     def _stored_by_methods(
@@ -1443,7 +1437,9 @@ class Summaries(ParameterUses):
             words, _ = self._file_word_counts()
             called = self._called_counts()
             text = self._file_text()
-            named_otherwise = words[info.name] - called[info.name] - text.count(f"class {info.name}") - text.count(f"super({info.name}")
+            name = re.escape(info.name)
+            defined_or_super = len(re.findall(rf"\bclass\s+{name}\b|\bsuper\(\s*{name}\b", text))
+            named_otherwise = words[info.name] - called[info.name] - defined_or_super
             info.calls_in_text = called[info.name] if named_otherwise == 0 else -1
         return info.calls_in_text
 

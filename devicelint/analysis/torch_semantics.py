@@ -53,9 +53,9 @@ _DTYPE_NAMES = frozenset(
     "float float16 float32 float64 half double bfloat16 int int8 int16 int32 int64 long uint8 "
     "bool complex64 complex128 cfloat".split()
 )
-_SAME_MODULE_METHODS = frozenset(
-    "half float double bfloat16 train eval requires_grad_ share_memory zero_grad".split()
-)
+#: dtype casts that tensors and modules both have (``x.float()``, ``model.half()``)
+_DTYPE_CAST_METHODS = frozenset({"float", "half", "double", "bfloat16"})
+_SAME_MODULE_METHODS = _DTYPE_CAST_METHODS | frozenset("train eval requires_grad_ share_memory zero_grad".split())
 _MODULE_PARAMETER_METHODS = frozenset({"parameters", "named_parameters", "buffers", "named_buffers"})
 #: methods that can turn a tensor with dimensions into a 0-dim one
 _RANK_REDUCING_METHODS = api.FULL_REDUCTIONS | frozenset(
@@ -92,8 +92,6 @@ _TENSOR_ONLY_METHODS = frozenset(
 )
 #: tensor methods that Python's own objects have too (``str.split``, ``list.sort``)
 _ALSO_BUILTIN_METHODS = frozenset({"split", "sort"})
-#: dtype casts that tensors and modules both have (``x.float()``, ``model.half()``)
-_DTYPE_CAST_METHODS = frozenset({"float", "half", "double", "bfloat16"})
 #: tensor methods whose result has at least one dimension whatever the receiver's (given arguments)
 _AT_LEAST_ONE_DIMENSION = frozenset({"unsqueeze", "view", "reshape", "repeat", "expand", "unfold", "tile"})
 #: methods whose result has a dimension whatever their arguments: a 0-dim tensor flattens to a
@@ -1088,7 +1086,7 @@ def _legacy_type_device(value: Value) -> Optional[Device]:
 
 
 #: ``nn.Module`` methods that return the module itself: ``model.eval().cpu()`` moves ``model``
-_MODULE_METHODS_RETURNING_SELF = frozenset({"eval", "train", "requires_grad_", "cpu", "cuda", "to", "float", "half", "double", "bfloat16", "type"})
+_MODULE_METHODS_RETURNING_SELF = _DTYPE_CAST_METHODS | frozenset({"eval", "train", "requires_grad_", "cpu", "cuda", "to", "type"})
 
 
 def _module_itself(node: cst.BaseExpression) -> cst.BaseExpression:
