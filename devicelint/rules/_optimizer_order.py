@@ -23,7 +23,7 @@ import libcst as cst
 from devicelint.analysis import torch_api as api
 from devicelint.analysis.events import CallEvent
 from devicelint.analysis.helpers import argument_parameters
-from devicelint.analysis.names import OwnScopeVisitor, dotted_name
+from devicelint.analysis.names import OwnScopeVisitor, dotted_name, is_static_or_class_method
 from devicelint.analysis.facts import ClassInfo
 from devicelint.analysis.values import Kind, Value, parameters_owner
 from devicelint.rules.base import Rule
@@ -278,7 +278,7 @@ class OptimizerOrder:
             return
         class_info, kept = holder
         found = class_info.find_method(event.method)
-        if found is None or _is_static(found[0]):
+        if found is None or is_static_or_class_method(found[0]):
             return
         positional = [*found[0].params.posonly_params, *found[0].params.params]
         if not positional:
@@ -336,7 +336,7 @@ class OptimizerOrder:
         func = event.node.func
         owner = dotted_name(func.value) if isinstance(func, cst.Attribute) else None
         found = class_info.find_method(event.method) if owner is not None else None
-        if owner is not None and found is not None and not _is_static(found[0]):
+        if owner is not None and found is not None and not is_static_or_class_method(found[0]):
             self._group_calls[id(event.node)] = (owner, found[0])
 
     def _handed_to_mover(self, scope: int, event: CallEvent, function: Optional[cst.FunctionDef], built: Optional[ClassInfo] = None) -> None:
@@ -418,7 +418,7 @@ class OptimizerOrder:
                 continue
             mover = found[0]
             positional = [*mover.params.posonly_params, *mover.params.params]
-            if not positional or _is_static(mover):
+            if not positional or is_static_or_class_method(mover):
                 continue
             self_name = positional[0].name.value
             text = self.ctx.analyzer.body_text(mover)
@@ -536,6 +536,3 @@ class _OwnParametersReturned(OwnScopeVisitor):
             self.found = owner == self.self_name or owner.startswith(self.self_name + ".")
         return not self.found
 
-
-def _is_static(function: cst.FunctionDef) -> bool:
-    return any(isinstance(decorator.decorator, cst.Name) and decorator.decorator.value in ("staticmethod", "classmethod") for decorator in function.decorators)
