@@ -41,6 +41,7 @@ from typing import Callable, Iterator, Optional, Union
 
 import libcst as cst
 
+from devicelint.analysis import walk
 from devicelint.analysis.names import suite_statements
 
 _AstFunction = Union[ast.FunctionDef, ast.AsyncFunctionDef]
@@ -208,7 +209,7 @@ class _BlockCounter(cst.CSTVisitor):
 
 def _count_blocks(module: cst.Module) -> int:
     counter = _BlockCounter()
-    module.visit(counter)
+    walk.visit(module, counter)
     return counter.count
 
 

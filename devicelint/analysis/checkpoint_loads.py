@@ -20,6 +20,7 @@ from typing import Callable, Optional
 import libcst as cst
 
 from devicelint.analysis import helpers
+from devicelint.analysis import walk
 from devicelint.analysis.names import NamesRead, dotted_name, positional_args
 from devicelint.analysis.values import NoneOnOneArm, Value, is_none_literal, none_on_one_arm
 
@@ -73,7 +74,7 @@ def find_loader(
     if not parameters:
         return None
     finder = _Loads(qualname_of, loader_called)
-    function.body.visit(finder)
+    walk.visit(function.body, finder)
     rebound: Optional[frozenset[str]] = None
     for load, callee in finder.loads:
         if any(arg.star for arg in load.args) or not load.args:
@@ -145,7 +146,7 @@ def _parameter_read(path: cst.BaseExpression, parameters: dict[str, cst.Param]) 
     if isinstance(path, cst.Name):
         return path.value if path.value in parameters else None
     reads = NamesRead(into_lambdas=False)
-    path.visit(reads)
+    walk.visit(path, reads)
     read = {name.split(".", 1)[0] for name in map(dotted_name, reads.nodes) if name is not None} & parameters.keys()
     return next(iter(read)) if len(read) == 1 else None
 

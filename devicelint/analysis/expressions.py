@@ -18,6 +18,7 @@ import libcst as cst
 
 from devicelint.analysis import constructions, graphs, ranks
 from devicelint.analysis import torch_api as api
+from devicelint.analysis import walk
 from devicelint.analysis.events import BinaryEvent, CallEvent
 from devicelint.analysis.facts import (
     CRITERION_BUILDER,
@@ -1066,7 +1067,7 @@ class _Finder(cst.CSTVisitor):
 
 def _contains(statement: cst.CSTNode, target: cst.CSTNode) -> bool:
     finder = _Finder(lambda node: node is target)
-    statement.visit(finder)
+    walk.visit(statement, finder)
     return finder.found
 
 
@@ -1074,11 +1075,11 @@ def _contains_jump(statement: cst.CSTNode) -> bool:
     """A ``continue``, ``break``, ``return`` or ``raise`` that can end an iteration early; the
     ``continue`` or ``break`` of a nested loop ends that loop's iteration, not this one's."""
     loop_jumps = _Finder(lambda node: isinstance(node, (cst.Continue, cst.Break)), skip_loops=True)
-    statement.visit(loop_jumps)
+    walk.visit(statement, loop_jumps)
     if loop_jumps.found:
         return True
     exits = _Finder(lambda node: isinstance(node, (cst.Return, cst.Raise)))
-    statement.visit(exits)
+    walk.visit(statement, exits)
     return exits.found
 
 

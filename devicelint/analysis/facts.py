@@ -13,6 +13,7 @@ from typing import NamedTuple, Optional, Union
 
 import libcst as cst
 
+from devicelint.analysis import walk
 from devicelint.analysis.names import OwnScopeVisitor, dotted_name
 from devicelint.analysis.values import CollatedItems, CollatedMapping, Role, Value
 
@@ -176,7 +177,7 @@ class LoopInfo:
         """Names and dotted names written (or mutated in place) anywhere in the loop."""
         if self._assigned is None:
             collector = _AssignedNames()
-            self.node.visit(collector)
+            walk.visit(self.node, collector)
             self._assigned = frozenset(collector.names)
         return self._assigned
 

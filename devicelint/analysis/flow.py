@@ -129,6 +129,8 @@ class FlowAnalyzer(Expressions, Summaries, TorchSemantics, ProjectImports):
         #: identifiers of the file's text, counted once, with the names it defines with ``def``
         #: (see Summaries._init_only_helpers)
         self._word_counts: Optional[tuple[Counter[str], Counter[str]]] = None
+        #: per class name: how many times the text says `class Name` or `super(Name` (counted once)
+        self._class_or_super_counts: Optional[Counter[str]] = None
         #: per helper being summarised: the values its return statements gave
         self._returns: list[list[Value]] = []
         #: per function being run silently: None, or (for a method ``__init__`` calls on its own

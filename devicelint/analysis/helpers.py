@@ -20,6 +20,7 @@ from typing import Callable, Optional
 
 import libcst as cst
 
+from devicelint.analysis import walk
 from devicelint.analysis.names import OwnScopeVisitor, dotted_name
 from devicelint.deferred_bodies import unparsed_body
 from devicelint.analysis.values import UNKNOWN, Kind, Origin, Value
@@ -310,7 +311,7 @@ def statements_in_order(statements: list[cst.BaseStatement]) -> list[tuple[cst.B
 
 def _may_leave(statement: cst.BaseStatement) -> bool:
     finder = _LeaveFinder()
-    statement.visit(finder)
+    walk.visit(statement, finder)
     return finder.found
 
 

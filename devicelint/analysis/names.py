@@ -7,16 +7,20 @@ from typing import Optional
 
 import libcst as cst
 
+from devicelint.analysis import walk
+
 _DTYPE_LIKE_NAME = re.compile(r"^(dtype|.+_dtype|dtype_.+)$", re.IGNORECASE)
 
 
 def dotted_name(node: cst.BaseExpression) -> Optional[str]:
     """``a.b.c`` for a Name/Attribute chain, else None."""
     parts: list[str] = []
-    while isinstance(node, cst.Attribute):
+    # exact type tests: libcst's node classes are ABCs, whose isinstance is several times
+    # slower, and this runs for most expressions the analysis meets
+    while type(node) is cst.Attribute:
         parts.append(node.attr.value)
         node = node.value
-    if isinstance(node, cst.Name):
+    if type(node) is cst.Name:
         parts.append(node.value)
         return ".".join(reversed(parts))
     return None
@@ -126,56 +130,21 @@ class OwnScopeVisitor(cst.CSTVisitor):
         return False
 
 
-#: fields that only hold whitespace, punctuation and operators: never a call or a name
-_LAYOUT_FIELDS = frozenset(
-    {"lpar", "rpar", "comma", "semicolon", "leading_lines", "lines_after_decorators", "header", "footer", "newline",
-     "trailing_whitespace", "equal", "colon", "dot", "operator", "star", "whitespace_before", "whitespace_after",
-     "whitespace_before_colon", "whitespace_after_colon", "whitespace_before_params", "whitespace_after_def",
-     "whitespace_after_star", "whitespace_after_arg", "whitespace_before_arg", "whitespace_before_indicator",
-     "whitespace_after_indicator", "whitespace_after_await", "whitespace_before_in", "whitespace_after_in",
-     "whitespace_after_for", "whitespace_after_if", "whitespace_before_if", "whitespace_before_else",
-     "whitespace_after_else", "whitespace_after_lambda", "whitespace_after_import", "whitespace_after_from",
-     "whitespace_before_import", "whitespace_after_as", "whitespace_before_as", "whitespace_after_class",
-     "whitespace_before_from", "whitespace_after_return", "whitespace_after_assert", "whitespace_after_del",
-     "whitespace_after_global", "whitespace_after_nonlocal", "whitespace_after_raise", "whitespace_after_with",
-     "whitespace_after_yield", "whitespace_after_except", "whitespace_after_func", "whitespace_after_cast",
-     "whitespace_after_type", "whitespace_after_match", "whitespace_after_case", "whitespace_after_walrus",
-     "whitespace_before_walrus", "asynchronous", "decorators"}
-)
-_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
 #: nodes that open a scope of their own, which a walk of one body does not enter
-_OWN_SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
-
-
-def _child_fields(kind: type) -> tuple[str, ...]:
-    fields = _CHILD_FIELDS.get(kind)
-    if fields is None:
-        fields = _CHILD_FIELDS[kind] = tuple(
-            name for name in kind.__dataclass_fields__ if name not in _LAYOUT_FIELDS and not name.startswith("whitespace")
-        )
-    return fields
+_OWN_SCOPES = frozenset({cst.FunctionDef, cst.ClassDef, cst.Lambda})
 
 
 def own_scope_calls(body: cst.CSTNode) -> list[cst.Call]:
-    """The calls in ``body`` (the same ones OwnScopeVisitor meets, not always in its order), not
-    entering the functions, classes and lambdas nested in it: a walk over the fields that can
-    hold code, several times faster than a libcst visitor, which also visits every piece of
-    whitespace and punctuation."""
+    """The calls in ``body``, in the order OwnScopeVisitor meets them, not entering the
+    functions, classes and lambdas nested in it (a walk of the code children only: see
+    devicelint.analysis.walk)."""
     calls: list[cst.Call] = []
     stack: list[cst.CSTNode] = [body]
     while stack:
         node = stack.pop()
-        if isinstance(node, cst.Call):
+        if type(node) is cst.Call:
             calls.append(node)
-        children: list[cst.CSTNode] = []
-        for field in _child_fields(type(node)):
-            value = getattr(node, field)
-            if isinstance(value, cst.CSTNode):
-                if not isinstance(value, _OWN_SCOPES):
-                    children.append(value)
-            elif isinstance(value, (list, tuple)):
-                children.extend(item for item in value if isinstance(item, cst.CSTNode) and not isinstance(item, _OWN_SCOPES))
-        stack.extend(reversed(children))
+        stack.extend(child for child in reversed(walk.children(node)) if type(child) not in _OWN_SCOPES)
     return calls
 
 

@@ -14,6 +14,7 @@ from typing import Callable, Optional
 import libcst as cst
 
 from devicelint.analysis import helpers
+from devicelint.analysis import walk
 from devicelint.analysis.facts import ClassInfo
 from devicelint.analysis.names import OwnScopeVisitor, is_static_or_class_method, own_scope_calls
 from devicelint.analysis.state import State
@@ -298,7 +299,7 @@ class ParameterUses:
                 finder = _NumpyReads(names, lambda expression: self.qualname_of(expression, home))
                 for statement, compound in helpers.statements_in_order(helpers.body_statements(function)):
                     if not compound:
-                        statement.visit(finder)  # the right-hand side runs before the binding
+                        walk.visit(statement, finder)  # the right-hand side runs before the binding
                     finder.names -= helpers.assigned_names([statement])
                     if not finder.names:
                         break

@@ -28,6 +28,7 @@ import libcst as cst
 
 from devicelint.analysis import checkpoint_loads, constructions, helpers
 from devicelint.analysis import torch_api as api
+from devicelint.analysis import walk
 from devicelint.analysis.facts import ClassInfo, CriterionInfo, ModuleConstruction, SiteCall
 from devicelint.analysis.names import OwnScopeVisitor, dotted_name, has_decorator, is_static_or_class_method, string_value
 from devicelint.analysis.parameter_uses import ParameterUses, input_device
@@ -51,6 +52,8 @@ _CALL_SITE_BODY_LIMIT = 6000
 #: identifiers, and the names ``def`` gives (see Summaries._init_only_helpers)
 _WORD = re.compile(r"[A-Za-z_]\w*")
 _DEFINED = re.compile(r"\bdef\s+([A-Za-z_]\w*)")
+#: `class Name` and `super(Name`: where a class's name is neither a call of it nor a use of it
+_CLASS_OR_SUPER = re.compile(r"\bclass\s+([A-Za-z_]\w*)|\bsuper\(\s*([A-Za-z_]\w*)")
 #: ``name(`` or ``.name(``, not ``def name(``
 _CALLED_NAME = re.compile(r"(?<!def )(?<!class )(?<![\w])([A-Za-z_]\w*)\s*\(")
 #: text that says a class places its tensors itself
@@ -1067,7 +1070,7 @@ class Summaries(ParameterUses):
             known = False
             if "yield" in self._body_text(function):  # spare the walk of bodies that cannot yield
                 finder = _YieldFinder()
-                function.body.visit(finder)
+                walk.visit(function.body, finder)
                 known = finder.found
             memo[function] = known
         return known
@@ -1436,9 +1439,11 @@ class Summaries(ParameterUses):
         if info.calls_in_text is None:
             words, _ = self._file_word_counts()
             called = self._called_counts()
-            text = self._file_text()
-            name = re.escape(info.name)
-            defined_or_super = len(re.findall(rf"\bclass\s+{name}\b|\bsuper\(\s*{name}\b", text))
+            if self._class_or_super_counts is None:
+                self._class_or_super_counts = Counter(
+                    defined or supered for defined, supered in _CLASS_OR_SUPER.findall(self._file_text())
+                )
+            defined_or_super = self._class_or_super_counts[info.name]
             named_otherwise = words[info.name] - called[info.name] - defined_or_super
             info.calls_in_text = called[info.name] if named_otherwise == 0 else -1
         return info.calls_in_text
@@ -1634,7 +1639,7 @@ class Summaries(ParameterUses):
                 info.owns_parameters = any(self._owns_parameters(base) for base in info.bases)
             else:
                 finder = _ParameterFinder(self, info, self.home_state(init))
-                init.body.visit(finder)
+                walk.visit(init.body, finder)
                 info.owns_parameters = finder.found or any(self._owns_parameters(base) for base in info.bases)
         return info.owns_parameters
 
@@ -1821,12 +1826,12 @@ def _item_role(info: ClassInfo) -> Optional[Role]:
     if method is None:
         return None
     finder = _ReturnFinder()
-    method.body.visit(finder)
+    walk.visit(method.body, finder)
     if not finder.values or any(value is None for value in finder.values):
         return None
     built = _DictBuilds({value.value for value in finder.values if isinstance(value, cst.Name)})  # type: ignore[union-attr]
     if built.names:
-        method.body.visit(built)
+        walk.visit(method.body, built)
     kinds = {cst.Dict if isinstance(value, cst.Name) and built.only_dicts(value.value) else type(value) for value in finder.values}
     if kinds <= {cst.Tuple, cst.List}:
         return Role.SEQUENCE_BATCH
@@ -1844,7 +1849,7 @@ def _item_positions(info: ClassInfo) -> Optional[tuple[Optional[Role], ...]]:
     if method is None:
         return None
     finder = _ReturnFinder()
-    method.body.visit(finder)
+    walk.visit(method.body, finder)
     displays = finder.values
     if not displays or not all(isinstance(value, (cst.Tuple, cst.List)) for value in displays):
         return None
@@ -1873,10 +1878,10 @@ def _item_text_keys(info: ClassInfo) -> tuple[str, ...]:
     if method is None or _item_role(info) is not Role.MAPPING_BATCH:
         return ()
     finder = _ReturnFinder()
-    method.body.visit(finder)
+    walk.visit(method.body, finder)
     built = _DictBuilds({value.value for value in finder.values if isinstance(value, cst.Name)})
     if built.names:
-        method.body.visit(built)
+        walk.visit(method.body, built)
     keys: list[str] = []
     entries = [*built.entries]
     for value in [*finder.values, *built.displays]:

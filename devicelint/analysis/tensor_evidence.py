@@ -43,6 +43,7 @@ from typing import Callable, Optional, Sequence, Union
 import libcst as cst
 
 from devicelint.analysis import torch_api as api
+from devicelint.analysis import walk
 from devicelint.analysis.names import OwnScopeVisitor
 
 #: methods that torch tensors have and modules, numpy arrays, numbers and the batch objects
@@ -164,10 +165,10 @@ def scan(scope: Scope, qualname_of: Callable[[cst.BaseExpression], Optional[str]
         for param in [*params.posonly_params, *params.params, *params.kwonly_params, params.star_arg, params.star_kwarg]:
             if isinstance(param, cst.Param):
                 finder.bind(param.name)
-        scope.body.visit(finder)
+        walk.visit(scope.body, finder)
     else:
         for statement in scope.body:
-            statement.visit(finder)
+            walk.visit(statement, finder)
     indexed = finder.indexed_tensor_uses()
     for name, use in indexed.items():
         finder.uses.setdefault(name, use)
@@ -423,7 +424,7 @@ class _RowVersions:
 
     def _look(self, node: cst.CSTNode) -> "_Finder":
         finder = _Finder(self.qualname_of)
-        node.visit(finder)
+        walk.visit(node, finder)
         return finder
 
     def _rebinds(self, finder: "_Finder") -> bool:

@@ -10,6 +10,7 @@ from typing import Optional
 import libcst as cst
 
 from devicelint.analysis import torch_api as api
+from devicelint.analysis import walk
 from devicelint.analysis.events import CallEvent
 from devicelint.analysis.names import OwnScopeVisitor
 from devicelint.analysis.values import Kind, Value
@@ -115,7 +116,7 @@ class HostOnlyArguments:
         known = self._bound_once.get(function)
         if known is None:
             finder = _SingleBindings()
-            function.body.visit(finder)
+            walk.visit(function.body, finder)
             known = self._bound_once[function] = {name: value for name, value in finder.values.items() if finder.counts[name] == 1}
         return known
 

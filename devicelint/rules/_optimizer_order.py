@@ -21,6 +21,7 @@ from typing import Callable, Optional, Union
 import libcst as cst
 
 from devicelint.analysis import torch_api as api
+from devicelint.analysis import walk
 from devicelint.analysis.events import CallEvent
 from devicelint.analysis.helpers import argument_parameters
 from devicelint.analysis.names import OwnScopeVisitor, dotted_name, is_static_or_class_method
@@ -471,7 +472,7 @@ def _load_state_dict_call(function: cst.FunctionDef, receiver: str) -> Optional[
     """The first ``<receiver>.load_state_dict(...)`` call in ``function`` (``receiver`` a name or
     a dotted attribute chain), outside nested functions, classes and lambdas."""
     finder = _LoadStateDictFinder(receiver)
-    function.body.visit(finder)
+    walk.visit(function.body, finder)
     return finder.found
 
 
@@ -512,7 +513,7 @@ class _LoadStateDictFinder(OwnScopeVisitor):
 def _returns_own_parameters(method: cst.FunctionDef, self_name: str) -> bool:
     """Does ``method`` return something built from ``self``'s (or a submodule's) parameters?"""
     finder = _OwnParametersReturned(self_name)
-    method.body.visit(finder)
+    walk.visit(method.body, finder)
     return finder.found
 
 

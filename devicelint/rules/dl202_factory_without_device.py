@@ -5,6 +5,7 @@ from typing import Optional
 import libcst as cst
 
 from devicelint.analysis import torch_api as api
+from devicelint.analysis import walk
 from devicelint.analysis.events import BinaryEvent, CallEvent
 from devicelint.analysis.values import Homogeneous, HostBesideAccelerator, Kind, Role, Value
 from devicelint.rule_api import FixSpec, NodeEdit
@@ -676,11 +677,11 @@ class FactoryWithoutDevice(Rule):
         params = [*function.params.posonly_params, *function.params.params, *function.params.kwonly_params]
         names = [param.name.value for param in params]
         sized = _SizedParameters(names)
-        factory.visit(sized)
+        walk.visit(factory, sized)
         if sized.found is not None:
             return sized.found
         finder = _ArgumentsOfModuleCalls(self._module_calls)
-        function.visit(finder)
+        walk.visit(function, finder)
         for param in params[1:] if params and names[0] in ("self", "cls") else params:
             if self.ctx.analyzer.is_tensor_parameter(param) or param.name.value in finder.names:
                 return param.name.value

@@ -5,6 +5,7 @@ from typing import Optional
 
 import libcst as cst
 
+from devicelint.analysis import walk
 from devicelint.analysis.events import CallEvent
 from devicelint.analysis.names import dotted_name, keyword_arg, positional_args
 from devicelint.analysis.values import RANK_ROLES, Kind, Role, Value
@@ -228,7 +229,7 @@ class DataParallelDevice0(Rule):
     def finish(self) -> None:
         returned = _ReturnedNames()
         if self._wrappers:
-            self.ctx.module.visit(returned)
+            walk.visit(self.ctx.module, returned)
         for wrapper in self._wrappers.values():
             first = "device_ids[0]" if wrapper.first_device is None else f"cuda:{wrapper.first_device} (device_ids[0])"
             if wrapper.moved_to is not None and wrapper.first_device is not None and wrapper.moved_to[1] != wrapper.first_device:

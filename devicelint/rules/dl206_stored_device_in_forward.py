@@ -7,6 +7,7 @@ from typing import Optional
 import libcst as cst
 
 from devicelint.analysis import torch_api as api
+from devicelint.analysis import walk
 from devicelint.analysis.events import CallEvent
 from devicelint.analysis.facts import ClassInfo
 from devicelint.analysis.names import dotted_name, keyword_arg, positional_args
@@ -252,7 +253,7 @@ def _stored_at(class_info: ClassInfo, attribute: str) -> Optional[cst.CSTNode]:
     init = class_info.methods.get("__init__")
     if init is not None:
         finder = _AssignmentFinder(attribute)
-        init.visit(finder)
+        walk.visit(init, finder)
         if finder.node is not None:
             return finder.node
     for base in class_info.bases:
@@ -270,7 +271,7 @@ def _updated_elsewhere(class_info: ClassInfo, attribute: str) -> bool:
             if name == "__init__":
                 continue
             finder = _AssignmentFinder(attribute)
-            method.visit(finder)
+            walk.visit(method, finder)
             if finder.node is not None:
                 return True
     return False

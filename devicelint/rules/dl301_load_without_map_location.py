@@ -6,6 +6,7 @@ from typing import Callable, Optional, Sequence
 
 import libcst as cst
 
+from devicelint.analysis import walk
 from devicelint.analysis.checkpoint_loads import CheckpointLoader
 from devicelint.analysis.events import CallEvent
 from devicelint.analysis.names import keyword_arg, positional_args
@@ -465,7 +466,7 @@ class LoadWithoutMapLocation(Rule):
         if not mapped:
             return False
         finder = _BranchesHolding(load, frozenset(id(call) for call in mapped))
-        (function if function is not None else self.ctx.module).visit(finder)
+        walk.visit(function if function is not None else self.ctx.module, finder)
         return finder.found
 
     def _cache_filled_by_other_arm(self, load: cst.Call, path: str, function: Optional[cst.FunctionDef]) -> bool:
@@ -476,7 +477,7 @@ class LoadWithoutMapLocation(Rule):
         if not fills:
             return False
         finder = _BranchesHolding(load, fills)
-        (function if function is not None else self.ctx.module).visit(finder)
+        walk.visit(function if function is not None else self.ctx.module, finder)
         return finder.found
 
     def _record_save(self, event: CallEvent) -> None:
@@ -516,7 +517,7 @@ class LoadWithoutMapLocation(Rule):
             if found is None:
                 scope: cst.CSTNode = function if function is not None else self.ctx.module
                 found = flows[id(function)] = _LoadFlows([load.call for load in self._loads if load.function is function])
-                scope.visit(found)
+                walk.visit(scope, found)
             return found
 
         for load in self._loads:
@@ -603,7 +604,7 @@ class LoadWithoutMapLocation(Rule):
         if not self._cuda_mapped or CUDA_ONLY_FILE.search(self.ctx.source):
             return
         paths = _GpuOnlyPaths(frozenset(id(call) for call, _, _ in self._cuda_mapped))
-        self.ctx.module.visit(paths)
+        walk.visit(self.ctx.module, paths)
         for call, mapped_to, location in self._cuda_mapped:
             if id(call) in paths.gated:
                 continue
@@ -691,7 +692,7 @@ class _BranchesHolding(cst.CSTVisitor):
 def _calls_in(node: cst.CSTNode) -> set[int]:
     """The ids of the calls under ``node``."""
     collector = _CallIds()
-    node.visit(collector)
+    walk.visit(node, collector)
     return collector.ids
 
 
@@ -737,7 +738,7 @@ def _runs_within(function: Optional[cst.FunctionDef], home: Optional[cst.Functio
     if function is None or home is None:
         return False
     finder = _NodeFinder(function)
-    home.body.visit(finder)
+    walk.visit(home.body, finder)
     return finder.found
 
 
@@ -850,12 +851,12 @@ class _GpuOnlyPaths(cst.CSTVisitor):
         self._leave_scope()
 
     def _branches(self, test: cst.BaseExpression, *branches: Optional[cst.CSTNode]) -> bool:
-        test.visit(self)
+        walk.visit(test, self)
         asks = self._asks(test)
         self._depth += asks
         for branch in branches:
             if branch is not None:
-                branch.visit(self)
+                walk.visit(branch, self)
         self._depth -= asks
         return False
 

@@ -5,6 +5,7 @@ from typing import Optional
 
 import libcst as cst
 
+from devicelint.analysis import walk
 from devicelint.analysis.events import CallEvent
 from devicelint.analysis.names import keyword_arg, positional_args
 from devicelint.analysis.values import Homogeneous, Kind, Value
@@ -198,7 +199,7 @@ class HardcodedCuda(Rule):
         found = self._conditional.get(function)
         if found is None:
             finder = _ConditionalCalls()
-            function.body.visit(finder)
+            walk.visit(function.body, finder)
             found = self._conditional[function] = finder.calls
         return found
 
@@ -262,21 +263,21 @@ class _ConditionalCalls(cst.CSTVisitor):
         self._depth = 0
 
     def visit_If(self, node: cst.If) -> bool:
-        node.test.visit(self)
+        walk.visit(node.test, self)
         chosen = not _tests_data(node.test)
         self._depth += chosen
-        node.body.visit(self)
+        walk.visit(node.body, self)
         if node.orelse is not None:
-            node.orelse.visit(self)
+            walk.visit(node.orelse, self)
         self._depth -= chosen
         return False
 
     def visit_IfExp(self, node: cst.IfExp) -> bool:
-        node.test.visit(self)
+        walk.visit(node.test, self)
         chosen = not _tests_data(node.test)
         self._depth += chosen
-        node.body.visit(self)
-        node.orelse.visit(self)
+        walk.visit(node.body, self)
+        walk.visit(node.orelse, self)
         self._depth -= chosen
         return False
 

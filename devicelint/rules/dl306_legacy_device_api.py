@@ -5,6 +5,7 @@ from typing import Optional
 
 import libcst as cst
 
+from devicelint.analysis import walk
 from devicelint.analysis.events import CallEvent
 from devicelint.analysis.names import keyword_arg, positional_args
 from devicelint.analysis.values import Kind, Value
@@ -189,7 +190,7 @@ class LegacyDeviceApi(Rule):
         if "torch.distributed.launch" not in self.ctx.source:
             return  # the common case costs a text search, not a walk
         finder = _LaunchStrings()
-        self.ctx.module.visit(finder)
+        walk.visit(self.ctx.module, finder)
         for node in finder.found:
             self.ctx.report(
                 node,
@@ -231,7 +232,7 @@ class LegacyDeviceApi(Rule):
         be the same"). A choice that follows a tensor's placement (`torch.cuda.FloatTensor if
         mu.is_cuda else torch.FloatTensor`) is right where that tensor is, and is left alone."""
         tests = _EnclosingTests({id(node) for node, _ in self._stored.values()})
-        self.ctx.module.visit(tests)
+        walk.visit(self.ctx.module, tests)
         for node, qualname in self._stored.values():
             if any(_PLACEMENT_TEST.search(self.ctx.module.code_for_node(test)) for test in tests.found.get(id(node), ())):
                 continue

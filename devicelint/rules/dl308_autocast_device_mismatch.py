@@ -7,6 +7,7 @@ from typing import Optional
 import libcst as cst
 
 from devicelint.analysis import torch_api as api
+from devicelint.analysis import walk
 from devicelint.analysis.events import CallEvent
 from devicelint.analysis.names import OwnScopeVisitor, keyword_arg, positional_args
 from devicelint.analysis.state import State
@@ -186,7 +187,7 @@ class AutocastDeviceMismatch(Rule):
                 return
         collector = _BodyCalls()
         for body in bodies:
-            body.visit(collector)
+            walk.visit(body, collector)
         self._blocks.append(_Block(event.node, found[0], found[1], frozenset(collector.ids), dict(event.state)))
 
     def _device_object_as_type(self, event: CallEvent) -> None:
@@ -241,10 +242,10 @@ class AutocastDeviceMismatch(Rule):
         function = self.ctx.current_function.node
         finder = _ContextVariable(call)
         if function is not None:
-            function.body.visit(finder)
+            walk.visit(function.body, finder)
         else:
             for statement in self.ctx.module.body:
-                statement.visit(finder)
+                walk.visit(statement, finder)
         if finder.name is None or finder.targets.get(finder.name) != 1:
             return []
         return [body for name, body in finder.withs if name == finder.name]
@@ -255,7 +256,7 @@ class AutocastDeviceMismatch(Rule):
         key = id(function) if function is not None else None
         if key not in self._with_items:
             finder = _WithItems()
-            (function if function is not None else self.ctx.module).visit(finder)
+            walk.visit(function if function is not None else self.ctx.module, finder)
             self._with_items[key] = finder.items
         return self._with_items[key].get(id(call))
 

@@ -7,6 +7,7 @@ from typing import Optional
 import libcst as cst
 
 from devicelint.analysis import torch_api as api
+from devicelint.analysis import walk
 from devicelint.analysis.events import BinaryEvent, CallEvent
 from devicelint.analysis.names import NamesRead, OwnScopeVisitor, dotted_name, keyword_arg, looks_like_dtype_name, positional_args
 from devicelint.analysis.values import Homogeneous, Kind, Value
@@ -299,7 +300,7 @@ class DeviceParameterIgnored(Rule):
         ):
             return ()  # no `device=`, `.to(`, `.cuda(` in the body, no `torch.device` parameter: nothing to walk it for
         uses = _DeviceUses(names)
-        function.body.visit(uses)
+        walk.visit(function.body, uses)
         found = []
         for param in params:
             name = param.name.value
@@ -327,7 +328,7 @@ class DeviceParameterIgnored(Rule):
             except Exception:  # not an expression: says nothing
                 return frozenset()
         collector = NamesRead(into_lambdas=False)
-        annotation.visit(collector)
+        walk.visit(annotation, collector)
         qualnames = (self.ctx.analyzer.qualname_of(node, state) for node in collector.nodes)
         return frozenset(name for name in qualnames if name is not None)
 

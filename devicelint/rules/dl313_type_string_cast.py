@@ -4,6 +4,7 @@ from typing import Optional
 
 import libcst as cst
 
+from devicelint.analysis import walk
 from devicelint.analysis.events import CallEvent
 from devicelint.analysis.values import Kind, Value
 from devicelint.findings import Severity
@@ -186,7 +187,7 @@ class TypeStringCast(Rule):
         module = self.ctx.module
         wanted = module.code_for_node(followed)
         collector = _Mentions()
-        receiver.visit(collector)
+        walk.visit(receiver, collector)
         if collector.moves:
             return False
         return any(module.code_for_node(node) == wanted for node in collector.references)

@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from devicelint.analysis import torch_api as api
+from devicelint.analysis import walk
 from devicelint.analysis.events import CallEvent
 from devicelint.analysis.facts import LoopInfo
 from devicelint.analysis.names import NamesRead, bound_names, dotted_name
@@ -18,7 +19,7 @@ def _free_names(call: cst.Call) -> set[str]:
     """Names the call's arguments read, dotted ones with their head (``self.x`` -> ``self``)."""
     reads = NamesRead()
     for arg in call.args:
-        arg.value.visit(reads)
+        walk.visit(arg.value, reads)
     names: set[str] = set()
     for node in reads.nodes:
         name = dotted_name(node)
@@ -158,7 +159,7 @@ class MoveInLoop(Rule):
     def _shuttled(self, receiver_node: cst.BaseExpression, loop: LoopInfo) -> bool:
         """The loop moves this object to more than one place: deliberate offloading."""
         finder = _MoveTargets(dotted_name(receiver_node) or "")
-        loop.node.visit(finder)
+        walk.visit(loop.node, finder)
         return len(finder.targets) > 1
 
     def _constant_factory(self, call: cst.Call, receiver: Value, loop: LoopInfo) -> bool:
@@ -200,7 +201,7 @@ def _calls_inside(call: cst.Call) -> list[cst.Call]:
     """The calls made while computing ``call``'s arguments."""
     finder = _CallsInside()
     for arg in call.args:
-        arg.value.visit(finder)
+        walk.visit(arg.value, finder)
     return finder.calls
 
 
@@ -263,13 +264,13 @@ def _has_subscript_target(target: cst.BaseExpression) -> bool:
 
 def _contains(tree: cst.CSTNode, node: cst.CSTNode) -> bool:
     finder = _CallsInside()
-    tree.visit(finder)
+    walk.visit(tree, finder)
     return any(found is node for found in finder.calls)
 
 
 def _changed_after_binding(call: cst.Call, loop: LoopInfo) -> bool:
     binding = _BindingOf(call)
-    loop.node.visit(binding)
+    walk.visit(loop.node, binding)
     if binding.stored_in_entry:
         # each iteration keeps its own tensor in the container (an optimizer's per-parameter
         # state): hoisting would make every entry the same tensor
@@ -277,7 +278,7 @@ def _changed_after_binding(call: cst.Call, loop: LoopInfo) -> bool:
     if binding.statement is None or not binding.names:
         return False
     changes = _Changes(binding.names, binding.statement)
-    loop.node.visit(changes)
+    walk.visit(loop.node, changes)
     return changes.found
 
 

@@ -5,6 +5,7 @@ from typing import Optional
 import libcst as cst
 
 from devicelint.analysis import torch_api as api
+from devicelint.analysis import walk
 from devicelint.analysis.events import CallEvent
 from devicelint.analysis.names import dotted_name, keyword_arg, positional_args
 from devicelint.analysis.values import Kind, Role
@@ -168,7 +169,7 @@ class RoundTripInLoop(Rule):
         if not calls and not tainted:
             return None
         finder = _Origins(calls, tainted, self._boundaries)
-        node.visit(finder)
+        walk.visit(node, finder)
         return finder.found
 
 
@@ -233,5 +234,5 @@ class _Origins(cst.CSTVisitor):
         if self.found is None and name is not None and name in self.tainted:
             self.found = self.tainted[name]  # `self.cache`, assigned from host data
             return False
-        node.value.visit(self)  # `ranks.shape`: the object, not the attribute name
+        walk.visit(node.value, self)  # `ranks.shape`: the object, not the attribute name
         return False

@@ -8,6 +8,7 @@ from typing import Optional
 import libcst as cst
 
 from devicelint.analysis import torch_api as api
+from devicelint.analysis import walk
 from devicelint.analysis.events import BinaryEvent, CallEvent
 from devicelint.analysis.names import NamesRead, dotted_name
 from devicelint.analysis.values import Kind, Value
@@ -123,7 +124,7 @@ class StreamWithoutSync(Rule):
         if facts.produced:
             # operators on values of unknown kind emit no event: read the names syntactically
             reads = NamesRead(into_lambdas=False)
-            value_node.visit(reads)
+            walk.visit(value_node, reads)
             for read in reads.nodes:
                 name = dotted_name(read)
                 if name in facts.produced:

@@ -5,6 +5,7 @@ from typing import Optional
 
 import libcst as cst
 
+from devicelint.analysis import walk
 from devicelint.analysis.events import CallEvent
 from devicelint.analysis.facts import LoopInfo
 from devicelint.analysis.names import keyword_arg
@@ -217,7 +218,7 @@ class SyncInLoop(Rule):
         if key not in self._periodic:
             finder = _PeriodicGuards()
             body = loop.node.body  # type: ignore[attr-defined]
-            body.visit(finder)
+            walk.visit(body, finder)
             self._periodic[key] = frozenset(finder.guarded)
         return self._periodic[key]
 
@@ -259,10 +260,10 @@ class _PeriodicGuards(cst.CSTVisitor):
     def visit_If(self, node: cst.If) -> bool:
         if self._depth == 0 and (_has_modulo(node.test) or _compares_to_a_number(node.test)):
             self._depth += 1
-            node.body.visit(self)
+            walk.visit(node.body, self)
             self._depth -= 1
             if node.orelse is not None:
-                node.orelse.visit(self)
+                walk.visit(node.orelse, self)
             return False
         return True
 
@@ -288,7 +289,7 @@ def _compares_to_a_number(test: cst.BaseExpression) -> bool:
 
 def _has_modulo(test: cst.BaseExpression) -> bool:
     finder = _Modulo()
-    test.visit(finder)
+    walk.visit(test, finder)
     return finder.found
 
 
