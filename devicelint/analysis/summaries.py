@@ -1998,8 +1998,9 @@ class _ReturnFinder(OwnScopeVisitor):
 
 
 def _moved_itself(name: str) -> "re.Pattern[str]":
-    """``x.to(`` / ``x.cuda(``: the function moves the value it was given."""
-    return re.compile(rf"\b{re.escape(name)}\s*\.\s*(to|cuda)\s*\(")
+    """``x.to(`` / ``x.cuda(``: the function moves the value it was given; or, for a batch
+    handed as a dict or list, an entry of it (``batch["features"].to(device)``)."""
+    return re.compile(rf"\b{re.escape(name)}\s*(?:\[[^\[\]]*\]\s*)?\.\s*(to|cuda)\s*\(")
 
 
 def _only_taken_to_host(name: str, text: str) -> bool:

@@ -239,7 +239,10 @@ class TorchSemantics:
             return args[0][1] if args else UNKNOWN
         if qualname in api.SAME_DEVICE_COPIES and len(args) == 1 and args[0][1].kind in (Kind.MODULE, Kind.TENSOR):
             copied = args[0][1]
-            return Value(copied.kind, copied.device, copied.origin, scalar=copied.scalar, role=copied.role)
+            # a copy of a module of a class the analysis read is a module of that class (its
+            # forward is the same); other facts about the object are not the copy's
+            info = copied.info if isinstance(copied.info, ClassInfo) else None
+            return Value(copied.kind, copied.device, copied.origin, scalar=copied.scalar, role=copied.role, info=info)
         if qualname in api.BROADCASTING_CONVERTERS and args and not any(arg.star or arg.keyword is not None for arg, _ in args):
             return _broadcast_all(args)
         if qualname in BUILTIN_REFS:

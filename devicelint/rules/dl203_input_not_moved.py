@@ -82,6 +82,11 @@ class InputNotMoved(Rule):
         "import torch\nfrom torch.utils.data import DataLoader\nclass Net(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.embed = torch.nn.Embedding(9, 4)\n    def forward(self, x):\n        ids, mask = x\n        return self.embed(ids) * mask.unsqueeze(-1)\nmodel = Net().to('cuda')\n"
         "for ids, lengths in DataLoader(ds, batch_size=8):\n"
         "    out = model([ids.to('cuda'), lengths])\n",
+        # the model's forward moves the entries of the dict batch it reads itself; a deep copy
+        # of that model is a model of the same class
+        "import copy\nimport torch\nfrom torch.utils.data import DataLoader\nclass Net(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.fc = torch.nn.Linear(8, 2)\n"
+        "    def forward(self, batch):\n        return self.fc(batch['features'].to(self.fc.weight.device))\n"
+        "model = Net().to('cuda')\nshadow = copy.deepcopy(model)\nfor batch in DataLoader(ds, batch_size=4):\n    out = model(batch) + shadow(batch)\n",
         # a model handed to the function: its caller may keep it on the host, with the batches
         "import torch\nfrom torch.utils.data import DataLoader\ndef evaluate(model, ds):\n"
         "    print(sum(p.numel() for p in model.parameters()))\n    for x, y in DataLoader(ds):\n"
