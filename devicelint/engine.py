@@ -45,30 +45,38 @@ class _Dispatcher:
     def __init__(self, rules: list[Rule], ctx: RuleContext) -> None:
         self.ctx = ctx
         self.crashes: list[tuple[type[Rule], BaseException]] = []
-        self.subscribers: dict[str, list[Rule]] = {
-            hook: [rule for rule in rules if getattr(type(rule), hook) is not getattr(Rule, hook)] for hook in _HOOKS
-        }
         self.rules = rules
+        self._subscribe()
+
+    def _subscribe(self) -> None:
+        """Per hook, the bound hooks of the rules that override it: all of them, and those that
+        hear the passes of call sites. Rebuilt (never changed in place) when a rule is dropped,
+        so a dispatch under way goes on over the lists it started with."""
+        self.subscribers: dict[str, list[tuple[type[Rule], Callable[..., None], Rule]]] = {
+            hook: [(type(rule), getattr(rule, hook), rule) for rule in self.rules if getattr(type(rule), hook) is not getattr(Rule, hook)]
+            for hook in _HOOKS
+        }
+        self.call_site_subscribers = {
+            hook: [entry for entry in subscribers if entry[0].follows_call_sites] for hook, subscribers in self.subscribers.items()
+        }
 
     def _dispatch(self, hook: str, *args: object) -> None:
-        subscribers = self.subscribers[hook]
-        if self.ctx.analyzer.call_context is not None:
-            # a pass of one call site: only the rules that weigh where values are hear it
-            subscribers = [rule for rule in subscribers if type(rule).follows_call_sites]
-        for rule in list(subscribers):
-            self.ctx._rule = type(rule)
+        ctx = self.ctx
+        # a pass of one call site: only the rules that weigh where values are hear it
+        subscribers = self.subscribers[hook] if ctx.analyzer.call_context is None else self.call_site_subscribers[hook]
+        for rule_class, method, rule in subscribers:
+            ctx._rule = rule_class
             try:
-                getattr(rule, hook)(*args)
+                method(*args)
             except Exception as error:  # noqa: BLE001 - isolating one rule is the point
                 self._disable(rule, error)
 
     def _disable(self, rule: Rule, error: BaseException) -> None:
+        if rule not in self.rules:
+            return
         self.crashes.append((type(rule), error))
-        for subscribers in self.subscribers.values():
-            if rule in subscribers:
-                subscribers.remove(rule)
-        if rule in self.rules:
-            self.rules.remove(rule)
+        self.rules = [other for other in self.rules if other is not rule]
+        self._subscribe()
 
     def on_call(self, event: CallEvent) -> None:
         self._dispatch("on_call", event)
@@ -98,7 +106,7 @@ class _Dispatcher:
         self._dispatch("on_ndarray_store", target, value_node, value)
 
     def finish(self) -> None:
-        for rule in list(self.rules):
+        for rule in self.rules:
             self.ctx._rule = type(rule)
             try:
                 rule.finish()
