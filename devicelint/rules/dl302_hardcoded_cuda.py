@@ -7,7 +7,7 @@ import libcst as cst
 
 from devicelint.analysis import walk
 from devicelint.analysis.events import CallEvent
-from devicelint.analysis.names import keyword_arg, positional_args
+from devicelint.analysis.names import dotted_name, keyword_arg, positional_args, string_value
 from devicelint.analysis.values import Homogeneous, Kind, Value
 from devicelint.findings import Severity
 from devicelint.rules._cuda_code import CUDA_ONLY_FILE, is_cuda_literal, is_cuda_literal_label
@@ -15,6 +15,8 @@ from devicelint.rules.base import Example, Rule
 
 #: an ``if`` test about the size of the data (see _tests_data)
 _DATA_TEST = re.compile(r"\blen\s*\(|\.shape\b|\.numel\s*\(|\.size\s*\(|[!=]=\s*(\[\s*\]|\(\s*\)|\{\s*\})|\bis\s+(not\s+)?None\b")
+#: a literal GPU index above 0 (`cuda:1`)
+_NONZERO_GPU_INDEX = re.compile(r"cuda:0*[1-9]\d*")
 #: the function asks where it runs before it places anything: a CUDA-only path on purpose
 _CHECKS_DEVICE = re.compile(r"\bis_cuda\b|is_available\s*\(|device_count\s*\(|\.device\.type\b|\.type\s*==|== *['\"]cuda")
 
@@ -36,11 +38,19 @@ class HardcodedCuda(Rule):
     kernels). `.cuda(args.gpu)` takes its device from configuration and is not flagged.
     Scripts that hard-code CUDA at their top level are DL314's (off by default).
 
+    Anywhere in a file, it also flags a GPU index above 0 written as the device to use
+    whenever CUDA is available: `torch.device("cuda:1" if torch.cuda.is_available() else
+    "cpu")`, or an `if torch.cuda.is_available():` branch that sets `"cuda:1"`. The test
+    promises a run on any machine, but a machine with one GPU has no GPU 1. A choice guarded
+    by the GPU count (`"cuda:1" if torch.cuda.device_count() > 1 else ...`) is not flagged.
+
     ## Why is this bad?
     The layer or loss works only where its author ran it. On a CPU run the hard-coded tensor
     meets CPU inputs and the call fails ("Expected all tensors to be on the same device");
     on a machine with several GPUs `"cuda"` and `"cuda:0"` mean GPU 0, so every replica or rank
     placed on another GPU fails the same way, and the code cannot run on other accelerators.
+
+    The guarded index fails there at the first move: "CUDA error: invalid device ordinal".
 
     ## Example
     ```python
@@ -88,11 +98,23 @@ class HardcodedCuda(Rule):
         # a numpy array indexed like one (numpy's argmax): where the function runs is its own choice
         "import torch\nclass Boxes:\n    def best(self, scores):\n        top = scores[:, 0]\n"
         "        return torch.tensor([top.argmax()], device='cuda')\n",
+        # a second GPU only where there is one
+        "import torch\ndevice = torch.device('cuda:1' if torch.cuda.device_count() > 1 else 'cuda' if torch.cuda.is_available() else 'cpu')\n",
+        "import torch\ndevice = torch.device('cuda:0' if torch.cuda.is_available() else 'cpu')\n",
         # a comparison, not a placement
         "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def forward(self, x):\n"
         "        assert x.device == torch.device('cuda')\n        return x\n",
     )
     invalid = (
+        # the script's device is the second GPU whenever CUDA is available (odcnn's training
+        # script; a one-GPU machine fails at the first move)
+        Example(
+            "import torch\ndevice = torch.device('cuda:1' if torch.cuda.is_available() else 'cpu')  # expect: DL302\n"
+            "net = torch.nn.Linear(4, 2).to(device)\n"
+        ),
+        Example(
+            "import torch\nif torch.cuda.is_available():\n    device = 'cuda:2'  # expect: DL302\nelse:\n    device = 'cpu'\n"
+        ),
         # a helper over lists of parameters and their saved copies (an accelerated line-search
         # optimizer): the copies go to GPU 0 whatever GPU the parameters are on
         Example(
@@ -183,6 +205,19 @@ class HardcodedCuda(Rule):
                 "use the input's device (`device=x.device`, `.to(x.device)`)"
             ),
         )
+
+    def finish(self) -> None:
+        if _NONZERO_GPU_INDEX.search(self.ctx.source) is None:
+            return  # the common case costs a text search, not a walk
+        finder = _GuardedGpuIndex()
+        walk.visit(self.ctx.module, finder)
+        for literal, label in finder.found:
+            self.ctx.report(
+                literal,
+                f"`{label}` is chosen whenever CUDA is available, but a machine with one GPU has no GPU {label.split(':')[1]}: "
+                "the first move there fails (\"invalid device ordinal\"); use `\"cuda\"` (the current GPU), "
+                "or take the index from configuration or the local rank",
+            )
 
     def _in_optimizer_method(self) -> bool:
         """Is the code being analysed a method (not ``__init__``) of a ``torch.optim.Optimizer``
@@ -284,6 +319,40 @@ class _ConditionalCalls(cst.CSTVisitor):
     def visit_Call(self, node: cst.Call) -> None:
         if self._depth:
             self.calls.add(id(node))
+
+
+class _GuardedGpuIndex(cst.CSTVisitor):
+    """String literals naming a GPU above 0 (``"cuda:1"``) in the branch a CUDA-availability
+    test takes: ``"cuda:1" if torch.cuda.is_available() else "cpu"``, or an assignment in the
+    body of ``if torch.cuda.is_available():``."""
+
+    def __init__(self) -> None:
+        self.found: list[tuple[cst.SimpleString, str]] = []
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        if _asks_cuda_available(node.test):
+            self._literal(node.body)
+
+    def visit_If(self, node: cst.If) -> None:
+        if _asks_cuda_available(node.test) and isinstance(node.body, cst.IndentedBlock):
+            for line in node.body.body:
+                if isinstance(line, cst.SimpleStatementLine):
+                    for statement in line.body:
+                        if isinstance(statement, (cst.Assign, cst.AnnAssign)) and statement.value is not None:
+                            self._literal(statement.value)
+
+    def _literal(self, node: cst.BaseExpression) -> None:
+        if isinstance(node, cst.Call) and dotted_name(node.func) in ("torch.device", "device") and len(node.args) == 1:
+            node = node.args[0].value
+        if isinstance(node, cst.SimpleString):
+            label = str(string_value(node))
+            if _NONZERO_GPU_INDEX.fullmatch(label):
+                self.found.append((node, label))
+
+
+def _asks_cuda_available(test: cst.BaseExpression) -> bool:
+    """``torch.cuda.is_available()`` (alone, not beside a count of the GPUs)."""
+    return isinstance(test, cst.Call) and (dotted_name(test.func) or "").endswith("cuda.is_available")
 
 
 def _tests_data(test: cst.BaseExpression) -> bool:
