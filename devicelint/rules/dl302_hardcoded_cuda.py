@@ -72,7 +72,7 @@ class HardcodedCuda(Rule):
     code = "DL302"
     name = "hardcoded-cuda"
     severity = Severity.WARNING
-    summary = "`.cuda()` / `device=\"cuda\"` hard-coded in a module's methods or a function of tensor arguments, which otherwise run where their inputs are."
+    summary = "`.cuda()` / `device=\"cuda\"` hard-coded in a module's methods or a function of tensor arguments, which otherwise run where their inputs are; or `\"cuda:1\"` chosen whenever CUDA is available."
     valid = (
         # a helper of a CUDA script moving the host frames it is handed (dino's video
         # segmentation evaluation): the script's own placement, DL314's concern
