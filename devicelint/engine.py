@@ -430,7 +430,21 @@ def _lint_module(
         findings = parse_suppressions(text).filter(findings)
     findings = _drop_yielding(findings, registry)
     findings.sort(key=Finding.sort_key)
-    return findings, analyzer.module_state
+    state = analyzer.module_state
+    _release(ctx, dispatcher, analyzer, *instances)
+    return findings, state
+
+
+def _release(*holders: object) -> None:
+    """Break the reference cycles of one file's analysis once its findings are out: the
+    analyzer, the rules and their context refer to one another and keep bound methods of
+    themselves, and through them every node of the tree and every value. Left alone, the
+    cyclic garbage collector must walk all of it after each file to free it (measured: 7% of a
+    run on timm, nearly 2 million objects for 150 files); emptied, reference counting frees it
+    at once and the collector finds almost nothing. Nothing reads these objects afterwards:
+    findings are plain data."""
+    for holder in holders:
+        vars(holder).clear()
 
 
 def _drop_yielding(findings: list[Finding], registry: dict[str, type[Rule]]) -> list[Finding]:
