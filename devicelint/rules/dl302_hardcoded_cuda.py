@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import re
-from typing import Optional
+from typing import Iterable, Optional
 
 import libcst as cst
 
@@ -16,7 +16,11 @@ from devicelint.rules.base import Example, Rule
 #: an ``if`` test about the size of the data (see _tests_data)
 _DATA_TEST = re.compile(r"\blen\s*\(|\.shape\b|\.numel\s*\(|\.size\s*\(|[!=]=\s*(\[\s*\]|\(\s*\)|\{\s*\})|\bis\s+(not\s+)?None\b")
 #: a literal GPU index above 0 (`cuda:1`)
-_NONZERO_GPU_INDEX = re.compile(r"cuda:0*[1-9]\d*")
+_NONZERO_GPU_INDEX = re.compile(r"cuda:[1-9]\d*")
+#: code that counts the GPUs (a guard for a choice of a second one)
+_COUNTS_GPUS = re.compile(r"device_count\s*\(")
+#: a name handed to a move or a factory's `device=` (formatted with the escaped name)
+_PLACED_BY_NAME = r"(?:\.to\(|\.cuda\(|device\s*=)\s*{}\s*[,)]"
 #: the function asks where it runs before it places anything: a CUDA-only path on purpose
 _CHECKS_DEVICE = re.compile(r"\bis_cuda\b|is_available\s*\(|device_count\s*\(|\.device\.type\b|\.type\s*==|== *['\"]cuda")
 
@@ -39,10 +43,13 @@ class HardcodedCuda(Rule):
     Scripts that hard-code CUDA at their top level are DL314's (off by default).
 
     Anywhere in a file, it also flags a GPU index above 0 written as the device to use
-    whenever CUDA is available: `torch.device("cuda:1" if torch.cuda.is_available() else
-    "cpu")`, or an `if torch.cuda.is_available():` branch that sets `"cuda:1"`. The test
-    promises a run on any machine, but a machine with one GPU has no GPU 1. A choice guarded
-    by the GPU count (`"cuda:1" if torch.cuda.device_count() > 1 else ...`) is not flagged.
+    whenever CUDA is available, and used to place something (a move, a `device=`):
+    `torch.device("cuda:1" if torch.cuda.is_available() else "cpu")`, or an `if
+    torch.cuda.is_available():` branch that sets `"cuda:1"`. The test promises a run on any
+    machine, but a machine with one GPU has no GPU 1. Code that counts the GPUs around the
+    choice is not flagged: a test of `torch.cuda.device_count()` in the same expression, an
+    enclosing `if`, the enclosing function, or a decorator of it or of its class (a test
+    skipped below two GPUs).
 
     ## Why is this bad?
     The layer or loss works only where its author ran it. On a CPU run the hard-coded tensor
@@ -101,6 +108,12 @@ class HardcodedCuda(Rule):
         # a second GPU only where there is one
         "import torch\ndevice = torch.device('cuda:1' if torch.cuda.device_count() > 1 else 'cuda' if torch.cuda.is_available() else 'cpu')\n",
         "import torch\ndevice = torch.device('cuda:0' if torch.cuda.is_available() else 'cpu')\n",
+        "import torch\nif torch.cuda.device_count() > 1:\n    device = torch.device('cuda:1' if torch.cuda.is_available() else 'cpu')\n"
+        "    net = torch.nn.Linear(4, 2).to(device)\n",
+        # a test skipped below two GPUs; a device only compared, never used to place anything
+        "import torch\nimport unittest\n@unittest.skipIf(torch.cuda.device_count() < 2, 'two GPUs')\nclass T(unittest.TestCase):\n"
+        "    def test_second(self):\n        net = torch.nn.Linear(4, 2).to('cuda:1' if torch.cuda.is_available() else 'cpu')\n",
+        "import torch\nexpected = torch.device('cuda:1' if torch.cuda.is_available() else 'cpu')\nassert parse_device('1') == expected\n",
         # a comparison, not a placement
         "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def forward(self, x):\n"
         "        assert x.device == torch.device('cuda')\n        return x\n",
@@ -114,6 +127,7 @@ class HardcodedCuda(Rule):
         ),
         Example(
             "import torch\nif torch.cuda.is_available():\n    device = 'cuda:2'  # expect: DL302\nelse:\n    device = 'cpu'\n"
+            "x = torch.zeros(3, device=device)\n"
         ),
         # a helper over lists of parameters and their saved copies (an accelerated line-search
         # optimizer): the copies go to GPU 0 whatever GPU the parameters are on
@@ -209,7 +223,7 @@ class HardcodedCuda(Rule):
     def finish(self) -> None:
         if _NONZERO_GPU_INDEX.search(self.ctx.source) is None:
             return  # the common case costs a text search, not a walk
-        finder = _GuardedGpuIndex()
+        finder = _GuardedGpuIndex(self.ctx.source)
         walk.visit(self.ctx.module, finder)
         for literal, label in finder.found:
             self.ctx.report(
@@ -323,31 +337,95 @@ class _ConditionalCalls(cst.CSTVisitor):
 
 class _GuardedGpuIndex(cst.CSTVisitor):
     """String literals naming a GPU above 0 (``"cuda:1"``) in the branch a CUDA-availability
-    test takes: ``"cuda:1" if torch.cuda.is_available() else "cpu"``, or an assignment in the
-    body of ``if torch.cuda.is_available():``."""
+    test takes - ``"cuda:1" if torch.cuda.is_available() else "cpu"``, or an assignment in the
+    body of ``if torch.cuda.is_available():`` - where the choice places something: written
+    into a move or a ``device=`` itself, or bound to a name the file hands to one (a device
+    only compared or printed fails nowhere). Code that counts the GPUs around it is left
+    alone: an enclosing ``if`` on the count, the enclosing function (an early ``return`` for
+    one GPU), or a decorator of an enclosing class (a test skipped below two GPUs)."""
 
-    def __init__(self) -> None:
+    def __init__(self, source: str) -> None:
+        self.source = source
         self.found: list[tuple[cst.SimpleString, str]] = []
+        #: how many enclosing functions, classes and ``if`` tests count the GPUs
+        self._counting = 0
+        #: expressions written straight into a move or a ``device=`` (by id)
+        self._placing: set[int] = set()
+        #: the value of the assignment visited last (by id), and the names it binds
+        self._bound: tuple[int, list[str]] = (0, [])
 
-    def visit_IfExp(self, node: cst.IfExp) -> None:
-        if _asks_cuda_available(node.test):
-            self._literal(node.body)
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._counting += _counts_gpus(node)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._counting -= _counts_gpus(original_node)
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._counting += any(_counts_gpus(decorator) for decorator in node.decorators)
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self._counting -= any(_counts_gpus(decorator) for decorator in original_node.decorators)
 
     def visit_If(self, node: cst.If) -> None:
-        if _asks_cuda_available(node.test) and isinstance(node.body, cst.IndentedBlock):
-            for line in node.body.body:
-                if isinstance(line, cst.SimpleStatementLine):
-                    for statement in line.body:
-                        if isinstance(statement, (cst.Assign, cst.AnnAssign)) and statement.value is not None:
-                            self._literal(statement.value)
+        self._counting += _counts_gpus(node.test)
+        if self._counting or not _asks_cuda_available(node.test) or not isinstance(node.body, cst.IndentedBlock):
+            return
+        for line in node.body.body:
+            for statement in line.body if isinstance(line, cst.SimpleStatementLine) else ():
+                if isinstance(statement, cst.Assign):
+                    self._choice(statement.value, _names(target.target for target in statement.targets))
+                elif isinstance(statement, cst.AnnAssign) and statement.value is not None:
+                    self._choice(statement.value, _names([statement.target]))
 
-    def _literal(self, node: cst.BaseExpression) -> None:
-        if isinstance(node, cst.Call) and dotted_name(node.func) in ("torch.device", "device") and len(node.args) == 1:
-            node = node.args[0].value
-        if isinstance(node, cst.SimpleString):
-            label = str(string_value(node))
-            if _NONZERO_GPU_INDEX.fullmatch(label):
-                self.found.append((node, label))
+    def leave_If(self, original_node: cst.If) -> None:
+        self._counting -= _counts_gpus(original_node.test)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        moves = isinstance(node.func, cst.Attribute) and node.func.attr.value in ("to", "cuda")
+        for arg in node.args:
+            if (arg.keyword is not None and arg.keyword.value == "device") or (arg.keyword is None and moves):
+                self._placing.add(id(_device_argument(arg.value)))
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        self._bound = (id(_device_argument(node.value)), _names(target.target for target in node.targets))
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None:
+            self._bound = (id(_device_argument(node.value)), _names([node.target]))
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        if self._counting or not _asks_cuda_available(node.test):
+            return
+        names = self._bound[1] if self._bound[0] == id(node) else []
+        self._choice(node.body, names, placed=id(node) in self._placing)
+
+    def _choice(self, value: cst.BaseExpression, names: list[str], placed: bool = False) -> None:
+        literal = _device_argument(value)
+        if not isinstance(literal, cst.SimpleString):
+            return
+        label = str(string_value(literal))
+        if not _NONZERO_GPU_INDEX.fullmatch(label):
+            return
+        placed = placed or id(literal) in self._placing or any(
+            re.search(_PLACED_BY_NAME.format(re.escape(name)), self.source) for name in names
+        )
+        if placed:
+            self.found.append((literal, label))
+
+
+def _device_argument(node: cst.BaseExpression) -> cst.BaseExpression:
+    """``torch.device(x)`` is where ``x`` names: the inner expression; anything else as is."""
+    if isinstance(node, cst.Call) and dotted_name(node.func) in ("torch.device", "device") and len(node.args) == 1:
+        return node.args[0].value
+    return node
+
+
+def _names(targets: "Iterable[cst.BaseExpression]") -> list[str]:
+    return [name for name in (dotted_name(target) for target in targets) if name is not None]
+
+
+def _counts_gpus(node: cst.CSTNode) -> bool:
+    return _COUNTS_GPUS.search(cst.Module([]).code_for_node(node)) is not None
 
 
 def _asks_cuda_available(test: cst.BaseExpression) -> bool:
