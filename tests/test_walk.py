@@ -168,3 +168,14 @@ def test_children_follow_libcst_order_where_it_differs_from_the_fields() -> None
     assert walk._code_fields(cst.FunctionDef).index("decorators") < walk._code_fields(cst.FunctionDef).index("name")
     assert walk._code_fields(cst.Arg).index("keyword") < walk._code_fields(cst.Arg).index("value")
     assert walk._code_fields(cst.IfExp)[:3] == ("body", "test", "orelse")
+
+
+def test_without_libcst_source_the_walk_is_libcst_own(monkeypatch) -> None:
+    """Where libcst's child order cannot be read (installed compiled only), visiting falls back
+    to libcst's own walk: the same hooks in the same order, only slower."""
+    monkeypatch.setattr(walk, "_ORDER_READABLE", {cst.FunctionDef: False})
+    module = cst.parse_module(EVERY_FORM)
+    by_libcst, by_walk = _SomeHooks(), _SomeHooks()
+    module.visit(by_libcst)
+    walk.visit(module, by_walk)
+    assert by_walk.seen == by_libcst.seen and by_walk.seen

@@ -14,8 +14,9 @@ devicelint's visitors has one).
 
 The order of a node's children is the order libcst's own ``_visit_and_replace_children``
 visits them in (a decorator before the ``def``, an argument's keyword before its value), read
-once per node type from that method's source; where the source cannot be read, the dataclass
-field order is used, which differs from libcst's only for a few node types.
+once per node type from that method's source; where libcst is installed without its source,
+``visit`` hands the walk to libcst itself (correct, slower), and ``children`` keeps the
+dataclass field order, which differs from libcst's only for a few node types.
 """
 
 from __future__ import annotations
@@ -41,12 +42,17 @@ _Hook = Optional[Callable[[cst.CSTVisitor, cst.CSTNode], Optional[bool]]]
 _CODE_FIELDS: dict[type, tuple[str, ...]] = {}
 #: per value type: is it a node that holds code (entered by a walk)?
 _HOLDS_CODE: dict[type, bool] = {}
+#: whether libcst's child order can be read from its source (one entry, set on first use)
+_ORDER_READABLE: dict[type, bool] = {}
 #: per visitor class, per node type: its visit and leave hooks
 _HOOKS: dict[type, dict[type, tuple[_Hook, _Hook]]] = {}
 
 
 def visit(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
     """``node.visit(visitor)`` for a visitor that only reads the tree (see the module's docs)."""
+    if not _libcst_order_readable():
+        node.visit(visitor)  # the order of children is not known: libcst's own (slower) walk
+        return
     kind = type(visitor)
     if kind.on_visit is cst.CSTVisitor.on_visit and kind.on_leave is cst.CSTVisitor.on_leave:
         hooks = _HOOKS.get(kind)
@@ -99,6 +105,19 @@ def _holds_code(kind: type) -> bool:
     if holds is None:
         holds = _HOLDS_CODE[kind] = issubclass(kind, cst.CSTNode) and not issubclass(kind, _LAYOUT_NODES)
     return holds
+
+
+def _libcst_order_readable() -> bool:
+    """Can libcst's child order be read from its source (not where it is installed compiled
+    only)? Asked once per process."""
+    readable = _ORDER_READABLE.get(cst.FunctionDef)
+    if readable is None:
+        try:
+            readable = "decorators" in _VISITED_FIELD.findall(inspect.getsource(cst.FunctionDef._visit_and_replace_children))
+        except (OSError, TypeError):
+            readable = False
+        _ORDER_READABLE[cst.FunctionDef] = readable
+    return readable
 
 
 def _code_fields(kind: type) -> tuple[str, ...]:
