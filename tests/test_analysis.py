@@ -979,6 +979,42 @@ class Loss(nn.Module):
     assert forward["extra"].kind == Kind.UNKNOWN
 
 
+def test_a_helper_that_rebinds_its_parameter_by_a_tensor_method_of_it_still_says_it_is_a_tensor():
+    # robomimic's repeat_by_expand_at: `x = x.unsqueeze(dim + 1)` at the top of the helper is
+    # a tensor use of what came in; a rebinding to anything else (`torch.as_tensor(values)`,
+    # `np.asarray(...)`) leaves what came in unknown
+    code = '''
+import numpy as np
+import torch
+from torch import nn
+
+def repeat_by_expand_at(x, repeats, dim=0):
+    x = x.unsqueeze(dim + 1)
+    shape = list(x.shape)
+    shape[dim + 1] = repeats
+    return x.expand(*shape).reshape(-1, *x.shape[dim + 2:])
+
+def flattened(x):
+    x = x.float().view(x.size(0), -1)
+    return x
+
+def converted(values):
+    values = np.asarray(values)
+    values = torch.from_numpy(values)
+    return values.unsqueeze(0)
+
+class Randomizer(nn.Module):
+    def forward(self, inputs, other, rows):
+        out = repeat_by_expand_at(inputs, repeats=3)
+        return out, flattened(other), converted(rows)
+'''
+    forward = function_state(analyse(code), "forward")
+    assert forward["inputs"].kind == Kind.TENSOR and place(forward["inputs"]) == "follows"
+    assert forward["out"].kind == Kind.TENSOR and place(forward["out"]) == "follows"
+    assert forward["other"].kind == Kind.TENSOR  # a cast, then a tensor-only method, of itself
+    assert forward["rows"].kind == Kind.UNKNOWN
+
+
 def test_a_parameter_the_helper_converts_first_is_not_taken_for_a_tensor():
     code = '''
 import torch
