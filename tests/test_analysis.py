@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import libcst as cst
+from conftest import lint
 
 from devicelint.analysis.flow import FlowAnalyzer
 from devicelint.analysis.values import UNKNOWN, Kind, Role
@@ -1013,6 +1014,53 @@ class Randomizer(nn.Module):
     assert forward["out"].kind == Kind.TENSOR and place(forward["out"]) == "follows"
     assert forward["other"].kind == Kind.TENSOR  # a cast, then a tensor-only method, of itself
     assert forward["rows"].kind == Kind.UNKNOWN
+
+
+def test_a_base_class_method_calling_self_method_hands_its_arguments_to_the_subclasses_definitions():
+    # cornucopia's transforms: `Transform.__call__` runs `self.make_final(x)`, which only its
+    # subclasses define; robomimic's randomizers: `forward_in` runs the override `_forward_in`
+    code = '''
+import torch
+from torch import nn
+
+class Transform:
+    def __call__(self, x):
+        return self.make_final(x).xform(x)
+
+class Lookup(Transform):
+    def make_final(self, x):
+        lo, hi = x.min(), x.max()
+        self.mu = torch.rand(4) * (hi - lo) + lo
+        return self
+
+    def xform(self, x):
+        return x
+
+class Randomizer(nn.Module):
+    def forward(self, inputs):
+        return self._forward_in(inputs.unsqueeze(0))
+
+    def _forward_in(self, inputs):
+        raise NotImplementedError
+
+class Noise(Randomizer):
+    def _forward_in(self, inputs):
+        return inputs + 1
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+image = torch.rand(2, 16, device=device)
+Lookup()(image)
+'''
+    analyzer = analyse(code)
+    states = [state for node, state in analyzer.function_states.items() if node.name.value == "make_final"]
+    assert len(states) == 1 and states[0]["x"].kind == Kind.TENSOR and place(states[0]["x"]) == "accel"
+    assert states[0]["hi"].kind == Kind.TENSOR and place(states[0]["hi"]) == "accel"
+    findings = {(finding.code, finding.line) for finding in lint(code)}
+    assert ("DL202", 12) in findings  # the host vector meets a 0-dim tensor on the GPU
+    override = next(
+        state for node, state in analyzer.function_states.items() if "inputs + 1" in cst.Module([]).code_for_node(node)
+    )
+    assert place(override["inputs"]) == "follows"  # what the base's forward hands the override
 
 
 def test_a_parameter_the_helper_converts_first_is_not_taken_for_a_tensor():
