@@ -2489,3 +2489,37 @@ Sampler(book).sample("cuda")
     # another method moves it: the class's methods cannot tell where it is, nor can its users
     assert place(state["scale"]) == "unknown"
     assert state["missing"] is UNKNOWN
+
+
+def test_a_plain_class_with_its_own_to_method_runs_it():
+    # a pipeline of the file (not a diffusers subclass) whose `to()` moves its model, keeps the
+    # device and returns itself: `Pipeline(vae).to(device)` runs that method, so `pipe(...)`
+    # draws on the device `to()` kept (diffusers LTX image-to-video, before randn_tensor)
+    template = '''
+import torch
+import torch.nn as nn
+
+class Pipeline:
+    def __init__(self, vae):
+        self.vae = vae
+        self.device = torch.device("cpu")
+
+    def to(self, device):
+        self.device = torch.device(device)
+        self.vae.to(self.device)
+        return self
+
+    def noise(self, shape, generator, device):
+        return torch.randn(shape, generator=generator, device=device)
+
+    def __call__(self, image, generator=None):
+        return self.vae(image.to(self.device)) + self.noise((2, 4), generator, self.device)
+
+device = "cuda" if torch.cuda.is_available() else "cpu"
+pipe = Pipeline(nn.Linear(4, 4)).to(device)
+print(pipe(torch.rand(2, 4), generator=GENERATOR))
+'''
+    flagged = {(f.code, f.line) for f in lint(template.replace("GENERATOR", "torch.Generator().manual_seed(42)"))}
+    assert ("DL208", 16) in flagged
+    quiet = {f.code for f in lint(template.replace("GENERATOR", "torch.Generator(device=device).manual_seed(42)"))}
+    assert "DL208" not in quiet

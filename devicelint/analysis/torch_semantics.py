@@ -600,6 +600,13 @@ class TorchSemantics:
 
     def _apply_method(self, node: cst.Call, receiver: Value, method: str, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> Value:
         kind = receiver.kind
+        if method in api.MOVE_METHODS and isinstance(receiver.info, ClassInfo) and not receiver.info.is_module and kind != Kind.CLASS:
+            # a plain class of the file with a `to()` of its own (a pipeline that moves its
+            # models and keeps the device, a dataclass of tensors rebuilt from moved fields):
+            # that method is what runs
+            own = self._call_own_method(node, receiver, method, args, state)
+            if own is not None:
+                return own
         if method in api.MOVE_METHODS:
             return self._move(node, receiver, method, args, state)
         if receiver.role is Role.TOKENIZER:
