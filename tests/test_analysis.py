@@ -2523,3 +2523,28 @@ print(pipe(torch.rand(2, 4), generator=GENERATOR))
     assert ("DL208", 16) in flagged
     quiet = {f.code for f in lint(template.replace("GENERATOR", "torch.Generator(device=device).manual_seed(42)"))}
     assert "DL208" not in quiet
+
+
+def test_an_accumulator_of_a_loop_inside_another_loop_keeps_what_it_accumulates():
+    # SANet's validation: the errors of every patch of every image summed into `mse`, set to 0
+    # before the outer loop; the inner loop's first silent pass used to give up on it
+    code = '''
+import numpy as np
+import torch
+
+def validate(test_loader, model, device):
+    mse = 0
+    for img_list, target_list in test_loader:
+        for img, target in zip(img_list, target_list):
+            output = model(img.to(device))
+            mse += (target.to(device).sum() - output.sum()) ** 2
+    return np.sqrt(mse / len(test_loader))
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = torch.nn.Linear(4, 1).to(device)
+loader = [([torch.rand(2, 4)], [torch.rand(2, 1)])]
+validate(loader, model, device)
+'''
+    state = function_state(analyse(code), "validate")
+    assert state["mse"].kind == Kind.TENSOR and place(state["mse"]) == "accel"
+    assert ("DL204", 11) in {(f.code, f.line) for f in lint(code)}
