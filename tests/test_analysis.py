@@ -2342,6 +2342,24 @@ def test_slices_and_none_keep_a_tensors_dimensions():
     assert state["first"].scalar is None and state["picked"].scalar is None
 
 
+
+def test_a_slice_beside_an_integer_index_keeps_a_dimension():
+    # pytorch-topological's persistence pairs: `torch.as_tensor(gens)[:, 0]` is a column, a
+    # vector; zeros_like of it is a host vector, which torch.stack refuses beside a GPU one
+    code = (
+        "import torch\n"
+        "def columns(pairs, n):\n"
+        "    column = pairs[:, 0]\n"
+        "    row = pairs[n, :]\n"
+        "    picked = pairs[..., 0]\n"
+        "    return column, row, picked\n"
+        "columns(torch.tensor([[0, 1, 2]]), 0)\n"
+    )
+    state = function_state(analyse(code), "columns")
+    assert state["column"].scalar is False and state["row"].scalar is False
+    assert state["picked"].scalar is None  # `...` may stand for no dimension at all
+
+
 def test_flattening_and_indexing_by_a_tensor_with_a_dimension_keep_one():
     # a diffusion scheduler's per-sample factors: a 0-dim CPU tensor could meet GPU latents,
     # these cannot

@@ -1099,19 +1099,19 @@ def _dimensions_kept(elements: Sequence[cst.SubscriptElement], scalar: Optional[
     """Is a tensor indexed by ``elements`` known to have a dimension (``scalar`` False)? Slices
     (``:``, ``1:3``) keep every dimension they select from, ``...`` keeps the rest, and ``None``
     adds one: ``mean[:, None, None]`` of a vector is a tensor with dimensions, not a 0-dim one
-    that PyTorch would let a GPU operation take. An integer or a tensor index may drop one:
-    unknown there."""
-    adds_dimension = False
+    that PyTorch would let a GPU operation take. An integer or a tensor index may drop one, but
+    not the one a slice beside it keeps: ``pairs[:, 0]`` is a column, a vector (the index fails
+    on a tensor without that many dimensions); unknown where no slice or ``None`` is there."""
+    has_dimension = False
+    may_drop = False
     for element in elements:
         index = element.slice
-        if isinstance(index, cst.Slice):
-            continue
-        if isinstance(index.value, cst.Ellipsis):
-            continue
-        if is_none_literal(index.value):
-            adds_dimension = True
-            continue
-        return None
-    if adds_dimension:
+        if isinstance(index, cst.Slice) or is_none_literal(index.value):
+            has_dimension = True
+        elif not isinstance(index.value, cst.Ellipsis):
+            may_drop = True
+    if has_dimension:
         return False
+    if may_drop:
+        return None
     return False if scalar is False else None
