@@ -2566,3 +2566,47 @@ validate(loader, model, device)
     state = function_state(analyse(code), "validate")
     assert state["mse"].kind == Kind.TENSOR and place(state["mse"]) == "accel"
     assert ("DL204", 11) in {(f.code, f.line) for f in lint(code)}
+
+
+def test_a_call_of_a_parameterless_module_of_the_file_gives_what_its_forward_returns():
+    # doctr's predictors: the pre-processor owns no parameters, and stacks the host pages it is
+    # handed into batches; a module that owns some gives its outputs on its device as before
+    code = '''
+import torch
+from torch import nn
+
+class PreProcessor(nn.Module):
+    def forward(self, pages):
+        return torch.stack([torch.as_tensor(page).float() for page in pages])
+
+class Scale(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(3))
+
+    def forward(self, x):
+        return torch.as_tensor(x) * self.weight
+
+class Predictor(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.pre_processor = PreProcessor()
+        self.scale = Scale()
+        self.head = nn.Linear(3, 2)
+
+    def forward(self, pages):
+        batch = self.pre_processor(pages)
+        scaled = self.scale(pages)
+        return self.head(batch), scaled
+
+predictor = Predictor()
+if torch.cuda.is_available():
+    predictor = predictor.cuda()
+print(predictor([torch.rand(3) for _ in range(4)]))
+'''
+    assert ("DL201", 27) in {(f.code, f.line) for f in lint(code)}  # `self.head(batch)`
+    forward = next(
+        state for node, state in analyse(code).function_states.items() if "self.pre_processor(pages)" in cst.Module([]).code_for_node(node)
+    )
+    assert place(forward["batch"]) == "cpu"
+    assert place(forward["scaled"]) == "follows"  # a module with parameters: its outputs are where it is

@@ -726,7 +726,11 @@ class Expressions:
         elif callee.kind == Kind.CLASS:
             result = self._instantiate(node, callee.info, args)
         elif callee.kind in (Kind.MODULE, Kind.CRITERION):
-            result = self._own_forward_outputs(node, callee, args, state) or self._call_module(callee, args)
+            result = (
+                self._own_forward_outputs(node, callee, args, state)
+                or self._parameterless_forward_result(node, callee, args, state)
+                or self._call_module(callee, args)
+            )
             if self.emitting:
                 self.note_module_call(node, callee, args)
         elif callee.kind == Kind.UNKNOWN and isinstance(callee.info, ClassInfo) and callee.info.find_method("__call__") is not None:
@@ -823,6 +827,22 @@ class Expressions:
         if not all(item.kind == Kind.TENSOR and item.device is not None for item in outputs.info):
             return None
         return outputs
+
+    def _parameterless_forward_result(
+        self, node: cst.Call, callee: Value, args: tuple[tuple[cst.Arg, Value], ...], state: State
+    ) -> Optional[Value]:
+        """``self.pre_processor(pages)`` where the module's class, of this file, owns no
+        parameters, buffers or submodules (a pre-processor, a parameter-free loss or mask
+        builder): nothing of it sits on a device, so what it returns is where its ``forward``
+        puts it on the call's values - stacked host pages stay on the host - not on "the
+        module's device". None where the summary knows nothing."""
+        forward = self._own_forward(callee)
+        if forward is None or self.owns_parameters(callee.info):
+            return None
+        result = self._call_own_method(node, callee, "forward", args, state)
+        if result is None or result.kind == Kind.UNKNOWN and result.device is None:
+            return None
+        return result
 
     def _kept_object_result(
         self, node: cst.Call, receiver: Value, method: str, args: tuple[tuple[cst.Arg, Value], ...]
