@@ -24,7 +24,10 @@ class GeneratorDeviceMismatch(Rule):
     device. `torch.Generator()` and `torch.manual_seed(n)` (which returns the default CPU
     generator) draw on the CPU; `torch.Generator("cuda")` / `torch.Generator(device=d)` on that
     device. Reported where one side is on the host and the other can be an accelerator (PyTorch
-    checks the device type only: a `cuda:0` generator may draw on `cuda:1`). There is no fix:
+    checks the device type only: a `cuda:0` generator may draw on `cuda:1`). A draw on a name
+    the function sets to the generator's own device where the two differ (diffusers'
+    `randn_tensor`: `if generator.device.type != ...: rand_device = generator.device`) is left
+    alone: the analysis joins both paths, the code takes the one that matches. There is no fix:
     either the generator or the draw has to move, and which one decides the random stream.
 
     Verified on torch 2.13: `torch.manual_seed(0)` returns a CPU `torch.Generator`,
