@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import libcst as cst
+from conftest import lint
 
 from devicelint.analysis.flow import FlowAnalyzer
 from devicelint.analysis.values import UNKNOWN, Kind, Role
@@ -977,6 +978,89 @@ class Loss(nn.Module):
     assert forward["lengths"].kind == Kind.TENSOR and place(forward["lengths"]) == "follows"  # self._mask(...)
     assert forward["other"].kind == Kind.TENSOR  # Tools.pad(...)
     assert forward["extra"].kind == Kind.UNKNOWN
+
+
+def test_a_helper_that_rebinds_its_parameter_by_a_tensor_method_of_it_still_says_it_is_a_tensor():
+    # robomimic's repeat_by_expand_at: `x = x.unsqueeze(dim + 1)` at the top of the helper is
+    # a tensor use of what came in; a rebinding to anything else (`torch.as_tensor(values)`,
+    # `np.asarray(...)`) leaves what came in unknown
+    code = '''
+import numpy as np
+import torch
+from torch import nn
+
+def repeat_by_expand_at(x, repeats, dim=0):
+    x = x.unsqueeze(dim + 1)
+    shape = list(x.shape)
+    shape[dim + 1] = repeats
+    return x.expand(*shape).reshape(-1, *x.shape[dim + 2:])
+
+def flattened(x):
+    x = x.float().view(x.size(0), -1)
+    return x
+
+def converted(values):
+    values = np.asarray(values)
+    values = torch.from_numpy(values)
+    return values.unsqueeze(0)
+
+class Randomizer(nn.Module):
+    def forward(self, inputs, other, rows):
+        out = repeat_by_expand_at(inputs, repeats=3)
+        return out, flattened(other), converted(rows)
+'''
+    forward = function_state(analyse(code), "forward")
+    assert forward["inputs"].kind == Kind.TENSOR and place(forward["inputs"]) == "follows"
+    assert forward["out"].kind == Kind.TENSOR and place(forward["out"]) == "follows"
+    assert forward["other"].kind == Kind.TENSOR  # a cast, then a tensor-only method, of itself
+    assert forward["rows"].kind == Kind.UNKNOWN
+
+
+def test_a_base_class_method_calling_self_method_hands_its_arguments_to_the_subclasses_definitions():
+    # cornucopia's transforms: `Transform.__call__` runs `self.make_final(x)`, which only its
+    # subclasses define; robomimic's randomizers: `forward_in` runs the override `_forward_in`
+    code = '''
+import torch
+from torch import nn
+
+class Transform:
+    def __call__(self, x):
+        return self.make_final(x).xform(x)
+
+class Lookup(Transform):
+    def make_final(self, x):
+        lo, hi = x.min(), x.max()
+        self.mu = torch.rand(4) * (hi - lo) + lo
+        return self
+
+    def xform(self, x):
+        return x
+
+class Randomizer(nn.Module):
+    def forward(self, inputs):
+        return self._forward_in(inputs.unsqueeze(0))
+
+    def _forward_in(self, inputs):
+        raise NotImplementedError
+
+class Noise(Randomizer):
+    def _forward_in(self, inputs):
+        return inputs + 1
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+image = torch.rand(2, 16, device=device)
+Lookup()(image)
+'''
+    analyzer = analyse(code)
+    states = [state for node, state in analyzer.function_states.items() if node.name.value == "make_final"]
+    assert len(states) == 1 and states[0]["x"].kind == Kind.TENSOR and place(states[0]["x"]) == "accel"
+    assert states[0]["hi"].kind == Kind.TENSOR and place(states[0]["hi"]) == "accel"
+    findings = {(finding.code, finding.line) for finding in lint(code)}
+    assert ("DL202", 12) in findings  # the host vector meets a 0-dim tensor on the GPU
+    override = next(
+        state for node, state in analyzer.function_states.items() if "inputs + 1" in cst.Module([]).code_for_node(node)
+    )
+    assert place(override["inputs"]) == "follows"  # what the base's forward hands the override
 
 
 def test_a_parameter_the_helper_converts_first_is_not_taken_for_a_tensor():
@@ -2258,6 +2342,24 @@ def test_slices_and_none_keep_a_tensors_dimensions():
     assert state["first"].scalar is None and state["picked"].scalar is None
 
 
+
+def test_a_slice_beside_an_integer_index_keeps_a_dimension():
+    # pytorch-topological's persistence pairs: `torch.as_tensor(gens)[:, 0]` is a column, a
+    # vector; zeros_like of it is a host vector, which torch.stack refuses beside a GPU one
+    code = (
+        "import torch\n"
+        "def columns(pairs, n):\n"
+        "    column = pairs[:, 0]\n"
+        "    row = pairs[n, :]\n"
+        "    picked = pairs[..., 0]\n"
+        "    return column, row, picked\n"
+        "columns(torch.tensor([[0, 1, 2]]), 0)\n"
+    )
+    state = function_state(analyse(code), "columns")
+    assert state["column"].scalar is False and state["row"].scalar is False
+    assert state["picked"].scalar is None  # `...` may stand for no dimension at all
+
+
 def test_flattening_and_indexing_by_a_tensor_with_a_dimension_keep_one():
     # a diffusion scheduler's per-sample factors: a 0-dim CPU tensor could meet GPU latents,
     # these cannot
@@ -2405,3 +2507,106 @@ Sampler(book).sample("cuda")
     # another method moves it: the class's methods cannot tell where it is, nor can its users
     assert place(state["scale"]) == "unknown"
     assert state["missing"] is UNKNOWN
+
+
+def test_a_plain_class_with_its_own_to_method_runs_it():
+    # a pipeline of the file (not a diffusers subclass) whose `to()` moves its model, keeps the
+    # device and returns itself: `Pipeline(vae).to(device)` runs that method, so `pipe(...)`
+    # draws on the device `to()` kept (diffusers LTX image-to-video, before randn_tensor)
+    template = '''
+import torch
+import torch.nn as nn
+
+class Pipeline:
+    def __init__(self, vae):
+        self.vae = vae
+        self.device = torch.device("cpu")
+
+    def to(self, device):
+        self.device = torch.device(device)
+        self.vae.to(self.device)
+        return self
+
+    def noise(self, shape, generator, device):
+        return torch.randn(shape, generator=generator, device=device)
+
+    def __call__(self, image, generator=None):
+        return self.vae(image.to(self.device)) + self.noise((2, 4), generator, self.device)
+
+device = "cuda" if torch.cuda.is_available() else "cpu"
+pipe = Pipeline(nn.Linear(4, 4)).to(device)
+print(pipe(torch.rand(2, 4), generator=GENERATOR))
+'''
+    flagged = {(f.code, f.line) for f in lint(template.replace("GENERATOR", "torch.Generator().manual_seed(42)"))}
+    assert ("DL208", 16) in flagged
+    quiet = {f.code for f in lint(template.replace("GENERATOR", "torch.Generator(device=device).manual_seed(42)"))}
+    assert "DL208" not in quiet
+
+
+def test_an_accumulator_of_a_loop_inside_another_loop_keeps_what_it_accumulates():
+    # SANet's validation: the errors of every patch of every image summed into `mse`, set to 0
+    # before the outer loop; the inner loop's first silent pass used to give up on it
+    code = '''
+import numpy as np
+import torch
+
+def validate(test_loader, model, device):
+    mse = 0
+    for img_list, target_list in test_loader:
+        for img, target in zip(img_list, target_list):
+            output = model(img.to(device))
+            mse += (target.to(device).sum() - output.sum()) ** 2
+    return np.sqrt(mse / len(test_loader))
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = torch.nn.Linear(4, 1).to(device)
+loader = [([torch.rand(2, 4)], [torch.rand(2, 1)])]
+validate(loader, model, device)
+'''
+    state = function_state(analyse(code), "validate")
+    assert state["mse"].kind == Kind.TENSOR and place(state["mse"]) == "accel"
+    assert ("DL204", 11) in {(f.code, f.line) for f in lint(code)}
+
+
+def test_a_call_of_a_parameterless_module_of_the_file_gives_what_its_forward_returns():
+    # doctr's predictors: the pre-processor owns no parameters, and stacks the host pages it is
+    # handed into batches; a module that owns some gives its outputs on its device as before
+    code = '''
+import torch
+from torch import nn
+
+class PreProcessor(nn.Module):
+    def forward(self, pages):
+        return torch.stack([torch.as_tensor(page).float() for page in pages])
+
+class Scale(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(3))
+
+    def forward(self, x):
+        return torch.as_tensor(x) * self.weight
+
+class Predictor(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.pre_processor = PreProcessor()
+        self.scale = Scale()
+        self.head = nn.Linear(3, 2)
+
+    def forward(self, pages):
+        batch = self.pre_processor(pages)
+        scaled = self.scale(pages)
+        return self.head(batch), scaled
+
+predictor = Predictor()
+if torch.cuda.is_available():
+    predictor = predictor.cuda()
+print(predictor([torch.rand(3) for _ in range(4)]))
+'''
+    assert ("DL201", 27) in {(f.code, f.line) for f in lint(code)}  # `self.head(batch)`
+    forward = next(
+        state for node, state in analyse(code).function_states.items() if "self.pre_processor(pages)" in cst.Module([]).code_for_node(node)
+    )
+    assert place(forward["batch"]) == "cpu"
+    assert place(forward["scaled"]) == "follows"  # a module with parameters: its outputs are where it is

@@ -727,7 +727,11 @@ class Expressions:
         elif callee.kind == Kind.CLASS:
             result = self._instantiate(node, callee.info, args)
         elif callee.kind in (Kind.MODULE, Kind.CRITERION):
-            result = self._own_forward_outputs(node, callee, args, state) or self._call_module(callee, args)
+            result = (
+                self._own_forward_outputs(node, callee, args, state)
+                or self._parameterless_forward_result(node, callee, args, state)
+                or self._call_module(callee, args)
+            )
             if self.emitting:
                 self.note_module_call(node, callee, args)
         elif callee.kind == Kind.UNKNOWN and isinstance(callee.info, ClassInfo) and callee.info.find_method("__call__") is not None:
@@ -824,6 +828,22 @@ class Expressions:
         if not all(item.kind == Kind.TENSOR and item.device is not None for item in outputs.info):
             return None
         return outputs
+
+    def _parameterless_forward_result(
+        self, node: cst.Call, callee: Value, args: tuple[tuple[cst.Arg, Value], ...], state: State
+    ) -> Optional[Value]:
+        """``self.pre_processor(pages)`` where the module's class, of this file, owns no
+        parameters, buffers or submodules (a pre-processor, a parameter-free loss or mask
+        builder): nothing of it sits on a device, so what it returns is where its ``forward``
+        puts it on the call's values - stacked host pages stay on the host - not on "the
+        module's device". None where the summary knows nothing."""
+        forward = self._own_forward(callee)
+        if forward is None or self.owns_parameters(callee.info):
+            return None
+        result = self._call_own_method(node, callee, "forward", args, state)
+        if result is None or result.kind == Kind.UNKNOWN and result.device is None:
+            return None
+        return result
 
     def _kept_object_result(
         self, node: cst.Call, receiver: Value, method: str, args: tuple[tuple[cst.Arg, Value], ...]
@@ -1100,19 +1120,19 @@ def _dimensions_kept(elements: Sequence[cst.SubscriptElement], scalar: Optional[
     """Is a tensor indexed by ``elements`` known to have a dimension (``scalar`` False)? Slices
     (``:``, ``1:3``) keep every dimension they select from, ``...`` keeps the rest, and ``None``
     adds one: ``mean[:, None, None]`` of a vector is a tensor with dimensions, not a 0-dim one
-    that PyTorch would let a GPU operation take. An integer or a tensor index may drop one:
-    unknown there."""
-    adds_dimension = False
+    that PyTorch would let a GPU operation take. An integer or a tensor index may drop one, but
+    not the one a slice beside it keeps: ``pairs[:, 0]`` is a column, a vector (the index fails
+    on a tensor without that many dimensions); unknown where no slice or ``None`` is there."""
+    has_dimension = False
+    may_drop = False
     for element in elements:
         index = element.slice
-        if isinstance(index, cst.Slice):
-            continue
-        if isinstance(index.value, cst.Ellipsis):
-            continue
-        if is_none_literal(index.value):
-            adds_dimension = True
-            continue
-        return None
-    if adds_dimension:
+        if isinstance(index, cst.Slice) or is_none_literal(index.value):
+            has_dimension = True
+        elif not isinstance(index.value, cst.Ellipsis):
+            may_drop = True
+    if has_dimension:
         return False
+    if may_drop:
+        return None
     return False if scalar is False else None

@@ -643,7 +643,10 @@ class FlowAnalyzer(Expressions, Summaries, TorchSemantics, ProjectImports):
                 widened = keep_first_iteration(entry, join_states(entry, iteration))
                 if widened == entry:
                     break
-                if attempt == passes - 1:
+                if attempt == passes - 1 and was_emitting:
+                    # (inside an outer silent pass the one pass's join is kept: widening there
+                    # would lose what the inner loop accumulates - `mse += ...` over the batches
+                    # of each image - for the outer loop's whole fixpoint, which bounds it anyway)
                     widened = widen(entry, widened)
                 entry = widened
             self.emitting = was_emitting

@@ -51,10 +51,15 @@ TRANSPARENT_DECORATORS = frozenset(
 )
 
 
-def assigned_names(statements: list[cst.BaseStatement] | tuple[cst.BaseStatement, ...]) -> frozenset[str]:
+def assigned_names(
+    statements: list[cst.BaseStatement] | tuple[cst.BaseStatement, ...],
+    kind_keeping_methods: frozenset[str] = frozenset(),
+) -> frozenset[str]:
     """Names and dotted names (``x``, ``self.cache``) that statements assign, walking the
     statement structure only - no generic tree walk, which costs as much as the parse -
-    and not entering nested functions and classes."""
+    and not entering nested functions and classes. With ``kind_keeping_methods``, a name
+    re-bound only to what those methods of its own object return (``x = x.unsqueeze(1)``,
+    ``x = x.view(n, -1).float()``) is left out: it holds the same kind of object throughout."""
     names: set[str] = set()
     pending = list(statements)
     while pending:
@@ -62,6 +67,8 @@ def assigned_names(statements: list[cst.BaseStatement] | tuple[cst.BaseStatement
         if isinstance(statement, cst.SimpleStatementLine):
             for small in statement.body:
                 if isinstance(small, cst.Assign):
+                    if kind_keeping_methods and _rebinds_to_own_method(small, kind_keeping_methods):
+                        continue
                     for target in small.targets:
                         _add_target(target.target, names)
                 elif isinstance(small, (cst.AugAssign, cst.AnnAssign)):
@@ -77,6 +84,19 @@ def assigned_names(statements: list[cst.BaseStatement] | tuple[cst.BaseStatement
                     _add_target(item.asname.name, names)
         pending.extend(_inner_statements(statement))
     return frozenset(names)
+
+
+def _rebinds_to_own_method(assign: cst.Assign, methods: frozenset[str]) -> bool:
+    """``x = x.m1(...).m2(...)``: one name re-bound to a chain of ``methods`` called on itself."""
+    if len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name):
+        return False
+    name = assign.targets[0].target.value
+    value = assign.value
+    while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in methods:
+        value = value.func.value
+        if isinstance(value, cst.Name):
+            return value.value == name
+    return False
 
 
 def assigned_in(function: cst.FunctionDef) -> frozenset[str]:

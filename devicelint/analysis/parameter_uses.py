@@ -18,6 +18,7 @@ from devicelint.analysis import walk
 from devicelint.analysis.facts import ClassInfo
 from devicelint.analysis.names import OwnScopeVisitor, is_static_or_class_method, own_scope_calls
 from devicelint.analysis.state import State
+from devicelint.analysis.tensor_evidence import TENSOR_ONLY_METHOD_NAMES
 from devicelint.analysis.torch_semantics import MODULE_INPUT_MEMBERS, TENSOR_ONLY_MEMBERS
 from devicelint.analysis.values import MODEL_DEVICE, UNKNOWN, Device, Kind, Origin, Value, follows
 
@@ -44,6 +45,13 @@ _HANDLES_TENSORS_ON_HOST = re.compile(r"\.\s*(?:cpu|numpy)\s*\(|[\"']cpu[\"']")
 #: a name as a whole argument of a call: ``f(name, ...)``, ``f(a, name)``, ``f(k=name)`` (one
 #: static pattern: a pattern per parameter would be compiled thousands of times on a big tree)
 _HANDED_ON = re.compile(r"[(,]\s*(?:\w+\s*=\s*)?([A-Za-z_]\w*)\s*(?=[,)])")
+#: methods that give back an object of their receiver's kind (a tensor's ``unsqueeze``, a
+#: move or cast of a tensor or a module, numpy's ``reshape``): ``x = x.unsqueeze(1)`` at the top
+#: of a helper re-binds ``x`` to the same kind of object it came in as, so a tensor use of
+#: ``x`` below still says what its callers hand it
+_KIND_KEEPING_METHODS = TENSOR_ONLY_METHOD_NAMES | frozenset(
+    "to cuda cpu float double half contiguous detach clone reshape view squeeze transpose flatten permute".split()
+)
 
 
 class ParameterUses:
@@ -184,7 +192,7 @@ class ParameterUses:
         handed = names & {match.group(1) for match in _HANDED_ON.finditer(text)}
         if not handed or function in self._tensor_use_scans:
             return set()
-        handed -= helpers.assigned_names(helpers.body_statements(function))
+        handed -= helpers.assigned_names(helpers.body_statements(function), _KIND_KEEPING_METHODS)
         if not handed or not self._may_call_own_function(function, text):
             return set()
         self._tensor_use_scans.add(function)
@@ -199,7 +207,7 @@ class ParameterUses:
                 callee, skip_first, in_module = resolved
                 # a parameter the callee rebinds (``values = torch.as_tensor(values)``) may have
                 # been anything when it came in
-                uses = self._tensor_uses(callee, in_module)[0] - helpers.assigned_names(helpers.body_statements(callee))
+                uses = self._tensor_uses(callee, in_module)[0] - helpers.assigned_names(helpers.body_statements(callee), _KIND_KEEPING_METHODS)
                 for arg, param in zip(call.args, helpers.argument_parameters(callee, tuple((arg, UNKNOWN) for arg in call.args), skip_first)):
                     if arg.star:
                         break

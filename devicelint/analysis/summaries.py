@@ -773,6 +773,12 @@ class Summaries(ParameterUses):
         info = receiver.info
         assert isinstance(info, ClassInfo)
         found = info.find_method(method)
+        if receiver.kind != Kind.CLASS and self.emitting:
+            # whichever body runs, it is handed these arguments: a base class's `forward` calling
+            # `self._forward(x)`, or `__call__` calling `self.make_final(x)` that only its
+            # subclasses define, is where their definitions get their inputs
+            for override in self._overrides_below(info, method):
+                self._note_call_site(override, args, True, None, node)
         if found is None:
             return None
         function, owner = found
@@ -914,6 +920,10 @@ class Summaries(ParameterUses):
     def subclasses_of(self, info: ClassInfo) -> list[ClassInfo]:
         """The classes of this file that inherit from ``info``, directly or not."""
         return [other for other in self._classes if other is not info and _inherits_from(other, info)]
+
+    def _overrides_below(self, info: ClassInfo, method: str) -> list[cst.FunctionDef]:
+        """The definitions of ``method`` in the classes of this file that inherit from ``info``."""
+        return [other.methods[method] for other in self._classes if other is not info and method in other.methods and _inherits_from(other, info)]
 
     def _overridden_below(self, info: ClassInfo, method: str) -> bool:
         for other in self._classes:

@@ -601,8 +601,26 @@ class TorchSemantics:
 
     # ------------------------------------------------------------------ methods of tensors, modules and containers
 
+    def _runs_own_move_method(self, receiver: Value, method: str) -> bool:
+        """Is ``obj.to(...)`` a call of a method the linted file defines on a plain class (not
+        a module, whose moves the analysis models itself, and not a diffusers pipeline, whose
+        library ``to()`` returns the pipeline - see _apply_method - nor a class of another
+        module of the project, whose ``to()`` may be a library's own)?"""
+        info = receiver.info
+        if not isinstance(info, ClassInfo) or info.is_module or info.diffusers_pipeline or receiver.kind == Kind.CLASS:
+            return False
+        found = info.find_method(method)
+        return found is not None and self.foreign_home(found[0]) is None
+
     def _apply_method(self, node: cst.Call, receiver: Value, method: str, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> Value:
         kind = receiver.kind
+        if method in api.MOVE_METHODS and self._runs_own_move_method(receiver, method):
+            # a plain class of the file with a `to()` of its own (a pipeline that moves its
+            # models and keeps the device, a dataclass of tensors rebuilt from moved fields):
+            # that method is what runs
+            own = self._call_own_method(node, receiver, method, args, state)
+            if own is not None:
+                return own
         if method in api.MOVE_METHODS:
             return self._move(node, receiver, method, args, state)
         if receiver.role is Role.TOKENIZER:

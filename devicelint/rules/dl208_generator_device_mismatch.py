@@ -24,7 +24,10 @@ class GeneratorDeviceMismatch(Rule):
     device. `torch.Generator()` and `torch.manual_seed(n)` (which returns the default CPU
     generator) draw on the CPU; `torch.Generator("cuda")` / `torch.Generator(device=d)` on that
     device. Reported where one side is on the host and the other can be an accelerator (PyTorch
-    checks the device type only: a `cuda:0` generator may draw on `cuda:1`). There is no fix:
+    checks the device type only: a `cuda:0` generator may draw on `cuda:1`). A draw on a name
+    the function sets to the generator's own device where the two differ (diffusers'
+    `randn_tensor`: `if generator.device.type != ...: rand_device = generator.device`) is left
+    alone: the analysis joins both paths, the code takes the one that matches. There is no fix:
     either the generator or the draw has to move, and which one decides the random stream.
 
     Verified on torch 2.13: `torch.manual_seed(0)` returns a CPU `torch.Generator`,
@@ -73,6 +76,12 @@ class GeneratorDeviceMismatch(Rule):
             "video = pipe(torch.randn(4, device='cuda'), generator=torch.Generator('cpu').manual_seed(0))\n",
         # device unknown on one side
         "import torch\ndef sample(shape, generator, device):\n    return torch.randn(shape, generator=generator, device=device)\n",
+        # diffusers' randn_tensor: where the devices differ, the draw is on the generator's own
+        "import torch\ndef randn_tensor(shape, generator=None, device=None):\n    rand_device = device\n"
+        "    if generator is not None and generator.device.type != torch.device(device).type:\n"
+        "        rand_device = generator.device\n"
+        "    return torch.randn(shape, generator=generator, device=rand_device).to(device)\n"
+        "noise = randn_tensor((2, 4), generator=torch.Generator().manual_seed(0), device='cuda')\n",
     )
     invalid = (
         Example(
@@ -115,6 +124,8 @@ class GeneratorDeviceMismatch(Rule):
             return
         if target.device.argument:
             return  # a free function's tensor argument: its callers decide where it lives
+        if target_node is None and self._draws_on_generator_device_where_they_differ(event, generator_node):
+            return
         what = f"`{self.ctx.source_of(event.node.func)}`"
         if target_node is None:
             place = f"{what} creates its tensor on {target.device.describe()}"
@@ -128,6 +139,21 @@ class GeneratorDeviceMismatch(Rule):
             "make the generator on the device it draws for (`torch.Generator(device=...)`), or draw on the "
             "generator's device and move the result",
         )
+
+    def _draws_on_generator_device_where_they_differ(self, event: CallEvent, generator_node: cst.BaseExpression) -> bool:
+        """diffusers' ``randn_tensor``: ``rand_device = device``, then ``if generator.device.type
+        != torch.device(device).type: rand_device = generator.device``, and the draw on
+        ``device=rand_device``: the branch that runs where the two differ draws on the
+        generator's own device (and the result is moved). The analysis joins both paths; the
+        function's own assignment of the generator's device to that name says which one runs."""
+        device = _keyword(event, "device")
+        function = self.ctx.current_function.node
+        if device is None or function is None or not isinstance(device[0], cst.Name):
+            return False
+        name, wanted = device[0].value, f"{self.ctx.source_of(generator_node)}.device"
+        finder = _AssignmentFinder(name)
+        function.body.visit(finder)
+        return any(self.ctx.source_of(value) == wanted for value in finder.values)
 
     def _drawn_on(self, event: CallEvent) -> Optional[tuple[Optional[cst.BaseExpression], Value]]:
         """Where the call draws: the tensor it fills (node and value) or, for a factory, its
@@ -173,3 +199,21 @@ def _type(device: Device) -> str:
         return "meta"
     label = device.label.strip("\"'")
     return label.split(":")[0] if label.split(":")[0] in ("cuda", "xpu", "mps", "hpu", "npu") else "cuda"
+
+
+class _AssignmentFinder(cst.CSTVisitor):
+    """The values a function's own body assigns to one plain name (not in nested functions)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.values: list[cst.BaseExpression] = []
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if any(isinstance(target.target, cst.Name) and target.target.value == self.name for target in node.targets):
+            self.values.append(node.value)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
