@@ -926,10 +926,7 @@ class Summaries(ParameterUses):
         return [other.methods[method] for other in self._classes if other is not info and method in other.methods and _inherits_from(other, info)]
 
     def _overridden_below(self, info: ClassInfo, method: str) -> bool:
-        for other in self._classes:
-            if other is not info and method in other.methods and _inherits_from(other, info):
-                return True
-        return False
+        return bool(self._overrides_below(info, method))
 
     def _forget_device_if_moved(self, function: cst.FunctionDef, receiver: Value, receiver_key: str, state: State) -> None:
         """``model.enable_group_offload(device)``: a method that moves its own module or hands
