@@ -76,6 +76,9 @@ class MixedDeviceOp(Rule):
     #: an index op whose index sits on another device than the tensor it indexes: DL207 says so
     yields_to = ("DL207",)
     valid = (
+        # a trainer that runs one model on the device its caller chose: the CPU branch never
+        # moves the model and moves the batches to the CPU, the GPU branch moves both there
+        'import torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\nclass Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.fc = nn.Linear(4, 2)\n\n    def training_step(self, batch):\n        x, y = batch\n        return F.cross_entropy(self.fc(x), y)\n\n\nclass Trainer:\n    def __init__(self, gpus):\n        self.on_gpu = gpus == 1 and torch.cuda.is_available()\n\n    def fit(self, model, batches):\n        if self.on_gpu:\n            model.cuda(0)\n            self.run(model, batches, torch.device("cuda", 0))\n        else:\n            self.run(model, batches, torch.device("cpu"))\n\n    def run(self, model, batches, device):\n        for x, y in batches:\n            x, y = x.to(device), y.to(device)\n            loss = model.training_step((x, y))\n            loss.backward()\n\n\nTrainer(gpus=1).fit(Net(), [(torch.randn(8, 4), torch.randint(0, 2, (8,)))])\n',
         # the lengths brought back to the host for the pack call, or kept there (a list, a
         # batch never moved), or handed to a free function whose callers place them
         "import torch\nfrom torch import nn\nfrom torch.nn.utils.rnn import pack_padded_sequence\n"
@@ -142,6 +145,10 @@ class MixedDeviceOp(Rule):
         "    model.to(device)\n    return evaluate(model, x, device)\n",
     )
     invalid = (
+        # the same trainer, whose GPU branch moves the model but hands the CPU device on
+        Example(
+            'import torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\nclass Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.fc = nn.Linear(4, 2)\n\n    def training_step(self, batch):\n        x, y = batch\n        return F.cross_entropy(self.fc(x), y)  # expect: DL201, DL201\n\n\nclass Trainer:\n    def __init__(self, gpus):\n        self.on_gpu = gpus == 1 and torch.cuda.is_available()\n\n    def fit(self, model, batches):\n        if self.on_gpu:\n            model.cuda(0)\n            self.run(model, batches, torch.device("cpu"))\n        else:\n            self.run(model, batches, torch.device("cpu"))\n\n    def run(self, model, batches, device):\n        for x, y in batches:\n            x, y = x.to(device), y.to(device)\n            loss = model.training_step((x, y))\n            loss.backward()\n\n\nTrainer(gpus=1).fit(Net(), [(torch.randn(8, 4), torch.randint(0, 2, (8,)))])\n'
+        ),
         # pack_padded_sequence reads its lengths on the host ("'lengths' argument should be a
         # 1D CPU int64 tensor"): moved with the batch, they fail there
         Example(
@@ -306,11 +313,29 @@ class MixedDeviceOp(Rule):
             return not self.ctx.analyzer.attribute_moved_where_read(host)
         return self.ctx.current_function.node is not None and made[1] in api.FUNCTION_HOST_FACTORIES
 
+    def _placed_by_the_caller(self, host: Value, other: Value) -> bool:
+        """In a pass of one call site: a tensor the function moved to a device it holds in a
+        variable (``x.to(device)``: the device its caller chose, the CPU on this call) meeting
+        the model's tensors, where the caller's model is on no device the analysis knows. The
+        caller placed both, and nothing says it placed them apart (a pass of a call that hands
+        a moved model compares the two)."""
+        if self.ctx.call_context is None or other.device != MODEL_DEVICE:
+            return False
+        if host.device is None or not host.device.is_cpu or host.origin is None:
+            return False
+        move = host.origin.node
+        if not isinstance(move, cst.Call) or not isinstance(move.func, cst.Attribute) or move.func.attr.value != "to":
+            return False
+        target = next((arg.value for arg in move.args if arg.keyword is None or arg.keyword.value == "device"), None)
+        return isinstance(target, (cst.Name, cst.Attribute))
+
     def _conflict_to_report(self, first: Value, second: Value, loss: bool = False) -> bool:
         return (
             conflicting(first, second)
             and not self._said_by_another_rule(first, second)
             and not self._said_by_another_rule(second, first)
+            and not self._placed_by_the_caller(first, second)
+            and not self._placed_by_the_caller(second, first)
             and not (loss and (_unmoved_target(first, second) or _unmoved_target(second, first)))
         )
 
@@ -362,7 +387,7 @@ class MixedDeviceOp(Rule):
                 if self._check_arms(event.node, [(event.callee_node, module), (arg.value, value)]):
                     return
                 continue
-            if self._said_by_another_rule(value, module):
+            if self._said_by_another_rule(value, module) or self._placed_by_the_caller(value, module):
                 continue
             parameter = forward[1][position] if forward is not None else None
             if forward is not None and parameter is not None:
