@@ -44,6 +44,11 @@ class MixedDeviceOp(Rule):
     `masked = lengths[mask]`), a call of the module that hands it such a tensor is reported at
     that argument, naming the call.
 
+    A function analysed once more for one call that hands it a CPU device (`run(model, data,
+    torch.device("cpu"))`) does not report the tensors it moved there with `.to(device)`
+    meeting the model's, where that call's model is on no device the analysis knows: the
+    caller placed both (the call that hands a moved model is compared on its own).
+
     0-dim CPU tensors (which PyTorch mixes with GPU tensors), Python scalars, `*_like`
     factories and operands of unknown device are never flagged. Batches fed to a moved model
     (or with its output to a loss function, `F.cross_entropy(logits, y)`) are DL203's, criteria
