@@ -173,7 +173,7 @@ def test_children_follow_libcst_order_where_it_differs_from_the_fields() -> None
 def test_without_libcst_source_the_walk_is_libcst_own(monkeypatch) -> None:
     """Where libcst's child order cannot be read (installed compiled only), visiting falls back
     to libcst's own walk: the same hooks in the same order, only slower."""
-    monkeypatch.setattr(walk, "_ORDER_READABLE", {cst.FunctionDef: False})
+    monkeypatch.setattr(walk, "_libcst_order_readable", lambda: False)
     module = cst.parse_module(EVERY_FORM)
     by_libcst, by_walk = _SomeHooks(), _SomeHooks()
     module.visit(by_libcst)

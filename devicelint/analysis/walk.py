@@ -22,6 +22,7 @@ dataclass field order, which differs from libcst's only for a few node types.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import inspect
 import re
 from typing import Callable, Optional
@@ -42,8 +43,6 @@ _Hook = Optional[Callable[[cst.CSTVisitor, cst.CSTNode], Optional[bool]]]
 _CODE_FIELDS: dict[type, tuple[str, ...]] = {}
 #: per value type: is it a node that holds code (entered by a walk)?
 _HOLDS_CODE: dict[type, bool] = {}
-#: whether libcst's child order can be read from its source (one entry, set on first use)
-_ORDER_READABLE: dict[type, bool] = {}
 #: per visitor class, per node type: its visit and leave hooks
 _HOOKS: dict[type, dict[type, tuple[_Hook, _Hook]]] = {}
 
@@ -107,17 +106,14 @@ def _holds_code(kind: type) -> bool:
     return holds
 
 
+@functools.lru_cache(maxsize=None)
 def _libcst_order_readable() -> bool:
     """Can libcst's child order be read from its source (not where it is installed compiled
     only)? Asked once per process."""
-    readable = _ORDER_READABLE.get(cst.FunctionDef)
-    if readable is None:
-        try:
-            readable = "decorators" in _VISITED_FIELD.findall(inspect.getsource(cst.FunctionDef._visit_and_replace_children))
-        except (OSError, TypeError):
-            readable = False
-        _ORDER_READABLE[cst.FunctionDef] = readable
-    return readable
+    try:
+        return "decorators" in _VISITED_FIELD.findall(inspect.getsource(cst.FunctionDef._visit_and_replace_children))
+    except (OSError, TypeError):
+        return False
 
 
 def _code_fields(kind: type) -> tuple[str, ...]:

@@ -5,7 +5,9 @@ from typing import Optional
 import libcst as cst
 
 from devicelint.analysis import torch_api as api
+from devicelint.analysis import walk
 from devicelint.analysis.events import CallEvent
+from devicelint.analysis.names import OwnScopeVisitor
 from devicelint.analysis.values import Device, Kind, Value
 from devicelint.findings import Severity
 from devicelint.rules._messages import where
@@ -152,7 +154,7 @@ class GeneratorDeviceMismatch(Rule):
             return False
         name, wanted = device[0].value, f"{self.ctx.source_of(generator_node)}.device"
         finder = _AssignmentFinder(name)
-        function.body.visit(finder)
+        walk.visit(function.body, finder)
         return any(self.ctx.source_of(value) == wanted for value in finder.values)
 
     def _drawn_on(self, event: CallEvent) -> Optional[tuple[Optional[cst.BaseExpression], Value]]:
@@ -201,7 +203,7 @@ def _type(device: Device) -> str:
     return label.split(":")[0] if label.split(":")[0] in ("cuda", "xpu", "mps", "hpu", "npu") else "cuda"
 
 
-class _AssignmentFinder(cst.CSTVisitor):
+class _AssignmentFinder(OwnScopeVisitor):
     """The values a function's own body assigns to one plain name (not in nested functions)."""
 
     def __init__(self, name: str) -> None:
@@ -211,9 +213,3 @@ class _AssignmentFinder(cst.CSTVisitor):
     def visit_Assign(self, node: cst.Assign) -> None:
         if any(isinstance(target.target, cst.Name) and target.target.value == self.name for target in node.targets):
             self.values.append(node.value)
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import re
-from typing import Iterable, Optional
+from typing import Callable, Iterable, Optional
 
 import libcst as cst
 
@@ -223,7 +223,7 @@ class HardcodedCuda(Rule):
     def finish(self) -> None:
         if _NONZERO_GPU_INDEX.search(self.ctx.source) is None:
             return  # the common case costs a text search, not a walk
-        finder = _GuardedGpuIndex(self.ctx.source)
+        finder = _GuardedGpuIndex(self.ctx.source, self.ctx.analyzer.body_text)
         walk.visit(self.ctx.module, finder)
         for literal, label in finder.found:
             self.ctx.report(
@@ -344,30 +344,41 @@ class _GuardedGpuIndex(cst.CSTVisitor):
     alone: an enclosing ``if`` on the count, the enclosing function (an early ``return`` for
     one GPU), or a decorator of an enclosing class (a test skipped below two GPUs)."""
 
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, body_text: Callable[[cst.FunctionDef], str]) -> None:
         self.source = source
+        self._body_text = body_text
         self.found: list[tuple[cst.SimpleString, str]] = []
-        #: how many enclosing functions, classes and ``if`` tests count the GPUs
+        #: per enclosing function, class and ``if``: does it count the GPUs (in its test, its
+        #: body or its decorators)? and how many of them do
+        self._counts: list[bool] = []
         self._counting = 0
         #: expressions written straight into a move or a ``device=`` (by id)
         self._placing: set[int] = set()
         #: the value of the assignment visited last (by id), and the names it binds
         self._bound: tuple[int, list[str]] = (0, [])
 
+    def _enter(self, counts: bool) -> None:
+        self._counts.append(counts)
+        self._counting += counts
+
+    def _leave(self) -> None:
+        self._counting -= self._counts.pop()
+
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._counting += _counts_gpus(node)
+        counts = _COUNTS_GPUS.search(self._body_text(node)) is not None
+        self._enter(counts or any(_counts_gpus(decorator) for decorator in node.decorators))
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self._counting -= _counts_gpus(original_node)
+        self._leave()
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self._counting += any(_counts_gpus(decorator) for decorator in node.decorators)
+        self._enter(any(_counts_gpus(decorator) for decorator in node.decorators))
 
     def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
-        self._counting -= any(_counts_gpus(decorator) for decorator in original_node.decorators)
+        self._leave()
 
     def visit_If(self, node: cst.If) -> None:
-        self._counting += _counts_gpus(node.test)
+        self._enter(_counts_gpus(node.test))
         if self._counting or not _asks_cuda_available(node.test) or not isinstance(node.body, cst.IndentedBlock):
             return
         for line in node.body.body:
@@ -378,7 +389,7 @@ class _GuardedGpuIndex(cst.CSTVisitor):
                     self._choice(statement.value, _names([statement.target]))
 
     def leave_If(self, original_node: cst.If) -> None:
-        self._counting -= _counts_gpus(original_node.test)
+        self._leave()
 
     def visit_Call(self, node: cst.Call) -> None:
         moves = isinstance(node.func, cst.Attribute) and node.func.attr.value in ("to", "cuda")
