@@ -8,13 +8,17 @@ import libcst as cst
 from devicelint.analysis import walk
 from devicelint.analysis.events import CallEvent
 from devicelint.analysis.names import dotted_name, keyword_arg, positional_args, string_value
-from devicelint.analysis.values import Homogeneous, Kind, Value
+from devicelint.analysis.values import PLACED_KINDS, Homogeneous, Kind, Value
 from devicelint.findings import Severity
 from devicelint.rules._cuda_code import CUDA_ONLY_FILE, is_cuda_literal, is_cuda_literal_label
+from devicelint.rules._cpu_choice import CpuChoices
+from devicelint.rules._gpu_only_paths import GpuOnlyPaths
 from devicelint.rules.base import Example, Rule
 
 #: an ``if`` test about the size of the data (see _tests_data)
 _DATA_TEST = re.compile(r"\blen\s*\(|\.shape\b|\.numel\s*\(|\.size\s*\(|[!=]=\s*(\[\s*\]|\(\s*\)|\{\s*\})|\bis\s+(not\s+)?None\b")
+#: the CPU named as a device (a program's choice of it is looked for only where this is written)
+_CPU_LITERAL = re.compile(r"""['"]cpu['"]""")
 #: a literal GPU index above 0 (`cuda:1`)
 _NONZERO_GPU_INDEX = re.compile(r"cuda:[1-9]\d*")
 #: code that counts the GPUs (a guard for a choice of a second one)
@@ -40,7 +44,19 @@ class HardcodedCuda(Rule):
     the data - its size, emptiness or `is None` - is not a choice) is left alone, and so
     is a file written for CUDA alone (streams, CUDA graphs, CUDA extensions, Triton or CuPy
     kernels). `.cuda(args.gpu)` takes its device from configuration and is not flagged.
-    Scripts that hard-code CUDA at their top level are DL314's (off by default).
+
+    In a program that chooses the CPU when there is no GPU - a conditional expression or an
+    `if` with a CUDA device on one side and the CPU on the other (`torch.device("cuda" if
+    torch.cuda.is_available() else "cpu")`, `torch.device(f"cuda:{ids[0]}") if ids else
+    torch.device("cpu")`) - it also flags hard-coded CUDA anywhere else in the file: a
+    trainer's `batch.cuda()`, a loader's `model.cuda()`. The program promises a run without a
+    GPU, and that run fails there. Left alone are the paths that run only with a GPU: in a
+    branch of an `if` or conditional expression (a test of a flag or the device, not of the
+    data), in a function that asks where it runs, or whose every call in the file is on such
+    a path, in a function or class whose decorators ask for a GPU (`@require_torch_gpu`,
+    `skipIf(not torch.cuda.is_available())`), or after a guard of its scope (`if not
+    use_cuda: raise ...`). Scripts that hard-code CUDA and never choose are DL314's (off by
+    default).
 
     Anywhere in a file, it also flags a GPU index above 0 written as the device to use
     whenever CUDA is available, and used to place something (a move, a `device=`):
@@ -79,7 +95,7 @@ class HardcodedCuda(Rule):
     code = "DL302"
     name = "hardcoded-cuda"
     severity = Severity.WARNING
-    summary = "`.cuda()` / `device=\"cuda\"` hard-coded in a module's methods or a function of tensor arguments, which otherwise run where their inputs are; or `\"cuda:1\"` chosen whenever CUDA is available."
+    summary = "`.cuda()` / `device=\"cuda\"` hard-coded in a module's methods or a function of tensor arguments, which otherwise run where their inputs are, or in a program that chooses the CPU without a GPU; or `\"cuda:1\"` chosen whenever CUDA is available."
     valid = (
         # a helper of a CUDA script moving the host frames it is handed (dino's video
         # segmentation evaluation): the script's own placement, DL314's concern
@@ -114,6 +130,22 @@ class HardcodedCuda(Rule):
         "import torch\nimport unittest\n@unittest.skipIf(torch.cuda.device_count() < 2, 'two GPUs')\nclass T(unittest.TestCase):\n"
         "    def test_second(self):\n        net = torch.nn.Linear(4, 2).to('cuda:1' if torch.cuda.is_available() else 'cpu')\n",
         "import torch\nexpected = torch.device('cuda:1' if torch.cuda.is_available() else 'cpu')\nassert parse_device('1') == expected\n",
+        # a program that chooses the CPU without a GPU, whose CUDA moves are on the GPU's path:
+        # under a test of a flag, in a helper called only there, or in a test skipped without a GPU
+        "import torch\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+        "def train(model, loader, use_cuda):\n    for x in loader:\n        if use_cuda:\n            x = x.cuda()\n        model(x)\n",
+        "import torch\ndef pin(model):\n    model.cuda()\n    return model\n"
+        "device = 'cuda' if torch.cuda.is_available() else 'cpu'\nmodel = torch.nn.Linear(4, 2)\n"
+        "model = pin(model) if device == 'cuda' else model\n",
+        "import torch\nimport unittest\nDEVICE = torch.device('cuda:0') if torch.cuda.is_available() else torch.device('cpu')\n"
+        "class T(unittest.TestCase):\n    @unittest.skipIf(not torch.cuda.is_available(), 'needs a GPU')\n"
+        "    def test_gpu(self):\n        net = torch.nn.Linear(4, 2).cuda()\n",
+        # the choice is another function's, which never runs the CUDA-only benchmark
+        "import torch\ndef train_portable(loader):\n    device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+        "    model = torch.nn.Linear(4, 2).to(device)\n"
+        "def benchmark_gpu(loader):\n    model = torch.nn.Linear(4, 2).cuda()\n    for x in loader:\n        model(x.cuda())\n",
+        # a script that never chooses the CPU: DL314's (off by default)
+        "import torch\nmodel = torch.nn.Linear(4, 2).cuda()\nx = torch.rand(3, 4).cuda()\nprint(model(x))\n",
         # a comparison, not a placement
         "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def forward(self, x):\n"
         "        assert x.device == torch.device('cuda')\n        return x\n",
@@ -161,6 +193,29 @@ class HardcodedCuda(Rule):
             "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def forward(self, x):\n"
             "        index = torch.arange(x.size(-1)).cuda()  # expect: DL302, DL402\n        return x.gather(-1, index.expand_as(x))\n"
         ),
+        # the program picks the CPU when there is no GPU, but its trainer moves every batch to
+        # CUDA (AlphaZeroSimple) and its loader moves the model there (stable-diffusion's txt2img)
+        Example(
+            "import torch\nclass Trainer:\n    def __init__(self, model):\n        self.model = model\n"
+            "    def train(self, examples):\n        for boards, targets in examples:\n"
+            "            boards = boards.contiguous().cuda()  # expect: DL302\n            self.model(boards)\n"
+            "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+            "Trainer(torch.nn.Linear(4, 2).to(device)).train([(torch.rand(2, 4), torch.rand(2))])\n"
+        ),
+        Example(
+            "import torch\ndef load_model(path):\n    model = torch.nn.Linear(4, 2)\n"
+            "    model.load_state_dict(torch.load(path, map_location='cpu'))\n    model.cuda()  # expect: DL302\n    return model\n"
+            "def main(path):\n    if torch.cuda.is_available():\n        device = 'cuda'\n    else:\n        device = 'cpu'\n"
+            "    model = load_model(path).to(device)\n"
+        ),
+        # a base model chooses its device from the GPU ids (the CPU for none); a subclass moves
+        # its loss network to CUDA regardless (uORF)
+        Example(
+            "import torch\nclass BaseModel:\n    def __init__(self, gpu_ids):\n"
+            "        self.device = torch.device(f'cuda:{gpu_ids[0]}') if gpu_ids else torch.device('cpu')\n"
+            "class TrainModel(BaseModel):\n    def __init__(self, gpu_ids):\n        super().__init__(gpu_ids)\n"
+            "        self.perceptual = torch.nn.Conv2d(3, 8, 3).cuda()  # expect: DL302\n"
+        ),
         # a plain class's method working on the tensors it is handed (a loss's target builder)
         Example(
             "import torch\nclass Loss:\n    def build(self, targets):\n"
@@ -181,30 +236,29 @@ class HardcodedCuda(Rule):
         #: per function: the calls it makes only on some paths (in an `if` or a conditional expression)
         self._conditional: dict[cst.FunctionDef, set[int]] = {}
         self._cuda_only: Optional[bool] = None
+        #: hard-coded CUDA outside code its caller places: the node spelling it, its call, and
+        #: the function it is in
+        self._unchosen: list[tuple[cst.CSTNode, cst.Call, Optional[cst.FunctionDef]]] = []
 
     def on_call(self, event: CallEvent) -> None:
-        found = _hard_coded_cuda(event)
+        found = _hard_coded_cuda(event, any_receiver=True)
         if found is None or self._cuda_only_file():
             return
-        in_optimizer = self._in_optimizer_method()
-        if not self.ctx.in_module_method and not in_optimizer:
-            # outside a module, a helper that moves what it is handed (`def to_gpu(x): return
-            # x.cuda()`) is a device choice of its own: only what the function makes counts
-            receiver = event.receiver
-            # (a batch drawn from a loader is data the function moves, DL203's and DL311's concern)
-            made_here = event.method not in ("cuda", "to") or (
-                receiver is not None and receiver.kind != Kind.BATCH and receiver.device is not None and receiver.device.is_cpu
-            )
-            if not made_here or not self._handed_tensors(event):
-                return
         function = self.ctx.current_function.node
+        if not self._placed_by_caller(event):
+            # not code its caller places: hard-coded CUDA contradicts the program only where
+            # the program itself chooses the CPU when there is no GPU (see finish). A module
+            # moving itself while it is being built is DL107's concern.
+            if not _moves_itself_in_constructor(event, self.ctx.current_function.name):
+                self._unchosen.append((found, event.node, function))
+            return
         if function is not None and (
             _CHECKS_DEVICE.search(self.ctx.analyzer.body_text(function)) or id(event.node) in self._conditional_calls(function)
         ):
             return  # a CUDA path the code chose (`if use_cuda: x = x.cuda()`): DL314's business
         if self.ctx.in_module_method:
             where = "a module's method, whose other tensors are where its caller put them"
-        elif in_optimizer:
+        elif self._in_optimizer_method():
             where = "an optimizer's method, whose parameters are wherever the model is"
         else:
             where = "a function of tensor arguments, whose other tensors are where its caller put them"
@@ -214,13 +268,31 @@ class HardcodedCuda(Rule):
             + (
                 "it fails on a CPU run and puts this tensor on GPU 0 whatever GPU the parameters are on; "
                 "use the parameter's device (`device=p.device`, `.to(p.device)`)"
-                if in_optimizer else
+                if self._in_optimizer_method() else
                 "it fails on a CPU run and puts this tensor on GPU 0 whatever GPU the inputs are on; "
                 "use the input's device (`device=x.device`, `.to(x.device)`)"
             ),
         )
 
+    def _placed_by_caller(self, event: CallEvent) -> bool:
+        """Is the call in code whose other tensors its caller places: a module's or an
+        optimizer's method, or a function that makes (not just moves) a tensor beside tensors
+        it is handed?"""
+        if _hard_coded_cuda(event) is None:
+            return False  # a module or an object of unknown kind moved: only the program's choice applies
+        if self.ctx.in_module_method or self._in_optimizer_method():
+            return True
+        # outside a module, a helper that moves what it is handed (`def to_gpu(x): return
+        # x.cuda()`) is a device choice of its own: only what the function makes counts
+        receiver = event.receiver
+        # (a batch drawn from a loader is data the function moves, DL203's and DL311's concern)
+        made_here = event.method not in ("cuda", "to") or (
+            receiver is not None and receiver.kind != Kind.BATCH and receiver.device is not None and receiver.device.is_cpu
+        )
+        return made_here and self._handed_tensors(event)
+
     def finish(self) -> None:
+        self._report_against_cpu_choice()
         if _NONZERO_GPU_INDEX.search(self.ctx.source) is None:
             return  # the common case costs a text search, not a walk
         finder = _GuardedGpuIndex(self.ctx.source, self.ctx.analyzer.body_text)
@@ -231,6 +303,45 @@ class HardcodedCuda(Rule):
                 f"`{label}` is chosen whenever CUDA is available, but a machine with one GPU has no GPU {label.split(':')[1]}: "
                 "the first move there fails (\"invalid device ordinal\"); use `\"cuda\"` (the current GPU), "
                 "or take the index from configuration or the local rank",
+            )
+
+    def _report_against_cpu_choice(self) -> None:
+        """Hard-coded CUDA in a program that chooses the CPU when there is no GPU
+        (``torch.device("cuda" if torch.cuda.is_available() else "cpu")``), on a path that also
+        runs without one: not in a branch the program chose (a test of a flag or the device), a
+        function that asks where it runs, or a function or class gated on a GPU by its
+        decorators."""
+        if not self._unchosen or _CPU_LITERAL.search(self.ctx.source) is None:
+            return
+        choices = CpuChoices()
+        walk.visit(self.ctx.module, choices)
+        if not choices.choices:
+            return
+        # a function whose every call in the file is on a path the program chose runs only there
+        callers = _CallsByName({function.name.value for _, _, function in self._unchosen if function is not None})
+        walk.visit(self.ctx.module, callers)
+        paths = GpuOnlyPaths(frozenset(id(call) for _, call, _ in self._unchosen) | frozenset(id(call) for call, _ in callers.calls))
+        walk.visit(self.ctx.module, paths)
+        conditional = _ConditionalCalls()
+        walk.visit(self.ctx.module, conditional)
+        chosen_paths = paths.gated | conditional.calls
+        chosen_functions = {
+            name for name in callers.names
+            if any(called == name for _, called in callers.calls)
+            and all(id(call) in chosen_paths for call, called in callers.calls if called == name)
+        }
+        for node, call, function in self._unchosen:
+            if id(call) in chosen_paths:
+                continue
+            if function is not None and (_CHECKS_DEVICE.search(self.ctx.analyzer.body_text(function)) or function.name.value in chosen_functions):
+                continue
+            choice = choices.first_governing(function)
+            if choice is None:
+                continue  # the choice is another function's, which does not run this code
+            self.ctx.report(
+                node,
+                f"CUDA is hard-coded here, but this program chooses the CPU when there is no GPU (line {self.ctx.line(choice)}): "
+                "on such a machine it fails here; use the device the program chose (`.to(device)`)",
             )
 
     def _in_optimizer_method(self) -> bool:
@@ -277,10 +388,14 @@ class HardcodedCuda(Rule):
         return False
 
 
-def _hard_coded_cuda(event: CallEvent) -> Optional[cst.CSTNode]:
-    """The node spelling CUDA where ``event`` places a tensor or module, if it does."""
+def _hard_coded_cuda(event: CallEvent, any_receiver: bool = False) -> Optional[cst.CSTNode]:
+    """The node spelling CUDA where ``event`` places a tensor (with ``any_receiver``, also a
+    module or an object of unknown kind: ``.cuda()`` is torch's), if it does."""
     node = event.node
-    if event.method == "cuda" and event.receiver is not None and event.receiver.is_tensor_like:
+    receiver = event.receiver
+    if event.method == "cuda" and receiver is not None and (
+        receiver.is_tensor_like or any_receiver and (receiver.kind in PLACED_KINDS or receiver.kind == Kind.UNKNOWN)
+    ):
         # `.cuda()` or `.cuda(0)`; `.cuda(args.gpu)` is a device the configuration chose
         index = positional_args(node)
         if not index or isinstance(index[0].value, cst.Integer):
@@ -293,6 +408,12 @@ def _hard_coded_cuda(event: CallEvent) -> Optional[cst.CSTNode]:
     if event.method == "to" and positional and _names_cuda(positional[0].value):
         return positional[0].value
     return None
+
+
+def _moves_itself_in_constructor(event: CallEvent, function_name: Optional[str]) -> bool:
+    """``self.cuda()`` / ``self.to("cuda")`` in an ``__init__``."""
+    func = event.node.func
+    return function_name == "__init__" and isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self"
 
 
 def _names_cuda(node: cst.BaseExpression) -> bool:
@@ -333,6 +454,21 @@ class _ConditionalCalls(cst.CSTVisitor):
     def visit_Call(self, node: cst.Call) -> None:
         if self._depth:
             self.calls.add(id(node))
+
+
+class _CallsByName(cst.CSTVisitor):
+    """The calls of functions or methods named ``names`` (``f(...)``, ``self.f(...)``), each with
+    the name it calls."""
+
+    def __init__(self, names: set[str]) -> None:
+        self.names = names
+        self.calls: list[tuple[cst.Call, str]] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        name = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else None
+        if name in self.names:
+            self.calls.append((node, name))
 
 
 class _GuardedGpuIndex(cst.CSTVisitor):
