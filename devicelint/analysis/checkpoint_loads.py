@@ -43,6 +43,9 @@ class CheckpointLoader:
     positions: tuple[str, ...] = ()
     #: what its load calls: ``torch.load``, or another loader (``load_state_from_file()``)
     loads_with: str = "torch.load"
+    #: it downloads what it loads (torch.hub's ``load_state_dict_from_url``): a published file,
+    #: never one the program saved itself
+    downloads: bool = False
 
 
 @dataclass(frozen=True)

@@ -1292,10 +1292,9 @@ class Summaries(ParameterUses):
         torch_api.CHECKPOINT_LOADERS) that loads without a ``map_location``? With the loader's
         definition (None for a library's). See devicelint.analysis.checkpoint_loads."""
         if qualname is not None and qualname in api.CHECKPOINT_LOADERS:
-            path_position, location_position = api.CHECKPOINT_LOADERS[qualname]
-            path_name, location_name = api.CHECKPOINT_LOADER_PARAMETERS
-            loader = checkpoint_loads.CheckpointLoader(qualname, path_name, location_name, True)
-            parameters = checkpoint_loads.library_parameters(args, path_position, location_position, api.CHECKPOINT_LOADER_PARAMETERS)
+            path_position, location_position, path_name, location_name = api.CHECKPOINT_LOADERS[qualname]
+            loader = checkpoint_loads.CheckpointLoader(qualname, path_name, location_name, True, downloads=qualname in api.DOWNLOADING_CHECKPOINT_LOADERS)
+            parameters = checkpoint_loads.library_parameters(args, path_position, location_position, (path_name, location_name))
             found = checkpoint_loads.unmapped_call(loader, args, parameters)
             return (found, None) if found is not None else None
         if callee.kind != Kind.FUNCTION or not isinstance(callee.info, cst.FunctionDef):

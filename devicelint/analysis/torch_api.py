@@ -313,7 +313,7 @@ SAME_DEVICE_COPIES = frozenset({"copy.deepcopy", "copy.copy"})
 
 #: OpenMMLab's checkpoint loaders, which end in ``torch.load(filename, map_location=map_location)``
 #: with the ``map_location`` they are given, ``None`` by default: qualified name -> the positions
-#: of ``filename`` and ``map_location``. Checked against the libraries' sources: mmcv 1.x
+#: of the path and ``map_location``, and their parameter names. Checked against the libraries' sources: mmcv 1.x
 #: mmcv/runner/checkpoint.py and mmengine mmengine/runner/checkpoint.py both define
 #: ``load_checkpoint(model, filename, map_location=None, strict=False, logger=None, ...)``, which
 #: calls ``_load_checkpoint(filename, map_location, logger)`` (``map_location=None`` by default
@@ -321,12 +321,18 @@ SAME_DEVICE_COPIES = frozenset({"copy.deepcopy", "copy.copy"})
 #: local-file loader ``load_from_local`` calls ``torch.load(filename, map_location=map_location)``
 #: (its URL loaders hand the same map_location to ``torch.load``/``load_url``).
 #: mmcv/runner/__init__.py exports both functions, mmengine/runner/__init__.py ``load_checkpoint``.
-CHECKPOINT_LOADERS: dict[str, tuple[int, int]] = {
-    **{f"{package}.load_checkpoint": (1, 2) for package in ("mmcv.runner", "mmcv.runner.checkpoint", "mmengine.runner", "mmengine.runner.checkpoint")},
-    **{f"{package}._load_checkpoint": (0, 1) for package in ("mmcv.runner", "mmcv.runner.checkpoint", "mmengine.runner.checkpoint")},
+DOWNLOADING_CHECKPOINT_LOADERS = frozenset(
+    {"torch.hub.load_state_dict_from_url", "torch.utils.model_zoo.load_url", "torchvision.models.utils.load_state_dict_from_url"}
+)
+CHECKPOINT_LOADERS: dict[str, tuple[int, int, str, str]] = {
+    **{f"{package}.load_checkpoint": (1, 2, "filename", "map_location") for package in ("mmcv.runner", "mmcv.runner.checkpoint", "mmengine.runner", "mmengine.runner.checkpoint")},
+    **{f"{package}._load_checkpoint": (0, 1, "filename", "map_location") for package in ("mmcv.runner", "mmcv.runner.checkpoint", "mmengine.runner.checkpoint")},
+    # torch's own download-and-load helper, ``load_state_dict_from_url(url, model_dir=None,
+    # map_location=None, ...)`` in torch/hub.py, torch.load of the cached file with that
+    # map_location; torch/utils/model_zoo.py re-exports it as ``load_url``, and old torchvision
+    # as ``torchvision.models.utils.load_state_dict_from_url``
+    **{name: (0, 2, "url", "map_location") for name in DOWNLOADING_CHECKPOINT_LOADERS},
 }
-#: the parameter names of those loaders' path and map_location
-CHECKPOINT_LOADER_PARAMETERS = ("filename", "map_location")
 
 #: methods of a model that run it on the tensors they are handed: transformers' ``generate``
 #: calls the model's forward on ``input_ids`` (and the other inputs) as they are, so they must

@@ -32,7 +32,9 @@ class LoadWithoutMapLocation(Rule):
     project whose `torch.load` (directly or through another such loader) of a path built from a
     parameter (`path`, `os.path.join(path, "state.pt")`) takes its `map_location` from a
     parameter (`def _load_checkpoint(filename, map_location=None)`), or mmcv's and mmengine's `load_checkpoint`
-    and `_load_checkpoint`, which do the same - that leaves that parameter at a `None` default
+    and `_load_checkpoint`, which do the same, or torch.hub's `load_state_dict_from_url` (also
+    `model_zoo.load_url`), which downloads a published file and loads it with the
+    `map_location` it is given - that leaves that parameter at a `None` default
     or passes `None`. Where the location is `None` on one arm of a conditional expression
     (`map_loc = "cpu" if device == "cpu" else None`, then `load_checkpoint(model, path,
     map_location=map_loc)`), the arm that chooses `None` is flagged too: on that branch, a run
@@ -56,7 +58,8 @@ class LoadWithoutMapLocation(Rule):
     In any file, also a model's own loading code, which its caller places (as DL302 has it):
     a `torch.load` in a method of an `nn.Module` (not a static one: `def load_state(self,
     path)`), and a function that restores a model from what it loaded and returns that model
-    (`model.load_state_dict(loaded["model"])`, then `return model`). Where that model will run
+    (`model.load_state_dict(loaded["model"])`, or a dict made from its entries with their keys
+    renamed, then `return model`). Where that model will run
     is its caller's choice, which may be a machine without the GPU that saved the checkpoint.
     (A function that only returns what it loaded is not taken for one: in real code those
     read back data files, mostly of host tensors.)
@@ -67,7 +70,8 @@ class LoadWithoutMapLocation(Rule):
     save *after* the load is a resume, and is flagged); a local path variable counts as the
     expression it was bound to; a path the file writes only host tensors to; a model's state
     restored in a file that saves model state only from the host (`model.eval().cpu()`, then
-    `torch.save(model.state_dict(), p)`) and nothing else; a cache the other arm of the same
+    `torch.save(model.state_dict(), p)`) and nothing else (not a download from a URL: that
+    reads a published file); a cache the other arm of the same
     `if` fills with `torch.save` of values not placed on an accelerator; a non-literal path in
     a pytest test that takes a fresh temporary directory (`tmp_path`, `tmpdir`): what it
     loads, it wrote there itself.
@@ -124,6 +128,9 @@ class LoadWithoutMapLocation(Rule):
         "import torch\ndef train(model, args):\n    torch.cuda.is_available()\n    torch.save(model, args.save)\n    return torch.load(args.save)\n",
         # a model's static helper has no model whose device its caller chose
         "import torch\nimport torch.nn as nn\nclass Net(nn.Module):\n    @staticmethod\n    def read(path):\n        return torch.load(path)\n",
+        # published weights downloaded onto the host
+        "import torch\nimport torch.nn as nn\nfrom torch.hub import load_state_dict_from_url\nclass Net(nn.Module):\n"
+        "    def load_pretrained(self, url):\n        self.load_state_dict(load_state_dict_from_url(url, map_location='cpu'))\n",
         # a helper that reads data back (not a model it restores and returns): no device asked
         "import torch\ndef read_cache(path):\n    data = torch.load(path)\n    return data\n",
         # accelerate's save, then a helper nested in the same function reloads it: the same run
@@ -186,6 +193,19 @@ class LoadWithoutMapLocation(Rule):
         "def reload(path, location):\n    return torch.load(path, map_location=location)\n",
     )
     invalid = (
+        # torch's download helper loads the published file with torch.load, as saved (torchSR's
+        # pretrained super-resolution models)
+        Example(
+            "import torch.nn as nn\nfrom torch.hub import load_state_dict_from_url\nclass Net(nn.Module):\n"
+            "    def load_pretrained(self, url):\n        state = load_state_dict_from_url(url, progress=False)  # expect: DL301\n"
+            "        self.load_state_dict(state)\n"
+        ),
+        # a Lightning checkpoint's keys renamed into a state dict the returned model restores (mase)
+        Example(
+            "import torch\ndef load_unwrapped(path, model):\n    source = torch.load(path)['state_dict']  # expect: DL301\n"
+            "    renamed = {}\n    for key, value in source.items():\n        renamed[key.split('.', 1)[-1]] = value\n"
+            "    model.load_state_dict(renamed)\n    return model\n"
+        ),
         # a model's own loading method: its caller places the model, maybe on a CPU-only machine (deepmatcher)
         Example(
             "import torch\nimport torch.nn as nn\nclass Net(nn.Module):\n    def load_state(self, path):\n"
@@ -528,9 +548,11 @@ class LoadWithoutMapLocation(Rule):
             )
             if not chooses_device and not placed_by_caller:
                 continue
-            if any(saved == path and on_host for saved, _, on_host in self._saves):
+            # (a download from a URL reads a published checkpoint, never one this program saved)
+            downloaded = load.loader is not None and load.loader.downloads
+            if not downloaded and any(saved == path and on_host for saved, _, on_host in self._saves):
                 continue  # the file holds host tensors only: there is nothing to map
-            if self._reads_back_own_host_state(lambda: bool(flow_of(node, function).module_loads.get(id(node)))):
+            if not downloaded and self._reads_back_own_host_state(lambda: bool(flow_of(node, function).module_loads.get(id(node)))):
                 continue
             if self._other_branch_maps(node, path, function) or self._cache_filled_by_other_arm(node, path, function):
                 continue
@@ -769,17 +791,41 @@ class _LoadFlows(cst.CSTVisitor):
         self.returned: set[str] = set()
 
     def _carried(self, node: cst.BaseExpression) -> Optional[int]:
-        """The load whose result ``node`` is (or an entry of), if any."""
+        """The load whose result ``node`` is or is made from, if any: the load itself, an entry
+        of it (``loaded["model"]``), or any expression that reads a name bound to it
+        (``m.state_dict() if isinstance(m, nn.Module) else m``, a dict of its renamed keys)."""
         while isinstance(node, cst.Subscript):
             node = node.value
         if id(node) in self.loads:
             return id(node)
-        return self.bound.get(node.value) if isinstance(node, cst.Name) else None
+        if isinstance(node, cst.Name):
+            return self.bound.get(node.value)
+        if not self.bound and not self.loads:
+            return None
+        inner = _LoadsAndNames(self.loads)
+        walk.visit(node, inner)
+        if inner.load is not None:
+            return inner.load
+        return next((self.bound[name] for name in inner.names if name in self.bound), None)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         load = self._carried(node.value)
+        if load is None:
+            return
+        for target in node.targets:
+            # `renamed[key] = value` fills a dict with what the load holds
+            base = target.target
+            while isinstance(base, cst.Subscript):
+                base = base.value
+            for name in _bound_names(base):
+                self.bound[name] = load
+
+    def visit_For(self, node: cst.For) -> None:
+        # `for key, value in loaded["state_dict"].items():` binds parts of it
+        load = self._carried(node.iter)
         if load is not None:
-            self.bound.update((target.target.value, load) for target in node.targets if isinstance(target.target, cst.Name))
+            for name in _bound_names(node.target):
+                self.bound[name] = load
 
     def leave_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -801,3 +847,42 @@ class _LoadFlows(cst.CSTVisitor):
         """``imagen.load_state_dict(loaded["model"])`` then ``return imagen``: the function
         hands its caller a restored model, to place where the caller runs."""
         return bool(self.receivers.get(id(load), set()) & self.returned)
+
+
+class _LoadsAndNames(cst.CSTVisitor):
+    """In an expression: the first of ``loads`` it calls, and the plain names it reads."""
+
+    def __init__(self, loads: set[int]) -> None:
+        self.loads = loads
+        self.load: Optional[int] = None
+        self.names: list[str] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.load is None and id(node) in self.loads:
+            self.load = id(node)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.append(node.value)
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        walk.visit(node.value, self)  # `m.state_dict` reads `m`, not a name `state_dict`
+        return False
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        walk.visit(node.value, self)  # a keyword is no name read
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+
+def _bound_names(target: cst.BaseExpression) -> list[str]:
+    """The plain names an assignment or loop target binds (``k``, ``(k, v)``, ``[a, *b]``)."""
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [name for element in target.elements for name in _bound_names(element.value)]
+    if isinstance(target, cst.StarredElement):
+        return _bound_names(target.value)
+    return []
+
