@@ -1,0 +1,67 @@
+# source: https://github.com/LauraRuis/multimodal_seq2seq_gSCAN/pull/2
+# fixed twin: the lengths handed to pack_padded_sequence are moved to the CPU in the encoder and the decoder.
+from typing import List
+
+import torch
+import torch.nn as nn
+from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+class EncoderRNN(nn.Module):
+    def __init__(self, vocab, emb_dim, hidden):
+        super().__init__()
+        self.embedding = nn.Embedding(vocab, emb_dim, padding_idx=0)
+        self.lstm = nn.LSTM(emb_dim, hidden)
+
+    def forward(self, input_batch, input_lengths: List[int]):
+        embedded = self.embedding(input_batch)
+        lengths = torch.tensor(input_lengths, device=device, dtype=torch.long)
+        lengths, perm_idx = torch.sort(lengths, descending=True)
+        embedded = embedded.index_select(dim=0, index=perm_idx)
+        packed = pack_padded_sequence(embedded, lengths.cpu(), batch_first=True)
+        packed_out, (hidden, _) = self.lstm(packed)
+        out, _ = pad_packed_sequence(packed_out)
+        _, unperm_idx = perm_idx.sort(0)
+        return hidden[-1].index_select(0, unperm_idx), out.index_select(1, unperm_idx)
+
+
+class AttentionDecoderRNN(nn.Module):
+    def __init__(self, vocab, hidden):
+        super().__init__()
+        self.embedding = nn.Embedding(vocab, hidden, padding_idx=0)
+        self.lstm = nn.LSTM(hidden, hidden)
+        self.out = nn.Linear(hidden * 2, vocab)
+
+    def forward(self, target_batch, target_lengths: List[int], init_hidden, encoder_outputs):
+        embedded = self.embedding(target_batch)
+        lengths = torch.tensor(target_lengths, dtype=torch.long, device=device)
+        lengths, perm_idx = torch.sort(lengths, descending=True)
+        embedded = embedded.index_select(dim=0, index=perm_idx)
+        h0 = init_hidden.index_select(0, perm_idx).unsqueeze(0)
+        packed = pack_padded_sequence(embedded, lengths.cpu(), batch_first=True)
+        packed_out, _ = self.lstm(packed, (h0, torch.zeros_like(h0)))
+        out, _ = pad_packed_sequence(packed_out)
+        _, unperm_idx = perm_idx.sort(0)
+        out = out.index_select(1, unperm_idx)
+        context = encoder_outputs.mean(0, keepdim=True).expand(out.size(0), -1, -1)
+        return self.out(torch.cat([out, context], dim=-1))
+
+
+class Model(nn.Module):
+    def __init__(self, vocab=12, hidden=16):
+        super().__init__()
+        self.encoder = EncoderRNN(vocab, 8, hidden)
+        self.decoder = AttentionDecoderRNN(vocab, hidden)
+
+    def forward(self, commands, command_lengths, targets, target_lengths):
+        hidden, enc_out = self.encoder(commands, command_lengths)
+        return self.decoder(targets, target_lengths, hidden, enc_out)
+
+
+if __name__ == "__main__":
+    model = Model().to(device)
+    commands = torch.randint(1, 12, (3, 7), device=device)
+    targets = torch.randint(1, 12, (3, 5), device=device)
+    print(model(commands, [7, 4, 6], targets, [5, 5, 3]).shape)
