@@ -27,6 +27,13 @@ _COUNTS_GPUS = re.compile(r"device_count\s*\(")
 _PLACED_BY_NAME = r"(?:\.to\(|\.cuda\(|device\s*=)\s*{}\s*[,)]"
 #: the function asks where it runs before it places anything: a CUDA-only path on purpose
 _CHECKS_DEVICE = re.compile(r"\bis_cuda\b|is_available\s*\(|device_count\s*\(|\.device\.type\b|\.type\s*==|== *['\"]cuda")
+#: ... where its inputs are (``x.is_cuda``, ``x.device.type == "cuda"``)
+_ASKS_WHERE_IT_RUNS = re.compile(r"\bis_cuda\b|\.device\.type\b|\.type\s*==|== *['\"]cuda")
+#: a program that places work on a GPU it picks (not just "a GPU, if there is one"): by count,
+#: by index, by the local rank, or from configuration
+_OTHER_GPU_PLACEMENT = re.compile(r"device_count\s*\(|cuda:[1-9]|set_device\s*\(|LOCAL_RANK|local_rank|\.device\s*=\s*torch\.device\(\s*['\"]cuda:")
+#: ... whether the machine has a GPU
+_ASKS_AVAILABILITY = re.compile(r"is_available\s*\(|device_count\s*\(")
 
 
 class HardcodedCuda(Rule):
@@ -57,6 +64,14 @@ class HardcodedCuda(Rule):
     `skipIf(not torch.cuda.is_available())`), or after a guard of its scope (`if not
     use_cuda: raise ...`). Scripts that hard-code CUDA and never choose are DL314's (off by
     default).
+
+    In the same code placed by its caller, it also flags CUDA chosen by whether the machine
+    has a GPU rather than by where the inputs are - `device="cuda" if
+    torch.cuda.is_available() else "cpu"`, or a `.cuda()` in the branch of `if
+    torch.cuda.is_available():` - unless the rest of the program places its work by that same
+    test and never on a GPU it picks (by count, index, local rank or configuration): then the
+    two agree on every machine. A model run on the CPU of a GPU machine, or on a second GPU,
+    fails there.
 
     Anywhere in a file, it also flags a GPU index above 0 written as the device to use
     whenever CUDA is available, and used to place something (a move, a `device=`):
@@ -95,7 +110,7 @@ class HardcodedCuda(Rule):
     code = "DL302"
     name = "hardcoded-cuda"
     severity = Severity.WARNING
-    summary = "`.cuda()` / `device=\"cuda\"` hard-coded in a module's methods or a function of tensor arguments, which otherwise run where their inputs are, or in a program that chooses the CPU without a GPU; or `\"cuda:1\"` chosen whenever CUDA is available."
+    summary = "`.cuda()` / `device=\"cuda\"` hard-coded (or chosen because a GPU exists) in a module's methods or a function of tensor arguments, which otherwise run where their inputs are, or in a program that chooses the CPU without a GPU; or `\"cuda:1\"` chosen whenever CUDA is available."
     valid = (
         # a helper of a CUDA script moving the host frames it is handed (dino's video
         # segmentation evaluation): the script's own placement, DL314's concern
@@ -140,6 +155,11 @@ class HardcodedCuda(Rule):
         "import torch\nimport unittest\nDEVICE = torch.device('cuda:0') if torch.cuda.is_available() else torch.device('cpu')\n"
         "class T(unittest.TestCase):\n    @unittest.skipIf(not torch.cuda.is_available(), 'needs a GPU')\n"
         "    def test_gpu(self):\n        net = torch.nn.Linear(4, 2).cuda()\n",
+        # the program places everything by the same test: on every machine the forward's choice
+        # agrees with where the model is (PyTorchZeroToAll's char-RNN after its fix)
+        "import torch\nfrom torch import nn\nclass RNN(nn.Module):\n    def forward(self, x):\n        h = torch.zeros(1, x.size(0), 8)\n"
+        "        if torch.cuda.is_available():\n            h = h.cuda()\n        return self.rnn(x, h)\n"
+        "model = RNN()\nif torch.cuda.is_available():\n    model.cuda()\n",
         # the choice is another function's, which never runs the CUDA-only benchmark
         "import torch\ndef train_portable(loader):\n    device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
         "    model = torch.nn.Linear(4, 2).to(device)\n"
@@ -208,6 +228,20 @@ class HardcodedCuda(Rule):
             "def main(path):\n    if torch.cuda.is_available():\n        device = 'cuda'\n    else:\n        device = 'cpu'\n"
             "    model = load_model(path).to(device)\n"
         ),
+        # a helper of tensor arguments places its result by whether a GPU exists, not where its
+        # targets are (ClassyVision's one-hot encoding): CPU targets on a GPU machine fail
+        Example(
+            "import torch\ndef one_hot(targets, classes):\n"
+            "    out = torch.zeros(targets.shape[0], classes, device='cuda' if torch.cuda.is_available() else 'cpu')  # expect: DL302\n"
+            "    return out.scatter_(1, targets.long(), 1)\n"
+        ),
+        # a model's method moves its input to the default GPU whenever there is one, while the
+        # program may put the model on another (flair's text generation)
+        Example(
+            "import torch\nfrom torch import nn\nclass LM(nn.Module):\n    def generate(self, prefix):\n        ids = torch.tensor(prefix).unsqueeze(0)\n"
+            "        if torch.cuda.is_available():\n            ids = ids.cuda()  # expect: DL302\n        return self.forward(ids)\n"
+            "model = LM().to(torch.device('cuda:1') if torch.cuda.device_count() > 1 else 'cpu')\n"
+        ),
         # a base model chooses its device from the GPU ids (the CPU for none); a subclass moves
         # its loss network to CUDA regardless (uORF)
         Example(
@@ -235,13 +269,16 @@ class HardcodedCuda(Rule):
         super().__init__(ctx)
         #: per function: the calls it makes only on some paths (in an `if` or a conditional expression)
         self._conditional: dict[cst.FunctionDef, set[int]] = {}
+        #: per function: the calls in the branch an ``if torch.cuda.is_available():`` takes
+        self._availability: dict[cst.FunctionDef, set[int]] = {}
         self._cuda_only: Optional[bool] = None
         #: hard-coded CUDA outside code its caller places: the node spelling it, its call, and
         #: the function it is in
         self._unchosen: list[tuple[cst.CSTNode, cst.Call, Optional[cst.FunctionDef]]] = []
 
     def on_call(self, event: CallEvent) -> None:
-        found = _hard_coded_cuda(event, any_receiver=True)
+        availability_argument = _availability_choice_argument(event)
+        found = availability_argument or _hard_coded_cuda(event, any_receiver=True)
         if found is None or self._cuda_only_file():
             return
         function = self.ctx.current_function.node
@@ -249,36 +286,42 @@ class HardcodedCuda(Rule):
             # not code its caller places: hard-coded CUDA contradicts the program only where
             # the program itself chooses the CPU when there is no GPU (see finish). A module
             # moving itself while it is being built is DL107's concern.
-            if not _moves_itself_in_constructor(event, self.ctx.current_function.name):
+            if availability_argument is None and not _moves_itself_in_constructor(event, self.ctx.current_function.name):
                 self._unchosen.append((found, event.node, function))
             return
-        if function is not None and (
-            _CHECKS_DEVICE.search(self.ctx.analyzer.body_text(function)) or id(event.node) in self._conditional_calls(function)
+        body = self.ctx.analyzer.body_text(function) if function is not None else ""
+        if _ASKS_WHERE_IT_RUNS.search(body):
+            return  # a CUDA-only path chosen for inputs on a GPU (`if x.is_cuda:`)
+        in_optimizer = self._in_optimizer_method()
+        follow = "the parameter's device (`device=p.device`, `.to(p.device)`)" if in_optimizer else "the input's device (`device=x.device`, `.to(x.device)`)"
+        owner = "the parameters" if in_optimizer else "its inputs"
+        if (availability_argument is not None or (function is not None and id(event.node) in self._availability_branches(function))) and (
+            not self._places_by_availability_alone(body)
         ):
+            self.ctx.report(
+                found,
+                f"CUDA is chosen here because a GPU exists, not because {owner} are on one: a model run on the CPU of a GPU "
+                f"machine, or on another GPU, gets this tensor on GPU 0 and fails; use {follow}",
+            )
+            return
+        if function is not None and (_ASKS_AVAILABILITY.search(body) or id(event.node) in self._conditional_calls(function)):
             return  # a CUDA path the code chose (`if use_cuda: x = x.cuda()`): DL314's business
         if self.ctx.in_module_method:
             where = "a module's method, whose other tensors are where its caller put them"
-        elif self._in_optimizer_method():
+        elif in_optimizer:
             where = "an optimizer's method, whose parameters are wherever the model is"
         else:
             where = "a function of tensor arguments, whose other tensors are where its caller put them"
         self.ctx.report(
             found,
-            f"CUDA is hard-coded in {where}: "
-            + (
-                "it fails on a CPU run and puts this tensor on GPU 0 whatever GPU the parameters are on; "
-                "use the parameter's device (`device=p.device`, `.to(p.device)`)"
-                if self._in_optimizer_method() else
-                "it fails on a CPU run and puts this tensor on GPU 0 whatever GPU the inputs are on; "
-                "use the input's device (`device=x.device`, `.to(x.device)`)"
-            ),
+            f"CUDA is hard-coded in {where}: it fails on a CPU run and puts this tensor on GPU 0 whatever GPU {'the parameters' if in_optimizer else 'the inputs'} are on; use {follow}",
         )
 
     def _placed_by_caller(self, event: CallEvent) -> bool:
         """Is the call in code whose other tensors its caller places: a module's or an
         optimizer's method, or a function that makes (not just moves) a tensor beside tensors
         it is handed?"""
-        if _hard_coded_cuda(event) is None:
+        if _hard_coded_cuda(event) is None and _availability_choice_argument(event) is None:
             return False  # a module or an object of unknown kind moved: only the program's choice applies
         if self.ctx.in_module_method or self._in_optimizer_method():
             return True
@@ -289,7 +332,8 @@ class HardcodedCuda(Rule):
         made_here = event.method not in ("cuda", "to") or (
             receiver is not None and receiver.kind != Kind.BATCH and receiver.device is not None and receiver.device.is_cpu
         )
-        return made_here and self._handed_tensors(event)
+        # a tensor handed in on the host meets a tensor placed by availability on a GPU machine
+        return made_here and self._handed_tensors(event, any_device=_availability_choice_argument(event) is not None)
 
     def finish(self) -> None:
         self._report_against_cpu_choice()
@@ -355,6 +399,21 @@ class HardcodedCuda(Rule):
             self._cuda_only = CUDA_ONLY_FILE.search(self.ctx.source) is not None
         return self._cuda_only
 
+    def _places_by_availability_alone(self, function_body: str) -> bool:
+        """Does the rest of the program place its work by whether a GPU exists, the same test,
+        and never on another GPU? Then on every machine the choice here agrees with where the
+        model is (a program of ``if torch.cuda.is_available(): model.cuda()``)."""
+        elsewhere = self.ctx.source.count("is_available(") - function_body.count("is_available(")
+        return elsewhere > 0 and _OTHER_GPU_PLACEMENT.search(self.ctx.source) is None
+
+    def _availability_branches(self, function: cst.FunctionDef) -> set[int]:
+        found = self._availability.get(function)
+        if found is None:
+            finder = _AvailabilityBranches()
+            walk.visit(function.body, finder)
+            found = self._availability[function] = finder.calls
+        return found
+
     def _conditional_calls(self, function: cst.FunctionDef) -> set[int]:
         found = self._conditional.get(function)
         if found is None:
@@ -363,9 +422,10 @@ class HardcodedCuda(Rule):
             found = self._conditional[function] = finder.calls
         return found
 
-    def _handed_tensors(self, event: CallEvent) -> bool:
+    def _handed_tensors(self, event: CallEvent, any_device: bool = False) -> bool:
         """Does the function being analysed work on tensors its caller placed: a parameter it
-        uses as a tensor, whose device is its caller's (symbolic, or not known here)?"""
+        uses as a tensor, whose device is its caller's (symbolic, or not known here; with
+        ``any_device``, wherever it is)?"""
         function = self.ctx.current_function.node
         if function is None:
             return False
@@ -381,7 +441,8 @@ class HardcodedCuda(Rule):
             # its calls may hand it a tensor on a device chosen at run time (`x.to(device)`):
             # only one they place on a CUDA literal themselves agrees with the hard-coded one
             if any(
-                item.is_tensor_like and (item.device is None or item.device.is_symbolic or item.device.is_accel and not is_cuda_literal_label(item.device.label))
+                item.is_tensor_like
+                and (any_device or item.device is None or item.device.is_symbolic or item.device.is_accel and not is_cuda_literal_label(item.device.label))
                 for item in candidates
             ):
                 return True
@@ -421,6 +482,57 @@ def _names_cuda(node: cst.BaseExpression) -> bool:
     if isinstance(node, cst.Call) and node.args and isinstance(node.func, cst.Attribute) and node.func.attr.value == "device":
         node = node.args[0].value
     return is_cuda_literal(node)
+
+
+def _availability_choice_argument(event: CallEvent) -> Optional[cst.BaseExpression]:
+    """A device argument chosen by whether a GPU exists: ``device=torch.device("cuda" if
+    torch.cuda.is_available() else "cpu")``, ``.to("cuda" if torch.cuda.is_available() else
+    "cpu")``: the conditional expression, if so."""
+    node = event.node
+    device = keyword_arg(node, "device")
+    candidates = [device.value] if device is not None else []
+    positional = positional_args(node)
+    if event.method == "to" and positional:
+        candidates.append(positional[0].value)
+    for candidate in candidates:
+        choice = _device_argument(candidate)
+        if isinstance(choice, cst.IfExp) and _asks_cuda_available(choice.test) and _names_cuda(choice.body) and _names_cpu(choice.orelse):
+            return choice
+    return None
+
+
+def _names_cpu(node: cst.BaseExpression) -> bool:
+    node = _device_argument(node)
+    return isinstance(node, cst.SimpleString) and string_value(node) == "cpu"
+
+
+class _AvailabilityBranches(cst.CSTVisitor):
+    """The calls whose innermost enclosing ``if`` or conditional expression is exactly
+    ``torch.cuda.is_available()``, in the branch it takes when a GPU exists."""
+
+    def __init__(self) -> None:
+        self.calls: set[int] = set()
+        self._inside: list[bool] = [False]
+
+    def _branches(self, test: cst.BaseExpression, taken: cst.CSTNode, other: Optional[cst.CSTNode]) -> bool:
+        walk.visit(test, self)
+        self._inside.append(_asks_cuda_available(test))
+        walk.visit(taken, self)
+        self._inside[-1] = False
+        if other is not None:
+            walk.visit(other, self)
+        self._inside.pop()
+        return False
+
+    def visit_If(self, node: cst.If) -> bool:
+        return self._branches(node.test, node.body, node.orelse)
+
+    def visit_IfExp(self, node: cst.IfExp) -> bool:
+        return self._branches(node.test, node.body, node.orelse)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self._inside[-1]:
+            self.calls.add(id(node))
 
 
 class _ConditionalCalls(cst.CSTVisitor):
