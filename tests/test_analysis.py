@@ -761,6 +761,21 @@ same = gpu.type(torch.float16)
     assert place(state["same"]) == "accel"  # a dtype: the device stays
 
 
+def test_a_cast_to_another_tensors_type_string_keeps_a_tensor_where_that_tensor_is():
+    code = '''
+import torch
+gpu = torch.zeros(3, device="cuda")
+host = torch.ones(3)
+kept = torch.arange(3, device=gpu.device).type(gpu.type())
+brought = host.type(gpu.type())
+stays = host.type(host.type())
+'''
+    state = analyse(code).module_state
+    assert state["kept"].kind == Kind.TENSOR and state["kept"].device == state["gpu"].device
+    assert place(state["brought"]) == "accel"  # a CUDA type string: the tensor goes to a GPU
+    assert place(state["stays"]) == "cpu"
+
+
 def test_a_summary_takes_only_the_branch_its_boolean_arguments_choose():
     code = '''
 import torch

@@ -601,6 +601,15 @@ class TorchSemantics:
 
     # ------------------------------------------------------------------ methods of tensors, modules and containers
 
+    def _type_string_of(self, node: cst.BaseExpression, state: State) -> Optional[Value]:
+        """The tensor ``x`` of a legacy type query ``x.type()`` (no argument) that ``node`` is,
+        where ``x`` is a name or attribute the analysis knows as a tensor; else None."""
+        if not (isinstance(node, cst.Call) and not node.args and isinstance(node.func, cst.Attribute) and node.func.attr.value == "type"):
+            return None
+        key = dotted_name(node.func.value)
+        known = self._lookup_dotted(key, state) if key is not None else None
+        return known if known is not None and known.kind == Kind.TENSOR else None
+
     def _runs_own_move_method(self, receiver: Value, method: str) -> bool:
         """Is ``obj.to(...)`` a call of a method the linted file defines on a plain class (not
         a module, whose moves the analysis models itself, and not a diffusers pipeline, whose
@@ -665,6 +674,14 @@ class TorchSemantics:
                         Kind.TENSOR, typed, Origin(node, f"converted by `.type({self._label(args[0][0].value)})`"),
                         scalar=receiver.scalar, role=Role.LEGACY_TYPE_CAST,
                     )
+                followed = self._type_string_of(args[0][0].value, state)
+                if followed is not None:
+                    # `t.type(x.type())`: x's dtype and device *type*, so a tensor already where
+                    # `x` is stays there, and one elsewhere lands on x's kind of device (DL313
+                    # speaks of the index it may miss); as `type_as(x)` otherwise
+                    device = receiver.device if receiver.device == followed.device else followed.device
+                    origin = receiver.origin if device is receiver.device else followed.origin
+                    return Value(Kind.TENSOR, device, origin, scalar=receiver.scalar)
             if kind == Kind.TENSOR and method == "type_as" and args:
                 other = args[0][1]  # converts to the other tensor's dtype and device
                 return Value(Kind.TENSOR, other.device, other.origin, scalar=receiver.scalar) if other.kind == Kind.TENSOR else UNKNOWN

@@ -135,6 +135,12 @@ class UnregisteredTensorAttr(Rule):
         "    def forward(self, x):\n        if self.mask is None or self.mask.device != x.device:\n"
         "            self.mask = torch.ones(4, 4, device=x.device).tril()\n"
         "        return self.proj(x) @ self.mask\n",
+        # the same cache, cast to the input's type string, rebuilt when the input's device changes
+        "import torch\nfrom torch import nn\nclass RelPos(nn.Module):\n    def __init__(self, n):\n        super().__init__()\n"
+        "        self.proj = nn.Linear(n, n)\n        self.table = None\n"
+        "    def forward(self, x):\n        if self.table is None or self.table.device != x.device:\n"
+        "            self.table = torch.ones(x.shape[-1], device=x.device).cumsum(0).type(x.type())\n"
+        "        return self.proj(x) + self.table\n",
         # made a Parameter before __init__ ends
         "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self, mask):\n        super().__init__()\n"
         "        self.mask = torch.tensor(mask, dtype=torch.float)\n"
@@ -269,6 +275,15 @@ class UnregisteredTensorAttr(Rule):
             "    def forward(self, x):\n        if self.mask is None:\n"
             "            self.mask = torch.ones(4, 4, device=x.device).tril()\n"
             "        return self.proj(x) @ self.mask\n"
+        ),
+        # a table cached lazily, cast to the input's legacy type string (still a tensor where
+        # the input is): made on the first input's device and kept there
+        Example(
+            "import torch\nfrom torch import nn\nclass RelPos(nn.Module):\n    def __init__(self, n):\n        super().__init__()\n"
+            "        self.proj = nn.Linear(n, n)\n        self.table = None  # expect: DL103\n"
+            "    def forward(self, x):\n        if self.table is None:\n"
+            "            self.table = torch.ones(x.shape[-1], device=x.device).cumsum(0).type(x.type())\n"
+            "        return self.proj(x) + self.table\n"
         ),
         # per-level grids cached in a plain list (yolov5's Detect before its `_apply` fix)
         Example(
