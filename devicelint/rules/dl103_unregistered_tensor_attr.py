@@ -5,6 +5,7 @@ from typing import Optional
 
 import libcst as cst
 
+from devicelint.analysis.facts import ClassInfo
 from devicelint.analysis.names import dotted_name
 from devicelint.analysis.summaries import MOVED_AT_ONCE
 from devicelint.analysis.values import MODEL_DEVICE, Kind, Role, Value, homogeneous_element
@@ -125,6 +126,12 @@ class UnregisteredTensorAttr(Rule):
         "import torch\nfrom torch import nn\nclass Loss(nn.Module):\n    def __init__(self, weight):\n        super().__init__()\n"
         "        self.weight = torch.tensor(weight)\n    def forward(self, x):\n        return (x * self.weight).mean()\n"
         "crit = Loss(0.5).to('cuda')\n",
+        # `torch.tensor(settings.scale)` of a settings object the file builds with one number: 0-dim
+        "import torch\nfrom torch import nn\nclass Settings:\n    def __init__(self, scale):\n        self.scale = scale\n"
+        "class Scaled(nn.Module):\n    def __init__(self, settings):\n        super().__init__()\n"
+        "        self.fc = nn.Linear(4, 4)\n        self.scale = torch.tensor(settings.scale)\n"
+        "    def forward(self, x):\n        return self.fc(x) * self.scale\n"
+        "model = Scaled(Settings(0.5)).to('cuda')\n",
         # a tensor handed in, with no flagged assignment of the attribute: where it lives is the caller's
         "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self, mask):\n        super().__init__()\n"
         "        if isinstance(mask, torch.Tensor):\n            self.mask = mask.float().t()\n"
@@ -222,6 +229,16 @@ class UnregisteredTensorAttr(Rule):
             "        self.register_buffer(\"feature_weights\", torch.tensor(feature_weights), persistent=False)  # expect: DL103\n"
             "    def training_step(self, x, y):\n        return ((self.net(x) - y) ** 2 * self.feature_weights).mean()\n"
             "model = Forecaster(3, [1.0, 0.5, 2.0]).to('cuda')\n",
+        ),
+        # converted from an attribute of a settings object that the file builds with a list
+        Example(
+            "import torch\nfrom torch import nn\nclass Settings:\n    def __init__(self, class_weights, dim=4):\n"
+            "        self.class_weights = class_weights\n        self.dim = dim\n"
+            "class Classifier(nn.Module):\n    def __init__(self, settings):\n        super().__init__()\n"
+            "        self.fc = nn.Linear(settings.dim, 3)\n"
+            "        self.class_weights = torch.tensor(settings.class_weights)  # expect: DL103\n"
+            "    def forward(self, x):\n        return self.fc(x).log_softmax(-1) * self.class_weights\n"
+            "model = Classifier(Settings([1.0, 2.0, 0.5])).to('cuda')\n"
         ),
         # a host tensor handed to the constructor, kept plain, and the module moved (botorch's AppendFeatures)
         Example(
@@ -702,20 +719,38 @@ class UnregisteredTensorAttr(Rule):
 
     def _converted_init_parameter(self, init: cst.FunctionDef, node: cst.BaseExpression) -> Optional[str]:
         """``torch.tensor(feature_weights)`` where ``feature_weights`` is a parameter of the
-        ``__init__`` being analysed: its name (None for anything else)."""
+        ``__init__`` being analysed: its name; ``torch.tensor(config.norm_mean)``, an attribute
+        of such a parameter: ``"config.norm_mean"`` (None for anything else)."""
         assert isinstance(node, cst.Call)
         data = [arg for arg in node.args if arg.keyword is None and not arg.star][0].value
+        attribute = None
+        if isinstance(data, cst.Attribute) and isinstance(data.value, cst.Name):
+            data, attribute = data.value, data.attr.value
         if not isinstance(data, cst.Name):
             return None
         params = init.params
-        return data.value if any(param.name.value == data.value for param in [*params.posonly_params, *params.params, *params.kwonly_params]) else None
+        if not any(param.name.value == data.value for param in [*params.posonly_params, *params.params, *params.kwonly_params]):
+            return None
+        return data.value if attribute is None else f"{data.value}.{attribute}"
 
-    def _built_with_sequences(self, class_info, parameter: str) -> bool:  # type: ignore[no-untyped-def]
-        """Does every construction of the class the file makes hand ``parameter`` a list or
-        tuple (``ForecasterModule(4, [1.0, 0.5, 2.0])``), and is there at least one?"""
+    def _built_with_sequences(self, class_info, converted: str) -> bool:  # type: ignore[no-untyped-def]
+        """Does every construction of the class the file makes hand the converted parameter a
+        list or tuple (``ForecasterModule(4, [1.0, 0.5, 2.0])``) - or, for ``config.norm_mean``,
+        an object of a plain class of the file whose ``norm_mean`` is one (``config =
+        Config(norm_mean=[0.5, 1.0])``) - and is there at least one?"""
+        parameter, _, attribute = converted.partition(".")
         init = class_info.methods.get("__init__")
         bound = [built.bound.get(parameter) for built in self.ctx.facts.module_constructions.values() if built.init is init]
+        if attribute:
+            bound = [self._attribute_of_object(value, attribute) for value in bound]
         return bool(bound) and all(value is not None and value.kind == Kind.CONTAINER for value in bound)
+
+    def _attribute_of_object(self, value: Optional[Value], attribute: str) -> Optional[Value]:
+        """What an object of a plain class of the file holds as ``attribute`` (what the class's
+        own methods see as ``self.<attribute>``); None where that is not known."""
+        if value is None or value.kind != Kind.UNKNOWN or not isinstance(value.info, ClassInfo) or value.info.is_module:
+            return None
+        return self.ctx.analyzer.object_attribute(value.info, attribute)
 
     def _moved_by_own_override(self, class_info, attribute: str) -> bool:  # type: ignore[no-untyped-def]
         """Does the class, or a base of it in this file, override ``_apply``, ``to`` or ``cuda``
