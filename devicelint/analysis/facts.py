@@ -250,6 +250,12 @@ class ModuleConstruction:
     submodule_of: Optional[ClassInfo] = None
     #: the class the call builds an object of
     class_info: Optional[ClassInfo] = None
+    #: calls of the class's own methods made on the object before ``moved_by`` (code outside the
+    #: class finishing the build: ``detector.load_anchors(arr)``, then ``detector.to(device)``),
+    #: with the method each one runs and what it binds to that method's parameters (None where
+    #: the call does not fit them); what they store on the object is made where the object is
+    #: then, the host
+    set_up_by: list[tuple[cst.Call, cst.FunctionDef, Optional[dict[str, Value]]]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from typing import Optional
 
 import libcst as cst
 
-from devicelint.analysis import graphs
+from devicelint.analysis import graphs, helpers
 from devicelint.analysis import torch_api as api
 from devicelint.analysis.facts import ClassInfo, CriterionInfo, LoaderInfo, StreamContext
 from devicelint.analysis.names import dotted_name, keyword_arg, looks_like_dtype_name, positional_args
@@ -610,6 +610,21 @@ class TorchSemantics:
         known = self._lookup_dotted(key, state) if key is not None else None
         return known if known is not None and known.kind == Kind.TENSOR else None
 
+    def _note_set_up_call(self, node: cst.Call, receiver: Value, method: str, args: tuple[tuple[cst.Arg, Value], ...]) -> None:
+        """``detector.load_anchors(arr)`` on a module of a class of the file that a construction
+        built and nothing has moved yet, by code outside that class: a step of its build (see
+        ModuleConstruction.set_up_by)."""
+        if receiver.kind not in (Kind.MODULE, Kind.CRITERION) or receiver.origin is None or not isinstance(receiver.info, ClassInfo):
+            return
+        built = self.facts.module_constructions.get(receiver.origin.node)  # type: ignore[arg-type]
+        if built is None or built.moved_by is not None or self.current_function.class_info is receiver.info:
+            return
+        found = receiver.info.find_method(method)
+        if found is None or any(call is node for call, _, _ in built.set_up_by):  # a loop body runs more than once
+            return
+        site = helpers.bind_arguments(found[0], args, True)
+        built.set_up_by.append((node, found[0], site[1] if site is not None else None))
+
     def _runs_own_move_method(self, receiver: Value, method: str) -> bool:
         """Is ``obj.to(...)`` a call of a method the linted file defines on a plain class (not
         a module, whose moves the analysis models itself, and not a diffusers pipeline, whose
@@ -637,6 +652,7 @@ class TorchSemantics:
         # `train`, `to`, `forward` ... are nn.Module's own only on modules: a trainer class's
         # `train(dataset)` is a method of the file like any other
         if isinstance(receiver.info, ClassInfo) and (method not in _BUILT_IN_MODULE_METHODS or not receiver.info.is_module):
+            self._note_set_up_call(node, receiver, method, args)
             own = self._call_own_method(node, receiver, method, args, state)
             if own is not None:
                 return own

@@ -132,6 +132,12 @@ class UnregisteredTensorAttr(Rule):
         "        self.fc = nn.Linear(4, 4)\n        self.scale = torch.tensor(settings.scale)\n"
         "    def forward(self, x):\n        return self.fc(x) * self.scale\n"
         "model = Scaled(Settings(0.5)).to('cuda')\n",
+        # the same step of the build, handed the device the model is going to
+        "import torch\nfrom torch import nn\nclass Tagger(nn.Module):\n    def __init__(self, n):\n        super().__init__()\n"
+        "        self.fc = nn.Linear(n, n)\n    def set_prior(self, counts, device):\n"
+        "        self.prior = torch.tensor(counts, dtype=torch.float, device=device).log()\n"
+        "    def forward(self, x):\n        return self.fc(x) + self.prior\n"
+        "device = torch.device('cuda')\nmodel = Tagger(3)\nmodel.set_prior([5, 3, 2], device)\nmodel.to(device)\n",
         # a tensor handed in, with no flagged assignment of the attribute: where it lives is the caller's
         "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self, mask):\n        super().__init__()\n"
         "        if isinstance(mask, torch.Tensor):\n            self.mask = mask.float().t()\n"
@@ -239,6 +245,14 @@ class UnregisteredTensorAttr(Rule):
             "        self.class_weights = torch.tensor(settings.class_weights)  # expect: DL103\n"
             "    def forward(self, x):\n        return self.fc(x).log_softmax(-1) * self.class_weights\n"
             "model = Classifier(Settings([1.0, 2.0, 0.5])).to('cuda')\n"
+        ),
+        # set by a method that the code building the model calls before moving it: a step of the build
+        Example(
+            "import torch\nfrom torch import nn\nclass Tagger(nn.Module):\n    def __init__(self, n):\n        super().__init__()\n"
+            "        self.fc = nn.Linear(n, n)\n    def set_prior(self, counts):\n"
+            "        self.prior = torch.tensor(counts, dtype=torch.float, device=self.fc.weight.device).log()  # expect: DL103\n"
+            "    def forward(self, x):\n        return self.fc(x) + self.prior\n"
+            "model = Tagger(3)\nmodel.set_prior([5, 3, 2])\nmodel.to('cuda')\n"
         ),
         # a host tensor handed to the constructor, kept plain, and the module moved (botorch's AppendFeatures)
         Example(
@@ -358,6 +372,10 @@ class UnregisteredTensorAttr(Rule):
         #: tuple of host tensors) in the methods that build the module: (class, the assignment,
         #: what the container is, one of its tensors)
         self._host_containers: dict[tuple[int, str], tuple[object, cst.CSTNode, str, Value]] = {}
+        #: `self.x = <tensor>` lines of methods that do not build the module, as `_candidates`
+        #: (class, method, attribute, assignment, its value node, value, `self.x`): reported where
+        #: code outside the class calls the method on an object it built before moving it
+        self._set_up_candidates: list[tuple[object, cst.FunctionDef, str, cst.CSTNode, cst.BaseExpression, Value, str]] = []
         #: assignments already reported (a line is reported once)
         self._reported: set[int] = set()
         #: (class, attribute) -> other `self.x = <tensor of unknown device>` lines of the
@@ -396,6 +414,9 @@ class UnregisteredTensorAttr(Rule):
         if not self._builds_the_module(context.class_info, context.node):
             if not placeholders:
                 self._maybe_cached(context.class_info, context.node, target, value)
+                if not empty:
+                    # a step of the build where code outside the class calls it before the move
+                    self._maybe_candidate(context, statement, target, value_node, value, set_up=True)
             return
         if empty or placeholders:
             name = dotted_name(target)
@@ -403,6 +424,15 @@ class UnregisteredTensorAttr(Rule):
                 self._starts_empty.setdefault((id(context.class_info), name[5:]), (context.class_info, statement, placeholders))
                 if placeholders:
                     self._maybe_host_container(context.class_info, statement, name[5:], value_node, value)
+        self._maybe_candidate(context, statement, target, value_node, value)
+
+    def _maybe_candidate(  # type: ignore[no-untyped-def]
+        self, context, statement: cst.CSTNode, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value, set_up: bool = False
+    ) -> None:
+        """``self.x = <tensor made on the host, or on a device of its own>`` in a method that
+        builds the module, kept until ``finish``; with ``set_up``, in another method, kept
+        until ``finish`` knows whether code outside the class calls it on an object it built
+        before moving that object (see ModuleConstruction.set_up_by)."""
         if value.kind != Kind.TENSOR or value.role in (Role.PARAMETER, Role.BUFFER) or value.scalar is True:
             return
         if value.device is None or value.origin is None:
@@ -428,6 +458,9 @@ class UnregisteredTensorAttr(Rule):
             return
         attribute = name[5:]
         if not self._read_elsewhere(context.class_info, attribute, _rank_of_factory(value, self.ctx.analyzer.factory_calls)):
+            return
+        if set_up:
+            self._set_up_candidates.append((context.class_info, context.node, attribute, statement, value_node, value, name))
             return
         # reported once `__init__` is done: it may still wrap the tensor in a Parameter
         self._candidates.append((context.class_info, attribute, statement, value_node, value, name, converted))
@@ -627,6 +660,7 @@ class UnregisteredTensorAttr(Rule):
                     fix=fix,
                     related=((statement, "the other assignment"),),
                 )
+        self._report_set_up_attributes()
         self._report_host_containers()
         for key, (class_info, statement, placeholders) in self._starts_empty.items():
             # None is replaced by a cached tensor; a list of placeholders has its items replaced
@@ -657,6 +691,42 @@ class UnregisteredTensorAttr(Rule):
                 f"tensor and later calls mix devices; register it as a non-persistent buffer, or rebuild it "
                 f"when `x.device` changes",
                 related=((target, "cached here"),),
+            )
+
+    def _report_set_up_attributes(self) -> None:
+        """``self.anchors = torch.tensor(arr, device=self._device())`` in a method that code
+        outside the class calls on an object it built before moving it
+        (``detector.load_anchors(arr)``, then ``detector.to(device)``): a step of the build, so
+        the tensor is made where the object is then (the host) and, a plain attribute, stays
+        there when the object moves."""
+        if not self._set_up_candidates:
+            return
+        set_up: dict[int, tuple[cst.Call, cst.Call]] = {}
+        for built in self.ctx.facts.module_constructions.values():
+            if built.moved_by is not None:
+                for call, method, bound in built.set_up_by:
+                    if bound is None or any(handed.kind == Kind.DEVICE for handed in bound.values()):
+                        continue  # handed the device to build on (`load_anchors(arr, device)`), or unknown
+                    set_up.setdefault(id(method), (call, built.moved_by))
+        for class_info, method, attribute, statement, value_node, value, name in self._set_up_candidates:
+            found = set_up.get(id(method))
+            if found is None or id(statement) in self._reported:
+                continue
+            final = class_info.attributes.get(attribute)  # type: ignore[attr-defined]
+            if final is not None and final.role in (Role.PARAMETER, Role.BUFFER) or (id(class_info), attribute) in self._buffer_calls:
+                continue
+            call, move = found
+            assert value.origin is not None and value.device is not None
+            made = f"{value.origin.how} on the CPU" if value.device.is_cpu else value.origin.how
+            self._reported.add(id(statement))
+            self.ctx.report(
+                statement,
+                f"`{name}` is a plain tensor attribute ({made} at line {self.ctx.line(value.origin.node)}), "
+                f"set by `{method.name.value}()`, which line {self.ctx.line(call)} calls before the module is moved at line "
+                f"{self.ctx.line(move)}: the tensor is made where the module is then, the host, and the move does not "
+                f"take it along, so later calls mix devices; register it as a buffer",
+                fix=self._buffer_fix(attribute, statement, value_node),
+                related=((call, "called here, before the move"), (move, "moved here")),
             )
 
     def _device_checked(self, class_info, attribute: str) -> bool:  # type: ignore[no-untyped-def]
