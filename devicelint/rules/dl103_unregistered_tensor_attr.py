@@ -51,7 +51,10 @@ def _rank_of_factory(value: Value, factory_calls: dict) -> Optional[int]:  # typ
 class UnregisteredTensorAttr(Rule):
     """
     ## What it does
-    In an `nn.Module` subclass's `__init__` (or a method `__init__` calls), flags
+    In an `nn.Module` subclass's `__init__` (or a method `__init__` calls, or one that code
+    outside the class calls on an object it built before moving that object:
+    `detector.load_anchors(arr)`, then `detector.to(device)`, unless that call hands the
+    method a device), flags
     `self.x = <tensor built by torch>` (a factory, `torch.tensor`, `torch.from_numpy`, and what is
     computed from them), or a tensor put on a device of its own (`device=x.device`, `.cuda()`),
     that is neither an `nn.Parameter` nor a registered buffer at the end of `__init__`, when
@@ -83,6 +86,10 @@ class UnregisteredTensorAttr(Rule):
     a moved copy, the container keeps the CPU original. Containers whose items are moved as they
     are read (`self.stats["mean"].to(x.device)`), replaced by another method (placeholders, see
     above) or moved by an `_apply` override are left alone.
+    `torch.tensor(weights)` of an `__init__` parameter (or of its attribute, `config.weights`)
+    counts as a tensor with dimensions where every construction the file makes hands a list
+    or tuple there (or an object of a plain class of the file whose `weights` is one), else as
+    a possible 0-dim scalar.
     0-dim tensors, attributes no other method reads, attributes that the class moves itself
     where it reads them (`self.table.to(x.device)`, `self.table.type_as(x)`), and a
     `torch.randn(a, b)`-made table read only one element at a time (`self.logs[epoch, step]`,
