@@ -1932,6 +1932,26 @@ def test_module_constructions_remember_their_arguments_and_moves():
     assert built["Append(torch.zeros(5, 2))"].submodule_of is None
 
 
+
+def test_module_constructions_remember_the_own_methods_called_before_the_move():
+    """``tagger.set_prior(counts)`` before ``tagger.to(device)``: a step of the build, with what
+    it binds (DL103 reads this); a call after the move, or one inside the class, is not."""
+    analyzer = analyse(
+        "import torch\nfrom torch import nn\n"
+        "class Tagger(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.fc = nn.Linear(3, 3)\n"
+        "    def set_prior(self, counts):\n        self.prior = torch.tensor(counts)\n"
+        "    def reset(self):\n        self.set_prior([1, 1, 1])\n"
+        "    def forward(self, x):\n        return self.fc(x) + self.prior\n"
+        "def main(device):\n    tagger = Tagger()\n    tagger.set_prior([5, 3, 2])\n    tagger.to(device)\n    tagger.reset()\n"
+    )
+    (built,) = analyzer.facts.module_constructions.values()
+    assert analyzer.module.code_for_node(built.moved_by) == "tagger.to(device)"
+    assert [(analyzer.module.code_for_node(call), method.name.value) for call, method, _ in built.set_up_by] == [
+        ("tagger.set_prior([5, 3, 2])", "set_prior")
+    ]
+    bound = built.set_up_by[0][2]
+    assert bound is not None and bound["counts"].kind == Kind.CONTAINER
+
 def test_local_rank_from_the_launcher_option_reaches_the_device_built_from_it():
     """The ``--local_rank`` option (whose default reads ``LOCAL_RANK``) is the process's local
     rank; a device string and ``torch.device`` built from it carry the mark, also after the
