@@ -383,6 +383,8 @@ class UnregisteredTensorAttr(Rule):
         #: (class, method, attribute, assignment, its value node, value, `self.x`): reported where
         #: code outside the class calls the method on an object it built before moving it
         self._set_up_candidates: list[tuple[object, cst.FunctionDef, str, cst.CSTNode, cst.BaseExpression, Value, str]] = []
+        #: their assignments (a loop body is analysed more than once)
+        self._set_up_seen: set[int] = set()
         #: assignments already reported (a line is reported once)
         self._reported: set[int] = set()
         #: (class, attribute) -> other `self.x = <tensor of unknown device>` lines of the
@@ -459,15 +461,19 @@ class UnregisteredTensorAttr(Rule):
             if converted is None:
                 return
         name = dotted_name(target)
+        if set_up:
+            # the costlier questions (an own `_apply`, reads elsewhere) wait for `finish`, and
+            # only for a method some code calls before moving the object
+            if name is not None and name.startswith("self.") and name.count(".") == 1 and id(statement) not in self._set_up_seen:
+                self._set_up_seen.add(id(statement))
+                self._set_up_candidates.append((context.class_info, context.node, name[5:], statement, value_node, value, name))
+            return
         if name is not None and self._moved_by_own_override(context.class_info, name):
             return  # the class's own `_apply`/`to`/`cuda` moves it (yolov5's Detect)
         if name is None or not name.startswith("self.") or name.count(".") != 1:
             return
         attribute = name[5:]
         if not self._read_elsewhere(context.class_info, attribute, _rank_of_factory(value, self.ctx.analyzer.factory_calls)):
-            return
-        if set_up:
-            self._set_up_candidates.append((context.class_info, context.node, attribute, statement, value_node, value, name))
             return
         # reported once `__init__` is done: it may still wrap the tensor in a Parameter
         self._candidates.append((context.class_info, attribute, statement, value_node, value, name, converted))
@@ -721,6 +727,10 @@ class UnregisteredTensorAttr(Rule):
                 continue
             final = class_info.attributes.get(attribute)  # type: ignore[attr-defined]
             if final is not None and final.role in (Role.PARAMETER, Role.BUFFER) or (id(class_info), attribute) in self._buffer_calls:
+                continue
+            if self._moved_by_own_override(class_info, name):
+                continue  # the class's own `_apply`/`to`/`cuda` moves it
+            if not self._read_elsewhere(class_info, attribute, _rank_of_factory(value, self.ctx.analyzer.factory_calls)):
                 continue
             call, move = found
             assert value.origin is not None and value.device is not None
