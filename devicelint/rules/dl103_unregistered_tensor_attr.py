@@ -735,13 +735,15 @@ class UnregisteredTensorAttr(Rule):
             call, move = found
             assert value.origin is not None and value.device is not None
             made = f"{value.origin.how} on the CPU" if value.device.is_cpu else value.origin.how
+            # a device the method reads from the module itself is where the module is then
+            then = "it is made where the module is then, the host, and " if value.device.is_symbolic else ""
             self._reported.add(id(statement))
             self.ctx.report(
                 statement,
                 f"`{name}` is a plain tensor attribute ({made} at line {self.ctx.line(value.origin.node)}), "
                 f"set by `{method.name.value}()`, which line {self.ctx.line(call)} calls before the module is moved at line "
-                f"{self.ctx.line(move)}: the tensor is made where the module is then, the host, and the move does not "
-                f"take it along, so later calls mix devices; register it as a buffer",
+                f"{self.ctx.line(move)}: {then}the move does not take a plain attribute along, so later calls mix devices; "
+                f"register it as a buffer",
                 fix=self._buffer_fix(attribute, statement, value_node),
                 related=((call, "called here, before the move"), (move, "moved here")),
             )
