@@ -145,6 +145,12 @@ class UnregisteredTensorAttr(Rule):
         "        self.prior = torch.tensor(counts, dtype=torch.float, device=device).log()\n"
         "    def forward(self, x):\n        return self.fc(x) + self.prior\n"
         "device = torch.device('cuda')\nmodel = Tagger(3)\nmodel.set_prior([5, 3, 2], device)\nmodel.to(device)\n",
+        # a step of the build that keeps a host tensor only it reads (a number is what the model keeps)
+        "import torch\nfrom torch import nn\nclass Tagger(nn.Module):\n    def __init__(self, n):\n        super().__init__()\n"
+        "        self.fc = nn.Linear(n, n)\n        self.temperature = 1.0\n    def calibrate(self, logits):\n"
+        "        self.calibration = torch.tensor(logits).std(0)\n        self.temperature = float(self.calibration.mean())\n"
+        "    def forward(self, x):\n        return self.fc(x) / self.temperature\n"
+        "model = Tagger(3)\nmodel.calibrate([[0.5, 1.0, 2.0], [1.5, 0.2, 0.1]])\nmodel.to('cuda')\n",
         # a tensor handed in, with no flagged assignment of the attribute: where it lives is the caller's
         "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self, mask):\n        super().__init__()\n"
         "        if isinstance(mask, torch.Tensor):\n            self.mask = mask.float().t()\n"
@@ -730,7 +736,7 @@ class UnregisteredTensorAttr(Rule):
                 continue
             if self._moved_by_own_override(class_info, name):
                 continue  # the class's own `_apply`/`to`/`cuda` moves it
-            if not self._read_elsewhere(class_info, attribute, _rank_of_factory(value, self.ctx.analyzer.factory_calls)):
+            if not self._read_elsewhere(class_info, attribute, _rank_of_factory(value, self.ctx.analyzer.factory_calls), besides=method):
                 continue
             call, move = found
             assert value.origin is not None and value.device is not None
@@ -856,7 +862,9 @@ class UnregisteredTensorAttr(Rule):
             return False
         return self.ctx.analyzer.qualname_of(node.func.value.func, {}) in ("torch.nn.Parameter", "torch.nn.parameter.Parameter")
 
-    def _read_elsewhere(self, class_info, attribute: str, rank: Optional[int] = None, items: bool = False) -> bool:  # type: ignore[no-untyped-def]
+    def _read_elsewhere(  # type: ignore[no-untyped-def]
+        self, class_info, attribute: str, rank: Optional[int] = None, items: bool = False, besides: Optional[cst.FunctionDef] = None
+    ) -> bool:
         """Does another method of the class, or of a subclass in this file, read
         ``self.<attribute>`` other than to move it at once (``self.table.to(x.device)``,
         ``self.table.detach().type_as(x)``) or, for a tensor of known ``rank``, to take one
@@ -869,8 +877,8 @@ class UnregisteredTensorAttr(Rule):
         ]
         unmoved = False
         for method_name, method in methods:
-            if method_name == "__init__":
-                continue
+            if method_name == "__init__" or method is besides:
+                continue  # `besides`: the method that sets it, reading what it just made
             text = self._text(method)
             for match in pattern.finditer(text):
                 rest = text[match.end():]
