@@ -1933,6 +1933,36 @@ def test_module_constructions_remember_their_arguments_and_moves():
 
 
 
+def test_a_move_of_a_container_module_moves_the_constructions_it_was_built_from():
+    analyzer = analyse(
+        "import torch\nfrom torch import nn\n"
+        "class AddBias(nn.Module):\n    def __init__(self, bias):\n        super().__init__()\n        self.bias = bias\n"
+        "    def forward(self, x):\n        return x + self.bias\n"
+        "def main(device):\n    net = nn.Sequential(nn.Linear(4, 4), AddBias(torch.zeros(4)))\n    net = net.to(device)\n"
+        "    kept = nn.ModuleList([AddBias(torch.ones(4))])\n"
+    )
+    built = {analyzer.module.code_for_node(node): construction for node, construction in analyzer.facts.module_constructions.items()}
+    assert analyzer.module.code_for_node(built["AddBias(torch.zeros(4))"].moved_by) == "net.to(device)"
+    assert built["AddBias(torch.ones(4))"].moved_by is None
+
+
+def test_a_parameter_converted_in_place_is_told_from_one_rebound_otherwise():
+    analyzer = analyse(
+        "import torch\nfrom torch import nn\n"
+        "class Norm(nn.Module):\n    def __init__(self, mean, std, scale, shift):\n        super().__init__()\n"
+        "        if isinstance(mean, (int, float)):\n            mean = torch.tensor([mean])\n"
+        "        if isinstance(mean, (list, tuple)):\n            mean = torch.tensor(mean)[None]\n"
+        "        std = torch.as_tensor(std, device='cuda')\n        scale = scale * 2\n"
+        "        self.mean, self.std, self.scale, self.shift = mean, std, scale, shift\n"
+    )
+    init = next(node for node in analyzer.function_states if node.name.value == "__init__")
+    converted = analyzer.parameter_converted_in_place(init, cst.parse_expression("mean"))
+    assert converted is not None and converted[0] == "mean" and len(converted[1]) == 2
+    assert analyzer.parameter_converted_in_place(init, cst.parse_expression("std")) is None  # made on a device
+    assert analyzer.parameter_converted_in_place(init, cst.parse_expression("scale")) is None  # re-bound to something else
+    assert analyzer.parameter_converted_in_place(init, cst.parse_expression("shift")) is None  # never re-bound
+
+
 def test_module_constructions_remember_the_own_methods_called_before_the_move():
     """``tagger.set_prior(counts)`` before ``tagger.to(device)``: a step of the build, with what
     it binds (DL103 reads this); a call after the move, or one inside the class, is not."""

@@ -295,6 +295,10 @@ class FileFacts:
     #: objects of module classes of the file built by calls the analysis met (reporting
     #: passes), by the constructing call
     module_constructions: dict[cst.Call, ModuleConstruction] = field(default_factory=dict)
+    #: ``nn.Sequential(Normalize(mean, std), net)``: the constructions of module classes of the
+    #: file that a torch container module is built from, by the container's call (a move of the
+    #: container moves them, see ModuleConstruction.moved_by)
+    container_members: dict[cst.Call, list[ModuleConstruction]] = field(default_factory=dict)
     #: modules built on the host in place of a moved one, by their construction (see RebuiltModule)
     rebuilt_modules: dict[cst.CSTNode, RebuiltModule] = field(default_factory=dict)
 

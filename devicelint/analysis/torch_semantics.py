@@ -500,6 +500,9 @@ class TorchSemantics:
                 for candidate in candidates:
                     if candidate.kind == Kind.MODULE and candidate.device is not None:
                         device = candidate.device if device is None or device == candidate.device else None
+            built = [self.facts.module_constructions.get(member.origin.node) for member in members if member.origin is not None]  # type: ignore[arg-type]
+            if any(built):
+                self.facts.container_members[node] = [construction for construction in built if construction is not None]
             return Value(Kind.MODULE, device, origin, info=_members_of_one_class(qualname, members))
         if qualname in api.PARAMETERISED_LAYERS:
             if device_arg is not None:
@@ -804,9 +807,13 @@ class TorchSemantics:
         if kind in (Kind.MODULE, Kind.CRITERION):
             if isinstance(receiver.info, CriterionInfo):
                 receiver.info.moved = True
-            built = self.facts.module_constructions.get(receiver.origin.node) if receiver.origin is not None else None  # type: ignore[arg-type]
-            if built is not None and built.moved_by is None and device is not None and device.may_be_accelerator:
-                built.moved_by = node  # `AppendFeatures(t).to(device)`: its plain attributes stay behind
+            if receiver.origin is not None and device is not None and device.may_be_accelerator:
+                built = self.facts.module_constructions.get(receiver.origin.node)  # type: ignore[arg-type]
+                # `AppendFeatures(t).to(device)`: its plain attributes stay behind; so do those of
+                # the members a container was built from (`nn.Sequential(Normalize(m, s), net)`)
+                for moved_object in ([built] if built is not None else []) + self.facts.container_members.get(receiver.origin.node, []):  # type: ignore[arg-type]
+                    if moved_object.moved_by is None:
+                        moved_object.moved_by = node
             moved = Value(kind, device, origin, info=receiver.info, role=receiver.role)
             key = dotted_name(_module_itself(node.func.value)) if isinstance(node.func, cst.Attribute) else None
             if key is not None:

@@ -74,8 +74,11 @@ class UnregisteredTensorAttr(Rule):
     A tensor the constructor is handed and keeps as it came in (`self.feature_set =
     feature_set`, maybe after checks) is flagged where the file builds the module with a CPU
     tensor there (`AppendFeatures(torch.rand(5, 2))`: a factory without `device=`,
-    `torch.tensor([...])`, ...) and then moves the object (`.to(device)`, `.cuda()`) or builds
-    it as a submodule of a model of the file (which moves with it); the message names the
+    `torch.tensor([...])`, ...) and then moves the object (`.to(device)`, `.cuda()`, also by
+    moving a container module built from it: `nn.Sequential(Normalize(m, s), net).to(device)`)
+    or builds it as a submodule of a model of the file (which moves with it); so is one that
+    `__init__` re-binds only to a torch conversion of itself (`if isinstance(mean, list): mean =
+    torch.tensor(mean)`) where such a construction hands it a list or tuple; the message names the
     construction and the move. A tensor built on a device, an object never moved, and a class
     that registers the tensor, wraps it in `nn.Parameter` or moves it in its own `_apply` are
     left alone; so is a constructor's tensor parameter with no such construction in the file
@@ -151,6 +154,14 @@ class UnregisteredTensorAttr(Rule):
         "        self.calibration = torch.tensor(logits).std(0)\n        self.temperature = float(self.calibration.mean())\n"
         "    def forward(self, x):\n        return self.fc(x) / self.temperature\n"
         "model = Tagger(3)\nmodel.calibrate([[0.5, 1.0, 2.0], [1.5, 0.2, 0.1]])\nmodel.to('cuda')\n",
+        # converted in place from a list, but never moved; or re-bound to something else than a conversion
+        "import torch\nfrom torch import nn\nclass Rescale(nn.Module):\n    def __init__(self, factors):\n        super().__init__()\n"
+        "        if isinstance(factors, list):\n            factors = sum(factors) / len(factors)\n"
+        "        self.factors = factors\n    def forward(self, x):\n        return x * self.factors\n"
+        "class Shift(nn.Module):\n    def __init__(self, offsets):\n        super().__init__()\n"
+        "        if isinstance(offsets, list):\n            offsets = torch.tensor(offsets)\n"
+        "        self.offsets = offsets\n    def forward(self, x):\n        return x + self.offsets\n"
+        "layer = Rescale([0.5, 2.0]).to(torch.device('cuda'))\nshift = Shift([1.0, 2.0])\n",
         # a tensor handed in, with no flagged assignment of the attribute: where it lives is the caller's
         "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self, mask):\n        super().__init__()\n"
         "        if isinstance(mask, torch.Tensor):\n            self.mask = mask.float().t()\n"
@@ -267,6 +278,19 @@ class UnregisteredTensorAttr(Rule):
             "    def forward(self, x):\n        return self.fc(x) + self.prior\n"
             "model = Tagger(3)\nmodel.set_prior([5, 3, 2])\nmodel.to('cuda')\n"
         ),
+        # a host tensor handed to a layer that a container module is built from: the container's move moves it
+        Example(
+            "import torch\nfrom torch import nn\nclass AddBias(nn.Module):\n    def __init__(self, bias):\n        super().__init__()\n"
+            "        self.bias = bias  # expect: DL103\n    def forward(self, x):\n        return x + self.bias\n"
+            "net = nn.Sequential(nn.Linear(4, 4), AddBias(torch.zeros(4)))\nnet = net.to(torch.device('cuda'))\n"
+        ),
+        # a parameter converted in place where it comes as a list, then kept plain
+        Example(
+            "import torch\nfrom torch import nn\nclass Rescale(nn.Module):\n    def __init__(self, factors):\n        super().__init__()\n"
+            "        if not isinstance(factors, torch.Tensor):\n            factors = torch.as_tensor(factors, dtype=torch.float32)\n"
+            "        self.factors = factors  # expect: DL103\n    def forward(self, x):\n        return x * self.factors\n"
+            "layer = Rescale([0.5, 2.0, 1.0]).cuda()\n"
+        ),
         # a host tensor handed to the constructor, kept plain, and the module moved (botorch's AppendFeatures)
         Example(
             "import torch\nfrom torch import nn\nclass Append(nn.Module):\n    def __init__(self, feats: torch.Tensor, bounds=None):\n"
@@ -378,9 +402,10 @@ class UnregisteredTensorAttr(Rule):
         #: (class, attribute) -> a `self.register_buffer("attribute", ...)` call of the class
         self._buffer_calls: dict[tuple[int, str], cst.Call] = {}
         #: `self.x = x` in a module's `__init__`, `x` one of its parameters as it came in:
-        #: (class, attribute, the parameter, the assignment, its value), judged at the end
-        #: against the constructions the file makes of the class (see _stored_arguments)
-        self._stored_parameters: list[tuple[object, str, str, cst.CSTNode, cst.BaseExpression]] = []
+        #: (class, attribute, the parameter, the assignment, its value, and where `__init__`
+        #: converts the parameter in place its conversions), judged at the end against
+        #: the constructions the file makes of the class (see _stored_arguments)
+        self._stored_parameters: list[tuple[object, str, str, cst.CSTNode, cst.BaseExpression, Optional[tuple[cst.Call, ...]]]] = []
         #: (class, attribute) -> `self.x = {"mean": torch.tensor([...]), ...}` (a dict, list or
         #: tuple of host tensors) in the methods that build the module: (class, the assignment,
         #: what the container is, one of its tensors)
@@ -549,10 +574,15 @@ class UnregisteredTensorAttr(Rule):
         if name is None or not name.startswith("self.") or name.count(".") != 1:
             return
         parameter = self.ctx.analyzer.parameter_read_unchanged(init, value_node)
+        conversion: Optional[tuple[cst.Call, ...]] = None
         if parameter is None:
-            return
-        if all(other is not statement for _, _, _, other, _ in self._stored_parameters):  # a loop body runs more than once
-            self._stored_parameters.append((class_info, name[5:], parameter, statement, value_node))
+            # `if isinstance(mean, (list, tuple)): mean = torch.tensor(mean)[None]`, then `self.mean = mean`
+            converted = self.ctx.analyzer.parameter_converted_in_place(init, value_node)
+            if converted is None:
+                return
+            parameter, conversion = converted
+        if all(other is not statement for _, _, _, other, _, _ in self._stored_parameters):  # a loop body runs more than once
+            self._stored_parameters.append((class_info, name[5:], parameter, statement, value_node, conversion))
 
     def _stored_arguments(self) -> None:
         """Report ``self.x = x`` where a construction the file makes of the class hands ``x`` a
@@ -562,7 +592,7 @@ class UnregisteredTensorAttr(Rule):
         constructions = self.ctx.facts.module_constructions
         if not constructions or not self._stored_parameters:
             return
-        for class_info, attribute, parameter, statement, value_node in self._stored_parameters:
+        for class_info, attribute, parameter, statement, value_node, conversion in self._stored_parameters:
             if id(statement) in self._reported:
                 continue
             final = class_info.attributes.get(attribute)
@@ -572,32 +602,46 @@ class UnregisteredTensorAttr(Rule):
                 continue
             init = class_info.methods.get("__init__")
             sites = [built for built in constructions.values() if built.init is init]
-            found = next((found for found in (self._host_argument_moved(built, parameter) for built in sites) if found is not None), None)
+            found = next((found for found in (self._host_argument_moved(built, parameter, conversion) for built in sites) if found is not None), None)
             if found is None or not self._read_elsewhere(class_info, attribute):
                 continue
             built, argument = found
-            assert argument.origin is not None and argument.device is not None
             line = self.ctx.line
             if built.moved_by is not None:
                 moved, related = f"moved at line {line(built.moved_by)}", (built.moved_by, "moved here")
             else:
                 assert built.submodule_of is not None
                 moved, related = f"kept as a submodule of `{built.submodule_of.name}`, which moves with that model", (built.node, "built here")
+            if argument.kind == Kind.TENSOR:
+                assert argument.origin is not None
+                handed = f"a CPU tensor ({argument.origin.how} on the CPU at line {line(argument.origin.node)})"
+            else:
+                assert conversion is not None
+                lines = ", ".join(str(line(call)) for call in conversion)
+                handed = f"a list there, which `__init__` turns into a CPU tensor (converted at line{'s' if len(conversion) > 1 else ''} {lines})"
             self._reported.add(id(statement))
             self.ctx.report(
                 statement,
                 f"`self.{attribute}` keeps the `{parameter}` argument as a plain tensor attribute: `{class_info.name}` is built "
-                f"at line {line(built.node)} with a CPU tensor ({argument.origin.how} on the CPU at line {line(argument.origin.node)}) "
+                f"at line {line(built.node)} with {handed} "
                 f"and {moved}, but `model.to(device)` moves only parameters and buffers, so `forward` mixes devices; "
                 f"register it as a buffer",
                 fix=self._buffer_fix(attribute, statement, value_node),
-                related=(related, (built.node, "built with a CPU tensor here")) if related[0] is not built.node else (related,),
+                related=(related, (built.node, f"built with {'a CPU tensor' if argument.kind == Kind.TENSOR else 'a list'} here"))
+                if related[0] is not built.node
+                else (related,),
             )
 
-    def _host_argument_moved(self, built, parameter: str) -> Optional[tuple[object, Value]]:  # type: ignore[no-untyped-def]
-        """The construction and the host tensor it hands to ``parameter``, where the object is
-        then moved or built as part of a model that does not stay on the host; else None."""
+    def _host_argument_moved(self, built, parameter: str, conversion: Optional[tuple[cst.Call, ...]] = None) -> Optional[tuple[object, Value]]:  # type: ignore[no-untyped-def]
+        """The construction and the host tensor it hands to ``parameter`` - or, where
+        ``__init__`` converts the parameter in place (``conversion``), the list or tuple it
+        hands, which leaves as a host tensor - where the object is then moved or built as part
+        of a model that does not stay on the host; else None."""
         argument = built.bound.get(parameter)
+        if argument is not None and conversion is not None and argument.kind == Kind.CONTAINER:
+            if built.moved_by is None and (built.submodule_of is None or self.ctx.analyzer.stays_on_host(built.submodule_of)):
+                return None
+            return built, argument
         if argument is None or argument.kind != Kind.TENSOR or argument.role in (Role.PARAMETER, Role.BUFFER):
             return None
         if argument.device is None or not argument.device.is_cpu or argument.origin is None or argument.scalar is True:
