@@ -761,6 +761,21 @@ same = gpu.type(torch.float16)
     assert place(state["same"]) == "accel"  # a dtype: the device stays
 
 
+def test_a_cast_to_another_tensors_type_string_keeps_a_tensor_where_that_tensor_is():
+    code = '''
+import torch
+gpu = torch.zeros(3, device="cuda")
+host = torch.ones(3)
+kept = torch.arange(3, device=gpu.device).type(gpu.type())
+brought = host.type(gpu.type())
+stays = host.type(host.type())
+'''
+    state = analyse(code).module_state
+    assert state["kept"].kind == Kind.TENSOR and state["kept"].device == state["gpu"].device
+    assert place(state["brought"]) == "accel"  # a CUDA type string: the tensor goes to a GPU
+    assert place(state["stays"]) == "cpu"
+
+
 def test_a_summary_takes_only_the_branch_its_boolean_arguments_choose():
     code = '''
 import torch
@@ -1916,6 +1931,56 @@ def test_module_constructions_remember_their_arguments_and_moves():
     assert submodule.moved_by is None and submodule.submodule_of is not None and submodule.submodule_of.name == "Model"
     assert built["Append(torch.zeros(5, 2))"].submodule_of is None
 
+
+
+def test_a_move_of_a_container_module_moves_the_constructions_it_was_built_from():
+    analyzer = analyse(
+        "import torch\nfrom torch import nn\n"
+        "class AddBias(nn.Module):\n    def __init__(self, bias):\n        super().__init__()\n        self.bias = bias\n"
+        "    def forward(self, x):\n        return x + self.bias\n"
+        "def main(device):\n    net = nn.Sequential(nn.Linear(4, 4), AddBias(torch.zeros(4)))\n    net = net.to(device)\n"
+        "    kept = nn.ModuleList([AddBias(torch.ones(4))])\n"
+    )
+    built = {analyzer.module.code_for_node(node): construction for node, construction in analyzer.facts.module_constructions.items()}
+    assert analyzer.module.code_for_node(built["AddBias(torch.zeros(4))"].moved_by) == "net.to(device)"
+    assert built["AddBias(torch.ones(4))"].moved_by is None
+
+
+def test_a_parameter_converted_in_place_is_told_from_one_rebound_otherwise():
+    analyzer = analyse(
+        "import torch\nfrom torch import nn\n"
+        "class Norm(nn.Module):\n    def __init__(self, mean, std, scale, shift):\n        super().__init__()\n"
+        "        if isinstance(mean, (int, float)):\n            mean = torch.tensor([mean])\n"
+        "        if isinstance(mean, (list, tuple)):\n            mean = torch.tensor(mean)[None]\n"
+        "        std = torch.as_tensor(std, device='cuda')\n        scale = scale * 2\n"
+        "        self.mean, self.std, self.scale, self.shift = mean, std, scale, shift\n"
+    )
+    init = next(node for node in analyzer.function_states if node.name.value == "__init__")
+    converted = analyzer.parameter_converted_in_place(init, cst.parse_expression("mean"))
+    assert converted is not None and converted[0] == "mean" and len(converted[1]) == 2
+    assert analyzer.parameter_converted_in_place(init, cst.parse_expression("std")) is None  # made on a device
+    assert analyzer.parameter_converted_in_place(init, cst.parse_expression("scale")) is None  # re-bound to something else
+    assert analyzer.parameter_converted_in_place(init, cst.parse_expression("shift")) is None  # never re-bound
+
+
+def test_module_constructions_remember_the_own_methods_called_before_the_move():
+    """``tagger.set_prior(counts)`` before ``tagger.to(device)``: a step of the build, with what
+    it binds (DL103 reads this); a call after the move, or one inside the class, is not."""
+    analyzer = analyse(
+        "import torch\nfrom torch import nn\n"
+        "class Tagger(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.fc = nn.Linear(3, 3)\n"
+        "    def set_prior(self, counts):\n        self.prior = torch.tensor(counts)\n"
+        "    def reset(self):\n        self.set_prior([1, 1, 1])\n"
+        "    def forward(self, x):\n        return self.fc(x) + self.prior\n"
+        "def main(device):\n    tagger = Tagger()\n    tagger.set_prior([5, 3, 2])\n    tagger.to(device)\n    tagger.reset()\n"
+    )
+    (built,) = analyzer.facts.module_constructions.values()
+    assert analyzer.module.code_for_node(built.moved_by) == "tagger.to(device)"
+    assert [(analyzer.module.code_for_node(call), method.name.value) for call, method, _ in built.set_up_by] == [
+        ("tagger.set_prior([5, 3, 2])", "set_prior")
+    ]
+    bound = built.set_up_by[0][2]
+    assert bound is not None and bound["counts"].kind == Kind.CONTAINER
 
 def test_local_rank_from_the_launcher_option_reaches_the_device_built_from_it():
     """The ``--local_rank`` option (whose default reads ``LOCAL_RANK``) is the process's local

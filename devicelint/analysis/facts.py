@@ -250,6 +250,12 @@ class ModuleConstruction:
     submodule_of: Optional[ClassInfo] = None
     #: the class the call builds an object of
     class_info: Optional[ClassInfo] = None
+    #: calls of the class's own methods made on the object before ``moved_by`` (code outside the
+    #: class finishing the build: ``detector.load_anchors(arr)``, then ``detector.to(device)``),
+    #: with the method each one runs and what it binds to that method's parameters (None where
+    #: the call does not fit them); what they store on the object is made where the object is
+    #: then, the host
+    set_up_by: list[tuple[cst.Call, cst.FunctionDef, Optional[dict[str, Value]]]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -289,6 +295,10 @@ class FileFacts:
     #: objects of module classes of the file built by calls the analysis met (reporting
     #: passes), by the constructing call
     module_constructions: dict[cst.Call, ModuleConstruction] = field(default_factory=dict)
+    #: ``nn.Sequential(Normalize(mean, std), net)``: the constructions of module classes of the
+    #: file that a torch container module is built from, by the container's call (a move of the
+    #: container moves them, see ModuleConstruction.moved_by)
+    container_members: dict[cst.Call, list[ModuleConstruction]] = field(default_factory=dict)
     #: modules built on the host in place of a moved one, by their construction (see RebuiltModule)
     rebuilt_modules: dict[cst.CSTNode, RebuiltModule] = field(default_factory=dict)
 

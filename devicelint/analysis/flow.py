@@ -213,6 +213,8 @@ class FlowAnalyzer(Expressions, Summaries, TorchSemantics, ProjectImports):
         self._rank_options: dict[str, Value] = {}
         #: per function, the names its body assigns (see Summaries.parameter_read_unchanged)
         self._rebound_names: dict[cst.FunctionDef, frozenset[str]] = {}
+        #: (function, parameter) -> the calls that re-bind the parameter to a conversion of itself (see parameter_converted_in_place)
+        self._conversions_in_place: dict[tuple[cst.FunctionDef, str], Optional[list[cst.Call]]] = {}
         #: per helper being summarised: did it reach a ``yield``
         #: per function being summarised: the values its ``yield``s give (None: a bare
         #: ``yield``); a non-empty list makes it a generator

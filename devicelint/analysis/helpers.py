@@ -86,6 +86,74 @@ def assigned_names(
     return frozenset(names)
 
 
+def conversions_of(statements: list[cst.BaseStatement] | tuple[cst.BaseStatement, ...], name: str) -> Optional[list[cst.Call]]:
+    """Where statements re-bind ``name`` only to a call made from it (``mean =
+    torch.tensor(mean)[None]``, ``std = torch.tensor([std])``, maybe followed by subscripts
+    and method calls): those calls, in the order met; an empty list where nothing re-binds it,
+    None where anything else does (another value, an augmented or unpacking assignment, a loop
+    or ``with`` target). Walks the statement structure only, as ``assigned_names`` does."""
+    calls: list[cst.Call] = []
+    pending = list(statements)
+    while pending:
+        statement = pending.pop()
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.Assign):
+                    bound: set[str] = set()
+                    for target in small.targets:
+                        _add_target(target.target, bound)
+                    if name not in bound:
+                        continue
+                    call = _call_made_from(small, name)
+                    if call is None:
+                        return None
+                    calls.append(call)
+                elif isinstance(small, (cst.AugAssign, cst.AnnAssign)):
+                    bound = set()
+                    _add_target(small.target, bound)
+                    if name in bound:
+                        return None
+            continue
+        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        loop_or_with: set[str] = set()
+        if isinstance(statement, cst.For):
+            _add_target(statement.target, loop_or_with)
+        elif isinstance(statement, cst.With):
+            for item in statement.items:
+                if item.asname is not None:
+                    _add_target(item.asname.name, loop_or_with)
+        if name in loop_or_with:
+            return None
+        pending.extend(_inner_statements(statement))
+    calls.reverse()
+    return calls
+
+
+def _call_made_from(assign: cst.Assign, name: str) -> Optional[cst.Call]:
+    """``name = f(name, ...)`` or ``name = f([name], ...)`` (then subscripts and method calls
+    on it): the call ``f(...)``; None for any other assignment of ``name``."""
+    if len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name):
+        return None
+    value = assign.value
+    while True:
+        if isinstance(value, cst.Subscript):
+            value = value.value
+        elif isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and isinstance(value.func.value, (cst.Call, cst.Subscript)):
+            value = value.func.value
+        else:
+            break
+    if not isinstance(value, cst.Call):
+        return None
+    positional = [arg.value for arg in value.args if arg.keyword is None and not arg.star]
+    if not positional:
+        return None
+    data = positional[0]
+    if isinstance(data, (cst.List, cst.Tuple)) and len(data.elements) == 1:
+        data = data.elements[0].value
+    return value if isinstance(data, cst.Name) and data.value == name else None
+
+
 def _rebinds_to_own_method(assign: cst.Assign, methods: frozenset[str]) -> bool:
     """``x = x.m1(...).m2(...)``: one name re-bound to a chain of ``methods`` called on itself."""
     if len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name):

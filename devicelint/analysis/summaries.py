@@ -30,7 +30,7 @@ from devicelint.analysis import checkpoint_loads, constructions, helpers
 from devicelint.analysis import torch_api as api
 from devicelint.analysis import walk
 from devicelint.analysis.facts import ClassInfo, CriterionInfo, ModuleConstruction, SiteCall
-from devicelint.analysis.names import OwnScopeVisitor, dotted_name, has_decorator, is_static_or_class_method, string_value
+from devicelint.analysis.names import OwnScopeVisitor, dotted_name, has_decorator, is_static_or_class_method, keyword_arg, string_value
 from devicelint.analysis.parameter_uses import ParameterUses, input_device
 from devicelint.analysis.state import DEFAULT_DEVICE_KEY, State, join_states
 from devicelint.analysis.torch_semantics import (
@@ -58,6 +58,8 @@ _CLASS_OR_SUPER = re.compile(r"\bclass\s+([A-Za-z_]\w*)|\bsuper\(\s*([A-Za-z_]\w
 _CALLED_NAME = re.compile(r"(?<!def )(?<!class )(?<![\w])([A-Za-z_]\w*)\s*\(")
 #: text that says a class places its tensors itself
 _PLACEMENT_TEXT = re.compile(r"\.to\(|\.cuda\(|device")
+#: torch functions that turn data (a list, an array) into a tensor on the host, unless told a device
+_HOST_CONVERSIONS = frozenset({"torch.tensor", "torch.as_tensor", "torch.Tensor", "torch.FloatTensor", "torch.LongTensor", "torch.from_numpy"})
 #: what follows ``self.x`` when it is moved or converted to another tensor's device at once:
 #: a chain of simple calls (``.detach()``, ``.float()``) ending in ``.to(``/``.cuda(``/``.type_as(``,
 #: maybe after an element read whose index is brought to the host first (``self.logvar[t.cpu()]``):
@@ -1632,6 +1634,26 @@ class Summaries(ParameterUses):
         if rebound is None:
             rebound = memo[function] = helpers.assigned_names(helpers.body_statements(function))
         return None if node.value in rebound else node.value
+
+    def parameter_converted_in_place(self, function: cst.FunctionDef, expression: cst.BaseExpression) -> Optional[tuple[str, tuple[cst.Call, ...]]]:
+        """``self.mean = mean`` where ``function`` re-binds the parameter ``mean`` only to a torch
+        conversion of itself, on the paths that need one (``if isinstance(mean, (list, tuple)):
+        mean = torch.tensor(mean)[None]``): the parameter and its conversions. What comes
+        in as a list leaves as a tensor made on the host; a tensor may pass unchanged. None for
+        anything else, also a parameter never re-bound (see parameter_read_unchanged)."""
+        if not isinstance(expression, cst.Name):
+            return None
+        params = function.params
+        if expression.value not in {p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]}:
+            return None
+        memo = self.function_memo(function, self._conversions_in_place, "conversions in place")
+        key = (function, expression.value)
+        if key not in memo:
+            memo[key] = helpers.conversions_of(helpers.body_statements(function), expression.value)
+        calls = memo[key]
+        if not calls or any(self.factory_name(call) not in _HOST_CONVERSIONS or keyword_arg(call, "device") is not None for call in calls):
+            return None
+        return expression.value, tuple(calls)
 
     def owns_parameters(self, info: ClassInfo) -> bool:
         """Does the module class (or a base in this file) create parameters or submodules?"""

@@ -19,7 +19,7 @@ from typing import Optional
 
 import libcst as cst
 
-from devicelint.analysis import graphs
+from devicelint.analysis import graphs, helpers
 from devicelint.analysis import torch_api as api
 from devicelint.analysis.facts import ClassInfo, CriterionInfo, LoaderInfo, StreamContext
 from devicelint.analysis.names import dotted_name, keyword_arg, looks_like_dtype_name, positional_args
@@ -500,6 +500,9 @@ class TorchSemantics:
                 for candidate in candidates:
                     if candidate.kind == Kind.MODULE and candidate.device is not None:
                         device = candidate.device if device is None or device == candidate.device else None
+            built = [self.facts.module_constructions.get(member.origin.node) for member in members if member.origin is not None]  # type: ignore[arg-type]
+            if any(built):
+                self.facts.container_members[node] = [construction for construction in built if construction is not None]
             return Value(Kind.MODULE, device, origin, info=_members_of_one_class(qualname, members))
         if qualname in api.PARAMETERISED_LAYERS:
             if device_arg is not None:
@@ -601,6 +604,30 @@ class TorchSemantics:
 
     # ------------------------------------------------------------------ methods of tensors, modules and containers
 
+    def _type_string_of(self, node: cst.BaseExpression, state: State) -> Optional[Value]:
+        """The tensor ``x`` of a legacy type query ``x.type()`` (no argument) that ``node`` is,
+        where ``x`` is a name or attribute the analysis knows as a tensor; else None."""
+        if not (isinstance(node, cst.Call) and not node.args and isinstance(node.func, cst.Attribute) and node.func.attr.value == "type"):
+            return None
+        key = dotted_name(node.func.value)
+        known = self._lookup_dotted(key, state) if key is not None else None
+        return known if known is not None and known.kind == Kind.TENSOR else None
+
+    def _note_set_up_call(self, node: cst.Call, receiver: Value, method: str, args: tuple[tuple[cst.Arg, Value], ...]) -> None:
+        """``detector.load_anchors(arr)`` on a module of a class of the file that a construction
+        built and nothing has moved yet, by code outside that class: a step of its build (see
+        ModuleConstruction.set_up_by)."""
+        if receiver.kind not in (Kind.MODULE, Kind.CRITERION) or receiver.origin is None or not isinstance(receiver.info, ClassInfo):
+            return
+        built = self.facts.module_constructions.get(receiver.origin.node)  # type: ignore[arg-type]
+        if built is None or built.moved_by is not None or self.current_function.class_info is receiver.info:
+            return
+        found = receiver.info.find_method(method)
+        if found is None or any(call is node for call, _, _ in built.set_up_by):  # a loop body runs more than once
+            return
+        site = helpers.bind_arguments(found[0], args, True)
+        built.set_up_by.append((node, found[0], site[1] if site is not None else None))
+
     def _runs_own_move_method(self, receiver: Value, method: str) -> bool:
         """Is ``obj.to(...)`` a call of a method the linted file defines on a plain class (not
         a module, whose moves the analysis models itself, and not a diffusers pipeline, whose
@@ -628,6 +655,7 @@ class TorchSemantics:
         # `train`, `to`, `forward` ... are nn.Module's own only on modules: a trainer class's
         # `train(dataset)` is a method of the file like any other
         if isinstance(receiver.info, ClassInfo) and (method not in _BUILT_IN_MODULE_METHODS or not receiver.info.is_module):
+            self._note_set_up_call(node, receiver, method, args)
             own = self._call_own_method(node, receiver, method, args, state)
             if own is not None:
                 return own
@@ -665,6 +693,14 @@ class TorchSemantics:
                         Kind.TENSOR, typed, Origin(node, f"converted by `.type({self._label(args[0][0].value)})`"),
                         scalar=receiver.scalar, role=Role.LEGACY_TYPE_CAST,
                     )
+                followed = self._type_string_of(args[0][0].value, state)
+                if followed is not None:
+                    # `t.type(x.type())`: x's dtype and device *type*, so a tensor already where
+                    # `x` is stays there, and one elsewhere lands on x's kind of device (DL313
+                    # speaks of the index it may miss); as `type_as(x)` otherwise
+                    device = receiver.device if receiver.device == followed.device else followed.device
+                    origin = receiver.origin if device is receiver.device else followed.origin
+                    return Value(Kind.TENSOR, device, origin, scalar=receiver.scalar)
             if kind == Kind.TENSOR and method == "type_as" and args:
                 other = args[0][1]  # converts to the other tensor's dtype and device
                 return Value(Kind.TENSOR, other.device, other.origin, scalar=receiver.scalar) if other.kind == Kind.TENSOR else UNKNOWN
@@ -771,9 +807,13 @@ class TorchSemantics:
         if kind in (Kind.MODULE, Kind.CRITERION):
             if isinstance(receiver.info, CriterionInfo):
                 receiver.info.moved = True
-            built = self.facts.module_constructions.get(receiver.origin.node) if receiver.origin is not None else None  # type: ignore[arg-type]
-            if built is not None and built.moved_by is None and device is not None and device.may_be_accelerator:
-                built.moved_by = node  # `AppendFeatures(t).to(device)`: its plain attributes stay behind
+            if receiver.origin is not None and device is not None and device.may_be_accelerator:
+                built = self.facts.module_constructions.get(receiver.origin.node)  # type: ignore[arg-type]
+                # `AppendFeatures(t).to(device)`: its plain attributes stay behind; so do those of
+                # the members a container was built from (`nn.Sequential(Normalize(m, s), net)`)
+                for moved_object in ([built] if built is not None else []) + self.facts.container_members.get(receiver.origin.node, []):  # type: ignore[arg-type]
+                    if moved_object.moved_by is None:
+                        moved_object.moved_by = node
             moved = Value(kind, device, origin, info=receiver.info, role=receiver.role)
             key = dotted_name(_module_itself(node.func.value)) if isinstance(node.func, cst.Attribute) else None
             if key is not None:

@@ -5,6 +5,7 @@ from typing import Optional
 
 import libcst as cst
 
+from devicelint.analysis.facts import ClassInfo
 from devicelint.analysis.names import dotted_name
 from devicelint.analysis.summaries import MOVED_AT_ONCE
 from devicelint.analysis.values import MODEL_DEVICE, Kind, Role, Value, homogeneous_element
@@ -50,7 +51,10 @@ def _rank_of_factory(value: Value, factory_calls: dict) -> Optional[int]:  # typ
 class UnregisteredTensorAttr(Rule):
     """
     ## What it does
-    In an `nn.Module` subclass's `__init__` (or a method `__init__` calls), flags
+    In an `nn.Module` subclass's `__init__` (or a method `__init__` calls, or one that code
+    outside the class calls on an object it built before moving that object:
+    `detector.load_anchors(arr)`, then `detector.to(device)`, unless that call hands the
+    method a device), flags
     `self.x = <tensor built by torch>` (a factory, `torch.tensor`, `torch.from_numpy`, and what is
     computed from them), or a tensor put on a device of its own (`device=x.device`, `.cuda()`),
     that is neither an `nn.Parameter` nor a registered buffer at the end of `__init__`, when
@@ -70,8 +74,11 @@ class UnregisteredTensorAttr(Rule):
     A tensor the constructor is handed and keeps as it came in (`self.feature_set =
     feature_set`, maybe after checks) is flagged where the file builds the module with a CPU
     tensor there (`AppendFeatures(torch.rand(5, 2))`: a factory without `device=`,
-    `torch.tensor([...])`, ...) and then moves the object (`.to(device)`, `.cuda()`) or builds
-    it as a submodule of a model of the file (which moves with it); the message names the
+    `torch.tensor([...])`, ...) and then moves the object (`.to(device)`, `.cuda()`, also by
+    moving a container module built from it: `nn.Sequential(Normalize(m, s), net).to(device)`)
+    or builds it as a submodule of a model of the file (which moves with it); so is one that
+    `__init__` re-binds only to a torch conversion of itself (`if isinstance(mean, list): mean =
+    torch.tensor(mean)`) where such a construction hands it a list or tuple; the message names the
     construction and the move. A tensor built on a device, an object never moved, and a class
     that registers the tensor, wraps it in `nn.Parameter` or moves it in its own `_apply` are
     left alone; so is a constructor's tensor parameter with no such construction in the file
@@ -82,6 +89,10 @@ class UnregisteredTensorAttr(Rule):
     a moved copy, the container keeps the CPU original. Containers whose items are moved as they
     are read (`self.stats["mean"].to(x.device)`), replaced by another method (placeholders, see
     above) or moved by an `_apply` override are left alone.
+    `torch.tensor(weights)` of an `__init__` parameter (or of its attribute, `config.weights`)
+    counts as a tensor with dimensions where every construction the file makes hands a list
+    or tuple there (or an object of a plain class of the file whose `weights` is one), else as
+    a possible 0-dim scalar.
     0-dim tensors, attributes no other method reads, attributes that the class moves itself
     where it reads them (`self.table.to(x.device)`, `self.table.type_as(x)`), and a
     `torch.randn(a, b)`-made table read only one element at a time (`self.logs[epoch, step]`,
@@ -125,6 +136,32 @@ class UnregisteredTensorAttr(Rule):
         "import torch\nfrom torch import nn\nclass Loss(nn.Module):\n    def __init__(self, weight):\n        super().__init__()\n"
         "        self.weight = torch.tensor(weight)\n    def forward(self, x):\n        return (x * self.weight).mean()\n"
         "crit = Loss(0.5).to('cuda')\n",
+        # `torch.tensor(settings.scale)` of a settings object the file builds with one number: 0-dim
+        "import torch\nfrom torch import nn\nclass Settings:\n    def __init__(self, scale):\n        self.scale = scale\n"
+        "class Scaled(nn.Module):\n    def __init__(self, settings):\n        super().__init__()\n"
+        "        self.fc = nn.Linear(4, 4)\n        self.scale = torch.tensor(settings.scale)\n"
+        "    def forward(self, x):\n        return self.fc(x) * self.scale\n"
+        "model = Scaled(Settings(0.5)).to('cuda')\n",
+        # the same step of the build, handed the device the model is going to
+        "import torch\nfrom torch import nn\nclass Tagger(nn.Module):\n    def __init__(self, n):\n        super().__init__()\n"
+        "        self.fc = nn.Linear(n, n)\n    def set_prior(self, counts, device):\n"
+        "        self.prior = torch.tensor(counts, dtype=torch.float, device=device).log()\n"
+        "    def forward(self, x):\n        return self.fc(x) + self.prior\n"
+        "device = torch.device('cuda')\nmodel = Tagger(3)\nmodel.set_prior([5, 3, 2], device)\nmodel.to(device)\n",
+        # a step of the build that keeps a host tensor only it reads (a number is what the model keeps)
+        "import torch\nfrom torch import nn\nclass Tagger(nn.Module):\n    def __init__(self, n):\n        super().__init__()\n"
+        "        self.fc = nn.Linear(n, n)\n        self.temperature = 1.0\n    def calibrate(self, logits):\n"
+        "        self.calibration = torch.tensor(logits).std(0)\n        self.temperature = float(self.calibration.mean())\n"
+        "    def forward(self, x):\n        return self.fc(x) / self.temperature\n"
+        "model = Tagger(3)\nmodel.calibrate([[0.5, 1.0, 2.0], [1.5, 0.2, 0.1]])\nmodel.to('cuda')\n",
+        # converted in place from a list, but never moved; or re-bound to something else than a conversion
+        "import torch\nfrom torch import nn\nclass Rescale(nn.Module):\n    def __init__(self, factors):\n        super().__init__()\n"
+        "        if isinstance(factors, list):\n            factors = sum(factors) / len(factors)\n"
+        "        self.factors = factors\n    def forward(self, x):\n        return x * self.factors\n"
+        "class Shift(nn.Module):\n    def __init__(self, offsets):\n        super().__init__()\n"
+        "        if isinstance(offsets, list):\n            offsets = torch.tensor(offsets)\n"
+        "        self.offsets = offsets\n    def forward(self, x):\n        return x + self.offsets\n"
+        "layer = Rescale([0.5, 2.0]).to(torch.device('cuda'))\nshift = Shift([1.0, 2.0])\n",
         # a tensor handed in, with no flagged assignment of the attribute: where it lives is the caller's
         "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self, mask):\n        super().__init__()\n"
         "        if isinstance(mask, torch.Tensor):\n            self.mask = mask.float().t()\n"
@@ -135,6 +172,12 @@ class UnregisteredTensorAttr(Rule):
         "    def forward(self, x):\n        if self.mask is None or self.mask.device != x.device:\n"
         "            self.mask = torch.ones(4, 4, device=x.device).tril()\n"
         "        return self.proj(x) @ self.mask\n",
+        # the same cache, cast to the input's type string, rebuilt when the input's device changes
+        "import torch\nfrom torch import nn\nclass RelPos(nn.Module):\n    def __init__(self, n):\n        super().__init__()\n"
+        "        self.proj = nn.Linear(n, n)\n        self.table = None\n"
+        "    def forward(self, x):\n        if self.table is None or self.table.device != x.device:\n"
+        "            self.table = torch.ones(x.shape[-1], device=x.device).cumsum(0).type(x.type())\n"
+        "        return self.proj(x) + self.table\n",
         # made a Parameter before __init__ ends
         "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self, mask):\n        super().__init__()\n"
         "        self.mask = torch.tensor(mask, dtype=torch.float)\n"
@@ -217,6 +260,37 @@ class UnregisteredTensorAttr(Rule):
             "    def training_step(self, x, y):\n        return ((self.net(x) - y) ** 2 * self.feature_weights).mean()\n"
             "model = Forecaster(3, [1.0, 0.5, 2.0]).to('cuda')\n",
         ),
+        # converted from an attribute of a settings object that the file builds with a list
+        Example(
+            "import torch\nfrom torch import nn\nclass Settings:\n    def __init__(self, class_weights, dim=4):\n"
+            "        self.class_weights = class_weights\n        self.dim = dim\n"
+            "class Classifier(nn.Module):\n    def __init__(self, settings):\n        super().__init__()\n"
+            "        self.fc = nn.Linear(settings.dim, 3)\n"
+            "        self.class_weights = torch.tensor(settings.class_weights)  # expect: DL103\n"
+            "    def forward(self, x):\n        return self.fc(x).log_softmax(-1) * self.class_weights\n"
+            "model = Classifier(Settings([1.0, 2.0, 0.5])).to('cuda')\n"
+        ),
+        # set by a method that the code building the model calls before moving it: a step of the build
+        Example(
+            "import torch\nfrom torch import nn\nclass Tagger(nn.Module):\n    def __init__(self, n):\n        super().__init__()\n"
+            "        self.fc = nn.Linear(n, n)\n    def set_prior(self, counts):\n"
+            "        self.prior = torch.tensor(counts, dtype=torch.float, device=self.fc.weight.device).log()  # expect: DL103\n"
+            "    def forward(self, x):\n        return self.fc(x) + self.prior\n"
+            "model = Tagger(3)\nmodel.set_prior([5, 3, 2])\nmodel.to('cuda')\n"
+        ),
+        # a host tensor handed to a layer that a container module is built from: the container's move moves it
+        Example(
+            "import torch\nfrom torch import nn\nclass AddBias(nn.Module):\n    def __init__(self, bias):\n        super().__init__()\n"
+            "        self.bias = bias  # expect: DL103\n    def forward(self, x):\n        return x + self.bias\n"
+            "net = nn.Sequential(nn.Linear(4, 4), AddBias(torch.zeros(4)))\nnet = net.to(torch.device('cuda'))\n"
+        ),
+        # a parameter converted in place where it comes as a list, then kept plain
+        Example(
+            "import torch\nfrom torch import nn\nclass Rescale(nn.Module):\n    def __init__(self, factors):\n        super().__init__()\n"
+            "        if not isinstance(factors, torch.Tensor):\n            factors = torch.as_tensor(factors, dtype=torch.float32)\n"
+            "        self.factors = factors  # expect: DL103\n    def forward(self, x):\n        return x * self.factors\n"
+            "layer = Rescale([0.5, 2.0, 1.0]).cuda()\n"
+        ),
         # a host tensor handed to the constructor, kept plain, and the module moved (botorch's AppendFeatures)
         Example(
             "import torch\nfrom torch import nn\nclass Append(nn.Module):\n    def __init__(self, feats: torch.Tensor, bounds=None):\n"
@@ -270,6 +344,15 @@ class UnregisteredTensorAttr(Rule):
             "            self.mask = torch.ones(4, 4, device=x.device).tril()\n"
             "        return self.proj(x) @ self.mask\n"
         ),
+        # a table cached lazily, cast to the input's legacy type string (still a tensor where
+        # the input is): made on the first input's device and kept there
+        Example(
+            "import torch\nfrom torch import nn\nclass RelPos(nn.Module):\n    def __init__(self, n):\n        super().__init__()\n"
+            "        self.proj = nn.Linear(n, n)\n        self.table = None  # expect: DL103\n"
+            "    def forward(self, x):\n        if self.table is None:\n"
+            "            self.table = torch.ones(x.shape[-1], device=x.device).cumsum(0).type(x.type())\n"
+            "        return self.proj(x) + self.table\n"
+        ),
         # per-level grids cached in a plain list (yolov5's Detect before its `_apply` fix)
         Example(
             "import torch\nfrom torch import nn\ndef make_grid(n):\n    return torch.stack(torch.meshgrid(torch.arange(n), torch.arange(n)), -1)\nclass Head(nn.Module):\n    def __init__(self, n):\n        super().__init__()\n"
@@ -319,13 +402,20 @@ class UnregisteredTensorAttr(Rule):
         #: (class, attribute) -> a `self.register_buffer("attribute", ...)` call of the class
         self._buffer_calls: dict[tuple[int, str], cst.Call] = {}
         #: `self.x = x` in a module's `__init__`, `x` one of its parameters as it came in:
-        #: (class, attribute, the parameter, the assignment, its value), judged at the end
-        #: against the constructions the file makes of the class (see _stored_arguments)
-        self._stored_parameters: list[tuple[object, str, str, cst.CSTNode, cst.BaseExpression]] = []
+        #: (class, attribute, the parameter, the assignment, its value, and where `__init__`
+        #: converts the parameter in place its conversions), judged at the end against
+        #: the constructions the file makes of the class (see _stored_arguments)
+        self._stored_parameters: list[tuple[object, str, str, cst.CSTNode, cst.BaseExpression, Optional[tuple[cst.Call, ...]]]] = []
         #: (class, attribute) -> `self.x = {"mean": torch.tensor([...]), ...}` (a dict, list or
         #: tuple of host tensors) in the methods that build the module: (class, the assignment,
         #: what the container is, one of its tensors)
         self._host_containers: dict[tuple[int, str], tuple[object, cst.CSTNode, str, Value]] = {}
+        #: `self.x = <tensor>` lines of methods that do not build the module, as `_candidates`
+        #: (class, method, attribute, assignment, its value node, value, `self.x`): reported where
+        #: code outside the class calls the method on an object it built before moving it
+        self._set_up_candidates: list[tuple[object, cst.FunctionDef, str, cst.CSTNode, cst.BaseExpression, Value, str]] = []
+        #: their assignments (a loop body is analysed more than once)
+        self._set_up_seen: set[int] = set()
         #: assignments already reported (a line is reported once)
         self._reported: set[int] = set()
         #: (class, attribute) -> other `self.x = <tensor of unknown device>` lines of the
@@ -364,6 +454,9 @@ class UnregisteredTensorAttr(Rule):
         if not self._builds_the_module(context.class_info, context.node):
             if not placeholders:
                 self._maybe_cached(context.class_info, context.node, target, value)
+                if not empty:
+                    # a step of the build where code outside the class calls it before the move
+                    self._maybe_candidate(context, statement, target, value_node, value, set_up=True)
             return
         if empty or placeholders:
             name = dotted_name(target)
@@ -371,6 +464,15 @@ class UnregisteredTensorAttr(Rule):
                 self._starts_empty.setdefault((id(context.class_info), name[5:]), (context.class_info, statement, placeholders))
                 if placeholders:
                     self._maybe_host_container(context.class_info, statement, name[5:], value_node, value)
+        self._maybe_candidate(context, statement, target, value_node, value)
+
+    def _maybe_candidate(  # type: ignore[no-untyped-def]
+        self, context, statement: cst.CSTNode, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value, set_up: bool = False
+    ) -> None:
+        """``self.x = <tensor made on the host, or on a device of its own>`` in a method that
+        builds the module, kept until ``finish``; with ``set_up``, in another method, kept
+        until ``finish`` knows whether code outside the class calls it on an object it built
+        before moving that object (see ModuleConstruction.set_up_by)."""
         if value.kind != Kind.TENSOR or value.role in (Role.PARAMETER, Role.BUFFER) or value.scalar is True:
             return
         if value.device is None or value.origin is None:
@@ -390,6 +492,13 @@ class UnregisteredTensorAttr(Rule):
             if converted is None:
                 return
         name = dotted_name(target)
+        if set_up:
+            # the costlier questions (an own `_apply`, reads elsewhere) wait for `finish`, and
+            # only for a method some code calls before moving the object
+            if name is not None and name.startswith("self.") and name.count(".") == 1 and id(statement) not in self._set_up_seen:
+                self._set_up_seen.add(id(statement))
+                self._set_up_candidates.append((context.class_info, context.node, name[5:], statement, value_node, value, name))
+            return
         if name is not None and self._moved_by_own_override(context.class_info, name):
             return  # the class's own `_apply`/`to`/`cuda` moves it (yolov5's Detect)
         if name is None or not name.startswith("self.") or name.count(".") != 1:
@@ -465,10 +574,15 @@ class UnregisteredTensorAttr(Rule):
         if name is None or not name.startswith("self.") or name.count(".") != 1:
             return
         parameter = self.ctx.analyzer.parameter_read_unchanged(init, value_node)
+        conversion: Optional[tuple[cst.Call, ...]] = None
         if parameter is None:
-            return
-        if all(other is not statement for _, _, _, other, _ in self._stored_parameters):  # a loop body runs more than once
-            self._stored_parameters.append((class_info, name[5:], parameter, statement, value_node))
+            # `if isinstance(mean, (list, tuple)): mean = torch.tensor(mean)[None]`, then `self.mean = mean`
+            converted = self.ctx.analyzer.parameter_converted_in_place(init, value_node)
+            if converted is None:
+                return
+            parameter, conversion = converted
+        if all(other is not statement for _, _, _, other, _, _ in self._stored_parameters):  # a loop body runs more than once
+            self._stored_parameters.append((class_info, name[5:], parameter, statement, value_node, conversion))
 
     def _stored_arguments(self) -> None:
         """Report ``self.x = x`` where a construction the file makes of the class hands ``x`` a
@@ -478,7 +592,7 @@ class UnregisteredTensorAttr(Rule):
         constructions = self.ctx.facts.module_constructions
         if not constructions or not self._stored_parameters:
             return
-        for class_info, attribute, parameter, statement, value_node in self._stored_parameters:
+        for class_info, attribute, parameter, statement, value_node, conversion in self._stored_parameters:
             if id(statement) in self._reported:
                 continue
             final = class_info.attributes.get(attribute)
@@ -488,32 +602,46 @@ class UnregisteredTensorAttr(Rule):
                 continue
             init = class_info.methods.get("__init__")
             sites = [built for built in constructions.values() if built.init is init]
-            found = next((found for found in (self._host_argument_moved(built, parameter) for built in sites) if found is not None), None)
+            found = next((found for found in (self._host_argument_moved(built, parameter, conversion) for built in sites) if found is not None), None)
             if found is None or not self._read_elsewhere(class_info, attribute):
                 continue
             built, argument = found
-            assert argument.origin is not None and argument.device is not None
             line = self.ctx.line
             if built.moved_by is not None:
                 moved, related = f"moved at line {line(built.moved_by)}", (built.moved_by, "moved here")
             else:
                 assert built.submodule_of is not None
                 moved, related = f"kept as a submodule of `{built.submodule_of.name}`, which moves with that model", (built.node, "built here")
+            if argument.kind == Kind.TENSOR:
+                assert argument.origin is not None
+                handed = f"a CPU tensor ({argument.origin.how} on the CPU at line {line(argument.origin.node)})"
+            else:
+                assert conversion is not None
+                lines = ", ".join(str(line(call)) for call in conversion)
+                handed = f"a list there, which `__init__` turns into a CPU tensor (converted at line{'s' if len(conversion) > 1 else ''} {lines})"
             self._reported.add(id(statement))
             self.ctx.report(
                 statement,
                 f"`self.{attribute}` keeps the `{parameter}` argument as a plain tensor attribute: `{class_info.name}` is built "
-                f"at line {line(built.node)} with a CPU tensor ({argument.origin.how} on the CPU at line {line(argument.origin.node)}) "
+                f"at line {line(built.node)} with {handed} "
                 f"and {moved}, but `model.to(device)` moves only parameters and buffers, so `forward` mixes devices; "
                 f"register it as a buffer",
                 fix=self._buffer_fix(attribute, statement, value_node),
-                related=(related, (built.node, "built with a CPU tensor here")) if related[0] is not built.node else (related,),
+                related=(related, (built.node, f"built with {'a CPU tensor' if argument.kind == Kind.TENSOR else 'a list'} here"))
+                if related[0] is not built.node
+                else (related,),
             )
 
-    def _host_argument_moved(self, built, parameter: str) -> Optional[tuple[object, Value]]:  # type: ignore[no-untyped-def]
-        """The construction and the host tensor it hands to ``parameter``, where the object is
-        then moved or built as part of a model that does not stay on the host; else None."""
+    def _host_argument_moved(self, built, parameter: str, conversion: Optional[tuple[cst.Call, ...]] = None) -> Optional[tuple[object, Value]]:  # type: ignore[no-untyped-def]
+        """The construction and the host tensor it hands to ``parameter`` - or, where
+        ``__init__`` converts the parameter in place (``conversion``), the list or tuple it
+        hands, which leaves as a host tensor - where the object is then moved or built as part
+        of a model that does not stay on the host; else None."""
         argument = built.bound.get(parameter)
+        if argument is not None and conversion is not None and argument.kind == Kind.CONTAINER:
+            if built.moved_by is None and (built.submodule_of is None or self.ctx.analyzer.stays_on_host(built.submodule_of)):
+                return None
+            return built, argument
         if argument is None or argument.kind != Kind.TENSOR or argument.role in (Role.PARAMETER, Role.BUFFER):
             return None
         if argument.device is None or not argument.device.is_cpu or argument.origin is None or argument.scalar is True:
@@ -595,6 +723,7 @@ class UnregisteredTensorAttr(Rule):
                     fix=fix,
                     related=((statement, "the other assignment"),),
                 )
+        self._report_set_up_attributes()
         self._report_host_containers()
         for key, (class_info, statement, placeholders) in self._starts_empty.items():
             # None is replaced by a cached tensor; a list of placeholders has its items replaced
@@ -625,6 +754,48 @@ class UnregisteredTensorAttr(Rule):
                 f"tensor and later calls mix devices; register it as a non-persistent buffer, or rebuild it "
                 f"when `x.device` changes",
                 related=((target, "cached here"),),
+            )
+
+    def _report_set_up_attributes(self) -> None:
+        """``self.anchors = torch.tensor(arr, device=self._device())`` in a method that code
+        outside the class calls on an object it built before moving it
+        (``detector.load_anchors(arr)``, then ``detector.to(device)``): a step of the build, so
+        the tensor is made where the object is then (the host) and, a plain attribute, stays
+        there when the object moves."""
+        if not self._set_up_candidates:
+            return
+        set_up: dict[int, tuple[cst.Call, cst.Call]] = {}
+        for built in self.ctx.facts.module_constructions.values():
+            if built.moved_by is not None:
+                for call, method, bound in built.set_up_by:
+                    if bound is None or any(handed.kind == Kind.DEVICE for handed in bound.values()):
+                        continue  # handed the device to build on (`load_anchors(arr, device)`), or unknown
+                    set_up.setdefault(id(method), (call, built.moved_by))
+        for class_info, method, attribute, statement, value_node, value, name in self._set_up_candidates:
+            found = set_up.get(id(method))
+            if found is None or id(statement) in self._reported:
+                continue
+            final = class_info.attributes.get(attribute)  # type: ignore[attr-defined]
+            if final is not None and final.role in (Role.PARAMETER, Role.BUFFER) or (id(class_info), attribute) in self._buffer_calls:
+                continue
+            if self._moved_by_own_override(class_info, name):
+                continue  # the class's own `_apply`/`to`/`cuda` moves it
+            if not self._read_elsewhere(class_info, attribute, _rank_of_factory(value, self.ctx.analyzer.factory_calls), besides=method):
+                continue
+            call, move = found
+            assert value.origin is not None and value.device is not None
+            made = f"{value.origin.how} on the CPU" if value.device.is_cpu else value.origin.how
+            # a device the method reads from the module itself is where the module is then
+            then = "it is made where the module is then, the host, and " if value.device.is_symbolic else ""
+            self._reported.add(id(statement))
+            self.ctx.report(
+                statement,
+                f"`{name}` is a plain tensor attribute ({made} at line {self.ctx.line(value.origin.node)}), "
+                f"set by `{method.name.value}()`, which line {self.ctx.line(call)} calls before the module is moved at line "
+                f"{self.ctx.line(move)}: {then}the move does not take a plain attribute along, so later calls mix devices; "
+                f"register it as a buffer",
+                fix=self._buffer_fix(attribute, statement, value_node),
+                related=((call, "called here, before the move"), (move, "moved here")),
             )
 
     def _device_checked(self, class_info, attribute: str) -> bool:  # type: ignore[no-untyped-def]
@@ -687,20 +858,38 @@ class UnregisteredTensorAttr(Rule):
 
     def _converted_init_parameter(self, init: cst.FunctionDef, node: cst.BaseExpression) -> Optional[str]:
         """``torch.tensor(feature_weights)`` where ``feature_weights`` is a parameter of the
-        ``__init__`` being analysed: its name (None for anything else)."""
+        ``__init__`` being analysed: its name; ``torch.tensor(config.norm_mean)``, an attribute
+        of such a parameter: ``"config.norm_mean"`` (None for anything else)."""
         assert isinstance(node, cst.Call)
         data = [arg for arg in node.args if arg.keyword is None and not arg.star][0].value
+        attribute = None
+        if isinstance(data, cst.Attribute) and isinstance(data.value, cst.Name):
+            data, attribute = data.value, data.attr.value
         if not isinstance(data, cst.Name):
             return None
         params = init.params
-        return data.value if any(param.name.value == data.value for param in [*params.posonly_params, *params.params, *params.kwonly_params]) else None
+        if not any(param.name.value == data.value for param in [*params.posonly_params, *params.params, *params.kwonly_params]):
+            return None
+        return data.value if attribute is None else f"{data.value}.{attribute}"
 
-    def _built_with_sequences(self, class_info, parameter: str) -> bool:  # type: ignore[no-untyped-def]
-        """Does every construction of the class the file makes hand ``parameter`` a list or
-        tuple (``ForecasterModule(4, [1.0, 0.5, 2.0])``), and is there at least one?"""
+    def _built_with_sequences(self, class_info, converted: str) -> bool:  # type: ignore[no-untyped-def]
+        """Does every construction of the class the file makes hand the converted parameter a
+        list or tuple (``ForecasterModule(4, [1.0, 0.5, 2.0])``) - or, for ``config.norm_mean``,
+        an object of a plain class of the file whose ``norm_mean`` is one (``config =
+        Config(norm_mean=[0.5, 1.0])``) - and is there at least one?"""
+        parameter, _, attribute = converted.partition(".")
         init = class_info.methods.get("__init__")
         bound = [built.bound.get(parameter) for built in self.ctx.facts.module_constructions.values() if built.init is init]
+        if attribute:
+            bound = [self._attribute_of_object(value, attribute) for value in bound]
         return bool(bound) and all(value is not None and value.kind == Kind.CONTAINER for value in bound)
+
+    def _attribute_of_object(self, value: Optional[Value], attribute: str) -> Optional[Value]:
+        """What an object of a plain class of the file holds as ``attribute`` (what the class's
+        own methods see as ``self.<attribute>``); None where that is not known."""
+        if value is None or value.kind != Kind.UNKNOWN or not isinstance(value.info, ClassInfo) or value.info.is_module:
+            return None
+        return self.ctx.analyzer.object_attribute(value.info, attribute)
 
     def _moved_by_own_override(self, class_info, attribute: str) -> bool:  # type: ignore[no-untyped-def]
         """Does the class, or a base of it in this file, override ``_apply``, ``to`` or ``cuda``
@@ -717,7 +906,9 @@ class UnregisteredTensorAttr(Rule):
             return False
         return self.ctx.analyzer.qualname_of(node.func.value.func, {}) in ("torch.nn.Parameter", "torch.nn.parameter.Parameter")
 
-    def _read_elsewhere(self, class_info, attribute: str, rank: Optional[int] = None, items: bool = False) -> bool:  # type: ignore[no-untyped-def]
+    def _read_elsewhere(  # type: ignore[no-untyped-def]
+        self, class_info, attribute: str, rank: Optional[int] = None, items: bool = False, besides: Optional[cst.FunctionDef] = None
+    ) -> bool:
         """Does another method of the class, or of a subclass in this file, read
         ``self.<attribute>`` other than to move it at once (``self.table.to(x.device)``,
         ``self.table.detach().type_as(x)``) or, for a tensor of known ``rank``, to take one
@@ -730,8 +921,8 @@ class UnregisteredTensorAttr(Rule):
         ]
         unmoved = False
         for method_name, method in methods:
-            if method_name == "__init__":
-                continue
+            if method_name == "__init__" or method is besides:
+                continue  # `besides`: the method that sets it, reading what it just made
             text = self._text(method)
             for match in pattern.finditer(text):
                 rest = text[match.end():]
