@@ -7,6 +7,7 @@ import libcst as cst
 
 from devicelint.analysis import walk
 from devicelint.analysis.checkpoint_loads import CheckpointLoader
+from devicelint.analysis.facts import ClassInfo
 from devicelint.analysis.events import CallEvent
 from devicelint.analysis.names import keyword_arg, positional_args
 from devicelint.analysis.values import Kind, NoneOnOneArm, Role, Value, is_none_literal, none_on_one_arm
@@ -62,7 +63,8 @@ class LoadWithoutMapLocation(Rule):
     renamed, then `return model`). Where that model will run
     is its caller's choice, which may be a machine without the GPU that saved the checkpoint.
     (A function that only returns what it loaded is not taken for one: in real code those
-    read back data files, mostly of host tensors.)
+    read back data files, mostly of host tensors - unless the file pickles whole models,
+    `torch.save(model, p)` or an object of its own class that keeps one.)
 
     Left alone: loading back an empty `io.BytesIO()` that the same code saved into; a path
     the same function (or script body, or a function nested in it) wrote earlier with
@@ -132,6 +134,8 @@ class LoadWithoutMapLocation(Rule):
         "import torch\nimport torch.nn as nn\nfrom torch.hub import load_state_dict_from_url\nclass Net(nn.Module):\n"
         "    def load_pretrained(self, url):\n        self.load_state_dict(load_state_dict_from_url(url, map_location='cpu'))\n",
         # a helper that reads data back (not a model it restores and returns): no device asked
+        "import torch\ndef save(features, path):\n    torch.save(features, path)\ndef read(path):\n    return torch.load(path)\n"
+        "save(torch.zeros(3), 'features.pt')\n",
         "import torch\ndef read_cache(path):\n    data = torch.load(path)\n    return data\n",
         # accelerate's save, then a helper nested in the same function reloads it: the same run
         "import os\nimport torch\nfrom accelerate import Accelerator\ndef main(args):\n    accelerator = Accelerator()\n"
@@ -199,6 +203,14 @@ class LoadWithoutMapLocation(Rule):
             "import torch.nn as nn\nfrom torch.hub import load_state_dict_from_url\nclass Net(nn.Module):\n"
             "    def load_pretrained(self, url):\n        state = load_state_dict_from_url(url, progress=False)  # expect: DL301\n"
             "        self.load_state_dict(state)\n"
+        ),
+        # a library that pickles whole fitted objects holding a model, and whose load() hands
+        # back what it unpickled (neural_prophet): the model comes back where it was trained
+        Example(
+            "import torch\nimport torch.nn as nn\nclass Forecaster:\n    def __init__(self):\n        self.model = nn.Linear(4, 2)\n"
+            "def save(forecaster, path):\n    torch.save(forecaster, path)\n"
+            "def load(path):\n    restored = torch.load(path, weights_only=False)  # expect: DL301\n    return restored\n"
+            "save(Forecaster(), 'forecaster.pt')\n"
         ),
         # a Lightning checkpoint's keys renamed into a state dict the returned model restores (mase)
         Example(
@@ -355,6 +367,9 @@ class LoadWithoutMapLocation(Rule):
         self._unplaced_saves: list[tuple[str, cst.Call]] = []
         #: the file saves a model's state (``torch.save(m.state_dict(), p)``)
         self._saves_model_state = False
+        #: the file pickles whole models (``torch.save(model, p)``, or an object of a class of
+        #: the file that keeps one): what it loads back and returns is a model
+        self._pickles_models = False
         #: loads in a module's own method (not a static one): the caller places the module
         self._in_module_method: set[int] = set()
         #: loads whose map_location names CUDA itself: (the call, its map_location, the fix's location)
@@ -515,6 +530,8 @@ class LoadWithoutMapLocation(Rule):
             # ``torch.save(model.state_dict(), p)``: the model's tensors, where the model is
             on_host = state_of.device is not None and state_of.device.is_cpu
             self._saves_model_state = True
+        if saved is not None and _holds_a_model(saved):
+            self._pickles_models = True
         function = self.ctx.current_function.node
         path = self._path_text(target.value, function)
         self._saves.append((path, function, on_host))
@@ -544,7 +561,12 @@ class LoadWithoutMapLocation(Rule):
             node, path, function = load.call, load.path, load.function
             # module-level code returns nothing: only a function hands its caller a model
             placed_by_caller = id(node) in self._in_module_method or (
-                not chooses_device and function is not None and flow_of(node, function).loads_into_returned_module(node)
+                not chooses_device
+                and function is not None
+                and (
+                    flow_of(node, function).loads_into_returned_module(node)
+                    or self._pickles_models and flow_of(node, function).returns_load(node)
+                )
             )
             if not chooses_device and not placed_by_caller:
                 continue
@@ -789,6 +811,8 @@ class _LoadFlows(cst.CSTVisitor):
         #: load -> the names of the modules whose ``load_state_dict`` was handed its result
         self.receivers: dict[int, set[str]] = {}
         self.returned: set[str] = set()
+        #: loads returned as they are (``return torch.load(p)``)
+        self.returned_loads: set[int] = set()
 
     def _carried(self, node: cst.BaseExpression) -> Optional[int]:
         """The load whose result ``node`` is or is made from, if any: the load itself, an entry
@@ -842,6 +866,12 @@ class _LoadFlows(cst.CSTVisitor):
     def visit_Return(self, node: cst.Return) -> None:
         if isinstance(node.value, cst.Name):
             self.returned.add(node.value.value)
+        elif node.value is not None and id(node.value) in self.loads:
+            self.returned_loads.add(id(node.value))
+
+    def returns_load(self, load: cst.Call) -> bool:
+        """The function returns what the load gave (``m = torch.load(p)``, then ``return m``)."""
+        return id(load) in self.returned_loads or any(self.bound.get(name) == id(load) for name in self.returned)
 
     def loads_into_returned_module(self, load: cst.Call) -> bool:
         """``imagen.load_state_dict(loaded["model"])`` then ``return imagen``: the function
@@ -874,6 +904,14 @@ class _LoadsAndNames(cst.CSTVisitor):
 
     def visit_Lambda(self, node: cst.Lambda) -> bool:
         return False
+
+
+def _holds_a_model(saved: Value) -> bool:
+    """A module, or an object of a class of the file that keeps one in an attribute."""
+    if saved.kind == Kind.MODULE:
+        return True
+    info = saved.info
+    return isinstance(info, ClassInfo) and any(value.kind == Kind.MODULE for value in info.attributes.values())
 
 
 def _bound_names(target: cst.BaseExpression) -> list[str]:
