@@ -778,6 +778,11 @@ class TorchSemantics:
             key = dotted_name(_module_itself(node.func.value)) if isinstance(node.func, cst.Attribute) else None
             if key is not None:
                 state[key] = moved
+                owner, _, attribute = key.partition(".")
+                if attribute and "." not in attribute and self.emitting:
+                    # `self.encoder.to(self.device)` in `prepare()`: where the object's other
+                    # methods find it (see Summaries._attributes_seen_by_methods)
+                    self._note_attribute_write(owner, attribute, moved)
             return moved
         if kind == Kind.TENSOR:
             scalar = receiver.scalar
