@@ -765,14 +765,17 @@ def conflicting_on_an_arm(first: Value, second: Value) -> Optional[tuple[Value, 
     return None
 
 
-def conflicting(first: Value, second: Value) -> bool:
+def conflicting(first: Value, second: Value, any_rank: bool = False) -> bool:
     """Are two tensors known to live on devices that PyTorch will refuse to mix?
 
     Both devices must be known; a 0-dim CPU tensor mixes with anything (PyTorch allows it), so
-    a CPU operand must be known to have at least one dimension.
+    a CPU operand must be known to have at least one dimension - unless ``any_rank``: the
+    tensors one ``torch.cat``/``torch.stack`` joins must share a device whatever their rank.
     """
     if first.device is None or second.device is None or not first.device.conflicts_with(second.device):
         return False
+    if any_rank:
+        return True
     for side in (first, second):
         if side.device is not None and side.device.is_cpu and side.scalar is not False:
             return False
