@@ -123,6 +123,11 @@ class InputNotMoved(Rule):
         # without return_tensors="pt" a tokenizer returns lists, which the model call itself refuses
         "import torch\nfrom transformers import AutoModel, AutoTokenizer\ntokenizer = AutoTokenizer.from_pretrained('bert-base-uncased')\n"
         "model = AutoModel.from_pretrained('bert-base-uncased').to('cuda')\nout = model(**tokenizer(texts))\n",
+        # the image made a tensor and moved on the way
+        "import torch\nfrom torch import nn\ndef predict(model, image, device):\n"
+        "    x = torch.tensor(image).permute(2, 0, 1).to(device) / 255\n    return model(x.unsqueeze(0))\n"
+        "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+        "predict(nn.Conv2d(3, 8, 3).to(device), [[[0.0, 0.0, 0.0]]], device)\n",
         # a trainer object that builds and places its model in `fit()` and moves each batch
         "import torch\nfrom torch import nn\nfrom torch.utils.data import DataLoader\nclass Forecaster:\n"
         "    def __init__(self):\n        self.device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n        self.model = None\n"
@@ -135,6 +140,16 @@ class InputNotMoved(Rule):
         "    def score(self, dataset):\n        for x in DataLoader(dataset, batch_size=8):\n            out = self.net(x)\n",
     )
     invalid = (
+        # `torch.tensor(image)` of what the function was handed, and `torch.as_tensor` of a numpy
+        # array: the program's data on the host, as `torch.from_numpy` makes it
+        Example(
+            "import numpy as np\nimport torch\nfrom torch import nn\ndef predict(model, image):\n"
+            "    x = torch.tensor(image).permute(2, 0, 1) / 255\n    return model(x.unsqueeze(0))  # expect: DL203\n"
+            "def embed(model, images):\n    pages = np.stack([np.asarray(image) for image in images])\n"
+            "    return model(torch.as_tensor(pages).float())  # expect: DL203\n"
+            "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\nnet = nn.Conv2d(3, 8, 3).to(device)\n"
+            "predict(net, [[[0.0, 0.0, 0.0]]])\nembed(net, [])\n"
+        ),
         # a trainer object that builds and places its model in `fit()` (None until then): its
         # other methods, which run once it is fitted, find the model there
         Example(
