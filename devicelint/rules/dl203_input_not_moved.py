@@ -33,8 +33,13 @@ class InputNotMoved(Rule):
     archive's model on that device. The message names what to move: for `model(inputs - center)` with `center`
     already on the device, `inputs.to(...)`; where every operand is on the host, the whole
     argument, `(inputs - inputs.mean()).to(...)`. An entry that an assignment takes out of the
-    batch (`label = batch["label"]`) and that reaches the model or a loss unmoved is reported
-    once, at that assignment, where `.to(device)` belongs, naming the line that uses it.
+    batch (`label = batch["label"]`, also a slice of one: `image = batch["image"][0:1]`) and
+    that reaches the model or a loss unmoved is reported once, at that assignment, where
+    `.to(device)` belongs, naming the line that uses it; in a call written over several lines
+    the finding is on the line of the input to move. Data includes `torch.tensor(x)` /
+    `torch.as_tensor(x)` of a numpy array or of what the function was handed, and a model that
+    an object's `fit()`/`setup()` builds and moves (or `prepare()` moves in place) is moved
+    for the object's other methods.
 
     ## Why is this bad?
     The first forward raises `RuntimeError: Expected all tensors to be on the same device` on a
