@@ -37,6 +37,10 @@ class ClassInfo:
     written_elsewhere: Optional[frozenset[str]] = None
     #: per such name, the methods (not ``__init__``) that write it (computed with it)
     writers: dict[str, tuple[cst.FunctionDef, ...]] = field(default_factory=dict)
+    #: ``self.*`` modules that methods other than ``__init__`` move in place without assigning
+    #: them (``self.encoder.to(self.device)`` in ``prepare()``), with those methods (computed
+    #: with ``written_elsewhere``)
+    movers: dict[str, tuple[cst.FunctionDef, ...]] = field(default_factory=dict)
     #: methods only ``__init__`` calls, on its own object: they run as part of it (computed once)
     init_only_helpers: Optional[frozenset[str]] = None
     places_itself: Optional[bool] = None

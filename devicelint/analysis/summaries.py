@@ -596,6 +596,7 @@ class Summaries(ParameterUses):
         is ``__init__``'s (see _run_for_init)."""
         if class_info.written_elsewhere is None:
             writers: dict[str, list[cst.FunctionDef]] = {}
+            movers: dict[str, list[cst.FunctionDef]] = {}
             init_only = self._init_only_helpers(class_info)
             for name, method in class_info.methods.items():
                 if name == "__init__" or name in init_only:
@@ -603,9 +604,23 @@ class Summaries(ParameterUses):
                 assigned = helpers.assigned_in(method)
                 for attribute in {name[5:] for name in assigned if name.startswith("self.")}:
                     writers.setdefault(attribute, []).append(method)
+                for attribute in self._moved_in_place(method):
+                    movers.setdefault(attribute, []).append(method)
             class_info.writers = {attribute: tuple(methods) for attribute, methods in writers.items()}
+            class_info.movers = {attribute: tuple(methods) for attribute, methods in movers.items() if attribute not in writers}
             class_info.written_elsewhere = frozenset(writers)
         return class_info.written_elsewhere
+
+    def _moved_in_place(self, method: cst.FunctionDef) -> frozenset[str]:
+        """Attributes of its own object that a method moves by a statement of their own
+        (``self.encoder.to(self.device)``, ``self.model.cuda().eval()``, ``self.model.cpu()``): a
+        module moves in place. Read from the method's text."""
+        positional = [*method.params.posonly_params, *method.params.params]
+        if not positional or has_decorator(method, "staticmethod") or has_decorator(method, "classmethod"):
+            return frozenset()
+        receiver = re.escape(positional[0].name.value)
+        pattern = rf"^[ \t]*{receiver}\s*\.\s*(\w+)\s*\.\s*(?:to|cuda|cpu)\s*\("
+        return frozenset(re.findall(pattern, self._body_text(method), re.MULTILINE))
 
     def _init_only_helpers(self, class_info: ClassInfo) -> frozenset[str]:
         """Methods of the class that ``__init__`` calls on its own object (``self._setup()``)
@@ -666,6 +681,11 @@ class Summaries(ParameterUses):
                 merged[attribute] = stored
             elif attribute in merged:
                 merged[attribute] = UNKNOWN
+        for attribute, movers in class_info.movers.items():
+            if (only is None or attribute == only) and attribute in merged:
+                moved = self._placed_by_methods(merged[attribute], movers, attribute, reader)
+                if moved is not None:
+                    merged[attribute] = moved
         return merged
 
     def object_attribute(self, class_info: ClassInfo, attribute: str) -> Optional[Value]:
@@ -706,12 +726,33 @@ class Summaries(ParameterUses):
             values = tensors
         if not values:
             return None
+        if any(value.kind == Kind.MODULE for value in values):
+            return _placed_module([value for value in values if value.role is not Role.NONE_LITERAL])
         last = values[-1]
         for value in values:
             if value.kind != Kind.TENSOR or value.role is not None or value.device is None or value.device != last.device:
                 return None
         scalar = last.scalar if all(value.scalar == last.scalar for value in values) else None
         return Value(Kind.TENSOR, last.device, last.origin, scalar=scalar)
+
+    def _placed_by_methods(
+        self, module: Value, movers: tuple[cst.FunctionDef, ...], attribute: str, reader: Optional[cst.FunctionDef]
+    ) -> Optional[Value]:
+        """A module ``__init__`` builds (``self.text_encoder = TextEncoder()``) that other
+        methods move in place (``self.text_encoder.to(self.device)`` in ``prepare()``): in the
+        class's other methods, where those moves put it (see _placed_module). None where a
+        mover has not had its own analysis yet, or for a mover itself."""
+        if module.kind != Kind.MODULE:
+            return None
+        values = [module]
+        for method in movers:
+            if method is reader or method not in self.function_states:
+                return None
+            moved = self.attribute_writes.get(method, {}).get(attribute)
+            if not moved:
+                return None
+            values.extend(moved)
+        return _placed_module(values)
 
     def _preview_init(self, class_info: ClassInfo) -> None:
         """A method of the class is called (``demo.run(loader)`` at module level) before the
@@ -2162,6 +2203,26 @@ def _has_arguments(function: cst.FunctionDef, is_method: bool) -> bool:
     return bool(positional or params.kwonly_params or isinstance(params.star_arg, cst.Param) or params.star_kwarg)
 
 
+
+
+def _placed_module(values: list[Value]) -> Optional[Value]:
+    """An attribute that holds a module some methods of its object build and others place
+    (``self.model = None`` in ``__init__``, ``self.model = Net().to(self.device)`` in ``fit()``;
+    or ``self.encoder.to(self.device)`` in ``prepare()``): a module moves in place and stays
+    where it was put, so the object's other methods, which run once it is set up, find it
+    where every move that can reach the accelerator put it - where they all agree, and
+    nothing brought it back to the host (``.cpu()``). None where any value is no module,
+    where the moves disagree, or where none places it."""
+    if not values or any(value.kind != Kind.MODULE for value in values):
+        return None
+    placed = [value for value in values if value.device is not None and value.device.may_be_accelerator]
+    if not placed or any(value.device != placed[0].device for value in placed):
+        return None
+    for value in values:
+        if value.device is not None and value.device.is_cpu and value.origin is not None and value.origin.how == "moved to the CPU":
+            return None
+    info = placed[0].info if all(value.info is placed[0].info for value in values if value.info is not None) else None
+    return Value(Kind.MODULE, placed[0].device, placed[0].origin, info=info, role=placed[0].role)
 
 
 def _accumulator_start(value: Value) -> bool:

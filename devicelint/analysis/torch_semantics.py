@@ -363,7 +363,23 @@ class TorchSemantics:
         else:
             default = self._default_device(state)
             device = CPU if default is None else default.device
+            if device is CPU and self._reads_data(qualname, positional):
+                origin = Origin(node, f"created from data by `{spelled(node)}`", from_data=True)
         return Value(Kind.TENSOR, device, origin, scalar=_factory_scalar(qualname, positional, node))
+
+    def _reads_data(self, qualname: str, positional: list[tuple[cst.Arg, Value]]) -> bool:
+        """``torch.tensor(image)`` / ``torch.as_tensor(array)`` of a numpy array or of what the
+        function was handed (a parameter that is no tensor): the program's data, turned into a
+        host tensor as ``torch.from_numpy`` does - not a constant the code writes out."""
+        if qualname not in ("torch.tensor", "torch.as_tensor") or not positional:
+            return False
+        node, value = positional[0][0].value, positional[0][1]
+        if value.kind == Kind.NDARRAY:
+            return True
+        function = self.current_function.node
+        if not isinstance(node, cst.Name) or function is None or value.kind not in (Kind.UNKNOWN, Kind.CONTAINER):
+            return False
+        return node.value in {param.name.value for param in (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params)}
 
     def _torch_device(self, node: cst.Call, args: tuple[tuple[cst.Arg, Value], ...]) -> Value:
         if not args:
@@ -818,6 +834,11 @@ class TorchSemantics:
             key = dotted_name(_module_itself(node.func.value)) if isinstance(node.func, cst.Attribute) else None
             if key is not None:
                 state[key] = moved
+                owner, _, attribute = key.partition(".")
+                if attribute and "." not in attribute and self.emitting:
+                    # `self.encoder.to(self.device)` in `prepare()`: where the object's other
+                    # methods find it (see Summaries._attributes_seen_by_methods)
+                    self._note_attribute_write(owner, attribute, moved)
             return moved
         if kind == Kind.TENSOR:
             scalar = receiver.scalar

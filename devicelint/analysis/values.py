@@ -765,15 +765,24 @@ def conflicting_on_an_arm(first: Value, second: Value) -> Optional[tuple[Value, 
     return None
 
 
-def conflicting(first: Value, second: Value) -> bool:
+def conflicting(first: Value, second: Value, any_rank: bool = False) -> bool:
     """Are two tensors known to live on devices that PyTorch will refuse to mix?
 
     Both devices must be known; a 0-dim CPU tensor mixes with anything (PyTorch allows it), so
-    a CPU operand must be known to have at least one dimension.
+    a CPU operand must be known to have at least one dimension - unless ``any_rank``: the
+    tensors one ``torch.cat``/``torch.stack`` joins must share a device whatever their rank, so
+    there a CPU operand of unknown rank counts where the code put it on the host itself
+    (``.cpu()``) or it is the program's data (a batch, numpy's).
     """
     if first.device is None or second.device is None or not first.device.conflicts_with(second.device):
         return False
     for side in (first, second):
         if side.device is not None and side.device.is_cpu and side.scalar is not False:
-            return False
+            if not (any_rank and side.scalar is None and _put_on_host(side)):
+                return False
     return True
+
+
+def _put_on_host(value: Value) -> bool:
+    """The program's data, or a tensor the code itself moved to the host (``x.cpu()``)."""
+    return value.origin is not None and (value.origin.from_data or value.origin.how == "moved to the CPU")

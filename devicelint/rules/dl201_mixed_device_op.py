@@ -148,6 +148,13 @@ class MixedDeviceOp(Rule):
         "def train(x):\n    model = torch.nn.Linear(4, 2).to(device)\n    return evaluate(model, x, device)\n"
         "def validate(x):\n    model = torch.nn.Linear(4, 2)\n    model.load_state_dict(torch.load('w.pt', map_location='cpu'))\n"
         "    model.to(device)\n    return evaluate(model, x, device)\n",
+        # both resampled on the host and joined there
+        "import torch\nimport torch.nn.functional as F\ndef resample(images, size):\n"
+        "    return F.interpolate(images.cpu(), size=size, mode='bicubic')\n"
+        "def concatenate(left, right):\n    resized = resample(right, left.shape[-2:])\n"
+        "    return torch.cat((left.cpu(), resized), dim=-1)\n"
+        "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+        "concatenate(torch.rand(1, 3, 8, 8, device=device), torch.rand(1, 3, 4, 4, device=device))\n",
     )
     invalid = (
         # the same trainer, whose GPU branch moves the model but hands the CPU device on
@@ -250,6 +257,16 @@ class MixedDeviceOp(Rule):
             "h = torch.randn(8, 4, device=device)\nmask = torch.ones(8, 1)\nout = h * mask  # expect: DL201\n"
         ),
         Example("import torch\na = torch.randn(2, 3, device='cuda:0')\nb = torch.randn(2, 3, device='cuda:1')\nc = torch.cat([a, b])  # expect: DL201\n"),
+        # an image resampled on the host (its rank unknown): `torch.cat` and `torch.stack` refuse a
+        # CPU tensor beside a GPU one whatever its rank
+        Example(
+            "import torch\nimport torch.nn.functional as F\ndef resample(images, size):\n"
+            "    return F.interpolate(images.cpu(), size=size, mode='bicubic')\n"
+            "def concatenate(left, right):\n    resized = resample(right, left.shape[-2:])\n"
+            "    return torch.cat((left, resized), dim=-1)  # expect: DL201\n"
+            "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+            "concatenate(torch.rand(1, 3, 8, 8, device=device), torch.rand(1, 3, 4, 4, device=device))\n"
+        ),
         Example("import torch\nx = torch.randn(2, 3, device='cuda')\ny = torch.randn(3, 2)\nz = x.mm(y)  # expect: DL201\n"),
         Example(
             "import torch\nfrom torch import nn\nmodel = nn.Linear(4, 2)\nx = torch.randn(8, 4, device='cuda')\n"
@@ -334,9 +351,9 @@ class MixedDeviceOp(Rule):
         target = next((arg.value for arg in move.args if arg.keyword is None or arg.keyword.value == "device"), None)
         return isinstance(target, (cst.Name, cst.Attribute))
 
-    def _conflict_to_report(self, first: Value, second: Value, loss: bool = False) -> bool:
+    def _conflict_to_report(self, first: Value, second: Value, loss: bool = False, joined: bool = False) -> bool:
         return (
-            conflicting(first, second)
+            conflicting(first, second, any_rank=joined)
             and not self._said_by_another_rule(first, second)
             and not self._said_by_another_rule(second, first)
             and not self._placed_by_the_caller(first, second)
@@ -366,7 +383,7 @@ class MixedDeviceOp(Rule):
         if event.qualname in api.MIXING_FUNCTIONS:
             operands = event.operands()
             self._note_parameter_meetings(event.node, operands)
-            self._check_all(event.node, operands, loss=event.qualname in api.FUNCTIONAL_LOSSES)
+            self._check_all(event.node, operands, loss=event.qualname in api.FUNCTIONAL_LOSSES, joined=event.qualname in api.CONCATENATING)
         elif event.method in api.BINARY_TENSOR_METHODS and event.receiver is not None and event.receiver.kind == Kind.TENSOR:
             assert isinstance(event.node.func, cst.Attribute)
             operands = [(event.node.func.value, event.receiver), *event.operands()]
@@ -481,10 +498,12 @@ class MixedDeviceOp(Rule):
         )
         return True
 
-    def _check_all(self, node: cst.CSTNode, operands: list[tuple[cst.BaseExpression, Value]], loss: bool = False) -> None:
+    def _check_all(self, node: cst.CSTNode, operands: list[tuple[cst.BaseExpression, Value]], loss: bool = False, joined: bool = False) -> None:
+        """``joined``: a ``torch.cat``/``torch.stack`` of the operands, which refuses a CPU
+        tensor beside a GPU one whatever its rank (it takes no 0-dim exception)."""
         for index, (first_node, first) in enumerate(operands):
             for second_node, second in operands[index + 1:]:
-                if self._conflict_to_report(first, second, loss):
+                if self._conflict_to_report(first, second, loss, joined):
                     self._report(node, first_node, first, second_node, second)
                     return
         self._check_arms(node, operands)

@@ -417,6 +417,8 @@ class FactoryWithoutDevice(Rule):
                 # a submodule's weights meet even a 0-dim input (linear, embedding, conv); a
                 # recurrent layer takes its initial states as a tuple: `self.lstm(x, (h0, c0))`
                 for item in _tensors_in(value):
+                    if item.origin is not None and item.origin.from_data:
+                        continue  # data (`torch.tensor(image)` of what the function was handed) reaching a model: DL203's
                     factory = self._cpu_factory(item, allow_unknown_rank=True)
                     if factory is not None:
                         self._report(factory, function, event.node, other=(event.callee_node, module))

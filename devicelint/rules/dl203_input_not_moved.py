@@ -33,8 +33,13 @@ class InputNotMoved(Rule):
     archive's model on that device. The message names what to move: for `model(inputs - center)` with `center`
     already on the device, `inputs.to(...)`; where every operand is on the host, the whole
     argument, `(inputs - inputs.mean()).to(...)`. An entry that an assignment takes out of the
-    batch (`label = batch["label"]`) and that reaches the model or a loss unmoved is reported
-    once, at that assignment, where `.to(device)` belongs, naming the line that uses it.
+    batch (`label = batch["label"]`, also a slice of one: `image = batch["image"][0:1]`) and
+    that reaches the model or a loss unmoved is reported once, at that assignment, where
+    `.to(device)` belongs, naming the line that uses it; in a call written over several lines
+    the finding is on the line of the input to move. Data includes `torch.tensor(x)` /
+    `torch.as_tensor(x)` of a numpy array or of what the function was handed, and a model that
+    an object's `fit()`/`setup()` builds and moves (or `prepare()` moves in place) is moved
+    for the object's other methods.
 
     ## Why is this bad?
     The first forward raises `RuntimeError: Expected all tensors to be on the same device` on a
@@ -123,8 +128,51 @@ class InputNotMoved(Rule):
         # without return_tensors="pt" a tokenizer returns lists, which the model call itself refuses
         "import torch\nfrom transformers import AutoModel, AutoTokenizer\ntokenizer = AutoTokenizer.from_pretrained('bert-base-uncased')\n"
         "model = AutoModel.from_pretrained('bert-base-uncased').to('cuda')\nout = model(**tokenizer(texts))\n",
+        # the image made a tensor and moved on the way
+        "import torch\nfrom torch import nn\ndef predict(model, image, device):\n"
+        "    x = torch.tensor(image).permute(2, 0, 1).to(device) / 255\n    return model(x.unsqueeze(0))\n"
+        "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+        "predict(nn.Conv2d(3, 8, 3).to(device), [[[0.0, 0.0, 0.0]]], device)\n",
+        # a trainer object that builds and places its model in `fit()` and moves each batch
+        "import torch\nfrom torch import nn\nfrom torch.utils.data import DataLoader\nclass Forecaster:\n"
+        "    def __init__(self):\n        self.device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n        self.model = None\n"
+        "    def fit(self):\n        self.model = nn.Linear(4, 1).to(self.device)\n"
+        "    def predict(self, dataset):\n        for x in DataLoader(dataset, batch_size=8):\n            out = self.model(x.to(self.device))\n",
+        # a method that brings the model back to the host: the others cannot tell where it is
+        "import torch\nfrom torch import nn\nfrom torch.utils.data import DataLoader\nclass Runner:\n"
+        "    def __init__(self):\n        self.net = nn.Linear(4, 1)\n"
+        "    def to_gpu(self):\n        self.net.cuda()\n    def to_host(self):\n        self.net.cpu()\n"
+        "    def score(self, dataset):\n        for x in DataLoader(dataset, batch_size=8):\n            out = self.net(x)\n",
     )
     invalid = (
+        # `torch.tensor(image)` of what the function was handed, and `torch.as_tensor` of a numpy
+        # array: the program's data on the host, as `torch.from_numpy` makes it
+        Example(
+            "import numpy as np\nimport torch\nfrom torch import nn\ndef predict(model, image):\n"
+            "    x = torch.tensor(image).permute(2, 0, 1) / 255\n    return model(x.unsqueeze(0))  # expect: DL203\n"
+            "def embed(model, images):\n    pages = np.stack([np.asarray(image) for image in images])\n"
+            "    return model(torch.as_tensor(pages).float())  # expect: DL203\n"
+            "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\nnet = nn.Conv2d(3, 8, 3).to(device)\n"
+            "predict(net, [[[0.0, 0.0, 0.0]]])\nembed(net, [])\n"
+        ),
+        # a trainer object that builds and places its model in `fit()` (None until then): its
+        # other methods, which run once it is fitted, find the model there
+        Example(
+            "import torch\nfrom torch import nn\nfrom torch.utils.data import DataLoader\nclass Forecaster:\n"
+            "    def __init__(self):\n        self.device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n        self.model = None\n"
+            "    def fit(self):\n        self.model = nn.Linear(4, 1).to(self.device)\n"
+            "    def predict(self, dataset):\n        for x in DataLoader(dataset, batch_size=8):\n"
+            "            out = self.model(x)  # expect: DL203\n"
+        ),
+        # a text encoder built in `__init__` and moved in place by `prepare()`
+        Example(
+            "import torch\nfrom torch import nn\nfrom torch.utils.data import DataLoader\nclass Trainer:\n"
+            "    def __init__(self, device):\n        self.device = device\n        self.encoder = nn.Linear(4, 2)\n"
+            "    def prepare(self):\n        self.encoder.to(self.device)\n"
+            "    def step(self, dataset):\n        for x in DataLoader(dataset, batch_size=8):\n"
+            "            out = self.encoder(x)  # expect: DL203\n"
+            "Trainer(torch.device('cuda')).prepare()\n"
+        ),
         # `model.forward(x)` runs the model on `x` as `model(x)` does (a serving demo's input)
         Example(
             "import torch\nfrom torch import nn\ndef predict(model, image_bytes):\n"
@@ -262,7 +310,7 @@ class InputNotMoved(Rule):
                 for name in bound_names(bound):
                     self._entry_reads[(function, name)] = None
                 continue
-            entry = isinstance(read, (cst.Subscript, cst.Attribute)) and isinstance(read.value, cst.Name)
+            entry = isinstance(read, (cst.Subscript, cst.Attribute)) and isinstance(_read_root(read), cst.Name)
             origin = read_value.origin.node if read_value is not None and read_value.origin is not None else None
             self._entry_reads[(function, bound.value)] = (statement, read, origin) if entry and origin is not None else None
 
@@ -353,8 +401,10 @@ class InputNotMoved(Rule):
         shown = self.ctx.source_of(node)
         moved = f"({shown})" if _needs_parentheses(node) else shown
         entry = f" (in `{_short(self.ctx.source_of(within))}`, which the model gets whole)" if within is not None and within is not node else ""
+        # a call written over several lines: on the line of the input to move
+        at = node if "\n" in self.ctx.module.code_for_node(event.node) else event.node
         self.ctx.report(
-            event.node,
+            at,
             f"`{shown}`{entry} is a batch {where(value, self.ctx)} that was never moved, but "
             f"`{self.ctx.source_of(event.callee_node)}` was {module.origin.how if module.origin else 'moved'}"
             + (f" at line {self.ctx.line(module.origin.node)}" if module.origin else "")
@@ -446,6 +496,17 @@ def _host_batch_in_sequence(node: cst.BaseExpression, value: Value) -> Optional[
             continue
         return (written[position] if written is not None else node), entry
     return None
+
+
+def _read_root(read: cst.BaseExpression) -> cst.BaseExpression:
+    """What an entry read starts from: ``batch`` in ``batch["image"]``, and in a slice of an
+    entry (``batch["image"][0:1]``, ``batch.x[:, :4]``), which is still that entry's tensor
+    (an element picked by an integer, ``test_data[0][0]``, is one item of it: not followed)."""
+    while isinstance(read, cst.Subscript) and any(isinstance(element.slice, cst.Slice) for element in read.slice):
+        read = read.value
+    if isinstance(read, (cst.Subscript, cst.Attribute)):
+        read = read.value
+    return read
 
 
 def _on_host(value: Value) -> bool:
