@@ -44,7 +44,8 @@ def test_methods_that_place_the_model_on_different_devices_leave_it_unknown():
         "    def fit(self):\n        self.model = nn.Linear(4, 1).to(self.device)\n"
         "    def load(self):\n        self.model = nn.Linear(4, 1).to('cuda:1')\n"
     )
-    assert codes(trainer("self.model = None", methods)) == []
+    # (the hard-coded 'cuda:1' beside the class's choice of the CPU without a GPU is DL302's, line 11)
+    assert codes(trainer("self.model = None", methods)) == [(11, "DL302")]
 
 
 def test_a_model_no_method_places_stays_where_init_left_it():
