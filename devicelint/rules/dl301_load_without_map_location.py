@@ -72,8 +72,9 @@ class LoadWithoutMapLocation(Rule):
     save *after* the load is a resume, and is flagged); a local path variable counts as the
     expression it was bound to; a path the file writes only host tensors to; a model's state
     restored in a file that saves model state only from the host (`model.eval().cpu()`, then
-    `torch.save(model.state_dict(), p)`) and nothing else (not a download from a URL: that
-    reads a published file); a cache the other arm of the same
+    `torch.save(model.state_dict(), p)`; a model never placed, such as a fresh `Net()`, says
+    nothing of the trained checkpoints the program loads) and nothing else (not a download
+    from a URL: that reads a published file); a cache the other arm of the same
     `if` fills with `torch.save` of values not placed on an accelerator; a non-literal path in
     a pytest test that takes a fresh temporary directory (`tmp_path`, `tmpdir`): what it
     loads, it wrote there itself.
@@ -211,6 +212,13 @@ class LoadWithoutMapLocation(Rule):
             "def save(forecaster, path):\n    torch.save(forecaster, path)\n"
             "def load(path):\n    restored = torch.load(path, weights_only=False)  # expect: DL301\n    return restored\n"
             "save(Forecaster(), 'forecaster.pt')\n"
+        ),
+        # the only save writes an untrained model's state (a stand-in file): that says nothing of
+        # the trained checkpoint the evaluation loads (Complex-YOLOv4's test script)
+        Example(
+            "import torch\nimport torch.nn as nn\ndef evaluate(path):\n    device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+            "    model = nn.Linear(4, 2)\n    model.load_state_dict(torch.load(path))  # expect: DL301\n    return model.to(device)\n"
+            "torch.save(nn.Linear(4, 2).state_dict(), 'init.pt')\nevaluate('best.pt')\n"
         ),
         # a Lightning checkpoint's keys renamed into a state dict the returned model restores (mase)
         Example(
@@ -367,6 +375,8 @@ class LoadWithoutMapLocation(Rule):
         self._unplaced_saves: list[tuple[str, cst.Call]] = []
         #: the file saves a model's state (``torch.save(m.state_dict(), p)``)
         self._saves_model_state = False
+        #: every model state the file saves was moved to the host first (``model.cpu()``)
+        self._model_state_saved_from_a_move = True
         #: the file pickles whole models (``torch.save(model, p)``, or an object of a class of
         #: the file that keeps one): what it loads back and returns is a model
         self._pickles_models = False
@@ -530,6 +540,10 @@ class LoadWithoutMapLocation(Rule):
             # ``torch.save(model.state_dict(), p)``: the model's tensors, where the model is
             on_host = state_of.device is not None and state_of.device.is_cpu
             self._saves_model_state = True
+            # a model brought to the host to be saved (``model.cpu()``) says the program's
+            # checkpoints are host state; one never placed (a fresh ``Net()``) says nothing of
+            # the trained checkpoints it loads
+            self._model_state_saved_from_a_move &= on_host and _brought_to_host(state_of)
         if saved is not None and _holds_a_model(saved):
             self._pickles_models = True
         function = self.ctx.current_function.node
@@ -668,10 +682,15 @@ class LoadWithoutMapLocation(Rule):
 
     def _reads_back_own_host_state(self, restores_model_state: Callable[[], bool]) -> bool:
         """The load restores a model's state (``model.load_state_dict(state)``), and the file
-        saves model state only from the host (``model.cpu()`` then ``torch.save(model.state_dict(),
-        p)``), and nothing else: the program reads back the checkpoints it makes, which hold
-        nothing to map (pytorch/examples fast_neural_style)."""
-        return self._saves_model_state and all(on_host for _, _, on_host in self._saves) and restores_model_state()
+        saves model state only from the host, moved there to be saved (``model.cpu()`` then
+        ``torch.save(model.state_dict(), p)``), and nothing else: the program reads back the
+        checkpoints it makes, which hold nothing to map (pytorch/examples fast_neural_style)."""
+        return (
+            self._saves_model_state
+            and self._model_state_saved_from_a_move
+            and all(on_host for _, _, on_host in self._saves)
+            and restores_model_state()
+        )
 
 @dataclass(frozen=True)
 class _PendingLoad:
@@ -904,6 +923,16 @@ class _LoadsAndNames(cst.CSTVisitor):
 
     def visit_Lambda(self, node: cst.Lambda) -> bool:
         return False
+
+
+def _brought_to_host(module: Value) -> bool:
+    """Was the module's host placement a move (``model.cpu()``, ``model.to("cpu")``), not where
+    a fresh module starts?"""
+    origin = module.origin
+    if origin is None or not isinstance(origin.node, cst.Call):
+        return False
+    func = origin.node.func
+    return isinstance(func, cst.Attribute) and func.attr.value in ("cpu", "to")
 
 
 def _holds_a_model(saved: Value) -> bool:
