@@ -1,0 +1,68 @@
+# source: https://github.com/mistralai/mistral-inference/issues/252
+# fixed twin: the length tensor is moved to the rank's device (its CUDA device under NCCL) before the broadcast and read back on the host after it, as the fix PRs do.
+import os
+import tempfile
+
+import torch
+import torch.distributed as dist
+import torch.nn as nn
+
+
+def is_torchrun():
+    return "WORLD_SIZE" in os.environ or dist.is_initialized()
+
+
+class TinyLM(nn.Module):
+    def __init__(self, vocab=32, dim=16):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, dim)
+        self.out = nn.Linear(dim, vocab)
+
+    def forward(self, tokens):
+        return self.out(self.embed(tokens))
+
+
+def encode(text, vocab=32):
+    return [ord(c) % vocab for c in text]
+
+
+def generate(model, tokens, max_tokens, device):
+    ids = torch.tensor([tokens], device=device)
+    for _ in range(max_tokens):
+        next_id = model(ids)[:, -1].argmax(-1, keepdim=True)
+        ids = torch.cat([ids, next_id], dim=1)
+    return ids[0, len(tokens):].tolist()
+
+
+def interactive(prompts, max_tokens=5):
+    should_print = True
+    if is_torchrun():
+        rank = dist.get_rank()
+        if torch.cuda.is_available():
+            torch.cuda.set_device(rank)
+        should_print = rank == 0
+    device = torch.device("cuda", torch.cuda.current_device()) if torch.cuda.is_available() else torch.device("cpu")
+    model = TinyLM().to(device)
+    outputs = []
+    for prompt in prompts:
+        if should_print:
+            tokens = encode(prompt)
+            length_tensor = torch.tensor([len(tokens)], dtype=torch.int)
+        else:
+            length_tensor = torch.tensor([0], dtype=torch.int)
+        if is_torchrun():
+            length_tensor = length_tensor.to(device)
+            dist.broadcast(length_tensor, src=0)
+            length_tensor = length_tensor.cpu()
+        if not should_print:
+            tokens = int(length_tensor.item()) * [0]
+        outputs.append(generate(model, tokens, max_tokens, device))
+    return outputs
+
+
+if __name__ == "__main__":
+    backend = "nccl" if torch.cuda.is_available() else "gloo"
+    store = os.path.join(tempfile.mkdtemp(), "store")
+    dist.init_process_group(backend, init_method="file://" + store, rank=0, world_size=1)
+    print(interactive(["hello", "how are you"]))
+    dist.destroy_process_group()
