@@ -196,6 +196,15 @@ class Expressions:
         return known
 
     def _eval_attribute(self, node: cst.Attribute, state: State) -> Value:
+        accessors = self.property_accessors(node, state)
+        if accessors is not None:
+            # a property: its getter runs (a stored value of that name is none)
+            getter, _, owner, receiver = accessors
+            if getter is None:
+                return UNKNOWN
+            # it starts from what the caller left on the object (`self._inputs` its setter stored)
+            carried = self._attributes_set_by_caller(owner, dotted_name(node.value), state)
+            return self._summarise(getter, owner, receiver, True, (), state, carried)
         key = dotted_name(node)
         if key is not None:
             known = self._lookup_dotted(key, state)

@@ -129,6 +129,8 @@ class FlowAnalyzer(Expressions, Summaries, TorchSemantics, ProjectImports):
         #: identifiers of the file's text, counted once, with the names it defines with ``def``
         #: (see Summaries._init_only_helpers)
         self._word_counts: Optional[tuple[Counter[str], Counter[str]]] = None
+        #: the names the file defines as properties (``@property def x``; computed once)
+        self._property_names: Optional[frozenset[str]] = None
         #: per class name: how many times the text says `class Name` or `super(Name` (counted once)
         self._class_or_super_counts: Optional[Counter[str]] = None
         #: per helper being summarised: the values its return statements gave
@@ -812,6 +814,15 @@ class FlowAnalyzer(Expressions, Summaries, TorchSemantics, ProjectImports):
             key = dotted_name(target)
             if key is None:
                 self.eval(target.value, state)
+                return
+            accessors = self.property_accessors(target, state)
+            if accessors is not None:
+                # `self.inputs = x` where `inputs` is a property: its setter runs, and a read
+                # runs the getter; nothing is stored under that name
+                getter, setter, owner, receiver = accessors
+                state.pop(key, None)
+                if setter is not None and value_node is not None:
+                    self.run_setter(setter, owner, receiver, ((cst.Arg(value_node), value),), state, dotted_name(target.value))
                 return
             state[key] = value
             if self.emitting and isinstance(target.value, cst.Name):

@@ -537,6 +537,8 @@ def decorators_are_transparent(function: cst.FunctionDef, qualname_of) -> bool: 
         name = dotted_name(expression)
         if name is None:
             return False
+        if name == "property" or name.endswith(".setter"):
+            continue  # a property's accessors: the analysis runs them for reads and assignments
         if (qualname_of(expression) or name) not in TRANSPARENT_DECORATORS:
             return False
     return True

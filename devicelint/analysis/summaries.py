@@ -22,7 +22,7 @@ from collections import Counter
 
 import re
 from dataclasses import replace
-from typing import Iterator, Optional
+from typing import Callable, Iterator, Optional
 
 import libcst as cst
 
@@ -53,6 +53,8 @@ _CALL_SITE_BODY_LIMIT = 6000
 _WORD = re.compile(r"[A-Za-z_]\w*")
 _DEFINED = re.compile(r"\bdef\s+([A-Za-z_]\w*)")
 #: `class Name` and `super(Name`: where a class's name is neither a call of it nor a use of it
+#: a property's getter (``@property`` then ``def name``)
+_PROPERTY = re.compile(r"@property\s+(?:async\s+)?def\s+([A-Za-z_]\w*)")
 _CLASS_OR_SUPER = re.compile(r"\bclass\s+([A-Za-z_]\w*)|\bsuper\(\s*([A-Za-z_]\w*)")
 #: ``name(`` or ``.name(``, not ``def name(``
 _CALLED_NAME = re.compile(r"(?<!def )(?<!class )(?<![\w])([A-Za-z_]\w*)\s*\(")
@@ -183,6 +185,49 @@ class Summaries(ParameterUses):
             self._word_counts = (Counter(_WORD.findall(text)), Counter(_DEFINED.findall(text)))
         return self._word_counts
 
+    def property_accessors(
+        self, node: cst.Attribute, state: State
+    ) -> Optional[tuple[Optional[cst.FunctionDef], Optional[cst.FunctionDef], ClassInfo, Value]]:
+        """``obj.name`` where ``name`` is a property of the class of ``obj`` defined in this file
+        (``@property def name(self)``, ``@name.setter``): its getter and setter (either may be
+        missing), the class defining them, and ``obj``'s value; None for anything else."""
+        if self._property_names is None:
+            self._property_names = frozenset(_PROPERTY.findall(self._file_text()))
+        name = node.attr.value
+        if name not in self._property_names:
+            return None  # the common case costs a set lookup
+        owner_value = self.eval(node.value, state)
+        info = owner_value.info
+        if not isinstance(info, ClassInfo) or owner_value.kind == Kind.CLASS:
+            return None
+        for cls in [info, *info.ancestors()]:
+            getter = setter = None
+            for line in cls.node.body.body:
+                if isinstance(line, cst.FunctionDef) and line.name.value == name:
+                    if has_decorator(line, "property"):
+                        getter = line
+                    elif has_decorator(line, f"{name}.setter"):
+                        setter = line
+            if getter is not None or setter is not None:
+                return getter, setter, cls, owner_value
+        return None
+
+    def run_setter(
+        self,
+        setter: cst.FunctionDef,
+        owner: ClassInfo,
+        receiver: Value,
+        args: tuple[tuple[cst.Arg, Value], ...],
+        state: State,
+        receiver_key: Optional[str],
+    ) -> None:
+        """``obj.name = value`` of a property: its setter runs on ``value`` and leaves its
+        attributes on the object (``obj._name``), as a method call would."""
+        carried = self._attributes_set_by_caller(owner, receiver_key, state)
+        self._summarise(setter, owner, receiver, True, args, state, carried)
+        if receiver_key is not None and not self._take_what_it_leaves(setter, owner, receiver, args, state, receiver_key, carried):
+            self._forget_what_it_writes(setter, receiver_key, state)
+
     def _file_text(self) -> str:
         """The module's source: as read, or generated from the tree where none was given."""
         return self.text if self.text is not None else self.source_of(self.module)
@@ -248,7 +293,13 @@ class Summaries(ParameterUses):
             return UNKNOWN
         if self.is_tensor_parameter(param):
             return Value(Kind.TENSOR)
-        annotation = param.annotation.annotation
+        annotation = _without_optional(param.annotation.annotation, self._qualname_in_module)
+        if self._qualname_in_module(annotation) in TENSOR_ANNOTATIONS:
+            return Value(Kind.TENSOR)  # `Optional[torch.Tensor]`: a tensor where it is one
+        element = _element_annotation(annotation, self._qualname_in_module)
+        if element is not None and self._qualname_in_module(element) in TENSOR_ANNOTATIONS:
+            # `Tuple[torch.Tensor, ...]`, `List[torch.Tensor]`: a sequence of tensors
+            return Value(Kind.CONTAINER, info=Homogeneous(Value(Kind.TENSOR)))
         qualname = self.qualname_of(annotation, self.module_state)
         if qualname in MODULE_ANNOTATIONS:
             return Value(Kind.MODULE)
@@ -260,6 +311,9 @@ class Summaries(ParameterUses):
             if known is not None and known.kind == Kind.CLASS and known.info.is_module:
                 return Value(Kind.MODULE, info=known.info)
         return UNKNOWN
+
+    def _qualname_in_module(self, node: cst.BaseExpression) -> Optional[str]:
+        return self.qualname_of(node, self.module_state)
 
     def _parameter_state(
         self,
@@ -1265,9 +1319,9 @@ class Summaries(ParameterUses):
             default,
         )
         if ready:
-            known = self._summaries.get(key)
-            if known is not None:
-                return known
+            cached = self._summaries.get(key)
+            if cached is not None:
+                return cached
         if self._summaries_left <= 0:
             return UNKNOWN
         self._summaries_left -= 1
@@ -2234,3 +2288,51 @@ def _accumulator_start(value: Value) -> bool:
         and not isinstance(value.literal, bool)
         and value.role is None
     )
+
+
+#: typing's generic sequences whose one argument is the element type (``List[torch.Tensor]``),
+#: and the tuple forms, whose ``Tuple[X, ...]`` says every element is an X
+_SEQUENCE_ANNOTATIONS = frozenset(
+    {f"typing.{name}" for name in ("List", "Sequence", "Iterable", "Iterator", "MutableSequence", "Collection")}
+    | {f"collections.abc.{name}" for name in ("Sequence", "Iterable", "Iterator", "MutableSequence", "Collection")}
+    | {"list"}
+)
+_TUPLE_ANNOTATIONS = frozenset({"typing.Tuple", "tuple"})
+
+
+def _subscript_arguments(node: cst.Subscript) -> list[cst.BaseExpression]:
+    return [element.slice.value for element in node.slice if isinstance(element.slice, cst.Index)]
+
+
+def _without_optional(node: cst.BaseExpression, qualname_of: Callable[[cst.BaseExpression], Optional[str]]) -> cst.BaseExpression:
+    """``Optional[X]`` and ``X | None`` (also ``Union[X, None]``) are ``X``."""
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitOr):
+        if is_none_literal(node.right):
+            return node.left
+        if is_none_literal(node.left):
+            return node.right
+    if isinstance(node, cst.Subscript):
+        qualname = qualname_of(node.value)
+        arguments = _subscript_arguments(node)
+        if qualname == "typing.Optional" and len(arguments) == 1:
+            return arguments[0]
+        if qualname == "typing.Union":
+            kept = [argument for argument in arguments if not is_none_literal(argument)]
+            if len(kept) == 1:
+                return kept[0]
+    return node
+
+
+def _element_annotation(node: cst.BaseExpression, qualname_of: Callable[[cst.BaseExpression], Optional[str]]) -> Optional[cst.BaseExpression]:
+    """The element type of a homogeneous sequence annotation: ``X`` of ``List[X]``,
+    ``Sequence[X]``, ``Tuple[X, ...]``, ``list[X]``, ``tuple[X, ...]``; None otherwise."""
+    if not isinstance(node, cst.Subscript):
+        return None
+    qualname = qualname_of(node.value) or (node.value.value if isinstance(node.value, cst.Name) else None)
+    arguments = _subscript_arguments(node)
+    if qualname in _SEQUENCE_ANNOTATIONS and len(arguments) == 1:
+        return arguments[0]
+    if qualname in _TUPLE_ANNOTATIONS and len(arguments) == 2 and isinstance(arguments[1], cst.Ellipsis):
+        return arguments[0]
+    return None
+
