@@ -212,6 +212,11 @@ class Summaries(ParameterUses):
                 return getter, setter, cls, owner_value
         return None
 
+    def reads_a_property(self, node: cst.BaseExpression, state: State) -> bool:
+        """Is ``node`` (``self.dummy_sample``) a read of a property of a class of the file: a call
+        of its getter each time, not a stored value?"""
+        return isinstance(node, cst.Attribute) and self.property_accessors(node, state) is not None
+
     def run_setter(
         self,
         setter: cst.FunctionDef,

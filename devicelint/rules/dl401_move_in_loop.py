@@ -70,6 +70,9 @@ class MoveInLoop(Rule):
     severity = Severity.WARNING
     summary = "A loop-invariant move (model, criterion, constant tensor) repeated in every iteration."
     valid = (
+        # a property's getter makes a fresh sample at each read (diffusers' scheduler tests)
+        "import torch\nclass T:\n    @property\n    def dummy_sample(self):\n        return torch.rand(4, 3)\n"
+        "    def test(self, device):\n        for _ in range(3):\n            sample = self.dummy_sample.to(device)\n",
         "import torch\nmodel = torch.nn.Linear(2, 2).cuda()\nfor x, y in torch.utils.data.DataLoader(ds):\n"
         "    x = x.cuda()\n    y = y.cuda()\n    out = model(x)\n",
         "import torch\nfor name in names:\n    model = torch.nn.Linear(2, 2)\n    model.cuda()\n",
@@ -131,6 +134,8 @@ class MoveInLoop(Rule):
             if self._constant_factory(receiver_node, receiver, loop):
                 self._report(event, loop, f"the constant `{self.ctx.source_of(receiver_node)}`, built on the CPU,")
             return
+        if self.ctx.analyzer.reads_a_property(receiver_node, event.state):
+            return  # a property's getter runs at each read: it may answer a new tensor each time
         if self._invariant(receiver_node, loop) and not self._shuttled(receiver_node, loop):
             self._report(event, loop, f"`{self.ctx.source_of(receiver_node)}`, which the loop does not change,")
 
