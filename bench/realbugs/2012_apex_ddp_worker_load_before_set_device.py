@@ -1,0 +1,58 @@
+# source: https://github.com/NVIDIA/apex/issues/222
+# error: (no exception) every DDP process started on GPUs 1-3 also holds almost a GB on GPU 0
+# bug: each distributed worker restores pretrained parameters with torch.load and no map_location,
+#      before (and apart from) choosing its own GPU; the checkpoint was saved from rank 0's GPU, so
+#      every process deserialises it onto cuda:0 and creates a context there. The reporter names
+#      the cause and the fix (pass map_location to torch.load; the maintainer lists the same
+#      culprit). The reporter's script is not public; the worker here is a minimal stand-in. The
+#      torch.load line is marked (DL301: torch.load without map_location restores tensors onto the
+#      device they were saved from).
+import os
+import tempfile
+
+import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 4))
+
+    def forward(self, x):
+        return self.body(x)
+
+
+def load_pretrained(model, path):
+    state = torch.load(path)  # expect: DL301
+    model.load_state_dict(state["model"])
+    return model
+
+
+def worker(local_rank, checkpoint_path):
+    model = load_pretrained(Net(), checkpoint_path)
+    if torch.cuda.is_available():
+        torch.cuda.set_device(local_rank)
+        device = torch.device("cuda", local_rank)
+    else:
+        device = torch.device("cpu")
+    model = model.to(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for _ in range(3):
+        x, y = torch.randn(8, 16, device=device), torch.randint(0, 4, (8,), device=device)
+        loss = nn.functional.cross_entropy(model(x), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    return loss.item()
+
+
+def save_rank0_checkpoint(path):
+    device = torch.device("cuda", 0) if torch.cuda.is_available() else torch.device("cpu")
+    torch.save({"model": Net().to(device).state_dict()}, path)
+
+
+if __name__ == "__main__":
+    path = os.path.join(tempfile.mkdtemp(), "pretrained.pth")
+    save_rank0_checkpoint(path)
+    print(worker(int(os.environ.get("LOCAL_RANK", 0)), path))
