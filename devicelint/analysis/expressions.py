@@ -196,7 +196,9 @@ class Expressions:
         return known
 
     def _eval_attribute(self, node: cst.Attribute, state: State) -> Value:
-        accessors = self.property_accessors(node, state)
+        # (the name test inline: this runs for every attribute read)
+        properties = self._property_names if self._property_names is not None else self.property_names()
+        accessors = self.property_accessors(node, state) if node.attr.value in properties else None
         if accessors is not None:
             # a property: its getter runs (a stored value of that name is none)
             getter, _, owner, receiver = accessors

@@ -61,9 +61,7 @@ def assigned_names(
     re-bound only to what those methods of its own object return (``x = x.unsqueeze(1)``,
     ``x = x.view(n, -1).float()``) is left out: it holds the same kind of object throughout."""
     names: set[str] = set()
-    pending = list(statements)
-    while pending:
-        statement = pending.pop()
+    for statement in _statement_structure(statements):
         if isinstance(statement, cst.SimpleStatementLine):
             for small in statement.body:
                 if isinstance(small, cst.Assign):
@@ -73,17 +71,36 @@ def assigned_names(
                         _add_target(target.target, names)
                 elif isinstance(small, (cst.AugAssign, cst.AnnAssign)):
                     _add_target(small.target, names)
-            continue
+        else:
+            _add_compound_targets(statement, names)
+    return frozenset(names)
+
+
+def _statement_structure(statements: list[cst.BaseStatement] | tuple[cst.BaseStatement, ...]) -> list[cst.BaseStatement]:
+    """The statements and those nested in their compound statements' bodies (last first), but
+    not the bodies of nested functions and classes: the statement structure only, no generic
+    tree walk (which costs as much as the parse). A list, not a generator: this runs for every
+    analysed body, where a frame per statement shows."""
+    found: list[cst.BaseStatement] = []
+    pending = list(statements)
+    while pending:
+        statement = pending.pop()
         if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
             continue
-        if isinstance(statement, cst.For):
-            _add_target(statement.target, names)
-        elif isinstance(statement, cst.With):
-            for item in statement.items:
-                if item.asname is not None:
-                    _add_target(item.asname.name, names)
-        pending.extend(_inner_statements(statement))
-    return frozenset(names)
+        found.append(statement)
+        if not isinstance(statement, cst.SimpleStatementLine):
+            pending.extend(_inner_statements(statement))
+    return found
+
+
+def _add_compound_targets(statement: cst.BaseStatement, names: set[str]) -> None:
+    """What a ``for`` or ``with`` statement binds (its loop target, its ``as`` names)."""
+    if isinstance(statement, cst.For):
+        _add_target(statement.target, names)
+    elif isinstance(statement, cst.With):
+        for item in statement.items:
+            if item.asname is not None:
+                _add_target(item.asname.name, names)
 
 
 def conversions_of(statements: list[cst.BaseStatement] | tuple[cst.BaseStatement, ...], name: str) -> Optional[list[cst.Call]]:
@@ -93,9 +110,7 @@ def conversions_of(statements: list[cst.BaseStatement] | tuple[cst.BaseStatement
     None where anything else does (another value, an augmented or unpacking assignment, a loop
     or ``with`` target). Walks the statement structure only, as ``assigned_names`` does."""
     calls: list[cst.Call] = []
-    pending = list(statements)
-    while pending:
-        statement = pending.pop()
+    for statement in _statement_structure(statements):
         if isinstance(statement, cst.SimpleStatementLine):
             for small in statement.body:
                 if isinstance(small, cst.Assign):
@@ -114,18 +129,10 @@ def conversions_of(statements: list[cst.BaseStatement] | tuple[cst.BaseStatement
                     if name in bound:
                         return None
             continue
-        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
-            continue
         loop_or_with: set[str] = set()
-        if isinstance(statement, cst.For):
-            _add_target(statement.target, loop_or_with)
-        elif isinstance(statement, cst.With):
-            for item in statement.items:
-                if item.asname is not None:
-                    _add_target(item.asname.name, loop_or_with)
+        _add_compound_targets(statement, loop_or_with)
         if name in loop_or_with:
             return None
-        pending.extend(_inner_statements(statement))
     calls.reverse()
     return calls
 

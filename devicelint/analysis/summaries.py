@@ -185,17 +185,21 @@ class Summaries(ParameterUses):
             self._word_counts = (Counter(_WORD.findall(text)), Counter(_DEFINED.findall(text)))
         return self._word_counts
 
+    def property_names(self) -> frozenset[str]:
+        """The names the file defines as properties (computed once)."""
+        if self._property_names is None:
+            self._property_names = frozenset(_PROPERTY.findall(self._file_text()))
+        return self._property_names
+
     def property_accessors(
         self, node: cst.Attribute, state: State
     ) -> Optional[tuple[Optional[cst.FunctionDef], Optional[cst.FunctionDef], ClassInfo, Value]]:
         """``obj.name`` where ``name`` is a property of the class of ``obj`` defined in this file
         (``@property def name(self)``, ``@name.setter``): its getter and setter (either may be
         missing), the class defining them, and ``obj``'s value; None for anything else."""
-        if self._property_names is None:
-            self._property_names = frozenset(_PROPERTY.findall(self._file_text()))
         name = node.attr.value
-        if name not in self._property_names:
-            return None  # the common case costs a set lookup
+        if name not in self.property_names():
+            return None
         owner_value = self.eval(node.value, state)
         info = owner_value.info
         if not isinstance(info, ClassInfo) or owner_value.kind == Kind.CLASS:
