@@ -407,20 +407,12 @@ class HardcodedCuda(Rule):
         return elsewhere > 0 and _OTHER_GPU_PLACEMENT.search(self.ctx.source) is None
 
     def _availability_branches(self, function: cst.FunctionDef) -> set[int]:
-        found = self._availability.get(function)
-        if found is None:
-            finder = _AvailabilityBranches()
-            walk.visit(function.body, finder)
-            found = self._availability[function] = finder.calls
-        return found
+        """The calls of ``function`` in the branch an ``if torch.cuda.is_available():`` takes."""
+        return _calls_found(self._availability, function, _AvailabilityBranches)
 
     def _conditional_calls(self, function: cst.FunctionDef) -> set[int]:
-        found = self._conditional.get(function)
-        if found is None:
-            finder = _ConditionalCalls()
-            walk.visit(function.body, finder)
-            found = self._conditional[function] = finder.calls
-        return found
+        """The calls of ``function`` on paths the program chose (see _ConditionalCalls)."""
+        return _calls_found(self._conditional, function, _ConditionalCalls)
 
     def _handed_tensors(self, event: CallEvent, any_device: bool = False) -> bool:
         """Does the function being analysed work on tensors its caller placed: a parameter it
@@ -447,6 +439,16 @@ class HardcodedCuda(Rule):
             ):
                 return True
         return False
+
+
+def _calls_found(memo: dict[cst.FunctionDef, set[int]], function: cst.FunctionDef, finder_class: Callable[[], "_CallsFinder"]) -> set[int]:
+    """What a finder of calls finds in the function's body, walked once per function."""
+    found = memo.get(function)
+    if found is None:
+        finder = finder_class()
+        walk.visit(function.body, finder)
+        found = memo[function] = finder.calls
+    return found
 
 
 def _hard_coded_cuda(event: CallEvent, any_receiver: bool = False) -> Optional[cst.CSTNode]:
@@ -506,7 +508,11 @@ def _names_cpu(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.SimpleString) and string_value(node) == "cpu"
 
 
-class _AvailabilityBranches(cst.CSTVisitor):
+class _CallsFinder(cst.CSTVisitor):
+    calls: set[int]
+
+
+class _AvailabilityBranches(_CallsFinder):
     """The calls whose innermost enclosing ``if`` or conditional expression is exactly
     ``torch.cuda.is_available()``, in the branch it takes when a GPU exists."""
 
@@ -535,7 +541,7 @@ class _AvailabilityBranches(cst.CSTVisitor):
             self.calls.add(id(node))
 
 
-class _ConditionalCalls(cst.CSTVisitor):
+class _ConditionalCalls(_CallsFinder):
     """The calls in the branches of ``if`` statements and conditional expressions, but for
     tests of the data (``if matching[i] != []:``, ``if x.shape[0] == 0:``, ``if len(boxes):``):
     a branch taken for empty data is no device the program chose, and runs on any machine."""
