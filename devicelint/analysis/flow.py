@@ -210,6 +210,9 @@ class FlowAnalyzer(Expressions, Summaries, TorchSemantics, ProjectImports):
         self._checkpoint_loaders: dict[cst.FunctionDef, Optional[CheckpointLoader]] = {}
         #: per module ``forward``: the parameters it moves itself (see inputs_placed_by_module)
         self._moved_inputs: dict[cst.FunctionDef, frozenset[str]] = {}
+        #: per ``forward`` of a module without weights: the parameter pairs it combines (see
+        #: Summaries._inputs_placed_by_weightless_module)
+        self._combined_inputs: dict[cst.FunctionDef, frozenset[tuple[str, str]]] = {}
         #: command-line options of the file's argument parsers that hold the process's rank
         #: (``--local_rank``), by the attribute of the parsed arguments (see ranks.rank_option)
         self._rank_options: dict[str, Value] = {}

@@ -27,6 +27,7 @@ from typing import Callable, Iterator, Optional
 import libcst as cst
 
 from devicelint.analysis import checkpoint_loads, constructions, helpers
+from devicelint.analysis.combined_inputs import combined_parameter_pairs
 from devicelint.analysis import torch_api as api
 from devicelint.analysis import walk
 from devicelint.analysis.facts import ClassInfo, CriterionInfo, ModuleConstruction, SiteCall
@@ -39,7 +40,7 @@ from devicelint.analysis.torch_semantics import (
     is_model_factory,
     spelled,
 )
-from devicelint.analysis.values import CPU, MODEL_DEVICE, UNKNOWN, Device, Homogeneous, Kind, Origin, Role, TensorOrNone, Value, follows, is_none_literal, join
+from devicelint.analysis.values import CPU, MODEL_DEVICE, UNKNOWN, Device, Homogeneous, Kind, Origin, Role, TensorOrNone, Value, follows, is_none_literal, join, may_hold_accelerator_tensor
 
 #: how far down the queue a function that waits for its callers is looked for
 _PENDING_LOOKAHEAD = 200
@@ -1677,12 +1678,38 @@ class Summaries(ParameterUses):
         info = module.info
         if not isinstance(info, ClassInfo):
             return [False] * len(args)
-        if not self._owns_parameters(info):
-            return [True] * len(args)
         found = info.find_method("forward")
+        if not self._owns_parameters(info):
+            return self._inputs_placed_by_weightless_module(info, found[0] if found is not None else None, args)
         if found is None:
             return [False] * len(args)
         forward = found[0]
+        moved = self._inputs_moved_by_forward(forward)
+        return [name is not None and name in moved for name in helpers.argument_parameters(forward, args, skip_first=True)]
+
+    def _holds_no_modules(self, info: ClassInfo) -> bool:
+        """Does a module class that creates no weights also keep no module handed to it
+        (``GreedySearchDecoder(encoder, decoder)`` keeps two, whose own ``forward`` may read an
+        input on the host)? A kept constructor argument of unknown kind that a method calls
+        (``self.encoder(x, lengths)``) may be one; a built-in loss (a criterion) is not."""
+        kept = set(self.kept_arguments(info))
+        for owner in info.ancestors():
+            kept |= set(self.kept_arguments(owner))
+        called: Optional[set[str]] = None
+        for attribute, value in self._attributes_seen_by_methods(info).items():
+            if value.kind == Kind.MODULE:
+                return False
+            if attribute in kept and value.kind == Kind.UNKNOWN:
+                if called is None:
+                    text = "".join(self._definition_text(method) for owner in (info, *info.ancestors()) for method in owner.methods.values())
+                    called = set(_SELF_ATTRIBUTE_CALL.findall(text))
+                if attribute in called:
+                    return False
+        return True
+
+    def _inputs_moved_by_forward(self, forward: cst.FunctionDef) -> frozenset[str]:
+        """The parameters a ``forward`` moves itself or hands, as they came in, where PyTorch
+        reads them on the host (see inputs_placed_by_module)."""
         memo = self.function_memo(forward, self._moved_inputs, "moved inputs")
         moved = memo.get(forward)
         if moved is None:
@@ -1692,7 +1719,43 @@ class Summaries(ParameterUses):
             moved = memo[forward] = frozenset(
                 name for name in names if _moved_itself(name).search(text) or _read_on_host(name).search(text) or _only_taken_to_host(name, text)
             )
-        return [name is not None and name in moved for name in helpers.argument_parameters(forward, args, skip_first=True)]
+        return moved
+
+    def _inputs_placed_by_weightless_module(
+        self, module_info: ClassInfo, forward: Optional[cst.FunctionDef], args: tuple[tuple[cst.Arg, Value], ...]
+    ) -> list[bool]:
+        """A module that owns no parameters or buffers (a loss of the file, ``NPairsLoss``)
+        computes with nothing but its inputs, which may come in on any device - on one device,
+        where its ``forward`` combines them (see combined_inputs): an input with a dimension
+        on the host is misplaced beside another input, combined with it there, that may be on
+        an accelerator (``self.loss_fn(predict, torch.arange(n))`` where ``forward`` runs
+        ``self.ce(self.similarities(x1, x2), target)`` on ``x1, x2 = predict``)."""
+        if forward is None or not self._holds_no_modules(module_info):
+            return [True] * len(args)
+        memo = self.function_memo(forward, self._combined_inputs, "combined inputs")
+        pairs = memo.get(forward)
+        if pairs is None:
+            pairs = memo[forward] = combined_parameter_pairs(forward, skip_first=True)
+        if not pairs:
+            return [True] * len(args)
+        moved = self._inputs_moved_by_forward(forward)
+        names = helpers.argument_parameters(forward, args, skip_first=True)
+        placed = []
+        for (_, value), name in zip(args, names):
+            misplaced = (
+                name is not None
+                and name not in moved
+                and value.kind in (Kind.TENSOR, Kind.BATCH)
+                and value.device is not None
+                and value.device.is_cpu
+                and value.scalar is not True
+                and any(
+                    other is not None and (name, other) in pairs and other not in moved and may_hold_accelerator_tensor(other_value)
+                    for (_, other_value), other in zip(args, names)
+                )
+            )
+            placed.append(not misplaced)
+        return placed
 
     def forward_parameters(self, module: Value, args: tuple[tuple[cst.Arg, Value], ...]) -> Optional[tuple[cst.FunctionDef, list[Optional[str]]]]:
         """For a call of a module whose class this file defines: its ``forward`` and the
@@ -2118,6 +2181,10 @@ class _ReturnFinder(OwnScopeVisitor):
 
     def visit_Return(self, node: cst.Return) -> None:
         self.values.append(node.value)
+
+
+#: ``self.encoder(``: a call of what an attribute holds
+_SELF_ATTRIBUTE_CALL = re.compile(r"(?<![\w.])self\s*\.\s*([A-Za-z_]\w*)\s*\(")
 
 
 def _moved_itself(name: str) -> "re.Pattern[str]":
