@@ -88,6 +88,8 @@ class Summaries(ParameterUses):
             if class_info is not None and function.name.value == "__init__" and not self._waits_for_construction(function, class_info):
                 return index  # the other methods see the attributes it sets
             if not _has_arguments(function, class_info is not None) and not self._waits_for_attributes(function, class_info):
+                if self._waits_for_own_init(function, class_info):
+                    continue  # `__iter__` of a batch wrapper: it reads what its constructions kept
                 return index
         # everything left waits for callers: start with one nothing in the file calls by name
         # (``forward``, an entry point), so that the helpers it calls see its arguments
