@@ -786,8 +786,11 @@ class FlowAnalyzer(Expressions, Summaries, TorchSemantics, ProjectImports):
         state[node.name.value] = Value(Kind.CLASS, info=info)
         if self.emitting:
             self._classes.append(info)
-            # __init__ first: the other methods see the attributes it leaves
-            ordered = sorted(methods.values(), key=lambda method: method.name.value != "__init__")
+            # __init__ first: the other methods see the attributes it leaves; every definition
+            # runs, also one a later one of the same name hides from `methods` (a property's
+            # getter, whose setter is defined under its name)
+            defined = [statement for statement in body if isinstance(statement, cst.FunctionDef)]
+            ordered = sorted(defined, key=lambda method: method.name.value != "__init__")
             for method in ordered:
                 self._pending.append((method, info, None))
         for statement in body:

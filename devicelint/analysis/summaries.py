@@ -296,7 +296,12 @@ class Summaries(ParameterUses):
             return UNKNOWN
         if self.is_tensor_parameter(param):
             return Value(Kind.TENSOR)
-        annotation = _without_optional(param.annotation.annotation, self._qualname_in_module)
+        return self._annotated_value(param.annotation.annotation, param)
+
+    def _annotated_value(self, written: cst.BaseExpression, origin_node: cst.CSTNode) -> Value:
+        """What an annotation says a value is (see _parameter_value); UNKNOWN where it says
+        nothing the analysis uses."""
+        annotation = _without_optional(written, self._qualname_in_module)
         if self._qualname_in_module(annotation) in TENSOR_ANNOTATIONS:
             return Value(Kind.TENSOR)  # `Optional[torch.Tensor]`: a tensor where it is one
         element = _element_annotation(annotation, self._qualname_in_module)
@@ -308,7 +313,7 @@ class Summaries(ParameterUses):
             return Value(Kind.MODULE)
         if qualname in api.DATALOADER_NAMES:
             # batches of a DataLoader are collated on the host
-            return Value(Kind.LOADER, CPU, Origin(param, "loader"))
+            return Value(Kind.LOADER, CPU, Origin(origin_node, "loader"))
         if isinstance(annotation, cst.Name):
             known = self.module_state.get(annotation.value)
             if known is not None and known.kind == Kind.CLASS and known.info.is_module:
@@ -743,7 +748,29 @@ class Summaries(ParameterUses):
                 moved = self._placed_by_methods(merged[attribute], movers, attribute, reader)
                 if moved is not None:
                     merged[attribute] = moved
+        for attribute, declared in self.declared_attributes(class_info).items():
+            if (only is None or attribute == only) and merged.get(attribute, UNKNOWN) == UNKNOWN:
+                # set by a subclass, methods that disagree on what they store, an object handed
+                # in: the class body's own annotation still says what kind of value it is
+                merged[attribute] = declared
         return merged
+
+    def declared_attributes(self, class_info: ClassInfo) -> dict[str, Value]:
+        """``_train_inputs: Optional[Tuple[torch.Tensor, ...]]`` written in the class body
+        without a value: per such attribute, what its annotation says (a tensor, a sequence of
+        tensors, a module; see _annotated_value), kept where it says something. Computed once."""
+        if class_info.declared is None:
+            class_info.declared = {}
+            body = class_info.node.body
+            for statement in body.body if isinstance(body, cst.IndentedBlock) else ():
+                if not isinstance(statement, cst.SimpleStatementLine):
+                    continue
+                for small in statement.body:
+                    if isinstance(small, cst.AnnAssign) and small.value is None and isinstance(small.target, cst.Name):
+                        value = self._annotated_value(small.annotation.annotation, small)
+                        if value != UNKNOWN:
+                            class_info.declared[small.target.value] = value
+        return class_info.declared
 
     def object_attribute(self, class_info: ClassInfo, attribute: str) -> Optional[Value]:
         """``graph.rows`` / ``self.config.norm_mean`` read outside the class, on an object of a
