@@ -95,7 +95,7 @@ BINARY_TENSOR_METHODS = frozenset(
     "add_ sub_ mul_ div_ eq ne lt le gt ge logical_and logical_or where masked_fill "
     "index_select gather scatter scatter_ scatter_add scatter_add_ scatter_reduce scatter_reduce_ "
     "index_add index_add_ index_copy index_copy_ index_fill index_fill_ masked_scatter masked_scatter_ "
-    "masked_fill_ addcmul addcmul_ addcdiv addcdiv_ lerp_".split()
+    "masked_fill_ addcmul addcmul_ addcdiv addcdiv_ lerp_ stft istft".split()
     # not copy_ (it copies across devices), expand_as/view_as/reshape_as (they read the other's
     # shape only) nor type_as (it converts to the other's device)
 )
@@ -147,6 +147,9 @@ MIXING_FUNCTIONS = frozenset(
         "einsum where add sub subtract mul multiply div divide maximum minimum cdist lerp addmm "
         "baddbmm index_select gather masked_select masked_fill cross outer kron inner tensordot "
         "chain_matmul cosine_similarity pairwise_distance bucketize searchsorted"
+        # a short-time Fourier transform reads its window beside its input: "stft input and
+        # window must be on the same device"
+        " stft istft"
     ).split()]
     + [f"torch.nn.functional.{name}" for name in (
         "linear bilinear conv1d conv2d conv3d conv_transpose1d conv_transpose2d embedding "

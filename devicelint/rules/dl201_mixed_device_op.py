@@ -81,6 +81,9 @@ class MixedDeviceOp(Rule):
     #: an index op whose index sits on another device than the tensor it indexes: DL207 says so
     yields_to = ("DL207",)
     valid = (
+        # the window made where the waveform is
+        "import torch\ndevice = torch.device('cuda')\nwave = torch.randn(4, 16000).to(device)\n"
+        "window = torch.hann_window(400, device=device)\nspec = torch.stft(wave, 400, window=window, return_complex=True)\n",
         # a trainer that runs one model on the device its caller chose: the CPU branch never
         # moves the model and moves the batches to the CPU, the GPU branch moves both there
         'import torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\nclass Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.fc = nn.Linear(4, 2)\n\n    def training_step(self, batch):\n        x, y = batch\n        return F.cross_entropy(self.fc(x), y)\n\n\nclass Trainer:\n    def __init__(self, gpus):\n        self.on_gpu = gpus == 1 and torch.cuda.is_available()\n\n    def fit(self, model, batches):\n        if self.on_gpu:\n            model.cuda(0)\n            self.run(model, batches, torch.device("cuda", 0))\n        else:\n            self.run(model, batches, torch.device("cpu"))\n\n    def run(self, model, batches, device):\n        for x, y in batches:\n            x, y = x.to(device), y.to(device)\n            loss = model.training_step((x, y))\n            loss.backward()\n\n\nTrainer(gpus=1).fit(Net(), [(torch.randn(8, 4), torch.randint(0, 2, (8,)))])\n',
@@ -157,6 +160,14 @@ class MixedDeviceOp(Rule):
         "concatenate(torch.rand(1, 3, 8, 8, device=device), torch.rand(1, 3, 4, 4, device=device))\n",
     )
     invalid = (
+        # a short-time Fourier transform reads its window beside its input ("stft input and
+        # window must be on the same device"), as the function and as the tensor method
+        Example(
+            "import torch\ndevice = torch.device('cuda')\nwave = torch.randn(4, 16000).to(device)\n"
+            "window = torch.hann_window(400)\n"
+            "spec = torch.stft(wave, 400, window=window, return_complex=True)  # expect: DL201\n"
+            "back = spec.istft(400, window=window)  # expect: DL201\n"
+        ),
         # the same trainer, whose GPU branch moves the model but hands the CPU device on
         Example(
             'import torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\nclass Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.fc = nn.Linear(4, 2)\n\n    def training_step(self, batch):\n        x, y = batch\n        return F.cross_entropy(self.fc(x), y)  # expect: DL201, DL201\n\n\nclass Trainer:\n    def __init__(self, gpus):\n        self.on_gpu = gpus == 1 and torch.cuda.is_available()\n\n    def fit(self, model, batches):\n        if self.on_gpu:\n            model.cuda(0)\n            self.run(model, batches, torch.device("cpu"))\n        else:\n            self.run(model, batches, torch.device("cpu"))\n\n    def run(self, model, batches, device):\n        for x, y in batches:\n            x, y = x.to(device), y.to(device)\n            loss = model.training_step((x, y))\n            loss.backward()\n\n\nTrainer(gpus=1).fit(Net(), [(torch.randn(8, 4), torch.randint(0, 2, (8,)))])\n'
