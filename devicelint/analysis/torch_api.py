@@ -162,6 +162,11 @@ MIXING_FUNCTIONS = frozenset(
     + ["torch.sparse.mm", "torch.sparse.addmm"]
 )
 
+#: ``torch._foreach_copy_(xs, ys)``, ``torch._foreach_lerp_(xs, ys, w)``: functions over lists of
+#: tensors, which work on the tensors of all their lists together - on one device
+FOREACH_PREFIX = "torch._foreach_"
+
+
 #: nn.functional losses, which return a 0-dim tensor unless ``reduction="none"``
 FUNCTIONAL_LOSSES = frozenset(
     name for name in MIXING_FUNCTIONS if name.startswith("torch.nn.functional.") and (
