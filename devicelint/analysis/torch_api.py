@@ -85,7 +85,12 @@ SAME_DEVICE_METHODS = frozenset(
         "new_full new_tensor softplus exp_ log_ clamp_min clamp_max maximum minimum scatter_add "
         "scatter_add_ scatter_reduce scatter_reduce_ index_add index_add_ index_copy index_copy_ "
         "index_fill index_fill_ masked_scatter masked_scatter_ addcmul_ addcdiv_ lerp_ sigmoid_ sqrt_ "
-        "tanh_ relu_ abs_ neg_ pow_ clamp_min_ clamp_max_ floor_ ceil_ round_ nonzero argwhere"
+        "tanh_ relu_ abs_ neg_ pow_ clamp_min_ clamp_max_ floor_ ceil_ round_ nonzero argwhere "
+        # elementwise math: the result is where the receiver is, of its shape
+        "erf erfc erfinv log1p expm1 exp2 log2 log10 sinh cosh tan asin acos atan atan2 asinh acosh "
+        "atanh reciprocal trunc frac lgamma digamma logit hypot fmod remainder sinc deg2rad rad2deg "
+        "erf_ erfinv_ log1p_ expm1_ reciprocal_ trunc_ fmod_ remainder_ square_ exponential_ "
+        "cauchy_ log_normal_ geometric_ random_"
     ).split()
 )
 
