@@ -935,6 +935,29 @@ class Summaries(ParameterUses):
             self._escape_into(function, args, state, skip_first=not has_decorator(function, "staticmethod"))
         return result
 
+    def _call_base_method(
+        self, node: cst.Call, method: str, args: tuple[tuple[cst.Arg, Value], ...], state: State
+    ) -> Optional[Value]:
+        """``super().icdf(value)`` in a method of a class of the file: the nearest base class of
+        the file that defines ``method`` runs it on the same object (its ``self`` is the
+        caller's). None where no base of the file defines it (a library base: ``nn.Linear``'s
+        ``forward``), which the caller then treats as before."""
+        context = self.current_function
+        class_info, function = context.class_info, context.node
+        if class_info is None or function is None or is_static_or_class_method(function):
+            return None
+        found = next((found for found in (base.find_method(method) for base in class_info.bases) if found is not None), None)
+        if found is None:
+            return None
+        called, owner = found
+        positional = [*function.params.posonly_params, *function.params.params]
+        receiver = state.get(positional[0].name.value) if positional else None
+        if receiver is None or has_decorator(called, "classmethod"):
+            return None
+        if has_decorator(called, "staticmethod"):
+            return self._summarise(called, None, None, False, args, state, call=node)
+        return self._summarise(called, owner, receiver, True, args, state, call=node)
+
     def _attributes_set_by_caller(self, info: ClassInfo, receiver_key: Optional[str], state: State) -> Optional[dict[str, Value]]:
         """``self.gradients = torch.zeros(shape)`` then ``self._ascent(x)`` in a method of the
         same object: attributes that methods other than ``__init__`` write are unknown to any
