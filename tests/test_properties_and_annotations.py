@@ -50,3 +50,25 @@ def test_a_sequence_of_other_things_is_not_taken_for_tensors():
         "def keys(names: Tuple[str, ...], device):\n    for n in names:\n        n.to(device)\n"
     )
     assert codes(code) == []
+
+
+GETTER_AND_SETTER = (
+    "from typing import Optional, Tuple\nimport torch\nfrom torch import nn\n"
+    "class Mixin(nn.Module):\n"
+    "{declaration}"
+    "    @property\n    def device(self):\n        return next(self.parameters()).device\n"
+    "    @property\n    def inputs(self):\n        for x in self._inputs:\n            x.to(self.device)\n        return self._inputs\n"
+    "    @inputs.setter\n    def inputs(self, value):\n        self._inputs = value\n"
+)
+
+
+def test_a_property_getter_runs_its_own_analysis_beside_its_setter():
+    # the setter is defined under the getter's name; the getter's body is still analysed, and
+    # the class body's annotation says what `self._inputs` holds: the discarded move (line 12)
+    declared = GETTER_AND_SETTER.format(declaration="    _inputs: Optional[Tuple[torch.Tensor, ...]]\n")
+    assert codes(declared) == [(12, "DL101")]
+
+
+def test_without_a_declaration_the_elements_stay_unknown():
+    # nothing says what `self._inputs` holds: `x.to(...)` may be a module's, which moves in place
+    assert codes(GETTER_AND_SETTER.format(declaration="")) == []

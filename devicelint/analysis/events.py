@@ -14,7 +14,7 @@ from typing import Optional, Protocol
 import libcst as cst
 
 from devicelint.analysis.state import State
-from devicelint.analysis.values import Kind, Value
+from devicelint.analysis.values import Kind, Value, homogeneous_element
 
 
 @dataclass(frozen=True)
@@ -55,6 +55,19 @@ class CallEvent:
                 found.append((arg.value, value))
             elif value.kind == Kind.CONTAINER and isinstance(value.info, tuple) and isinstance(arg.value, (cst.List, cst.Tuple)):
                 found.extend((element.value, item) for element, item in zip(arg.value.elements, value.info) if item.is_tensor_like)
+        return found
+
+    def list_elements(self) -> list[tuple[cst.BaseExpression, Value]]:
+        """What the tensor lists a ``torch._foreach_*`` call takes hold (``[p.data for p in
+        params]``, a list of tensors): per list argument whose elements are known tensors, the
+        argument's expression and what every element is."""
+        found: list[tuple[cst.BaseExpression, Value]] = []
+        for arg, value in self.args:
+            if arg.star or value.kind != Kind.CONTAINER:
+                continue
+            element = homogeneous_element(value)
+            if element is not None and element.is_tensor_like:
+                found.append((arg.value, element))
         return found
 
 

@@ -729,7 +729,14 @@ class Expressions:
                 state[key] = UNKNOWN
         if method == "__init__" and isinstance(func, cst.Attribute) and _is_super_call(func.value) and self.emitting:
             self.note_base_init_call(args)
-        if method is not None and receiver is not None:
+        base_result = (
+            self._call_base_method(node, method, args, state)
+            if method is not None and method != "__init__" and isinstance(func, cst.Attribute) and _is_super_call(func.value)
+            else None
+        )
+        if base_result is not None:
+            result = base_result
+        elif method is not None and receiver is not None:
             result = self._apply_method(node, receiver, method, args, state)
             if result is UNKNOWN:
                 result = self._kept_object_result(node, receiver, method, args) or result

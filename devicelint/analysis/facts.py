@@ -66,6 +66,10 @@ class ClassInfo:
     #: per attribute its own ``__init__`` keeps a parameter in as it came in (``self.encoder =
     #: encoder``), that parameter; None until computed (see Summaries.kept_arguments)
     kept_arguments: Optional[dict[str, str]] = None
+    #: per attribute the class body declares with a bare annotation (``_train_inputs:
+    #: Optional[Tuple[torch.Tensor, ...]]``), the value that annotation says (see
+    #: Summaries.declared_attributes); None until computed
+    declared: Optional[dict[str, Value]] = None
     #: how many calls of the class the file's text makes, -1 where it also names the class
     #: without calling it (handed on as a class, an annotation); None until computed
     calls_in_text: Optional[int] = None

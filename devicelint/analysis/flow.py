@@ -210,6 +210,9 @@ class FlowAnalyzer(Expressions, Summaries, TorchSemantics, ProjectImports):
         self._checkpoint_loaders: dict[cst.FunctionDef, Optional[CheckpointLoader]] = {}
         #: per module ``forward``: the parameters it moves itself (see inputs_placed_by_module)
         self._moved_inputs: dict[cst.FunctionDef, frozenset[str]] = {}
+        #: per ``forward`` of a module without weights: the parameter pairs it combines (see
+        #: Summaries._inputs_placed_by_weightless_module)
+        self._combined_inputs: dict[cst.FunctionDef, frozenset[tuple[str, str]]] = {}
         #: command-line options of the file's argument parsers that hold the process's rank
         #: (``--local_rank``), by the attribute of the parsed arguments (see ranks.rank_option)
         self._rank_options: dict[str, Value] = {}
@@ -783,8 +786,11 @@ class FlowAnalyzer(Expressions, Summaries, TorchSemantics, ProjectImports):
         state[node.name.value] = Value(Kind.CLASS, info=info)
         if self.emitting:
             self._classes.append(info)
-            # __init__ first: the other methods see the attributes it leaves
-            ordered = sorted(methods.values(), key=lambda method: method.name.value != "__init__")
+            # __init__ first: the other methods see the attributes it leaves; every definition
+            # runs, also one a later one of the same name hides from `methods` (a property's
+            # getter, whose setter is defined under its name)
+            defined = [statement for statement in body if isinstance(statement, cst.FunctionDef)]
+            ordered = sorted(defined, key=lambda method: method.name.value != "__init__")
             for method in ordered:
                 self._pending.append((method, info, None))
         for statement in body:

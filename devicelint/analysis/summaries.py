@@ -27,6 +27,7 @@ from typing import Callable, Iterator, Optional
 import libcst as cst
 
 from devicelint.analysis import checkpoint_loads, constructions, helpers
+from devicelint.analysis.combined_inputs import combined_parameter_pairs
 from devicelint.analysis import torch_api as api
 from devicelint.analysis import walk
 from devicelint.analysis.facts import ClassInfo, CriterionInfo, ModuleConstruction, SiteCall
@@ -39,7 +40,7 @@ from devicelint.analysis.torch_semantics import (
     is_model_factory,
     spelled,
 )
-from devicelint.analysis.values import CPU, MODEL_DEVICE, UNKNOWN, Device, Homogeneous, Kind, Origin, Role, TensorOrNone, Value, follows, is_none_literal, join
+from devicelint.analysis.values import CPU, MODEL_DEVICE, UNKNOWN, Device, Homogeneous, Kind, Origin, Role, TensorOrNone, Value, follows, is_none_literal, join, may_hold_accelerator_tensor
 
 #: how far down the queue a function that waits for its callers is looked for
 _PENDING_LOOKAHEAD = 200
@@ -87,6 +88,8 @@ class Summaries(ParameterUses):
             if class_info is not None and function.name.value == "__init__" and not self._waits_for_construction(function, class_info):
                 return index  # the other methods see the attributes it sets
             if not _has_arguments(function, class_info is not None) and not self._waits_for_attributes(function, class_info):
+                if self._waits_for_own_init(function, class_info):
+                    continue  # `__iter__` of a batch wrapper: it reads what its constructions kept
                 return index
         # everything left waits for callers: start with one nothing in the file calls by name
         # (``forward``, an entry point), so that the helpers it calls see its arguments
@@ -302,7 +305,12 @@ class Summaries(ParameterUses):
             return UNKNOWN
         if self.is_tensor_parameter(param):
             return Value(Kind.TENSOR)
-        annotation = _without_optional(param.annotation.annotation, self._qualname_in_module)
+        return self._annotated_value(param.annotation.annotation, param)
+
+    def _annotated_value(self, written: cst.BaseExpression, origin_node: cst.CSTNode) -> Value:
+        """What an annotation says a value is (see _parameter_value); UNKNOWN where it says
+        nothing the analysis uses."""
+        annotation = _without_optional(written, self._qualname_in_module)
         if self._qualname_in_module(annotation) in TENSOR_ANNOTATIONS:
             return Value(Kind.TENSOR)  # `Optional[torch.Tensor]`: a tensor where it is one
         element = _element_annotation(annotation, self._qualname_in_module)
@@ -314,7 +322,7 @@ class Summaries(ParameterUses):
             return Value(Kind.MODULE)
         if qualname in api.DATALOADER_NAMES:
             # batches of a DataLoader are collated on the host
-            return Value(Kind.LOADER, CPU, Origin(param, "loader"))
+            return Value(Kind.LOADER, CPU, Origin(origin_node, "loader"))
         if isinstance(annotation, cst.Name):
             known = self.module_state.get(annotation.value)
             if known is not None and known.kind == Kind.CLASS and known.info.is_module:
@@ -749,7 +757,29 @@ class Summaries(ParameterUses):
                 moved = self._placed_by_methods(merged[attribute], movers, attribute, reader)
                 if moved is not None:
                     merged[attribute] = moved
+        for attribute, declared in self.declared_attributes(class_info).items():
+            if (only is None or attribute == only) and merged.get(attribute, UNKNOWN) == UNKNOWN:
+                # set by a subclass, methods that disagree on what they store, an object handed
+                # in: the class body's own annotation still says what kind of value it is
+                merged[attribute] = declared
         return merged
+
+    def declared_attributes(self, class_info: ClassInfo) -> dict[str, Value]:
+        """``_train_inputs: Optional[Tuple[torch.Tensor, ...]]`` written in the class body
+        without a value: per such attribute, what its annotation says (a tensor, a sequence of
+        tensors, a module; see _annotated_value), kept where it says something. Computed once."""
+        if class_info.declared is None:
+            class_info.declared = {}
+            body = class_info.node.body
+            for statement in body.body if isinstance(body, cst.IndentedBlock) else ():
+                if not isinstance(statement, cst.SimpleStatementLine):
+                    continue
+                for small in statement.body:
+                    if isinstance(small, cst.AnnAssign) and small.value is None and isinstance(small.target, cst.Name):
+                        value = self._annotated_value(small.annotation.annotation, small)
+                        if value != UNKNOWN:
+                            class_info.declared[small.target.value] = value
+        return class_info.declared
 
     def object_attribute(self, class_info: ClassInfo, attribute: str) -> Optional[Value]:
         """``graph.rows`` / ``self.config.norm_mean`` read outside the class, on an object of a
@@ -913,6 +943,29 @@ class Summaries(ParameterUses):
         if receiver.kind not in (Kind.MODULE, Kind.CRITERION):
             self._escape_into(function, args, state, skip_first=not has_decorator(function, "staticmethod"))
         return result
+
+    def _call_base_method(
+        self, node: cst.Call, method: str, args: tuple[tuple[cst.Arg, Value], ...], state: State
+    ) -> Optional[Value]:
+        """``super().icdf(value)`` in a method of a class of the file: the nearest base class of
+        the file that defines ``method`` runs it on the same object (its ``self`` is the
+        caller's). None where no base of the file defines it (a library base: ``nn.Linear``'s
+        ``forward``), which the caller then treats as before."""
+        context = self.current_function
+        class_info, function = context.class_info, context.node
+        if class_info is None or function is None or is_static_or_class_method(function):
+            return None
+        found = next((found for found in (base.find_method(method) for base in class_info.bases) if found is not None), None)
+        if found is None:
+            return None
+        called, owner = found
+        positional = [*function.params.posonly_params, *function.params.params]
+        receiver = state.get(positional[0].name.value) if positional else None
+        if receiver is None or has_decorator(called, "classmethod"):
+            return None
+        if has_decorator(called, "staticmethod"):
+            return self._summarise(called, None, None, False, args, state, call=node)
+        return self._summarise(called, owner, receiver, True, args, state, call=node)
 
     def _attributes_set_by_caller(self, info: ClassInfo, receiver_key: Optional[str], state: State) -> Optional[dict[str, Value]]:
         """``self.gradients = torch.zeros(shape)`` then ``self._ascent(x)`` in a method of the
@@ -1686,12 +1739,38 @@ class Summaries(ParameterUses):
         info = module.info
         if not isinstance(info, ClassInfo):
             return [False] * len(args)
-        if not self._owns_parameters(info):
-            return [True] * len(args)
         found = info.find_method("forward")
+        if not self._owns_parameters(info):
+            return self._inputs_placed_by_weightless_module(info, found[0] if found is not None else None, args)
         if found is None:
             return [False] * len(args)
         forward = found[0]
+        moved = self._inputs_moved_by_forward(forward)
+        return [name is not None and name in moved for name in helpers.argument_parameters(forward, args, skip_first=True)]
+
+    def _holds_no_modules(self, info: ClassInfo) -> bool:
+        """Does a module class that creates no weights also keep no module handed to it
+        (``GreedySearchDecoder(encoder, decoder)`` keeps two, whose own ``forward`` may read an
+        input on the host)? A kept constructor argument of unknown kind that a method calls
+        (``self.encoder(x, lengths)``) may be one; a built-in loss (a criterion) is not."""
+        kept = set(self.kept_arguments(info))
+        for owner in info.ancestors():
+            kept |= set(self.kept_arguments(owner))
+        called: Optional[set[str]] = None
+        for attribute, value in self._attributes_seen_by_methods(info).items():
+            if value.kind == Kind.MODULE:
+                return False
+            if attribute in kept and value.kind == Kind.UNKNOWN:
+                if called is None:
+                    text = "".join(self._definition_text(method) for owner in (info, *info.ancestors()) for method in owner.methods.values())
+                    called = set(_SELF_ATTRIBUTE_CALL.findall(text))
+                if attribute in called:
+                    return False
+        return True
+
+    def _inputs_moved_by_forward(self, forward: cst.FunctionDef) -> frozenset[str]:
+        """The parameters a ``forward`` moves itself or hands, as they came in, where PyTorch
+        reads them on the host (see inputs_placed_by_module)."""
         memo = self.function_memo(forward, self._moved_inputs, "moved inputs")
         moved = memo.get(forward)
         if moved is None:
@@ -1701,7 +1780,43 @@ class Summaries(ParameterUses):
             moved = memo[forward] = frozenset(
                 name for name in names if _moved_itself(name).search(text) or _read_on_host(name).search(text) or _only_taken_to_host(name, text)
             )
-        return [name is not None and name in moved for name in helpers.argument_parameters(forward, args, skip_first=True)]
+        return moved
+
+    def _inputs_placed_by_weightless_module(
+        self, module_info: ClassInfo, forward: Optional[cst.FunctionDef], args: tuple[tuple[cst.Arg, Value], ...]
+    ) -> list[bool]:
+        """A module that owns no parameters or buffers (a loss of the file, ``NPairsLoss``)
+        computes with nothing but its inputs, which may come in on any device - on one device,
+        where its ``forward`` combines them (see combined_inputs): an input with a dimension
+        on the host is misplaced beside another input, combined with it there, that may be on
+        an accelerator (``self.loss_fn(predict, torch.arange(n))`` where ``forward`` runs
+        ``self.ce(self.similarities(x1, x2), target)`` on ``x1, x2 = predict``)."""
+        if forward is None or not self._holds_no_modules(module_info):
+            return [True] * len(args)
+        memo = self.function_memo(forward, self._combined_inputs, "combined inputs")
+        pairs = memo.get(forward)
+        if pairs is None:
+            pairs = memo[forward] = combined_parameter_pairs(forward, skip_first=True)
+        if not pairs:
+            return [True] * len(args)
+        moved = self._inputs_moved_by_forward(forward)
+        names = helpers.argument_parameters(forward, args, skip_first=True)
+        placed = []
+        for (_, value), name in zip(args, names):
+            misplaced = (
+                name is not None
+                and name not in moved
+                and value.kind in (Kind.TENSOR, Kind.BATCH)
+                and value.device is not None
+                and value.device.is_cpu
+                and value.scalar is not True
+                and any(
+                    other is not None and (name, other) in pairs and other not in moved and may_hold_accelerator_tensor(other_value)
+                    for (_, other_value), other in zip(args, names)
+                )
+            )
+            placed.append(not misplaced)
+        return placed
 
     def forward_parameters(self, module: Value, args: tuple[tuple[cst.Arg, Value], ...]) -> Optional[tuple[cst.FunctionDef, list[Optional[str]]]]:
         """For a call of a module whose class this file defines: its ``forward`` and the
@@ -2127,6 +2242,10 @@ class _ReturnFinder(OwnScopeVisitor):
 
     def visit_Return(self, node: cst.Return) -> None:
         self.values.append(node.value)
+
+
+#: ``self.encoder(``: a call of what an attribute holds
+_SELF_ATTRIBUTE_CALL = re.compile(r"(?<![\w.])self\s*\.\s*([A-Za-z_]\w*)\s*\(")
 
 
 def _moved_itself(name: str) -> "re.Pattern[str]":

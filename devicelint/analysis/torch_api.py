@@ -85,7 +85,12 @@ SAME_DEVICE_METHODS = frozenset(
         "new_full new_tensor softplus exp_ log_ clamp_min clamp_max maximum minimum scatter_add "
         "scatter_add_ scatter_reduce scatter_reduce_ index_add index_add_ index_copy index_copy_ "
         "index_fill index_fill_ masked_scatter masked_scatter_ addcmul_ addcdiv_ lerp_ sigmoid_ sqrt_ "
-        "tanh_ relu_ abs_ neg_ pow_ clamp_min_ clamp_max_ floor_ ceil_ round_ nonzero argwhere"
+        "tanh_ relu_ abs_ neg_ pow_ clamp_min_ clamp_max_ floor_ ceil_ round_ nonzero argwhere "
+        # elementwise math: the result is where the receiver is, of its shape
+        "erf erfc erfinv log1p expm1 exp2 log2 log10 sinh cosh tan asin acos atan atan2 asinh acosh "
+        "atanh reciprocal trunc frac lgamma digamma logit hypot fmod remainder sinc deg2rad rad2deg "
+        "erf_ erfinv_ log1p_ expm1_ reciprocal_ trunc_ fmod_ remainder_ square_ exponential_ "
+        "cauchy_ log_normal_ geometric_ random_"
     ).split()
 )
 
@@ -95,7 +100,7 @@ BINARY_TENSOR_METHODS = frozenset(
     "add_ sub_ mul_ div_ eq ne lt le gt ge logical_and logical_or where masked_fill "
     "index_select gather scatter scatter_ scatter_add scatter_add_ scatter_reduce scatter_reduce_ "
     "index_add index_add_ index_copy index_copy_ index_fill index_fill_ masked_scatter masked_scatter_ "
-    "masked_fill_ addcmul addcmul_ addcdiv addcdiv_ lerp_".split()
+    "masked_fill_ addcmul addcmul_ addcdiv addcdiv_ lerp_ stft istft".split()
     # not copy_ (it copies across devices), expand_as/view_as/reshape_as (they read the other's
     # shape only) nor type_as (it converts to the other's device)
 )
@@ -147,6 +152,9 @@ MIXING_FUNCTIONS = frozenset(
         "einsum where add sub subtract mul multiply div divide maximum minimum cdist lerp addmm "
         "baddbmm index_select gather masked_select masked_fill cross outer kron inner tensordot "
         "chain_matmul cosine_similarity pairwise_distance bucketize searchsorted"
+        # a short-time Fourier transform reads its window beside its input: "stft input and
+        # window must be on the same device"
+        " stft istft"
     ).split()]
     + [f"torch.nn.functional.{name}" for name in (
         "linear bilinear conv1d conv2d conv3d conv_transpose1d conv_transpose2d embedding "
@@ -158,6 +166,11 @@ MIXING_FUNCTIONS = frozenset(
     # sparse @ dense: both operands on one device
     + ["torch.sparse.mm", "torch.sparse.addmm"]
 )
+
+#: ``torch._foreach_copy_(xs, ys)``, ``torch._foreach_lerp_(xs, ys, w)``: functions over lists of
+#: tensors, which work on the tensors of all their lists together - on one device
+FOREACH_PREFIX = "torch._foreach_"
+
 
 #: nn.functional losses, which return a 0-dim tensor unless ``reduction="none"``
 FUNCTIONAL_LOSSES = frozenset(

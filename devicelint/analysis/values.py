@@ -657,6 +657,11 @@ def appended(container: Value, element: Value, call: Optional[cst.CSTNode] = Non
     )
 
 
+def may_hold_accelerator_tensor(value: Value) -> bool:
+    """A tensor that may be on an accelerator, or a container that may hold one."""
+    return _may_hold_accelerator_tensor(value)
+
+
 def _may_hold_accelerator_tensor(value: Value) -> bool:
     """A tensor that may be on an accelerator, or a list that may hold one (a row of metrics
     appended to a history: ``history.append([errors[k] for k in names])``)."""

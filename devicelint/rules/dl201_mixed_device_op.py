@@ -17,8 +17,9 @@ class MixedDeviceOp(Rule):
     """
     ## What it does
     Flags an operation whose tensor operands are known to live on different devices: binary
-    operators, torch functions (`torch.cat`, `torch.matmul`, `torch.where`, `F.linear`, ...),
-    tensor methods (`x.add(y)`, `x.mm(y)`), and calls of a module whose parameters are on
+    operators, torch functions (`torch.cat`, `torch.matmul`, `torch.where`, `F.linear`,
+    `torch.stft` with its window, ...), the tensor lists of a `torch._foreach_*` call (a list of
+    host copies restored into GPU parameters), tensor methods (`x.add(y)`, `x.mm(y)`), and calls of a module whose parameters are on
     another device than its argument - also a model built by a class the file imports
     (`model = PIXOR()`, `models.__dict__[arch]()`), used as a module (`model.eval()`) and never
     moved, which is on the CPU. The message says where each side got its device. An input
@@ -81,6 +82,13 @@ class MixedDeviceOp(Rule):
     #: an index op whose index sits on another device than the tensor it indexes: DL207 says so
     yields_to = ("DL207",)
     valid = (
+        # the copies brought back to each parameter's device first
+        "import torch\nfrom torch import nn\ndevice = torch.device('cuda')\nnet = nn.Linear(4, 4).to(device)\n"
+        "saved = [p.detach().cpu().clone() for p in net.parameters()]\n"
+        "torch._foreach_copy_([p.data for p in net.parameters()], [s.to(device) for s in saved])\n",
+        # the window made where the waveform is
+        "import torch\ndevice = torch.device('cuda')\nwave = torch.randn(4, 16000).to(device)\n"
+        "window = torch.hann_window(400, device=device)\nspec = torch.stft(wave, 400, window=window, return_complex=True)\n",
         # a trainer that runs one model on the device its caller chose: the CPU branch never
         # moves the model and moves the batches to the CPU, the GPU branch moves both there
         'import torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\nclass Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.fc = nn.Linear(4, 2)\n\n    def training_step(self, batch):\n        x, y = batch\n        return F.cross_entropy(self.fc(x), y)\n\n\nclass Trainer:\n    def __init__(self, gpus):\n        self.on_gpu = gpus == 1 and torch.cuda.is_available()\n\n    def fit(self, model, batches):\n        if self.on_gpu:\n            model.cuda(0)\n            self.run(model, batches, torch.device("cuda", 0))\n        else:\n            self.run(model, batches, torch.device("cpu"))\n\n    def run(self, model, batches, device):\n        for x, y in batches:\n            x, y = x.to(device), y.to(device)\n            loss = model.training_step((x, y))\n            loss.backward()\n\n\nTrainer(gpus=1).fit(Net(), [(torch.randn(8, 4), torch.randint(0, 2, (8,)))])\n',
@@ -157,6 +165,20 @@ class MixedDeviceOp(Rule):
         "concatenate(torch.rand(1, 3, 8, 8, device=device), torch.rand(1, 3, 4, 4, device=device))\n",
     )
     invalid = (
+        # host copies of a GPU model's parameters restored with a foreach copy (diffusers' EMAModel.restore)
+        Example(
+            "import torch\nfrom torch import nn\ndevice = torch.device('cuda')\nnet = nn.Linear(4, 4).to(device)\n"
+            "saved = [p.detach().cpu().clone() for p in net.parameters()]\n"
+            "torch._foreach_copy_([p.data for p in net.parameters()], [s.data for s in saved])  # expect: DL201\n"
+        ),
+        # a short-time Fourier transform reads its window beside its input ("stft input and
+        # window must be on the same device"), as the function and as the tensor method
+        Example(
+            "import torch\ndevice = torch.device('cuda')\nwave = torch.randn(4, 16000).to(device)\n"
+            "window = torch.hann_window(400)\n"
+            "spec = torch.stft(wave, 400, window=window, return_complex=True)  # expect: DL201\n"
+            "back = spec.istft(400, window=window)  # expect: DL201\n"
+        ),
         # the same trainer, whose GPU branch moves the model but hands the CPU device on
         Example(
             'import torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\nclass Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.fc = nn.Linear(4, 2)\n\n    def training_step(self, batch):\n        x, y = batch\n        return F.cross_entropy(self.fc(x), y)  # expect: DL201, DL201\n\n\nclass Trainer:\n    def __init__(self, gpus):\n        self.on_gpu = gpus == 1 and torch.cuda.is_available()\n\n    def fit(self, model, batches):\n        if self.on_gpu:\n            model.cuda(0)\n            self.run(model, batches, torch.device("cpu"))\n        else:\n            self.run(model, batches, torch.device("cpu"))\n\n    def run(self, model, batches, device):\n        for x, y in batches:\n            x, y = x.to(device), y.to(device)\n            loss = model.training_step((x, y))\n            loss.backward()\n\n\nTrainer(gpus=1).fit(Net(), [(torch.randn(8, 4), torch.randint(0, 2, (8,)))])\n'
@@ -384,6 +406,9 @@ class MixedDeviceOp(Rule):
             operands = event.operands()
             self._note_parameter_meetings(event.node, operands)
             self._check_all(event.node, operands, loss=event.qualname in api.FUNCTIONAL_LOSSES, joined=event.qualname in api.CONCATENATING)
+        elif event.qualname is not None and event.qualname.startswith(api.FOREACH_PREFIX):
+            # the lists' tensors go together: a list of host copies restored into GPU parameters
+            self._check_all(event.node, event.list_elements(), joined=True)
         elif event.method in api.BINARY_TENSOR_METHODS and event.receiver is not None and event.receiver.kind == Kind.TENSOR:
             assert isinstance(event.node.func, cst.Attribute)
             operands = [(event.node.func.value, event.receiver), *event.operands()]

@@ -69,6 +69,21 @@ class FactoryWithoutDevice(Rule):
     summary = "A tensor made without `device=` meets the model's tensors or a tensor argument."
     fix_safety = "unsafe"
     valid = (
+        # a loss of the file without weights whose forward only scales its target (never meets
+        # it with the predictions): the target may come in on any device
+        "import torch\nfrom torch import nn\nclass Scaled(nn.Module):\n    def forward(self, pred, target):\n"
+        "        return pred.mean(), target.float() * 2\n"
+        "class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.proj = nn.Linear(8, 8)\n        self.loss_fn = Scaled()\n"
+        "    def training_step(self, x):\n        return self.loss_fn(self.proj(x), torch.arange(x.size(0)))\n",
+        # a module without weights of its own that keeps the encoder it is handed: the encoder's
+        # forward may read an input on the host (the lengths of pack_padded_sequence)
+        "import torch\nfrom torch import nn\nclass Search(nn.Module):\n    def __init__(self, encoder):\n"
+        "        super().__init__()\n        self.encoder = encoder\n"
+        "    def forward(self, x, lengths):\n        return self.encoder(x, lengths)\n"
+        "class Net(nn.Module):\n    def __init__(self, encoder):\n        super().__init__()\n"
+        "        self.proj = nn.Linear(8, 8)\n        self.search = Search(encoder)\n"
+        "    def run(self, x):\n        return self.search(self.proj(x), torch.tensor([3, 2]))\n",
         # the default made where the data is
         "import torch\nfrom torch import nn\nclass Metric(nn.Module):\n"
         "    def update(self, preds, targets, weights=None):\n"
@@ -183,6 +198,19 @@ class FactoryWithoutDevice(Rule):
         "        return cross_entropy(prediction.float(), classes.float(), reduction='none')\n",
     )
     invalid = (
+        # a contrastive loss of the file owns no weights: it computes with its inputs, and its
+        # forward meets the targets with the similarities of the model's outputs (an N-pairs
+        # loss handed `torch.arange` targets in training_step)
+        Example(
+            "import torch\nfrom torch import nn\nclass PairLoss(nn.Module):\n    def __init__(self, scale=10.0):\n"
+            "        super().__init__()\n        self.ce = nn.CrossEntropyLoss()\n        self.scale = scale\n"
+            "    def forward(self, embeddings, target):\n        a, b = embeddings\n"
+            "        return self.ce(self.scale * a @ b.t(), target)\n"
+            "class Encoder(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.proj = nn.Linear(8, 8)\n        self.loss_fn = PairLoss()\n"
+            "    def training_step(self, x1, x2):\n        pair = (self.proj(x1), self.proj(x2))\n"
+            "        target = torch.arange(x1.size(0))  # expect: DL202\n        return self.loss_fn(pair, target)\n"
+        ),
         # a loss module maps its targets to class indices in a Python list and one-hot encodes
         # them on the host; its predictions, cast to float, are on the model's device
         # (graphnet's MultiClassificationCrossEntropyLoss)

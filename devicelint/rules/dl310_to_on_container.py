@@ -77,6 +77,13 @@ class ToOnContainer(Rule):
     severity = Severity.ERROR
     summary = "`.to()` / `.cuda()` called on a list, tuple or dict (such as a collated batch): AttributeError."
     valid = (
+        # the same wrapper around a loader of single tensors: each batch is a tensor
+        "import torch\nfrom torch.utils.data import DataLoader\n"
+        "class DeviceLoader:\n    def __init__(self, loader, device):\n"
+        "        self.loader, self.device = loader, device\n    def __iter__(self):\n"
+        "        for batch in self.loader:\n            yield batch.to(self.device)\n"
+        "def train(loader, device):\n    for x in DeviceLoader(loader, device):\n        print(x.sum())\n"
+        "train(DataLoader(torch.randn(8, 3), batch_size=4), 'cuda')\n",
         "import torch\nfrom torch.utils.data import DataLoader, TensorDataset\n"
         "loader = DataLoader(TensorDataset(torch.randn(8, 3), torch.randn(8)), batch_size=4)\n"
         "for x, y in loader:\n    x, y = x.to('cuda'), y.to('cuda')\n",
@@ -120,6 +127,16 @@ class ToOnContainer(Rule):
         "    batch = {k: v.to('cuda') if isinstance(v, torch.Tensor) else v for k, v in batch.items()}\n",
     )
     invalid = (
+        # a wrapper that moves each batch of the loader it was built with: `__iter__` runs on
+        # what the construction kept, a loader whose dataset yields pairs (ezflow's DeviceDataLoader)
+        Example(
+            "import torch\nfrom torch.utils.data import DataLoader, TensorDataset\n"
+            "class DeviceLoader:\n    def __init__(self, loader, device):\n"
+            "        self.loader, self.device = loader, device\n    def __iter__(self):\n"
+            "        for batch in self.loader:\n            yield batch.to(self.device)  # expect: DL310\n"
+            "def train(loader, device):\n    for x, y in DeviceLoader(loader, device):\n        print(x.sum() + y.sum())\n"
+            "train(DataLoader(TensorDataset(torch.randn(8, 3), torch.randn(8)), batch_size=4), 'cuda')\n"
+        ),
         Example(
             "import torch\nfrom torch.utils.data import DataLoader, TensorDataset\n"
             "loader = DataLoader(TensorDataset(torch.randn(8, 3), torch.randn(8)), batch_size=4)\n"
