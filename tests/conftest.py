@@ -23,6 +23,11 @@ def lint(code: str, path: str = "example.py", rule_code=None):
     return lint_source(code, path, rules_for(rule_code))
 
 
+def line_codes(code: str) -> list[tuple[int, str]]:
+    """The (line, code) pairs the default rules report on ``code``, sorted."""
+    return sorted((finding.line, finding.code) for finding in lint(code))
+
+
 @pytest.fixture
 def write(tmp_path: Path):
     def _write(relative: str, content, mode: str = "w") -> Path:

@@ -4,7 +4,7 @@ DL203's, reported once (session 15, tune15data). A literal written out stays a c
 
 from __future__ import annotations
 
-from conftest import lint
+from conftest import line_codes
 
 CODE = (
     "import numpy as np\nimport torch\nfrom torch import nn\n"
@@ -15,7 +15,7 @@ CODE = (
 
 
 def codes(made: str) -> list[tuple[int, str]]:
-    return sorted((finding.line, finding.code) for finding in lint(CODE.format(made=made)))
+    return line_codes(CODE.format(made=made))
 
 
 def test_a_tensor_made_from_the_functions_argument_is_a_batch_reaching_the_model():

@@ -3,7 +3,7 @@ tune15data); elementwise operations still let a CPU tensor of unknown rank (mayb
 
 from __future__ import annotations
 
-from conftest import lint
+from conftest import line_codes
 
 CODE = (
     "import torch\nimport torch.nn.functional as F\n"
@@ -15,7 +15,7 @@ CODE = (
 
 
 def codes(op: str) -> list[tuple[int, str]]:
-    return sorted((finding.line, finding.code) for finding in lint(CODE.format(op=op)))
+    return line_codes(CODE.format(op=op))
 
 
 def test_a_host_tensor_of_unknown_rank_beside_a_gpu_one_in_cat_or_stack_is_reported():

@@ -3,7 +3,7 @@ moves its model in `fit()` / `setup()`, or moves the one `__init__` built in `pr
 
 from __future__ import annotations
 
-from conftest import lint
+from conftest import line_codes as codes
 
 HEAD = (
     "import torch\nfrom torch import nn\nfrom torch.utils.data import DataLoader\n"
@@ -13,10 +13,6 @@ HEAD = (
     "        {init}\n"
 )
 PREDICT = "    def predict(self, dataset):\n        for x in DataLoader(dataset, batch_size=8):\n            out = self.model({x})\n"
-
-
-def codes(code: str) -> list[tuple[int, str]]:
-    return sorted((finding.line, finding.code) for finding in lint(code))
 
 
 def trainer(init: str, methods: str, x: str = "x") -> str:

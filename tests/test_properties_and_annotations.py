@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from conftest import lint
+from conftest import line_codes as codes
 
 MODEL = (
     "import torch\nfrom torch import nn\n"
@@ -17,10 +17,6 @@ MODEL = (
     "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
     "Regressor().to(device).fit(torch.rand(3, 2))\n"
 )
-
-
-def codes(code: str) -> list[tuple[int, str]]:
-    return sorted((finding.line, finding.code) for finding in lint(code))
 
 
 def test_a_setter_that_moves_what_it_is_given_leaves_no_host_value_behind_the_name():

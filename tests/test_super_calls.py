@@ -1,7 +1,7 @@
 """`super().method(...)` in a method of a class of the file runs the nearest base of the file
 that defines the method, on the same object; a library base leaves the call as before."""
 
-from conftest import lint
+from conftest import line_codes as codes
 
 DISTRIBUTION = (
     "import torch\nfrom torch import nn\n"
@@ -13,10 +13,6 @@ DISTRIBUTION = (
     "class Head(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.mu = nn.Linear(4, 2)\n"
     "    def forward(self, x):\n        loc = self.mu(x)\n        return Shifted(loc, loc.tanh()).sample()\n"
 )
-
-
-def codes(code: str) -> list[tuple[int, str]]:
-    return sorted((finding.line, finding.code) for finding in lint(code))
 
 
 def test_a_host_draw_reaches_the_base_method_a_super_call_runs():
