@@ -351,9 +351,10 @@ class HardcodedCuda(Rule):
 
     def _report_against_cpu_choice(self) -> None:
         """Hard-coded CUDA in a program that chooses the CPU when there is no GPU
-        (``torch.device("cuda" if torch.cuda.is_available() else "cpu")``), on a path that also
-        runs without one: not in a branch the program chose (a test of a flag or the device), a
-        function that asks where it runs, or a function or class gated on a GPU by its
+        (``torch.device("cuda" if torch.cuda.is_available() else "cpu")``), in code that choice
+        governs (see _cpu_choice), on a path that also runs without a GPU: not in a branch the
+        program chose (a test of a flag or the device), a function that asks where it runs or
+        whose every call is on such a path, or a function or class gated on a GPU by its
         decorators."""
         if not self._unchosen or _CPU_LITERAL.search(self.ctx.source) is None:
             return
