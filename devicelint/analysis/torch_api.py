@@ -167,6 +167,10 @@ MIXING_FUNCTIONS = frozenset(
     + ["torch.sparse.mm", "torch.sparse.addmm"]
 )
 
+#: functions that pad a list of tensors into one tensor, where the list's tensors are
+#: (``pad_sequence(masks, batch_first=True)``)
+SEQUENCE_PADDERS = frozenset({"torch.nn.utils.rnn.pad_sequence"})
+
 #: ``torch._foreach_copy_(xs, ys)``, ``torch._foreach_lerp_(xs, ys, w)``: functions over lists of
 #: tensors, which work on the tensors of all their lists together - on one device
 FOREACH_PREFIX = "torch._foreach_"

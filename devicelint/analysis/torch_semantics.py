@@ -255,6 +255,10 @@ class TorchSemantics:
         if qualname == "io.BytesIO" and not args:
             # an empty buffer: whatever is loaded from it was saved by this very process
             return Value(Kind.UNKNOWN, role=Role.IN_PROCESS_BUFFER)
+        if qualname in api.SEQUENCE_PADDERS and args and args[0][0].keyword is None:
+            element = self.element_of(args[0][1])
+            if element.is_tensor_like or element.kind == Kind.UNKNOWN:
+                return Value(Kind.TENSOR, element.device, element.origin, scalar=False)
         if qualname.startswith("torch.nn.") and not qualname.startswith(("torch.nn.functional.", "torch.nn.init.", "torch.nn.utils.")):
             leaf = qualname.rsplit(".", 1)[-1]
             if leaf[:1].isupper():

@@ -19,7 +19,9 @@ class TypeStringCast(Rule):
     """
     ## What it does
     Flags `t.type(x.type())` - casting a tensor to the legacy type string of another tensor to
-    make it follow that tensor - and, inside an `nn.Module`'s methods other than `__init__`,
+    make it follow that tensor - and `t.type_as(x)`, which is the same call (PyTorch's
+    documentation: "equivalent to `self.type(tensor.type())`"), where `t` is on the host and
+    `x` may be on an accelerator - and, inside an `nn.Module`'s methods other than `__init__`,
     `t.type("torch.cuda.FloatTensor")` / `t.type(torch.cuda.FloatTensor)`, and
     `t.type(torch.FloatTensor)` (a CPU type name) on a tensor that may be on the accelerator:
     meant as a dtype cast, it copies the tensor back to the host. Either side of
@@ -85,6 +87,9 @@ class TypeStringCast(Rule):
         "import torch\nimport torch.nn.functional as F\nx = torch.randn(1, 3, 8, 8, device='cuda:1').half()\n"
         "y = F.interpolate(x.float(), scale_factor=2.0).type(x.type())\n"
         "z = torch.zeros(4, device=x.device).type(x.type())\n",
+        # type_as of a tensor already where the other is: a dtype cast
+        "import torch\nfrom torch import nn\nclass Net(nn.Module):\n    def forward(self, x):\n"
+        "        mask = (x > 0).type_as(x)\n        return x * mask\n",
     )
     invalid = (
         Example(
@@ -96,6 +101,17 @@ class TypeStringCast(Rule):
         Example(
             "import torch\nfrom torch import nn\nclass Net(nn.Module):\n    def forward(self, x):\n"
             "        noise = torch.randn(x.shape).type(torch.cuda.FloatTensor)  # expect: DL313\n        return x + noise\n"
+        ),
+        # a window built on the host follows the images by type_as: the current GPU, not theirs
+        Example(
+            "import torch\nfrom torch import nn\nclass SSIM(nn.Module):\n    def forward(self, img1, img2):\n"
+            "        window = torch.ones(img1.size(1), 1, 11, 11) / 121.0\n"
+            "        window = window.type_as(img1)  # expect: DL313\n        return (img1 - img2) * window.mean()\n"
+            "loss = SSIM().to(torch.device('cuda' if torch.cuda.is_available() else 'cpu'))\n",
+            "import torch\nfrom torch import nn\nclass SSIM(nn.Module):\n    def forward(self, img1, img2):\n"
+            "        window = torch.ones(img1.size(1), 1, 11, 11) / 121.0\n"
+            "        window = window.to(img1)  # expect: DL313\n        return (img1 - img2) * window.mean()\n"
+            "loss = SSIM().to(torch.device('cuda' if torch.cuda.is_available() else 'cpu'))\n",
         ),
         Example(
             "import torch\nfrom torch import nn\nclass Attn(nn.Module):\n    def forward(self, x, mask):\n"
@@ -113,6 +129,9 @@ class TypeStringCast(Rule):
         self._tensor_type_queries: set[int] = set()
 
     def on_call(self, event: CallEvent) -> None:
+        if event.method == "type_as" and event.receiver is not None and isinstance(event.node.func, cst.Attribute):
+            self._check_type_as(event)
+            return
         if event.method != "type" or event.receiver is None or not isinstance(event.node.func, cst.Attribute):
             return
         if not event.node.args:
@@ -178,6 +197,30 @@ class TypeStringCast(Rule):
             f"`.type({shown}.type())` copies `{shown}`'s dtype and device type but not its device index: the result "
             f"stays on its own GPU or goes to the current one, not necessarily `{shown}`'s; use `.to({shown})`",
             fix=fix,
+        )
+
+    def _check_type_as(self, event: CallEvent) -> None:
+        """``t.type_as(x)`` is ``t.type(x.type())`` (PyTorch's documentation says so): where ``t``
+        is on the host and ``x`` may be on an accelerator, the copy goes to the current GPU, not
+        to ``x``'s. A tensor already where ``x`` is only changes its dtype: left alone."""
+        receiver = event.receiver
+        positional = [(arg, value) for arg, value in event.args if arg.keyword is None and not arg.star]
+        if receiver is None or not receiver.is_tensor_like or receiver.device is None or not receiver.device.is_cpu or len(positional) != 1:
+            return
+        followed, followed_value = positional[0][0].value, positional[0][1]
+        if not followed_value.is_tensor_like or followed_value.device is None or not followed_value.device.may_be_accelerator:
+            return
+        receiver_node = event.node.func.value  # type: ignore[union-attr]
+        if self._derived_from(receiver_node, followed):
+            return
+        module = self.ctx.module
+        text = f"{module.code_for_node(receiver_node)}.to({module.code_for_node(followed)})"
+        shown = self.ctx.source_of(followed)
+        self.ctx.report(
+            event.node,
+            f"`.type_as({shown})` is `.type({shown}.type())`: it copies this host tensor to the current GPU, not "
+            f"necessarily `{shown}`'s; use `.to({shown})`",
+            fix=FixSpec(f"Use `.to({shown})`", (NodeEdit(event.node, "replace", text),), safe=False),
         )
 
     def _derived_from(self, receiver: cst.BaseExpression, followed: cst.BaseExpression) -> bool:
