@@ -87,6 +87,10 @@ class TypeStringCast(Rule):
         "import torch\nimport torch.nn.functional as F\nx = torch.randn(1, 3, 8, 8, device='cuda:1').half()\n"
         "y = F.interpolate(x.float(), scale_factor=2.0).type(x.type())\n"
         "z = torch.zeros(4, device=x.device).type(x.type())\n",
+        # the cast's copy moved on to the right device at once (a wasted copy, not a mix)
+        "import torch\nfrom torch import nn\nclass Net(nn.Module):\n    def forward(self, x):\n"
+        "        table = torch.ones(x.size(-1))\n        return x + table.type_as(x).to(device=x.device)\n"
+        "net = Net().to(torch.device('cuda' if torch.cuda.is_available() else 'cpu'))\n",
         # type_as of a tensor already where the other is: a dtype cast
         "import torch\nfrom torch import nn\nclass Net(nn.Module):\n    def forward(self, x):\n"
         "        mask = (x > 0).type_as(x)\n        return x * mask\n",
@@ -127,8 +131,16 @@ class TypeStringCast(Rule):
         super().__init__(ctx)
         #: `x.type()` calls (no argument) whose receiver is a tensor, by node id
         self._tensor_type_queries: set[int] = set()
+        #: `t.type_as(x)` of a host `t` following an `x` that may be on an accelerator: the call,
+        #: `t` and `x` (reported in finish, unless moved on at once)
+        self._type_as_casts: list[tuple[cst.Call, cst.BaseExpression, cst.BaseExpression]] = []
+        #: receivers of a move (`.to(...)`, `.cuda(...)`), by node id
+        self._moved_on: set[int] = set()
 
     def on_call(self, event: CallEvent) -> None:
+        if event.method in ("to", "cuda") and isinstance(event.node.func, cst.Attribute):
+            # `t.type_as(x).to(x.device)`: the cast's copy is moved on at once (see finish)
+            self._moved_on.add(id(event.node.func.value))
         if event.method == "type_as" and event.receiver is not None and isinstance(event.node.func, cst.Attribute):
             self._check_type_as(event)
             return
@@ -213,15 +225,21 @@ class TypeStringCast(Rule):
         receiver_node = event.node.func.value  # type: ignore[union-attr]
         if self._derived_from(receiver_node, followed):
             return
+        self._type_as_casts.append((event.node, receiver_node, followed))
+
+    def finish(self) -> None:
         module = self.ctx.module
-        text = f"{module.code_for_node(receiver_node)}.to({module.code_for_node(followed)})"
-        shown = self.ctx.source_of(followed)
-        self.ctx.report(
-            event.node,
-            f"`.type_as({shown})` is `.type({shown}.type())`: it copies this host tensor to the current GPU, not "
-            f"necessarily `{shown}`'s; use `.to({shown})`",
-            fix=FixSpec(f"Use `.to({shown})`", (NodeEdit(event.node, "replace", text),), safe=False),
-        )
+        for node, receiver_node, followed in self._type_as_casts:
+            if id(node) in self._moved_on:
+                continue
+            text = f"{module.code_for_node(receiver_node)}.to({module.code_for_node(followed)})"
+            shown = self.ctx.source_of(followed)
+            self.ctx.report(
+                node,
+                f"`.type_as({shown})` is `.type({shown}.type())`: it copies this host tensor to the current GPU, not "
+                f"necessarily `{shown}`'s; use `.to({shown})`",
+                fix=FixSpec(f"Use `.to({shown})`", (NodeEdit(node, "replace", text),), safe=False),
+            )
 
     def _derived_from(self, receiver: cst.BaseExpression, followed: cst.BaseExpression) -> bool:
         """Is the receiver computed from the followed tensor (`F.interpolate(x).type(x.type())`,
