@@ -5,9 +5,10 @@ from typing import Callable, Iterable, Optional
 
 import libcst as cst
 
-from devicelint.analysis import walk
+from devicelint.analysis import helpers, walk
+from devicelint.analysis.facts import ClassInfo
 from devicelint.analysis.events import CallEvent
-from devicelint.analysis.names import dotted_name, keyword_arg, positional_args, string_value
+from devicelint.analysis.names import dotted_name, has_decorator, keyword_arg, positional_args, string_value
 from devicelint.analysis.values import PLACED_KINDS, Homogeneous, Kind, Value
 from devicelint.findings import Severity
 from devicelint.rules._cuda_code import CUDA_ONLY_FILE, is_cuda_literal, is_cuda_literal_label
@@ -65,7 +66,10 @@ class HardcodedCuda(Rule):
     use_cuda: raise ...`). Scripts that hard-code CUDA and never choose are DL314's (off by
     default).
 
-    In the same code placed by its caller, it also flags CUDA chosen by whether the machine
+    In the same code placed by its caller, it also flags a call of a function or method of
+    the file that leaves a parameter defaulting to CUDA (`def one_hot(x, n, device="cuda")`),
+    which the callee uses to place something, at that default: the callee's hard-coded device
+    becomes the caller's. And it flags CUDA chosen by whether the machine
     has a GPU rather than by where the inputs are - `device="cuda" if
     torch.cuda.is_available() else "cpu"`, or a `.cuda()` in the branch of `if
     torch.cuda.is_available():` - unless the rest of the program places its work by that same
@@ -145,6 +149,10 @@ class HardcodedCuda(Rule):
         "import torch\nimport unittest\n@unittest.skipIf(torch.cuda.device_count() < 2, 'two GPUs')\nclass T(unittest.TestCase):\n"
         "    def test_second(self):\n        net = torch.nn.Linear(4, 2).to('cuda:1' if torch.cuda.is_available() else 'cpu')\n",
         "import torch\nexpected = torch.device('cuda:1' if torch.cuda.is_available() else 'cpu')\nassert parse_device('1') == expected\n",
+        # the caller hands the device; or the default is left by code that is no tensor function
+        "import torch\ndef one_hot(x, n, device='cuda'):\n    return torch.zeros(len(x), n, device=device).scatter_(1, x.view(-1, 1), 1.0)\n"
+        "def mix(target, n):\n    return one_hot(target, n, device=target.device)\n"
+        "def main():\n    return one_hot(torch.tensor([1, 2]).cuda(), 4)\n",
         # a program that chooses the CPU without a GPU, whose CUDA moves are on the GPU's path:
         # under a test of a flag, in a helper called only there, or in a test skipped without a GPU
         "import torch\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
@@ -242,6 +250,13 @@ class HardcodedCuda(Rule):
             "        if torch.cuda.is_available():\n            ids = ids.cuda()  # expect: DL302\n        return self.forward(ids)\n"
             "model = LM().to(torch.device('cuda:1') if torch.cuda.device_count() > 1 else 'cpu')\n"
         ),
+        # a helper's device defaults to CUDA, and the code that works on the caller's tensors
+        # leaves it there (timm's mixup_target before its fix)
+        Example(
+            "import torch\ndef one_hot(x, n, device='cuda'):\n    return torch.zeros(len(x), n, device=device).scatter_(1, x.view(-1, 1), 1.0)\n"
+            "class Mixup:\n    def __call__(self, x, target):\n        x = x.flip(0)\n"
+            "        return x, one_hot(target.long(), 4)  # expect: DL302\n"
+        ),
         # a base model chooses its device from the GPU ids (the CPU for none); a subclass moves
         # its loss network to CUDA regardless (uORF)
         Example(
@@ -277,6 +292,7 @@ class HardcodedCuda(Rule):
         self._unchosen: list[tuple[cst.CSTNode, cst.Call, Optional[cst.FunctionDef]]] = []
 
     def on_call(self, event: CallEvent) -> None:
+        self._check_cuda_default_left(event)
         availability_argument = _availability_choice_argument(event)
         found = availability_argument or _hard_coded_cuda(event, any_receiver=True)
         if found is None or self._cuda_only_file():
@@ -316,6 +332,57 @@ class HardcodedCuda(Rule):
             found,
             f"CUDA is hard-coded in {where}: it fails on a CPU run and puts this tensor on GPU 0 whatever GPU {'the parameters' if in_optimizer else 'the inputs'} are on; use {follow}",
         )
+
+    def _check_cuda_default_left(self, event: CallEvent) -> None:
+        """A call of a function or method of the file that leaves a parameter defaulting to CUDA
+        (``def one_hot(x, n, device="cuda")``), which the callee uses to place something, at that
+        default - from code its caller places (a module's method, a function of tensor arguments):
+        the hard-coded device is the callee's, the call is where it is chosen (timm's mixup_target,
+        mmdetection's grid_anchors)."""
+        found = self._callee_definition(event)
+        if found is None or self._cuda_only_file():
+            return
+        function, skip_first = found
+        if any(arg.star for arg, _ in event.args):
+            return
+        bound = set(helpers.argument_parameters(function, event.args, skip_first))
+        params = function.params
+        left = [
+            param for param in (*params.posonly_params, *params.params, *params.kwonly_params)
+            if param.default is not None and param.name.value not in bound and _names_cuda(param.default)
+        ]
+        if not left:
+            return
+        body = self.ctx.analyzer.body_text(function)
+        placing = [param for param in left if re.search(_PLACED_BY_NAME.format(re.escape(param.name.value)), body)]
+        if not placing or _ASKS_WHERE_IT_RUNS.search(body):
+            return
+        context = self.ctx.current_function
+        caller = context.node
+        if caller is None or _ASKS_WHERE_IT_RUNS.search(self.ctx.analyzer.body_text(caller)):
+            return
+        if not (self.ctx.in_module_method or self._in_optimizer_method() or self._handed_tensors(event, any_device=True)):
+            return
+        param = placing[0]
+        self.ctx.report(
+            event.node,
+            f"`{function.name.value}()` is called without `{param.name.value}`, which defaults to "
+            f"{self.ctx.source_of(param.default)} (line {self.ctx.line(param)}), in code whose tensors are where its caller put them: "
+            f"on a CPU run it fails, on another GPU its result lands on GPU 0; pass `{param.name.value}=x.device` with an input `x`",
+        )
+
+    def _callee_definition(self, event: CallEvent) -> Optional[tuple[cst.FunctionDef, bool]]:
+        """The called function or method defined in the file (or project), and whether its first
+        parameter is the object (a method called on one)."""
+        callee = event.callee
+        if callee is not None and callee.kind == Kind.FUNCTION and isinstance(callee.info, cst.FunctionDef):
+            return callee.info, False
+        receiver = event.receiver
+        if event.method is not None and receiver is not None and isinstance(receiver.info, ClassInfo) and receiver.kind != Kind.CLASS:
+            found = receiver.info.find_method(event.method)
+            if found is not None and not has_decorator(found[0], "staticmethod"):
+                return found[0], True
+        return None
 
     def _placed_by_caller(self, event: CallEvent) -> bool:
         """Is the call in code whose other tensors its caller places: a module's or an
