@@ -26,7 +26,8 @@ from typing import Optional
 import libcst as cst
 
 from devicelint.analysis import walk
-from devicelint.analysis.names import dotted_name, string_value
+from devicelint.analysis.names import dotted_name
+from devicelint.rules._cuda_code import device_spelling
 
 
 @dataclass
@@ -45,6 +46,8 @@ class CpuChoices(cst.CSTVisitor):
     def __init__(self) -> None:
         #: the choices, each with the function it is in (None at module level)
         self.choices: list[tuple[cst.CSTNode, Optional[_Function]]] = []
+        #: every call of the module by the name it calls (``f`` of ``f(...)`` and ``obj.f(...)``)
+        self.calls_by_name: dict[str, list[cst.Call]] = {}
         #: names module-level code binds to a choice (``device = torch.device(... else "cpu")``)
         self._chosen_names: set[str] = set()
         #: module-level code, as a function: what it calls
@@ -92,10 +95,10 @@ class CpuChoices(cst.CSTVisitor):
     def visit_Call(self, node: cst.Call) -> None:
         code = self._function_stack[-1] if self._function_stack else self._module_code
         func = node.func
-        if isinstance(func, cst.Name):
-            code.calls.add(func.value)
-        elif isinstance(func, cst.Attribute):
-            code.calls.add(func.attr.value)
+        name = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else None
+        if name is not None:
+            code.calls.add(name)
+            self.calls_by_name.setdefault(name, []).append(node)
 
     def visit_Name(self, node: cst.Name) -> None:
         if self._function_stack:
@@ -190,25 +193,7 @@ def _chooses_between(one: Optional[cst.BaseExpression], other: Optional[cst.Base
     """Is one of the two a CUDA device and the other the CPU?"""
     if one is None or other is None:
         return False
-    return {_device_spelling(one), _device_spelling(other)} == {"cuda", "cpu"}
-
-
-def _device_spelling(node: cst.BaseExpression) -> Optional[str]:
-    """``"cuda"`` for a CUDA device written out (``"cuda:0"``, ``torch.device("cuda")``,
-    ``f"cuda:{rank}"``, ``"cuda:{}".format(i)``), ``"cpu"`` for the CPU, else None."""
-    if isinstance(node, cst.Call) and dotted_name(node.func) in ("torch.device", "device") and len(node.args) == 1:
-        node = node.args[0].value
-    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "format":
-        node = node.func.value
-    if isinstance(node, cst.SimpleString):
-        text = str(string_value(node))
-        if text == "cpu":
-            return "cpu"
-        return "cuda" if text.startswith("cuda") else None
-    if isinstance(node, cst.FormattedString):
-        first = node.parts[0] if node.parts else None
-        return "cuda" if isinstance(first, cst.FormattedStringText) and first.value.startswith("cuda") else None
-    return None
+    return {device_spelling(one), device_spelling(other)} == {"cuda", "cpu"}
 
 
 def _bound_value(block: cst.BaseSuite) -> Optional[cst.BaseExpression]:

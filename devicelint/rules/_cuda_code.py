@@ -4,10 +4,11 @@ flag CUDA hard-coded where the program could run without it (DL301, DL302)."""
 from __future__ import annotations
 
 import re
+from typing import Optional
 
 import libcst as cst
 
-from devicelint.analysis.names import string_value
+from devicelint.analysis.names import dotted_name, string_value
 
 #: ``"cuda"`` or ``"cuda:1"``: the literal names CUDA and no other accelerator (see is_cuda_literal)
 CUDA_LITERAL = re.compile(r"cuda(:\d+)?")
@@ -24,3 +25,28 @@ def is_cuda_literal_label(label: str) -> bool:
     """Does a device's label (how the source spells it) name CUDA literally: ``"cuda:0"`` as
     written, or ``cuda`` for a bare ``.cuda()``?"""
     return CUDA_LITERAL.fullmatch(label.strip("'\"")) is not None
+
+
+def device_argument(node: cst.BaseExpression) -> cst.BaseExpression:
+    """``torch.device(x)`` is where ``x`` names: the inner expression; anything else as is."""
+    if isinstance(node, cst.Call) and dotted_name(node.func) in ("torch.device", "device") and len(node.args) == 1:
+        return node.args[0].value
+    return node
+
+
+def device_spelling(node: cst.BaseExpression) -> Optional[str]:
+    """``"cuda"`` for a CUDA device written out (``"cuda:0"``, ``torch.device("cuda")``,
+    ``f"cuda:{rank}"``, ``"cuda:{}".format(i)``), ``"cpu"`` for the CPU, else None."""
+    node = device_argument(node)
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "format":
+        node = node.func.value
+    if isinstance(node, cst.SimpleString):
+        text = str(string_value(node))
+        if text == "cpu":
+            return "cpu"
+        return "cuda" if text.startswith("cuda") else None
+    if isinstance(node, cst.FormattedString):
+        first = node.parts[0] if node.parts else None
+        return "cuda" if isinstance(first, cst.FormattedStringText) and first.value.startswith("cuda") else None
+    return None
+

@@ -9,7 +9,7 @@ from devicelint.analysis import walk
 from devicelint.analysis.checkpoint_loads import CheckpointLoader
 from devicelint.analysis.facts import ClassInfo
 from devicelint.analysis.events import CallEvent
-from devicelint.analysis.names import keyword_arg, positional_args
+from devicelint.analysis.names import bound_names, keyword_arg, positional_args
 from devicelint.analysis.values import Kind, NoneOnOneArm, Role, Value, is_none_literal, none_on_one_arm
 from devicelint.rule_api import FixSpec, NodeEdit
 from devicelint.findings import Severity
@@ -860,14 +860,14 @@ class _LoadFlows(cst.CSTVisitor):
             base = target.target
             while isinstance(base, cst.Subscript):
                 base = base.value
-            for name in _bound_names(base):
+            for name in bound_names(base):
                 self.bound[name] = load
 
     def visit_For(self, node: cst.For) -> None:
         # `for key, value in loaded["state_dict"].items():` binds parts of it
         load = self._carried(node.iter)
         if load is not None:
-            for name in _bound_names(node.target):
+            for name in bound_names(node.target):
                 self.bound[name] = load
 
     def leave_Call(self, node: cst.Call) -> None:
@@ -941,15 +941,3 @@ def _holds_a_model(saved: Value) -> bool:
         return True
     info = saved.info
     return isinstance(info, ClassInfo) and any(value.kind == Kind.MODULE for value in info.attributes.values())
-
-
-def _bound_names(target: cst.BaseExpression) -> list[str]:
-    """The plain names an assignment or loop target binds (``k``, ``(k, v)``, ``[a, *b]``)."""
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [name for element in target.elements for name in _bound_names(element.value)]
-    if isinstance(target, cst.StarredElement):
-        return _bound_names(target.value)
-    return []
-

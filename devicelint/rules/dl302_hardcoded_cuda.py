@@ -11,7 +11,7 @@ from devicelint.analysis.events import CallEvent
 from devicelint.analysis.names import dotted_name, has_decorator, keyword_arg, positional_args, string_value
 from devicelint.analysis.values import PLACED_KINDS, Homogeneous, Kind, Value
 from devicelint.findings import Severity
-from devicelint.rules._cuda_code import CUDA_ONLY_FILE, is_cuda_literal, is_cuda_literal_label
+from devicelint.rules._cuda_code import CUDA_ONLY_FILE, device_argument, device_spelling, is_cuda_literal, is_cuda_literal_label
 from devicelint.rules._cpu_choice import CpuChoices
 from devicelint.rules._gpu_only_paths import GpuOnlyPaths
 from devicelint.rules.base import Example, Rule
@@ -26,15 +26,15 @@ _NONZERO_GPU_INDEX = re.compile(r"cuda:[1-9]\d*")
 _COUNTS_GPUS = re.compile(r"device_count\s*\(")
 #: a name handed to a move or a factory's `device=` (formatted with the escaped name)
 _PLACED_BY_NAME = r"(?:\.to\(|\.cuda\(|device\s*=)\s*{}\s*[,)]"
-#: the function asks where it runs before it places anything: a CUDA-only path on purpose
-_CHECKS_DEVICE = re.compile(r"\bis_cuda\b|is_available\s*\(|device_count\s*\(|\.device\.type\b|\.type\s*==|== *['\"]cuda")
-#: ... where its inputs are (``x.is_cuda``, ``x.device.type == "cuda"``)
+#: the function asks where its inputs are (``x.is_cuda``, ``x.device.type == "cuda"``)
 _ASKS_WHERE_IT_RUNS = re.compile(r"\bis_cuda\b|\.device\.type\b|\.type\s*==|== *['\"]cuda")
 #: a program that places work on a GPU it picks (not just "a GPU, if there is one"): by count,
 #: by index, by the local rank, or from configuration
 _OTHER_GPU_PLACEMENT = re.compile(r"device_count\s*\(|cuda:[1-9]|set_device\s*\(|LOCAL_RANK|local_rank|\.device\s*=\s*torch\.device\(\s*['\"]cuda:")
-#: ... whether the machine has a GPU
+#: ... or whether the machine has a GPU
 _ASKS_AVAILABILITY = re.compile(r"is_available\s*\(|device_count\s*\(")
+#: either: it asks where it runs before it places anything, a CUDA-only path on purpose
+_CHECKS_DEVICE = re.compile(f"{_ASKS_WHERE_IT_RUNS.pattern}|{_ASKS_AVAILABILITY.pattern}")
 
 
 class HardcodedCuda(Rule):
@@ -286,6 +286,8 @@ class HardcodedCuda(Rule):
         self._conditional: dict[cst.FunctionDef, set[int]] = {}
         #: per function: the calls in the branch an ``if torch.cuda.is_available():`` takes
         self._availability: dict[cst.FunctionDef, set[int]] = {}
+        #: per function of the file called: its parameters defaulting to CUDA that it places with
+        self._cuda_default_params: dict[cst.FunctionDef, tuple[cst.Param, ...]] = {}
         self._cuda_only: Optional[bool] = None
         #: hard-coded CUDA outside code its caller places: the node spelling it, its call, and
         #: the function it is in
@@ -297,8 +299,11 @@ class HardcodedCuda(Rule):
         found = availability_argument or _hard_coded_cuda(event, any_receiver=True)
         if found is None or self._cuda_only_file():
             return
+        # a tensor placed on CUDA is judged in code its caller places; a module or an object of
+        # unknown kind moved there only against the program's choice of the CPU
+        on_tensor = availability_argument or _hard_coded_cuda(event)
         function = self.ctx.current_function.node
-        if not self._placed_by_caller(event):
+        if on_tensor is None or not self._placed_by_caller(event, by_availability=availability_argument is not None):
             # not code its caller places: hard-coded CUDA contradicts the program only where
             # the program itself chooses the CPU when there is no GPU (see finish). A module
             # moving itself while it is being built is DL107's concern.
@@ -343,19 +348,12 @@ class HardcodedCuda(Rule):
         if found is None or self._cuda_only_file():
             return
         function, skip_first = found
-        if any(arg.star for arg, _ in event.args):
+        defaults = self._cuda_defaults(function)
+        if not defaults or any(arg.star for arg, _ in event.args):
             return
         bound = set(helpers.argument_parameters(function, event.args, skip_first))
-        params = function.params
-        left = [
-            param for param in (*params.posonly_params, *params.params, *params.kwonly_params)
-            if param.default is not None and param.name.value not in bound and _names_cuda(param.default)
-        ]
-        if not left:
-            return
-        body = self.ctx.analyzer.body_text(function)
-        placing = [param for param in left if re.search(_PLACED_BY_NAME.format(re.escape(param.name.value)), body)]
-        if not placing or _ASKS_WHERE_IT_RUNS.search(body):
+        placing = [param for param in defaults if param.name.value not in bound]
+        if not placing:
             return
         context = self.ctx.current_function
         caller = context.node
@@ -371,6 +369,25 @@ class HardcodedCuda(Rule):
             f"on a CPU run it fails, on another GPU its result lands on GPU 0; pass `{param.name.value}=x.device` with an input `x`",
         )
 
+    def _cuda_defaults(self, function: cst.FunctionDef) -> tuple[cst.Param, ...]:
+        """The parameters of ``function`` that default to CUDA and that its body uses to place
+        something (``device=device``, ``.to(device)``), none where it asks where it runs
+        (computed once per function: this is asked at every call of it)."""
+        found = self._cuda_default_params.get(function)
+        if found is None:
+            params = function.params
+            candidates = [
+                param for param in (*params.posonly_params, *params.params, *params.kwonly_params)
+                if param.default is not None and _names_cuda(param.default)
+            ]
+            found = ()
+            if candidates:
+                body = self.ctx.analyzer.body_text(function)
+                if not _ASKS_WHERE_IT_RUNS.search(body):
+                    found = tuple(param for param in candidates if re.search(_PLACED_BY_NAME.format(re.escape(param.name.value)), body))
+            self._cuda_default_params[function] = found
+        return found
+
     def _callee_definition(self, event: CallEvent) -> Optional[tuple[cst.FunctionDef, bool]]:
         """The called function or method defined in the file (or project), and whether its first
         parameter is the object (a method called on one)."""
@@ -384,12 +401,10 @@ class HardcodedCuda(Rule):
                 return found[0], True
         return None
 
-    def _placed_by_caller(self, event: CallEvent) -> bool:
-        """Is the call in code whose other tensors its caller places: a module's or an
-        optimizer's method, or a function that makes (not just moves) a tensor beside tensors
-        it is handed?"""
-        if _hard_coded_cuda(event) is None and _availability_choice_argument(event) is None:
-            return False  # a module or an object of unknown kind moved: only the program's choice applies
+    def _placed_by_caller(self, event: CallEvent, by_availability: bool) -> bool:
+        """Is the call, which places a tensor, in code whose other tensors its caller places: a
+        module's or an optimizer's method, or a function that makes (not just moves) a tensor
+        beside tensors it is handed (with ``by_availability``, on any device)?"""
         if self.ctx.in_module_method or self._in_optimizer_method():
             return True
         # outside a module, a helper that moves what it is handed (`def to_gpu(x): return
@@ -400,7 +415,7 @@ class HardcodedCuda(Rule):
             receiver is not None and receiver.kind != Kind.BATCH and receiver.device is not None and receiver.device.is_cpu
         )
         # a tensor handed in on the host meets a tensor placed by availability on a GPU machine
-        return made_here and self._handed_tensors(event, any_device=_availability_choice_argument(event) is not None)
+        return made_here and self._handed_tensors(event, any_device=by_availability)
 
     def finish(self) -> None:
         self._report_against_cpu_choice()
@@ -430,18 +445,18 @@ class HardcodedCuda(Rule):
         if not choices.choices:
             return
         # a function whose every call in the file is on a path the program chose runs only there
-        callers = _CallsByName({function.name.value for _, _, function in self._unchosen if function is not None})
-        walk.visit(self.ctx.module, callers)
-        paths = GpuOnlyPaths(frozenset(id(call) for _, call, _ in self._unchosen) | frozenset(id(call) for call, _ in callers.calls))
+        callers = {
+            name: choices.calls_by_name.get(name, [])
+            for name in {function.name.value for _, _, function in self._unchosen if function is not None}
+        }
+        paths = GpuOnlyPaths(
+            frozenset(id(call) for _, call, _ in self._unchosen) | frozenset(id(call) for calls in callers.values() for call in calls)
+        )
         walk.visit(self.ctx.module, paths)
         conditional = _ConditionalCalls()
         walk.visit(self.ctx.module, conditional)
         chosen_paths = paths.gated | conditional.calls
-        chosen_functions = {
-            name for name in callers.names
-            if any(called == name for _, called in callers.calls)
-            and all(id(call) in chosen_paths for call, called in callers.calls if called == name)
-        }
+        chosen_functions = {name for name, calls in callers.items() if calls and all(id(call) in chosen_paths for call in calls)}
         for node, call, function in self._unchosen:
             if id(call) in chosen_paths:
                 continue
@@ -565,15 +580,10 @@ def _availability_choice_argument(event: CallEvent) -> Optional[cst.BaseExpressi
     if event.method == "to" and positional:
         candidates.append(positional[0].value)
     for candidate in candidates:
-        choice = _device_argument(candidate)
-        if isinstance(choice, cst.IfExp) and _asks_cuda_available(choice.test) and _names_cuda(choice.body) and _names_cpu(choice.orelse):
+        choice = device_argument(candidate)
+        if isinstance(choice, cst.IfExp) and _asks_cuda_available(choice.test) and _names_cuda(choice.body) and device_spelling(choice.orelse) == "cpu":
             return choice
     return None
-
-
-def _names_cpu(node: cst.BaseExpression) -> bool:
-    node = _device_argument(node)
-    return isinstance(node, cst.SimpleString) and string_value(node) == "cpu"
 
 
 class _CallsFinder(cst.CSTVisitor):
@@ -642,21 +652,6 @@ class _ConditionalCalls(_CallsFinder):
             self.calls.add(id(node))
 
 
-class _CallsByName(cst.CSTVisitor):
-    """The calls of functions or methods named ``names`` (``f(...)``, ``self.f(...)``), each with
-    the name it calls."""
-
-    def __init__(self, names: set[str]) -> None:
-        self.names = names
-        self.calls: list[tuple[cst.Call, str]] = []
-
-    def visit_Call(self, node: cst.Call) -> None:
-        func = node.func
-        name = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else None
-        if name in self.names:
-            self.calls.append((node, name))
-
-
 class _GuardedGpuIndex(cst.CSTVisitor):
     """String literals naming a GPU above 0 (``"cuda:1"``) in the branch a CUDA-availability
     test takes - ``"cuda:1" if torch.cuda.is_available() else "cpu"``, or an assignment in the
@@ -717,14 +712,14 @@ class _GuardedGpuIndex(cst.CSTVisitor):
         moves = isinstance(node.func, cst.Attribute) and node.func.attr.value in ("to", "cuda")
         for arg in node.args:
             if (arg.keyword is not None and arg.keyword.value == "device") or (arg.keyword is None and moves):
-                self._placing.add(id(_device_argument(arg.value)))
+                self._placing.add(id(device_argument(arg.value)))
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        self._bound = (id(_device_argument(node.value)), _names(target.target for target in node.targets))
+        self._bound = (id(device_argument(node.value)), _names(target.target for target in node.targets))
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if node.value is not None:
-            self._bound = (id(_device_argument(node.value)), _names([node.target]))
+            self._bound = (id(device_argument(node.value)), _names([node.target]))
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         if self._counting or not _asks_cuda_available(node.test):
@@ -733,7 +728,7 @@ class _GuardedGpuIndex(cst.CSTVisitor):
         self._choice(node.body, names, placed=id(node) in self._placing)
 
     def _choice(self, value: cst.BaseExpression, names: list[str], placed: bool = False) -> None:
-        literal = _device_argument(value)
+        literal = device_argument(value)
         if not isinstance(literal, cst.SimpleString):
             return
         label = str(string_value(literal))
@@ -744,13 +739,6 @@ class _GuardedGpuIndex(cst.CSTVisitor):
         )
         if placed:
             self.found.append((literal, label))
-
-
-def _device_argument(node: cst.BaseExpression) -> cst.BaseExpression:
-    """``torch.device(x)`` is where ``x`` names: the inner expression; anything else as is."""
-    if isinstance(node, cst.Call) and dotted_name(node.func) in ("torch.device", "device") and len(node.args) == 1:
-        return node.args[0].value
-    return node
 
 
 def _names(targets: "Iterable[cst.BaseExpression]") -> list[str]:
