@@ -73,6 +73,60 @@ def test_what_may_have_placed_the_object_keeps_its_device_unknown(build):
     assert [f.code for f in lint(code)] == []
 
 
+@pytest.mark.parametrize("default", ["torch.device(device)", "torch.device('cuda')", "device"])
+def test_a_module_of_the_file_built_under_a_default_device_has_its_parameters_there(default):
+    # vLLM's loader builds the model under the target device (`with torch.device(device):`):
+    # the parameters its constructor makes are there, also where the device is a parameter
+    code = f"""
+import torch
+from torch import nn
+
+
+class Resampler(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.query = nn.Parameter(torch.randn(4, 3))
+        self.proj = nn.Linear(3, 3)
+
+    def forward(self, x):
+        return self.proj(x) + self.query
+
+
+def load_model(device):
+    with {default}:
+        model = Resampler()
+    return model.eval()
+
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = load_model(device)
+out = model(torch.randn(2, 3, device=device))
+"""
+    assert [f.code for f in lint(code)] == []
+
+
+def test_a_module_of_the_file_built_under_the_cpu_default_device_is_on_the_host():
+    code = """
+import torch
+from torch import nn
+
+
+class Head(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.query = nn.Parameter(torch.randn(4, 3))
+
+    def forward(self, x):
+        return x + self.query
+
+
+with torch.device("cpu"):
+    model = Head()
+out = model(torch.randn(2, 3, device="cuda"))
+"""
+    assert [f.code for f in lint(code)] == ["DL201"]
+
+
 def test_a_submodule_built_in_a_module_moves_with_the_model():
     code = '''
 import torch

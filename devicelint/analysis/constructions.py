@@ -56,7 +56,9 @@ def construction_origin(
     """The construction origin of a call's result (see the module's docs), or None where the
     call is not known to construct an object it cannot have placed. ``in_module_init``: the
     call is in an ``nn.Module``'s ``__init__``, where layers handed to it become its parts."""
-    if default_device is not None and default_device.device is not None and not default_device.device.is_cpu:
+    if default_device is not None and (default_device.device is None or not default_device.device.is_cpu):
+        # built under `with torch.device(d)` / `torch.set_default_device(d)`: where d may be an
+        # accelerator, the constructor's parameters are made there
         return None
     if not _constructs(node, callee):
         return None

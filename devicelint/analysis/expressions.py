@@ -743,7 +743,7 @@ class Expressions:
         elif qualname is not None:
             result = self._apply_qualified(node, qualname, args, state)
         elif callee.kind == Kind.CLASS:
-            result = self._instantiate(node, callee.info, args)
+            result = self._instantiate(node, callee.info, args, self._default_device(state))
         elif callee.kind in (Kind.MODULE, Kind.CRITERION):
             result = (
                 self._own_forward_outputs(node, callee, args, state)

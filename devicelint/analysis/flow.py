@@ -686,7 +686,8 @@ class FlowAnalyzer(Expressions, Summaries, TorchSemantics, ProjectImports):
             if isinstance(item.item, cst.Call):
                 autocast = autocast_device_type(item.item, self.qualname_of(item.item.func, state))
                 cpu_autocast = cpu_autocast or (autocast is not None and autocast[0] == "cpu")
-            if value.kind == Kind.DEVICE and isinstance(item.item, cst.Call):
+            if value.kind == Kind.DEVICE and isinstance(item.item, (cst.Call, cst.Name, cst.Attribute)):
+                # `with torch.device(d):`, or `with device:` on a torch.device object
                 scoped_default = value
             if isinstance(value.info, StreamContext):
                 stream = value.info

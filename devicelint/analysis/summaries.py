@@ -1504,13 +1504,19 @@ class Summaries(ParameterUses):
 
     # ------------------------------------------------------------------ classes of the file
 
-    def _instantiate(self, node: cst.Call, info: ClassInfo, args: tuple[tuple[cst.Arg, Value], ...]) -> Value:
+    def _instantiate(self, node: cst.Call, info: ClassInfo, args: tuple[tuple[cst.Arg, Value], ...], default_device: Optional[Value]) -> Value:
+        """An object of a class of the file built by ``node``; ``default_device``: the device
+        factories use where it is built (``with torch.device(d)``), None for the CPU."""
         origin = Origin(node, f"created by `{spelled(node)}`")
         if info.is_module:
             if not self.function_stack or self.function_stack[-1].class_info is None:
                 self.facts.program_builds_own_model = True  # not (only) as a submodule of another
             device = None
-            if not info.framework_placed and self._owns_parameters(info) and not self._places_itself(info):
+            built_off_host = default_device is not None and (default_device.device is None or not default_device.device.is_cpu)
+            if built_off_host:
+                # its parameters are made on the default device: where that is, if known
+                device = default_device.device
+            elif not info.framework_placed and self._owns_parameters(info) and not self._places_itself(info):
                 device = CPU
             elif not info.framework_placed and not self._owns_parameters(info):
                 device = self._placed_by_kept_modules(info, args)

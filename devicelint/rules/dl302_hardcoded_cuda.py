@@ -28,6 +28,9 @@ _COUNTS_GPUS = re.compile(r"device_count\s*\(")
 _PLACED_BY_NAME = r"(?:\.to\(|\.cuda\(|device\s*=)\s*{}\s*[,)]"
 #: the function asks where its inputs are (``x.is_cuda``, ``x.device.type == "cuda"``)
 _ASKS_WHERE_IT_RUNS = re.compile(r"\bis_cuda\b|\.device\.type\b|\.type\s*==|== *['\"]cuda")
+#: code that sets the current GPU (to a tensor's, or the process's): a bare `.cuda()` there is
+#: no longer "GPU 0"
+_PINS_CURRENT_GPU = re.compile(r"cuda\.device\s*\(|cuda\.device_of\s*\(|set_device\s*\(")
 #: a program that places work on a GPU it picks (not just "a GPU, if there is one"): by count,
 #: by index, by the local rank, or from configuration
 _OTHER_GPU_PLACEMENT = re.compile(r"device_count\s*\(|cuda:[1-9]|set_device\s*\(|LOCAL_RANK|local_rank|\.device\s*=\s*torch\.device\(\s*['\"]cuda:")
@@ -52,6 +55,10 @@ class HardcodedCuda(Rule):
     the data - its size, emptiness or `is None` - is not a choice) is left alone, and so
     is a file written for CUDA alone (streams, CUDA graphs, CUDA extensions, Triton or CuPy
     kernels). `.cuda(args.gpu)` takes its device from configuration and is not flagged.
+A path taken because a tensor is on a GPU (`if x.is_cuda:`, `x.device.type == "cuda"`)
+is a CUDA path on purpose, but hard-coded CUDA there is the current GPU, not `x`'s: it is
+flagged unless the code sets the current GPU (`with torch.cuda.device(x.device):`,
+`torch.cuda.set_device`); with `x` on a second GPU the two meet on different devices.
 
     In a program that chooses the CPU when there is no GPU - a conditional expression or an
     `if` with a CUDA device on one side and the CPU on the other (`torch.device("cuda" if
@@ -123,9 +130,13 @@ class HardcodedCuda(Rule):
         # follows its input
         "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def forward(self, x):\n"
         "        return x + torch.ones(3, device=x.device)\n",
-        # a CUDA-only path chosen on purpose
+        # a CUDA-only path chosen on purpose, on the input's own GPU
         "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def forward(self, x):\n"
-        "        if x.is_cuda:\n            return x + torch.ones(3, device='cuda')\n        return x + 1\n",
+        "        if x.is_cuda:\n            with torch.cuda.device(x.device):\n                return x + torch.ones(3, device='cuda')\n        return x + 1\n",
+        "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def forward(self, x):\n"
+        "        if x.is_cuda:\n            return x + torch.ones(3, device=x.device)\n        return x + 1\n",
+        # the branch taken when the tensor is on the host moves it: a CUDA script's own placement
+        "import torch\ndef to_gpu(x):\n    if not x.is_cuda:\n        x = x.cuda()\n    return x\n",
         # the module's constructor is set-up code, not code placed by a caller
         "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
         "        self.lin = nn.Linear(2, 2).cuda()\n",
@@ -179,6 +190,16 @@ class HardcodedCuda(Rule):
         "        assert x.device == torch.device('cuda')\n        return x\n",
     )
     invalid = (
+        # a CUDA path chosen for inputs on a GPU, but on the current GPU, not theirs (the
+        # chamfer-distance extension's output buffers: "cuda:6 and cuda:0")
+        Example(
+            "import torch\ndef chamfer(xyz1, xyz2):\n    dist = torch.zeros(xyz1.size(0), xyz1.size(1))\n"
+            "    if xyz1.is_cuda:\n        dist = dist.cuda()  # expect: DL302\n    return dist + torch.cdist(xyz1, xyz2).min(2)[0]\n"
+        ),
+        Example(
+            "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def forward(self, x):\n"
+            "        if x.device.type == 'cuda':\n            return x + torch.ones(3, device='cuda')  # expect: DL302\n        return x + 1\n"
+        ),
         # the script's device is the second GPU whenever CUDA is available (odcnn's training
         # script; a one-GPU machine fails at the first move)
         Example(
@@ -286,6 +307,8 @@ class HardcodedCuda(Rule):
         self._conditional: dict[cst.FunctionDef, set[int]] = {}
         #: per function: the calls in the branch an ``if torch.cuda.is_available():`` takes
         self._availability: dict[cst.FunctionDef, set[int]] = {}
+        #: per function: the calls in a branch taken because a tensor is on a GPU, with the tensor
+        self._tensor_branches: dict[cst.FunctionDef, dict[int, str]] = {}
         #: per function of the file called: its parameters defaulting to CUDA that it places with
         self._cuda_default_params: dict[cst.FunctionDef, tuple[cst.Param, ...]] = {}
         self._cuda_only: Optional[bool] = None
@@ -311,6 +334,16 @@ class HardcodedCuda(Rule):
                 self._unchosen.append((found, event.node, function))
             return
         body = self.ctx.analyzer.body_text(function) if function is not None else ""
+        tested = self._tensor_on_cuda_branches(function).get(id(event.node)) if function is not None else None
+        if tested is not None and not _PINS_CURRENT_GPU.search(body):
+            # the path is right to be a CUDA one, but the device is the current GPU's
+            self.ctx.report(
+                found,
+                f"this branch runs because `{tested}` is on a GPU, but hard-coded CUDA is the current GPU (GPU 0 unless the "
+                f"program sets another), not `{tested}`'s: with `{tested}` on a second GPU the two meet on different devices; "
+                f"use `.to({tested}.device)` (or `device={tested}.device`)",
+            )
+            return
         if _ASKS_WHERE_IT_RUNS.search(body):
             return  # a CUDA-only path chosen for inputs on a GPU (`if x.is_cuda:`)
         in_optimizer = self._in_optimizer_method()
@@ -493,6 +526,16 @@ class HardcodedCuda(Rule):
         """The calls of ``function`` in the branch an ``if torch.cuda.is_available():`` takes."""
         return _calls_found(self._availability, function, _AvailabilityBranches)
 
+    def _tensor_on_cuda_branches(self, function: cst.FunctionDef) -> dict[int, str]:
+        """The calls of ``function`` in the branch taken because a tensor is on a GPU (``if
+        x.is_cuda:``), with the tensor's spelling (see _TensorOnCudaBranches)."""
+        found = self._tensor_branches.get(function)
+        if found is None:
+            finder = _TensorOnCudaBranches()
+            walk.visit(function.body, finder)
+            found = self._tensor_branches[function] = finder.calls
+        return found
+
     def _conditional_calls(self, function: cst.FunctionDef) -> set[int]:
         """The calls of ``function`` on paths the program chose (see _ConditionalCalls)."""
         return _calls_found(self._conditional, function, _ConditionalCalls)
@@ -617,6 +660,65 @@ class _AvailabilityBranches(_CallsFinder):
     def visit_Call(self, node: cst.Call) -> None:
         if self._inside[-1]:
             self.calls.add(id(node))
+
+
+class _TensorOnCudaBranches(cst.CSTVisitor):
+    """The calls whose innermost enclosing ``if`` or conditional expression tests whether a
+    tensor is on a GPU (``x.is_cuda``, ``x.device.type == "cuda"``), in the branch taken when
+    it is (the ``else`` of ``not x.is_cuda``), each with the tensor's spelling."""
+
+    def __init__(self) -> None:
+        self.calls: dict[int, str] = {}
+        self._inside: list[Optional[str]] = [None]
+
+    def _branches(self, test: cst.BaseExpression, body: cst.CSTNode, orelse: Optional[cst.CSTNode]) -> bool:
+        walk.visit(test, self)
+        tested, negated = _tensor_on_cuda_test(test)
+        taken, other = (orelse, body) if negated else (body, orelse)
+        for branch, inside in ((taken, tested), (other, None)):
+            if branch is not None:
+                self._inside.append(inside)
+                walk.visit(branch, self)
+                self._inside.pop()
+        return False
+
+    def visit_If(self, node: cst.If) -> bool:
+        return self._branches(node.test, node.body, node.orelse)
+
+    def visit_IfExp(self, node: cst.IfExp) -> bool:
+        return self._branches(node.test, node.body, node.orelse)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self._inside[-1] is not None:
+            self.calls[id(node)] = self._inside[-1]
+
+
+def _tensor_on_cuda_test(test: cst.BaseExpression) -> tuple[Optional[str], bool]:
+    """(the tensor's spelling, negated) for ``x.is_cuda`` / ``x.device.type == "cuda"`` (or
+    their ``not``); (None, False) for any other test."""
+    negated = False
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        test, negated = test.expression, True
+    if isinstance(test, cst.Attribute) and test.attr.value == "is_cuda":
+        tensor: cst.BaseExpression = test.value
+    elif (
+        isinstance(test, cst.Comparison)
+        and len(test.comparisons) == 1
+        and isinstance(test.comparisons[0].operator, (cst.Equal, cst.NotEqual))
+        and isinstance(test.left, cst.Attribute)
+        and test.left.attr.value == "type"
+        and isinstance(test.left.value, cst.Attribute)
+        and test.left.value.attr.value == "device"
+        and device_spelling(test.comparisons[0].comparator) == "cuda"
+    ):
+        tensor = test.left.value.value
+        negated ^= isinstance(test.comparisons[0].operator, cst.NotEqual)
+    else:
+        return None, False
+    spelled = dotted_name(tensor)
+    if spelled is None or spelled.startswith("torch."):
+        return None, False
+    return spelled, negated
 
 
 class _ConditionalCalls(_CallsFinder):
