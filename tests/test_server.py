@@ -115,7 +115,10 @@ async def running_server(
     root: Path, *command: str
 ) -> AsyncIterator[tuple[RecordingClient, types.InitializeResult]]:
     """`python -m devicelint server` (or ``python COMMAND``) in ``root``, initialized; shut down
-    and exited after."""
+    and exited after. The project opts in to DL402 (off by default), whose findings carry a safe
+    and an unsafe fix, unless ``root`` has its own configuration."""
+    if not (root / "pyproject.toml").exists():
+        (root / "pyproject.toml").write_text(OPTS_IN_TO_DL402, encoding="utf-8")
     client = RecordingClient()
     await client.start_io(sys.executable, *(command or ("-m", "devicelint", "server")), cwd=str(root))
     try:
@@ -150,6 +153,10 @@ def spans(diagnostics: list[types.Diagnostic]) -> list[tuple[str, tuple[int, int
         (str(d.code), (d.range.start.line, d.range.start.character), (d.range.end.line, d.range.end.character))
         for d in diagnostics
     ]
+
+
+#: project configuration that turns on DL402 (advice, off by default)
+OPTS_IN_TO_DL402 = '[tool.devicelint]\nextend-select = ["DL402"]\n'
 
 
 def apply_edits(text: str, edits: list[types.TextEdit]) -> str:
@@ -197,7 +204,7 @@ def test_diagnostics_follow_open_change_and_close(tmp_path):
             assert discarded.source == "devicelint"
             assert discarded.severity == types.DiagnosticSeverity.Error
             assert "thrown away" in discarded.message
-            assert opened[1].severity == types.DiagnosticSeverity.Warning
+            assert opened[1].severity == types.DiagnosticSeverity.Information
 
             client.replace_text(uri, CLEAN, version=2)
             changed = await client.publication(uri, 1)
@@ -274,7 +281,7 @@ def test_the_project_configuration_of_each_document_applies(tmp_path):
     per_file = tmp_path / "per_file"
     per_file.mkdir()
     (per_file / "pyproject.toml").write_text(
-        '[tool.devicelint.per-file-ignores]\n"model.py" = ["DL101"]\n', encoding="utf-8"
+        '[tool.devicelint]\nextend-select = ["DL402"]\n[tool.devicelint.per-file-ignores]\n"model.py" = ["DL101"]\n', encoding="utf-8"
     )
     excluded = tmp_path / "excluded"
     excluded.mkdir()
@@ -301,7 +308,7 @@ def test_the_project_configuration_of_each_document_applies(tmp_path):
             fix_all = await client.code_actions(ignoring_here, lsp_range((0, 0), (0, 0)), only=[FIX_ALL_KIND])
             assert apply_edits(BUGGY, edits_of(fix_all[0], ignoring_here)).count("template.cuda()") == 1
             # a configuration fixed and saved applies to the open documents at once
-            (broken / "pyproject.toml").write_text('[tool.devicelint]\nignore = ["DL101"]\n', encoding="utf-8")
+            (broken / "pyproject.toml").write_text('[tool.devicelint]\nextend-select = ["DL402"]\nignore = ["DL101"]\n', encoding="utf-8")
             client.text_document_did_save(
                 types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=(broken / "pyproject.toml").as_uri()))
             )

@@ -55,10 +55,10 @@ class HardcodedCuda(Rule):
     the data - its size, emptiness or `is None` - is not a choice) is left alone, and so
     is a file written for CUDA alone (streams, CUDA graphs, CUDA extensions, Triton or CuPy
     kernels). `.cuda(args.gpu)` takes its device from configuration and is not flagged.
-A path taken because a tensor is on a GPU (`if x.is_cuda:`, `x.device.type == "cuda"`)
-is a CUDA path on purpose, but hard-coded CUDA there is the current GPU, not `x`'s: it is
-flagged unless the code sets the current GPU (`with torch.cuda.device(x.device):`,
-`torch.cuda.set_device`); with `x` on a second GPU the two meet on different devices.
+    A path taken because a tensor is on a GPU (`if x.is_cuda:`, `x.device.type == "cuda"`)
+    is a CUDA path on purpose, but hard-coded CUDA there is the current GPU, not `x`'s: it is
+    flagged unless the code sets the current GPU (`with torch.cuda.device(x.device):`,
+    `torch.cuda.set_device`); with `x` on a second GPU the two meet on different devices.
 
     In a program that chooses the CPU when there is no GPU - a conditional expression or an
     `if` with a CUDA device on one side and the CPU on the other (`torch.device("cuda" if
@@ -240,7 +240,7 @@ flagged unless the code sets the current GPU (`with torch.cuda.device(x.device):
         ),
         Example(
             "import torch\nfrom torch import nn\nclass M(nn.Module):\n    def forward(self, x):\n"
-            "        index = torch.arange(x.size(-1)).cuda()  # expect: DL302, DL402\n        return x.gather(-1, index.expand_as(x))\n"
+            "        index = torch.arange(x.size(-1)).cuda()  # expect: DL302\n        return x.gather(-1, index.expand_as(x))\n"
         ),
         # the program picks the CPU when there is no GPU, but its trainer moves every batch to
         # CUDA (AlphaZeroSimple) and its loader moves the model there (stable-diffusion's txt2img)
