@@ -1,0 +1,64 @@
+# source: https://github.com/pyg-team/pytorch_geometric/pull/845
+# error: (PyTorch of the time) subgraph(..., relabel_nodes=True) of a GPU edge_index returns the relabelled edge_index on the CPU, which then meets the GPU node features in the next layer; current PyTorch raises at n_idx[edge_index]: RuntimeError: indices should be either on cpu or on the same device as the indexed tensor (cpu)
+# bug: torch_geometric.utils.subgraph keeps the edges between the chosen nodes and, with
+#      relabel_nodes=True, renumbers them through a lookup table n_idx built with torch.zeros(...,
+#      dtype=torch.long) and no device; indexing that CPU table with the GPU edge_index gave a CPU
+#      result. The merged PR makes the new edge_index follow edge_index's device; its diff is not in
+#      the stored thread, and PyG's subgraph from then on builds the lookup table (and the arange
+#      written into it) with device=edge_index.device, which is the twin. The two table
+#      constructions are marked (DL202: a factory without device= meeting a tensor argument).
+#      The node mask is read with explicit host copies of the edge rows, as the PyTorch of the
+#      time did implicitly; the PR left the mask alone.
+import torch
+import torch.nn as nn
+
+
+def maybe_num_nodes(edge_index, num_nodes=None):
+    return int(edge_index.max()) + 1 if num_nodes is None else num_nodes
+
+
+def subgraph(subset, edge_index, edge_attr=None, relabel_nodes=False, num_nodes=None):
+    if isinstance(subset, (list, tuple)):
+        subset = torch.tensor(subset, dtype=torch.long)
+
+    if subset.dtype == torch.bool:
+        n_mask = subset
+        if relabel_nodes:
+            n_idx = torch.zeros(n_mask.size(0), dtype=torch.long)  # expect: DL202
+            n_idx[subset] = torch.arange(int(subset.sum()))
+    else:
+        num_nodes = maybe_num_nodes(edge_index, num_nodes)
+        n_mask = torch.zeros(num_nodes, dtype=torch.bool)
+        n_mask[subset] = 1
+        if relabel_nodes:
+            n_idx = torch.zeros(num_nodes, dtype=torch.long)  # expect: DL202
+            n_idx[subset] = torch.arange(subset.size(0))
+
+    mask = n_mask[edge_index[0].cpu()] & n_mask[edge_index[1].cpu()]
+    edge_index = edge_index[:, mask.to(edge_index.device)]
+    edge_attr = edge_attr[mask] if edge_attr is not None else None
+
+    if relabel_nodes:
+        edge_index = n_idx[edge_index]
+
+    return edge_index, edge_attr
+
+
+class MeanAggr(nn.Module):
+    def __init__(self, channels):
+        super().__init__()
+        self.lin = nn.Linear(channels, channels)
+
+    def forward(self, x, edge_index):
+        out = torch.zeros_like(x).index_add_(0, edge_index[1], x[edge_index[0]])
+        return self.lin(out)
+
+
+if __name__ == "__main__":
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    conv = MeanAggr(8).to(device)
+    x = torch.randn(20, 8).to(device)
+    edge_index = torch.randint(0, 20, (2, 60)).to(device)
+    keep = [0, 2, 3, 5, 7, 11, 13]
+    sub_edge_index, _ = subgraph(keep, edge_index, relabel_nodes=True, num_nodes=20)
+    print(conv(x[torch.tensor(keep, device=device)], sub_edge_index).shape)

@@ -1,0 +1,49 @@
+# source: https://github.com/aaron-y-chen/deeplog/pull/6
+# error: RuntimeError: Input and hidden tensors are not at the same device, found input tensor at cuda:0 and hidden tensor at cpu
+# bug: DeepLog's log-key LSTM makes its initial hidden and cell states in forward() with
+#      torch.zeros(num_layers, batch, hidden_size) and no device, so when training moves the model
+#      and the windows of log keys to the GPU the LSTM gets a CUDA input with CPU states. The merged
+#      PR (its description names the cause and the fix; the diff is not in the stored thread) moves
+#      both states to input.device. Both state lines are marked (DL202: a factory without device=
+#      meeting a tensor argument). The PR's other changes (falling back to no GPUs when CUDA is
+#      missing, when to wrap in DataParallel) are left out.
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self, input_size, hidden_size, num_layers, num_keys):
+        super().__init__()
+        self.hidden_size = hidden_size
+        self.num_layers = num_layers
+        self.lstm = nn.LSTM(input_size, hidden_size, num_layers, batch_first=True)
+        self.fc = nn.Linear(hidden_size, num_keys)
+
+    def forward(self, input):
+        h0 = torch.zeros(self.num_layers, input.size(0), self.hidden_size)  # expect: DL202
+        c0 = torch.zeros(self.num_layers, input.size(0), self.hidden_size)  # expect: DL202
+        out, _ = self.lstm(input, (h0, c0))
+        return self.fc(out[:, -1, :])
+
+
+def train(model, windows, labels, num_gpus=1, epochs=2):
+    use_cuda = num_gpus > 0 and torch.cuda.is_available()
+    device = torch.device("cuda" if use_cuda else "cpu")
+    model = model.to(device)
+    criterion = nn.CrossEntropyLoss()
+    optimizer = torch.optim.Adam(model.parameters())
+    for _ in range(epochs):
+        for seq, label in zip(windows, labels):
+            seq = seq.view(-1, 10, 1).to(device)
+            output = model(seq)
+            loss = criterion(output, label.to(device))
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+    return loss.item()
+
+
+if __name__ == "__main__":
+    windows = [torch.randint(0, 28, (16, 10)).float() for _ in range(3)]
+    labels = [torch.randint(0, 28, (16,)) for _ in range(3)]
+    print(train(Model(1, 64, 2, 28), windows, labels))
