@@ -2325,6 +2325,9 @@ class _ParameterFinder(cst.CSTVisitor):
         name = dotted_name(node.func)
         if name is None:
             return None
+        if self._registers_through_own_method(name):
+            self.found = True
+            return None
         head, _, rest = name.partition(".")
         value = self.module_state.get(head)
         if value is None:
@@ -2341,6 +2344,19 @@ class _ParameterFinder(cst.CSTVisitor):
         if name.endswith("register_buffer"):
             self.found = True
         return None
+
+    def _registers_through_own_method(self, name: str) -> bool:
+        """``self.add_state("correct", torch.tensor(0))``: a method of the class (or a base)
+        that registers what it is handed as a buffer or parameter (torchmetrics' ``add_state``)."""
+        owner, _, method = name.partition(".")
+        if owner != "self" or not method or "." in method:
+            return False
+        found = self.info.find_method(method)
+        return found is not None and _REGISTERS.search(self.analyzer._definition_text(found[0])) is not None
+
+
+#: a body that registers a buffer or parameter on the module
+_REGISTERS = re.compile(r"\.register_(?:buffer|parameter)\s*\(")
 
 
 def _inherits_from(info: ClassInfo, ancestor: ClassInfo) -> bool:

@@ -82,6 +82,13 @@ class MixedDeviceOp(Rule):
     #: an index op whose index sits on another device than the tensor it indexes: DL207 says so
     yields_to = ("DL207",)
     valid = (
+        # ... moved with the data
+        "import torch\nfrom torch import nn\nclass Metric(nn.Module):\n    def add_state(self, name, default):\n"
+        "        self.register_buffer(name, default.clone())\n"
+        "class Total(Metric):\n    def __init__(self):\n        super().__init__()\n        self.add_state('total', torch.zeros(3))\n"
+        "    def forward(self, x):\n        self.total += x.sum(0)\n        return self.total\n"
+        "def evaluate(model, batches, device):\n    model.to(device)\n    metric = Total().to(device)\n    for x in batches:\n"
+        "        metric(torch.softmax(model(x.to(device)), 1))\n",
         # the copies brought back to each parameter's device first
         "import torch\nfrom torch import nn\ndevice = torch.device('cuda')\nnet = nn.Linear(4, 4).to(device)\n"
         "saved = [p.detach().cpu().clone() for p in net.parameters()]\n"
@@ -165,6 +172,16 @@ class MixedDeviceOp(Rule):
         "concatenate(torch.rand(1, 3, 8, 8, device=device), torch.rand(1, 3, 4, 4, device=device))\n",
     )
     invalid = (
+        # a metric whose state its base class registers as buffers (torchmetrics' add_state),
+        # built in the loop's function and never moved, updated with GPU predictions
+        Example(
+            "import torch\nfrom torch import nn\nclass Metric(nn.Module):\n    def add_state(self, name, default):\n"
+            "        self.register_buffer(name, default.clone())\n"
+            "class Total(Metric):\n    def __init__(self):\n        super().__init__()\n        self.add_state('total', torch.zeros(3))\n"
+            "    def forward(self, x):\n        self.total += x.sum(0)\n        return self.total\n"
+            "def evaluate(model, batches, device):\n    model.to(device)\n    metric = Total()\n    for x in batches:\n"
+            "        metric(torch.softmax(model(x.to(device)), 1))  # expect: DL201\n"
+        ),
         # host copies of a GPU model's parameters restored with a foreach copy (diffusers' EMAModel.restore)
         Example(
             "import torch\nfrom torch import nn\ndevice = torch.device('cuda')\nnet = nn.Linear(4, 4).to(device)\n"
