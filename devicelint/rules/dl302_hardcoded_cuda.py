@@ -6,6 +6,7 @@ from typing import Callable, Iterable, Optional
 import libcst as cst
 
 from devicelint.analysis import helpers, walk
+from devicelint.analysis import torch_api as api
 from devicelint.analysis.facts import ClassInfo
 from devicelint.analysis.events import CallEvent
 from devicelint.analysis.names import dotted_name, has_decorator, keyword_arg, positional_args, string_value
@@ -44,7 +45,8 @@ class HardcodedCuda(Rule):
     """
     ## What it does
     Flags a hard-coded CUDA device - `.cuda()`, `.to("cuda")`, `device="cuda:0"`,
-    `torch.device("cuda")` handed to a factory or a move - in code whose other tensors are
+    `torch.device("cuda")` handed to a factory or a move, a legacy typed CUDA constructor
+    (`torch.cuda.FloatTensor(n)`, reported here rather than as DL306) - in code whose other tensors are
     placed by its caller: a method of an `nn.Module` (its parameters, buffers and inputs are on
     the model's device, wherever the model was put), a method of a `torch.optim.Optimizer`
     subclass (its `step` works on the model's parameters, wherever they are), or a function or
@@ -190,6 +192,13 @@ class HardcodedCuda(Rule):
         "        assert x.device == torch.device('cuda')\n        return x\n",
     )
     invalid = (
+        # a legacy typed CUDA constructor is made on the current GPU (pytorch-segmentation's
+        # make_one_hot: "arguments are located on different GPUs"); DL306 yields to this finding
+        Example(
+            "import torch\ndef make_one_hot(labels, classes):\n"
+            "    one_hot = torch.cuda.FloatTensor(labels.size(0), classes).zero_()  # expect: DL302\n"
+            "    return one_hot.scatter_(1, labels.unsqueeze(1), 1)\n"
+        ),
         # a CUDA path chosen for inputs on a GPU, but on the current GPU, not theirs (the
         # chamfer-distance extension's output buffers: "cuda:6 and cuda:0")
         Example(
@@ -582,6 +591,8 @@ def _hard_coded_cuda(event: CallEvent, any_receiver: bool = False) -> Optional[c
     module or an object of unknown kind: ``.cuda()`` is torch's), if it does."""
     node = event.node
     receiver = event.receiver
+    if event.qualname in api.CUDA_TYPED_CONSTRUCTORS:
+        return node  # `torch.cuda.FloatTensor(n)`: made on the current GPU
     if event.method == "cuda" and receiver is not None and (
         receiver.is_tensor_like or any_receiver and (receiver.kind in PLACED_KINDS or receiver.kind == Kind.UNKNOWN)
     ):

@@ -90,6 +90,9 @@ class LegacyDeviceApi(Rule):
     severity = Severity.WARNING
     summary = "Legacy device APIs: typed CUDA constructors, `set_default_tensor_type`, `.cuda(device_id=)`, `memory_cached`, `torch.distributed.launch`."
     fix_safety = "safe"
+    # a typed CUDA constructor in code its caller places is hard-coded CUDA first: DL302 says
+    # where the tensor belongs (the input's device), where this rule's fix would write "cuda"
+    yields_to = ("DL302",)
     valid = (
         "import torch\nmask = torch.tensor([True, False], device='cuda')\n",
         "import torch\nx = torch.FloatTensor([1.0])\n",
