@@ -46,6 +46,9 @@ class CheckpointLoader:
     #: it downloads what it loads (torch.hub's ``load_state_dict_from_url``): a published file,
     #: never one the program saved itself
     downloads: bool = False
+    #: the parameter whose ``load_state_dict`` it calls (``def load_checkpoint(model, path)``):
+    #: it restores the model it is handed
+    restores: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -100,7 +103,10 @@ def find_loader(
         if location is not None and is_none_literal(location.value):
             unset = True
         if unset:
-            return CheckpointLoader(function.name.value, path, None, False, load, _positions(function, path, None), _loads_with(callee))
+            restores = _restored_parameter(function, parameters)
+            return CheckpointLoader(
+                function.name.value, path, None, False, load, _positions(function, path, None, restores), _loads_with(callee), restores=restores
+            )
         assert location is not None
         if not isinstance(location.value, cst.Name) or location.value.value not in parameters:
             continue
@@ -109,22 +115,51 @@ def find_loader(
         if location.value.value in rebound:
             continue
         default = parameters[location.value.value].default
+        restores = _restored_parameter(function, parameters)
         return CheckpointLoader(
             function.name.value, path, location.value.value, default is not None and is_none_literal(default), load,
-            _positions(function, path, location.value.value), _loads_with(callee),
+            _positions(function, path, location.value.value, restores), _loads_with(callee), restores=restores,
         )
     return None
+
+
+def _restored_parameter(function: cst.FunctionDef, parameters: dict[str, cst.Param]) -> Optional[str]:
+    """The parameter whose ``load_state_dict`` the loader calls (``model.load_state_dict(
+    checkpoint["state_dict"])``), if one: the loader restores the model its caller hands it."""
+    finder = _StateRestores()
+    walk.visit(function.body, finder)
+    return next((name for name in finder.receivers if name in parameters and name not in ("self", "cls")), None)
+
+
+class _StateRestores(cst.CSTVisitor):
+    """The names whose ``load_state_dict`` a body calls, in order."""
+
+    def __init__(self) -> None:
+        self.receivers: list[str] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "load_state_dict" and isinstance(func.value, cst.Name):
+            self.receivers.append(func.value.value)
 
 
 def _loads_with(callee: Optional[CheckpointLoader]) -> str:
     return "torch.load" if callee is None else f"{callee.name}()"
 
 
-def _positions(function: cst.FunctionDef, path: str, location: Optional[str]) -> tuple[str, ...]:
-    """The loader's positional parameters as a caller binds them: the path's and the location's
-    names, others empty (``self`` of a method included: callers reach it through an attribute)."""
+def _positions(function: cst.FunctionDef, path: str, location: Optional[str], restores: Optional[str] = None) -> tuple[str, ...]:
+    """The loader's positional parameters as a caller binds them: the path's, the location's
+    and the restored model's names, others empty (``self`` of a method included: callers reach
+    it through an attribute)."""
     params = function.params
-    return tuple(param.name.value if param.name.value in (path, location) else "" for param in [*params.posonly_params, *params.params])
+    return tuple(param.name.value if param.name.value in (path, location, restores) else "" for param in [*params.posonly_params, *params.params])
+
+
+def restored_argument(call: cst.Call, loader: CheckpointLoader) -> Optional[cst.Arg]:
+    """The argument of a call of ``loader`` that binds the model it restores, if any."""
+    if loader.restores is None:
+        return None
+    return _bound_by(call, loader).get(loader.restores)
 
 
 def _bound_by(call: cst.Call, callee: Optional[CheckpointLoader]) -> dict[str, cst.Arg]:

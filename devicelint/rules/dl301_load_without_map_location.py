@@ -6,7 +6,7 @@ from typing import Callable, Optional
 import libcst as cst
 
 from devicelint.analysis import walk
-from devicelint.analysis.checkpoint_loads import CheckpointLoader
+from devicelint.analysis.checkpoint_loads import CheckpointLoader, restored_argument
 from devicelint.analysis.facts import ClassInfo
 from devicelint.analysis.events import CallEvent
 from devicelint.analysis.names import bound_names, keyword_arg, positional_args
@@ -60,7 +60,8 @@ class LoadWithoutMapLocation(Rule):
     a `torch.load` in a method of an `nn.Module` (not a static one: `def load_state(self,
     path)`), and a function that restores a model from what it loaded and returns that model
     (`model.load_state_dict(loaded["model"])`, or a dict made from its entries with their keys
-    renamed, then `return model`). Where that model will run
+    renamed, then `return model`; or a checkpoint loader of the file handed the model to
+    restore, `load_checkpoint(model, path)`, then `return model.eval()`). Where that model will run
     is its caller's choice, which may be a machine without the GPU that saved the checkpoint.
     (A function that only returns what it loaded is not taken for one: in real code those
     read back data files, mostly of host tensors - unless the file pickles whole models,
@@ -111,6 +112,12 @@ class LoadWithoutMapLocation(Rule):
     summary = "`torch.load` without `map_location` restores tensors onto the device they were saved from (or one mapped to a hard-coded CUDA device)."
     fix_safety = "safe"
     valid = (
+        # ... mapped to the host
+        "import torch\ndef load_checkpoint(model, filename, map_location=None):\n"
+        "    checkpoint = torch.load(filename, map_location=map_location)\n"
+        "    model.load_state_dict(checkpoint['state_dict'])\n    return checkpoint\n"
+        "def build_model(path, device):\n    model = torch.nn.Linear(4, 2)\n"
+        "    load_checkpoint(model, path, map_location='cpu')\n    return model.to(device).eval()\n",
         # the CPU branch maps, the GPU branch loads as saved (LatticeLSTM after its fix)
         "import torch\ndef load(model, path, gpu):\n    if not gpu:\n"
         "        model.load_state_dict(torch.load(path, map_location=lambda storage, loc: storage))\n"
@@ -198,6 +205,15 @@ class LoadWithoutMapLocation(Rule):
         "def reload(path, location):\n    return torch.load(path, map_location=location)\n",
     )
     invalid = (
+        # a model handed to the file's checkpoint loader, restored and returned for its caller to
+        # place (mmdeploy's build_pytorch_model): the loader's map_location is left at None
+        Example(
+            "import torch\ndef load_checkpoint(model, filename, map_location=None):\n"
+            "    checkpoint = torch.load(filename, map_location=map_location)\n"
+            "    model.load_state_dict(checkpoint['state_dict'])\n    return checkpoint\n"
+            "def build_model(path, device):\n    model = torch.nn.Linear(4, 2)\n"
+            "    load_checkpoint(model, path)  # expect: DL301\n    return model.to(device).eval()\n"
+        ),
         # torch's download helper loads the published file with torch.load, as saved (torchSR's
         # pretrained super-resolution models)
         Example(
@@ -567,7 +583,8 @@ class LoadWithoutMapLocation(Rule):
             found = flows.get(id(function))
             if found is None:
                 scope: cst.CSTNode = function if function is not None else self.ctx.module
-                found = flows[id(function)] = _LoadFlows([load.call for load in self._loads if load.function is function])
+                loads = [load for load in self._loads if load.function is function]
+                found = flows[id(function)] = _LoadFlows([load.call for load in loads], _restored_models(loads))
                 walk.visit(scope, found)
             return found
 
@@ -816,19 +833,37 @@ class _NodeFinder(cst.CSTVisitor):
         return not self.found
 
 
+#: module methods that return the module itself
+_RETURNS_MODULE_ITSELF = frozenset({"eval", "train", "to", "cuda", "cpu", "float", "half", "double", "requires_grad_"})
+
+
+def _restored_models(loads: list[_PendingLoad]) -> dict[int, str]:
+    """Per call of a checkpoint loader that restores the model it is handed
+    (``load_checkpoint(model, path)``): the name of the model handed to it."""
+    restored: dict[int, str] = {}
+    for load in loads:
+        if load.loader is None:
+            continue
+        arg = restored_argument(load.call, load.loader)
+        if arg is not None and isinstance(arg.value, cst.Name):
+            restored[id(load.call)] = arg.value.value
+    return restored
+
+
 class _LoadFlows(cst.CSTVisitor):
     """Where what each of a function's loads returns goes, in one walk of the function: the
     locals bound to it, the ``m.load_state_dict(...)`` calls handed it (or an entry of it,
     ``loaded["model"]``), and the names the function returns."""
 
-    def __init__(self, loads: list[cst.Call]) -> None:
+    def __init__(self, loads: list[cst.Call], restored: dict[int, str]) -> None:
         self.loads = {id(load) for load in loads}
         #: local name -> the load whose result it holds (the last binding)
         self.bound: dict[str, int] = {}
         #: load -> the ``load_state_dict`` calls handed its result
         self.module_loads: dict[int, list[cst.Call]] = {}
-        #: load -> the names of the modules whose ``load_state_dict`` was handed its result
-        self.receivers: dict[int, set[str]] = {}
+        #: load -> the names of the modules whose ``load_state_dict`` was handed its result, or
+        #: that a checkpoint loader was handed to restore (``load_checkpoint(model, path)``)
+        self.receivers: dict[int, set[str]] = {load: {name} for load, name in restored.items()}
         self.returned: set[str] = set()
         #: loads returned as they are (``return torch.load(p)``)
         self.returned_loads: set[int] = set()
@@ -883,8 +918,12 @@ class _LoadFlows(cst.CSTVisitor):
                 self.receivers.setdefault(load, set()).add(func.value.value)
 
     def visit_Return(self, node: cst.Return) -> None:
-        if isinstance(node.value, cst.Name):
-            self.returned.add(node.value.value)
+        returned = node.value
+        # `return model.eval()`, `return model.to(device)`: the module itself
+        while isinstance(returned, cst.Call) and isinstance(returned.func, cst.Attribute) and returned.func.attr.value in _RETURNS_MODULE_ITSELF:
+            returned = returned.func.value
+        if isinstance(returned, cst.Name):
+            self.returned.add(returned.value)
         elif node.value is not None and id(node.value) in self.loads:
             self.returned_loads.add(id(node.value))
 
