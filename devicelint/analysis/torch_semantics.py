@@ -112,10 +112,21 @@ class TorchSemantics:
         """The torch factory call without ``device=`` that made this host tensor: the call, its
         qualified name and the function it ran in (None at module level). None for any other
         value, also for a factory that got its device from a default-device scope."""
-        if value.kind != Kind.TENSOR or value.device is None or not value.device.is_cpu:
+        if value.kind != Kind.TENSOR or value.device is None or not value.device.is_cpu or value.origin is None:
             return None
-        origin = value.origin
-        if origin is None or not isinstance(origin.node, cst.Call):
+        return self._device_less_factory_of(value.origin)
+
+    def device_less_factories(self, value: Value) -> list[tuple[cst.Call, str, Optional[cst.FunctionDef]]]:
+        """As device_less_factory, for every place the host tensor may come from where paths
+        merged (``torch.zeros(a)`` on one branch, ``torch.zeros(b)`` on the other): the primary
+        one first, if it is a factory."""
+        if value.kind != Kind.TENSOR or value.device is None or not value.device.is_cpu or value.origin is None:
+            return []
+        found = (self._device_less_factory_of(origin) for origin in (value.origin, *value.origin.alternatives))
+        return [made for made in found if made is not None]
+
+    def _device_less_factory_of(self, origin: Origin) -> Optional[tuple[cst.Call, str, Optional[cst.FunctionDef]]]:
+        if not isinstance(origin.node, cst.Call):
             return None
         made = self.factory_calls.get(id(origin.node))
         if made is None or keyword_arg(origin.node, "device") is not None:

@@ -214,6 +214,9 @@ class Origin:
     #: the value is what a transformers tokenizer returned for ``return_tensors="pt"`` (``node``
     #: is that call): host tensors, which the caller moves by appending ``.to(device)`` there
     tokenized: bool = False
+    #: where paths merge, the other places a host tensor came from (``n_idx = torch.zeros(a)``
+    #: on one branch, ``torch.zeros(b)`` on the other): each needs the same fix
+    alternatives: tuple["Origin", ...] = ()
 
 
 class Role(enum.Enum):
@@ -453,6 +456,8 @@ def join(first: Value, second: Value) -> Value:
     origin = None
     if device is not None:
         origin = second.origin if device is second.device and device is not first.device else first.origin
+        if device.is_cpu and first.kind == Kind.TENSOR:
+            origin = _host_origins_joined(origin, second.origin if origin is first.origin else first.origin)
     scalar = first.scalar if first.scalar == second.scalar else None
     info = first.info if first.info is second.info else None
     if first.kind == Kind.CRITERION and info is None and (first.info is None or second.info is None):
@@ -479,6 +484,24 @@ def _host_or_accelerator(first: Optional[Device], second: Optional[Device]) -> b
     if first is None or second is None:
         return False
     return (first.is_cpu and second.may_be_accelerator) or (second.is_cpu and first.may_be_accelerator)
+
+
+#: how many places a joined host tensor remembers it came from
+_MOST_ALTERNATIVES = 3
+
+
+def _host_origins_joined(kept: Optional[Origin], other: Optional[Origin]) -> Optional[Origin]:
+    """The origin of a host tensor made in different places on the paths that merge: the kept
+    one, with the other's places as alternatives (see Origin.alternatives)."""
+    if kept is None or other is None or kept.node is other.node:
+        return kept
+    known = {id(kept.node), *(id(alternative.node) for alternative in kept.alternatives)}
+    added = tuple(
+        candidate for candidate in (replace(other, alternatives=()), *other.alternatives) if id(candidate.node) not in known
+    )
+    if not added or len(kept.alternatives) >= _MOST_ALTERNATIVES:
+        return kept
+    return replace(kept, alternatives=(kept.alternatives + added)[:_MOST_ALTERNATIVES])
 
 
 def _join_placements(first: Value, second: Value) -> Optional[Device]:

@@ -198,6 +198,17 @@ class FactoryWithoutDevice(Rule):
         "        return cross_entropy(prediction.float(), classes.float(), reduction='none')\n",
     )
     invalid = (
+        # a host tensor made by a different factory on each branch: both need the device
+        # (PyG's subgraph relabelling: one zeros per kind of subset)
+        Example(
+            "import torch\ndef relabel(subset: torch.Tensor, edge_index: torch.Tensor, num_nodes: int):\n"
+            "    if subset.dtype == torch.bool:\n"
+            "        n_idx = torch.zeros(subset.size(0), dtype=torch.long)  # expect: DL202\n"
+            "    else:\n"
+            "        n_idx = torch.zeros(num_nodes, dtype=torch.long)  # expect: DL202\n"
+            "    n_idx[subset] = torch.arange(subset.size(0), device=subset.device)\n"
+            "    return n_idx[edge_index]\n"
+        ),
         # a contrastive loss of the file owns no weights: it computes with its inputs, and its
         # forward meets the targets with the similarities of the model's outputs (an N-pairs
         # loss handed `torch.arange` targets in training_step)
@@ -447,8 +458,7 @@ class FactoryWithoutDevice(Rule):
                 for item in _tensors_in(value):
                     if item.origin is not None and item.origin.from_data:
                         continue  # data (`torch.tensor(image)` of what the function was handed) reaching a model: DL203's
-                    factory = self._cpu_factory(item, allow_unknown_rank=True)
-                    if factory is not None:
+                    for factory in self._cpu_factories(item, allow_unknown_rank=True):
                         self._report(factory, function, event.node, other=(event.callee_node, module))
             return
         if event.qualname in api.CONCATENATING and event.args and event.args[0][0].keyword is None:
@@ -471,7 +481,7 @@ class FactoryWithoutDevice(Rule):
             self._report_apart(apart, function, node, returned=True)
         if function is None or function.name.value != "forward" or context.class_info is None or not context.class_info.is_module:
             return
-        factories = [factory for factory in map(self._cpu_factory, _tensors_in(value)) if factory is not None]
+        factories = [factory for item in _tensors_in(value) for factory in self._cpu_factories(item)]
         # a module without weights of its own may well be a CPU-side helper
         if factories and self.ctx.analyzer.owns_parameters(context.class_info):
             for factory in factories:
@@ -493,12 +503,10 @@ class FactoryWithoutDevice(Rule):
             return
         if index.device is None or not index.device.may_be_accelerator:
             return
-        factory = self._cpu_factory(base, allow_unknown_rank=True)
-        if factory is None:
-            return
-        if factory[0] is node.value and not index.device.argument:
-            return  # `torch.arange(n)[mask]`, subscripted where it is made: DL207's, on this very expression
-        self._report(factory, function, node, other=(index_node, index), indexed=True)
+        for factory in self._cpu_factories(base, allow_unknown_rank=True):
+            if factory[0] is node.value and not index.device.argument:
+                return  # `torch.arange(n)[mask]`, subscripted where it is made: DL207's, on this very expression
+            self._report(factory, function, node, other=(index_node, index), indexed=True)
 
     def on_binary(self, event: BinaryEvent) -> None:
         function = self._function()
@@ -509,14 +517,15 @@ class FactoryWithoutDevice(Rule):
         for operand, value in operands:
             if self._host_attribute_of_module(operand):
                 continue
-            factory = self._cpu_factory(value)
-            if factory is None:
+            factories = self._cpu_factories(value)
+            if not factories:
                 continue
             for other, other_value in operands:
                 if other is operand:
                     continue
                 if other_value.device is not None and other_value.device.may_be_accelerator:
-                    self._report(factory, function, node, other=(other, other_value))
+                    for factory in factories:
+                        self._report(factory, function, node, other=(other, other_value))
                     return
 
     def _report_apart(self, apart: HostBesideAccelerator, function: cst.FunctionDef, meeting: cst.CSTNode, returned: bool = False) -> None:
@@ -582,21 +591,28 @@ class FactoryWithoutDevice(Rule):
         elementwise operators accept a 0-dim CPU tensor, so there it must be known to have a
         dimension. A factory in a module's ``__init__`` is an attribute: DL103's (one in a plain
         class's ``__init__`` meets what the object is built from)."""
+        found = self._cpu_factories(value, allow_unknown_rank, allow_placeholder)
+        return found[0] if found else None
+
+    def _cpu_factories(
+        self, value: Value, allow_unknown_rank: bool = False, allow_placeholder: bool = False
+    ) -> list[tuple[cst.Call, cst.FunctionDef]]:
+        """As _cpu_factory, for every place the host tensor may come from where paths merged
+        (``torch.zeros(a)`` on one branch, ``torch.zeros(b)`` on the other)."""
         if value.scalar is True or (value.scalar is None and not allow_unknown_rank):
-            return None
+            return []
         # the analysis records every factory call with the function it ran in - also one in a
         # helper that a method's call summarised (the helper itself may be analysed later)
-        made = self.ctx.analyzer.device_less_factory(value)
-        if made is None:
-            return None
-        call, qualname, home = made
-        if qualname not in api.FUNCTION_HOST_FACTORIES or home is None or self.ctx.analyzer.constructs_module(home):
-            return None
-        if self.ctx.analyzer.made_while_building_module(call):
-            return None  # a helper built it for a module's `__init__`: an attribute, DL103's
-        if not allow_placeholder and _empty_placeholder(call, qualname):
-            return None
-        return call, home
+        found = []
+        for call, qualname, home in self.ctx.analyzer.device_less_factories(value):
+            if qualname not in api.FUNCTION_HOST_FACTORIES or home is None or self.ctx.analyzer.constructs_module(home):
+                continue
+            if self.ctx.analyzer.made_while_building_module(call):
+                continue  # a helper built it for a module's `__init__`: an attribute, DL103's
+            if not allow_placeholder and _empty_placeholder(call, qualname):
+                continue
+            found.append((call, home))
+        return found
 
     def _report(
         self,
