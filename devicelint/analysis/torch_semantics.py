@@ -41,6 +41,7 @@ from devicelint.analysis.values import (
     appended,
     device_from_string,
     follows,
+    merged_host_origin,
     optimized_parameters,
 )
 
@@ -1063,7 +1064,12 @@ def _host_data_result(node: cst.Call, qualname: str, result: Value, tensors: lis
 def propagate(left: Value, right: Value) -> Value:
     """The device of a result computed from two tensors (assuming the operation ran)."""
     if left.device is not None and right.device is not None and not left.device.conflicts_with(right.device):
-        return Value(Kind.TENSOR, left.device, left.origin, scalar=_broadcast_scalar(left, right))
+        origin = left.origin
+        if left.device.is_cpu and right.device.is_cpu and right.scalar is not True:
+            # `torch.arange(n) * torch.ones(n)`: a result made from two host tensors with a
+            # dimension came from both places, each needing the same fix
+            origin = merged_host_origin(origin, right.origin)
+        return Value(Kind.TENSOR, left.device, origin, scalar=_broadcast_scalar(left, right))
     if left.scalar is False and left.device is not None:
         return Value(Kind.TENSOR, left.device, left.origin, scalar=False)
     if right.scalar is False and right.device is not None:

@@ -457,7 +457,7 @@ def join(first: Value, second: Value) -> Value:
     if device is not None:
         origin = second.origin if device is second.device and device is not first.device else first.origin
         if device.is_cpu and first.kind == Kind.TENSOR:
-            origin = _host_origins_joined(origin, second.origin if origin is first.origin else first.origin)
+            origin = merged_host_origin(origin, second.origin if origin is first.origin else first.origin)
     scalar = first.scalar if first.scalar == second.scalar else None
     info = first.info if first.info is second.info else None
     if first.kind == Kind.CRITERION and info is None and (first.info is None or second.info is None):
@@ -490,7 +490,7 @@ def _host_or_accelerator(first: Optional[Device], second: Optional[Device]) -> b
 _MOST_ALTERNATIVES = 3
 
 
-def _host_origins_joined(kept: Optional[Origin], other: Optional[Origin]) -> Optional[Origin]:
+def merged_host_origin(kept: Optional[Origin], other: Optional[Origin]) -> Optional[Origin]:
     """The origin of a host tensor made in different places on the paths that merge: the kept
     one, with the other's places as alternatives (see Origin.alternatives)."""
     if kept is None or other is None or kept.node is other.node:
