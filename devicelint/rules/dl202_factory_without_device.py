@@ -198,6 +198,11 @@ class FactoryWithoutDevice(Rule):
         "        return cross_entropy(prediction.float(), classes.float(), reduction='none')\n",
     )
     invalid = (
+        # every host operand of one operation is reported
+        Example(
+            "import torch\ndef pad(x: torch.Tensor, n: int):\n"
+            "    return torch.cat([torch.zeros(n, 4), torch.ones(n, 4), x])  # expect: DL202, DL202\n"
+        ),
         # a host tensor made by a different factory on each branch: both need the device
         # (PyG's subgraph relabelling: one zeros per kind of subset)
         Example(
@@ -524,9 +529,10 @@ class FactoryWithoutDevice(Rule):
                 if other is operand:
                     continue
                 if other_value.device is not None and other_value.device.may_be_accelerator:
+                    # every host operand of the operation needs the device, not only the first
                     for factory in factories:
                         self._report(factory, function, node, other=(other, other_value))
-                    return
+                    break
 
     def _report_apart(self, apart: HostBesideAccelerator, function: cst.FunctionDef, meeting: cst.CSTNode, returned: bool = False) -> None:
         """A list holds a host tensor (a placeholder, often empty) beside tensors that may be on
