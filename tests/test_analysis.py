@@ -2720,3 +2720,35 @@ def main():
     assert place(state["trained"]) == "accel"
     assert state["holder.model"].device.is_cpu
     assert place(state["compiled"]) == "unknown"
+
+
+def test_a_method_that_moves_its_own_module_leaves_the_receiver_there():
+    # ChatTTS's DVAE.load_pretrained(device): `self.to(device)` in a method of the module's class
+    # moves the object it is called on; a method that also hands `self` to unseen code does not
+    # tell where it is
+    code = '''
+import torch
+from torch import nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def load_pretrained(self, device):
+        self.to(device)
+
+    def offload(self, hooks, device):
+        self.to(device)
+        hooks.register(self)
+
+def main():
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    placed = Net()
+    placed.load_pretrained(device)
+    hooked = Net()
+    hooked.offload(None, device)
+'''
+    state = function_state(analyse(code), "main")
+    assert state["placed"].kind == Kind.MODULE and place(state["placed"]) == "accel"
+    assert place(state["hooked"]) == "unknown"

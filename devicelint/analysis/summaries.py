@@ -941,6 +941,7 @@ class Summaries(ParameterUses):
                     self._forget_what_it_writes(function, receiver_key, state)
             if receiver_key is not None:
                 self._forget_device_if_moved(function, receiver, receiver_key, state)
+                self._place_receiver_left(function, receiver, receiver_key, left, state)
         if receiver.kind not in (Kind.MODULE, Kind.CRITERION):
             self._escape_into(function, args, state, skip_first=not has_decorator(function, "staticmethod"), left=left)
         return result
@@ -1418,7 +1419,8 @@ class Summaries(ParameterUses):
         if moved_in_place:
             if falls_off:
                 exits.append(local)
-            modules_left = self._modules_left_by_run(function, moved_in_place, bound, exits)
+            receiver = {self_param.name.value: self_value} if self_param is not None and self_value is not None else {}
+            modules_left = self._modules_left_by_run(function, moved_in_place, {**bound, **receiver}, exits)
             assert left is not None
             left.update(modules_left)
             if ready:
@@ -1491,6 +1493,20 @@ class Summaries(ParameterUses):
         self._summarise(init, owner, Value(Kind.UNKNOWN, info=info), True, args, state, left=left, note=False)
         if left:
             self._place_modules_left(args, names, left, state)
+
+    def _place_receiver_left(
+        self, function: cst.FunctionDef, receiver: Value, receiver_key: str, left: dict[str, Value], state: State
+    ) -> None:
+        """``dvae.load_pretrained(device)`` whose body is ``self.to(device)``: a method of the
+        file that moves its own module in place leaves it where it put it (see _escape_into for
+        the modules handed to a function)."""
+        positional = [*function.params.posonly_params, *function.params.params]
+        if receiver.kind not in (Kind.MODULE, Kind.CRITERION) or not positional or has_decorator(function, "staticmethod"):
+            return
+        own_name = positional[0].name.value
+        placed = left.get(own_name)
+        if placed is not None:
+            state[receiver_key] = _anchored_on_receiver(placed, own_name, receiver_key)
 
     def _place_modules_left(
         self, args: tuple[tuple[cst.Arg, Value], ...], names: list[Optional[str]], left: dict[str, Value], state: State
