@@ -2675,3 +2675,80 @@ print(predictor([torch.rand(3) for _ in range(4)]))
     )
     assert place(forward["batch"]) == "cpu"
     assert place(forward["scaled"]) == "follows"  # a module with parameters: its outputs are where it is
+
+
+def test_a_function_that_moves_a_module_it_is_handed_in_place_leaves_the_callers_module_there():
+    # nn.Module.to/.cuda/.cpu move the module itself: a helper that moves the model it is handed,
+    # a plain class whose `__init__` keeps `self.model = model.to(device)`, and a method that
+    # moves the model an object handed to it keeps (pytext's load_best_model: `state.model.cpu()`)
+    # leave the caller's model where they put it; one that hands it on to unseen code does not
+    code = '''
+import torch
+from torch import nn
+
+class Holder:
+    def __init__(self, model):
+        self.model = model
+
+class Trainer:
+    def __init__(self, model, device):
+        self.model = model.to(device)
+
+def place(model, device):
+    model.to(device)
+
+def offload(holder):
+    holder.model.cpu()
+
+def hand_on(model, device, runner):
+    model.to(device)
+    runner.compile(model)
+
+def main():
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    placed = nn.Linear(4, 2)
+    place(placed, device)
+    trained = nn.Linear(4, 2)
+    trainer = Trainer(trained, device)
+    holder = Holder(nn.Linear(4, 2).to(device))
+    offload(holder)
+    compiled = nn.Linear(4, 2)
+    hand_on(compiled, device, None)
+'''
+    state = function_state(analyse(code), "main")
+    assert state["placed"].kind == Kind.MODULE and place(state["placed"]) == "accel"
+    assert place(state["trained"]) == "accel"
+    assert state["holder.model"].device.is_cpu
+    assert place(state["compiled"]) == "unknown"
+
+
+def test_a_method_that_moves_its_own_module_leaves_the_receiver_there():
+    # ChatTTS's DVAE.load_pretrained(device): `self.to(device)` in a method of the module's class
+    # moves the object it is called on; a method that also hands `self` to unseen code does not
+    # tell where it is
+    code = '''
+import torch
+from torch import nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def load_pretrained(self, device):
+        self.to(device)
+
+    def offload(self, hooks, device):
+        self.to(device)
+        hooks.register(self)
+
+def main():
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    placed = Net()
+    placed.load_pretrained(device)
+    hooked = Net()
+    hooked.offload(None, device)
+'''
+    state = function_state(analyse(code), "main")
+    assert state["placed"].kind == Kind.MODULE and place(state["placed"]) == "accel"
+    assert place(state["hooked"]) == "unknown"

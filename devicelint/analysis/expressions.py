@@ -744,6 +744,7 @@ class Expressions:
             result = self._apply_qualified(node, qualname, args, state)
         elif callee.kind == Kind.CLASS:
             result = self._instantiate(node, callee.info, args, self._default_device(state))
+            self.place_modules_init_moves(callee.info, args, state)
         elif callee.kind in (Kind.MODULE, Kind.CRITERION):
             result = (
                 self._own_forward_outputs(node, callee, args, state)
@@ -768,8 +769,9 @@ class Expressions:
         elif callee.kind == Kind.FUNCTION and callee.info is CRITERION_BUILDER:
             result = self.criterion(node, args)  # the loss holds the `weight=` it is called with
         elif callee.kind == Kind.FUNCTION and isinstance(callee.info, cst.FunctionDef):
-            result = self._summarise(callee.info, None, None, False, args, state, call=node)
-            self._escape_into(callee.info, args, state, skip_first=False)
+            left: dict[str, Value] = {}
+            result = self._summarise(callee.info, None, None, False, args, state, call=node, left=left)
+            self._escape_into(callee.info, args, state, skip_first=False, left=left)
         else:
             result = UNKNOWN
             self._escape(args, state)

@@ -139,6 +139,10 @@ class FlowAnalyzer(Expressions, Summaries, TorchSemantics, ProjectImports):
         #: object, see Summaries._run_for_init) the states its ``return``s leave
         self._exit_states: list[Optional[list[State]]] = []
         self._summaries: dict[tuple, Value] = {}
+        #: per summarised call (the key of ``_summaries``): where the helper left the modules it
+        #: was handed, or their modules kept as attributes, that it moved in place (see
+        #: Summaries.modules_left_in_arguments)
+        self._modules_left: dict[tuple, dict[str, Value]] = {}
         #: per call of a method on an object of the file (everything its run starts from): the
         #: attributes it leaves on the object (see Summaries._take_what_it_leaves)
         self._left_attributes: dict[tuple, dict[str, Value]] = {}
@@ -204,6 +208,10 @@ class FlowAnalyzer(Expressions, Summaries, TorchSemantics, ProjectImports):
         self._tensor_use_scans: set[cst.FunctionDef] = set()
         #: per function: the parameters its body may move or hand on (see _may_move)
         self._moving_parameters: dict[cst.FunctionDef, frozenset[str]] = {}
+        #: per function: the parameters, and modules kept as attributes of them, that its body
+        #: moves in place (``model.cpu()``, ``state.model.to(device)``; see
+        #: Summaries._moved_in_place_by)
+        self._parameters_moved_in_place: dict[cst.FunctionDef, frozenset[str]] = {}
         #: per function: the parameters it hands to numpy or matplotlib (see _numpy_read_parameters)
         self._numpy_reads_found: dict[cst.FunctionDef, dict[str, cst.Call]] = {}
         #: per function: the checkpoint loader it is, if any (see Summaries.checkpoint_load_call)

@@ -918,6 +918,7 @@ class Summaries(ParameterUses):
         if found is None:
             return None
         function, owner = found
+        left: dict[str, Value] = {}  # where its run left the modules it moved in place
         if receiver.kind != Kind.CLASS and self._overridden_below(info, method):
             result = UNKNOWN  # a subclass here overrides it: which body runs depends on the object
         elif has_decorator(function, "staticmethod"):
@@ -935,13 +936,14 @@ class Summaries(ParameterUses):
             if ran is not None:
                 result = ran
             else:
-                result = self._summarise(function, owner, receiver, True, args, state, carried, call=node)
+                result = self._summarise(function, owner, receiver, True, args, state, carried, call=node, left=left)
                 if receiver_key is not None and not self._take_what_it_leaves(function, owner, receiver, args, state, receiver_key, carried):
                     self._forget_what_it_writes(function, receiver_key, state)
             if receiver_key is not None:
                 self._forget_device_if_moved(function, receiver, receiver_key, state)
+                self._place_receiver_left(function, receiver, receiver_key, left, state)
         if receiver.kind not in (Kind.MODULE, Kind.CRITERION):
-            self._escape_into(function, args, state, skip_first=not has_decorator(function, "staticmethod"))
+            self._escape_into(function, args, state, skip_first=not has_decorator(function, "staticmethod"), left=left)
         return result
 
     def _call_base_method(
@@ -1348,18 +1350,27 @@ class Summaries(ParameterUses):
         state: State,
         carried: Optional[dict[str, Value]] = None,
         call: Optional[cst.Call] = None,
+        left: Optional[dict[str, Value]] = None,
+        note: bool = True,
     ) -> Value:
         """What a call of a function of this file returns, given the caller's arguments: its body
         run silently on them (see devicelint.analysis.helpers). ``carried``: the ``self.*``
         attributes the caller set (or that earlier calls on the object left), which the run and
         the callee's own analysis start from (see _attributes_set_by_caller). ``call``: the call
-        itself, where there is one to name (see _specialise_by_call_site)."""
-        if self.emitting:
+        itself, where there is one to name (see _specialise_by_call_site). ``left``, where given,
+        is filled with where the run left the modules it was handed and moved in place (see
+        _modules_left_by_run), by parameter (``model``) or kept attribute (``state.model``).
+        ``note``: whether the call is one of the function's call sites (a construction's run of
+        ``__init__`` is noted as a construction instead)."""
+        if self.emitting and note:
             self._note_call_site(function, args, bind_self, carried, call)
         if self._inline_depth >= helpers.MAX_DEPTH or function in self._inlining:
             return UNKNOWN
         summarisable, falls_off, _ = self._facts_of(function)
-        if not summarisable or (falls_off and not self._is_generator(function)):
+        # a body that may fall off its end may return None: its result is unknown, but where it
+        # leaves the modules it moves in place is worth its run
+        returns_unknown = falls_off and not self._is_generator(function)
+        if not summarisable or returns_unknown and (left is None or not self._moved_in_place_by(function)):
             return UNKNOWN
         binding = helpers.bind_arguments(function, args, bind_self)
         if binding is None:
@@ -1383,13 +1394,19 @@ class Summaries(ParameterUses):
         if ready:
             cached = self._summaries.get(key)
             if cached is not None:
+                if left is not None:
+                    left.update(self._modules_left.get(key, {}))
                 return cached
         if self._summaries_left <= 0:
             return UNKNOWN
         self._summaries_left -= 1
 
         enclosing = state if function in self._nested_functions else None
+        moved_in_place = self._moved_in_place_by(function) if left is not None else frozenset()
+        exits: list[State] = []
         with self._silent_run(function) as (returns, yielded), self._running(function, class_info, enclosing):
+            if moved_in_place:
+                self._exit_states[-1] = exits
             with_attributes = class_info if self_value is not None and self_value.kind != Kind.CLASS else None
             local = self._parameter_state(function, self_param, self_value or UNKNOWN, with_attributes, bound, use_defaults=True)
             if known:
@@ -1399,8 +1416,19 @@ class Summaries(ParameterUses):
             if default is not None:
                 local[DEFAULT_DEVICE_KEY] = default
             self.exec_block(helpers.body_statements(function), local)
+        if moved_in_place:
+            if falls_off:
+                exits.append(local)
+            receiver = {self_param.name.value: self_value} if self_param is not None and self_value is not None else {}
+            modules_left = self._modules_left_by_run(function, moved_in_place, {**bound, **receiver}, exits)
+            assert left is not None
+            left.update(modules_left)
+            if ready:
+                self._modules_left[key] = modules_left
         result = UNKNOWN
-        if yielded:
+        if returns_unknown:
+            pass
+        elif yielded:
             # a generator function returns a generator: iterating it gives what it yields
             if all(value is not None for value in yielded):
                 element = yielded[0]
@@ -1421,14 +1449,123 @@ class Summaries(ParameterUses):
             self._summaries[key] = result
         return result
 
-    def _escape_into(self, function: cst.FunctionDef, args: tuple[tuple[cst.Arg, Value], ...], state: State, skip_first: bool) -> None:
+    def _escape_into(
+        self,
+        function: cst.FunctionDef,
+        args: tuple[tuple[cst.Arg, Value], ...],
+        state: State,
+        skip_first: bool,
+        left: Optional[dict[str, Value]] = None,
+    ) -> None:
         """A module handed to a function of this file keeps its device unless the function
-        may move it (``model.to(...)``, ``model.cuda()``) or hands it on to other code."""
+        may move it (``model.to(...)``, ``model.cuda()``) or hands it on to other code. Where
+        the function's run (``left``, see _modules_left_by_run) tells where it left a module it
+        moved in place - the module handed in (``model.cpu()`` in a save helper) or one an
+        object handed in keeps (``state.model.cpu()``) - the caller's module is there after
+        the call, as if the move were written at the call."""
+        names = helpers.argument_parameters(function, args, skip_first)
+        placed = self._place_modules_left(args, names, left, state) if left else frozenset()
         if not any(value.kind in (Kind.MODULE, Kind.CRITERION) or constructions.is_construction(value) for _, value in args):
             return  # nothing that could escape: spare the scan of the callee's text
         moving = self._may_move(function)
-        names = helpers.argument_parameters(function, args, skip_first)
-        self._escape(tuple(pair for pair, name in zip(args, names) if name is None or name in moving), state)
+        self._escape(tuple(pair for pair, name in zip(args, names) if (name is None or name in moving) and name not in placed), state)
+
+    def place_modules_init_moves(self, info: ClassInfo, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> None:
+        """``Trainer(model, device)`` whose ``__init__`` keeps ``self.model = model.to(device)``:
+        ``nn.Module.to`` moves the module in place, so the caller's ``model`` is on ``device``
+        once the object is built, as after a helper that moves it (see _escape_into). Plain
+        classes of the file; their ``__init__`` runs silently on the construction's arguments,
+        only where its text moves a parameter in place."""
+        if info.is_module or info.is_dataset:
+            return
+        found = info.find_method("__init__")
+        if found is None:
+            return
+        init, owner = found
+        moved = self._moved_in_place_by(init)
+        if not moved:
+            return
+        names = helpers.argument_parameters(init, args, True)
+        roots = {name.split(".", 1)[0] for name in moved}
+        if not any(name in roots for name in names):
+            return
+        left: dict[str, Value] = {}
+        self._summarise(init, owner, Value(Kind.UNKNOWN, info=info), True, args, state, left=left, note=False)
+        if left:
+            self._place_modules_left(args, names, left, state)
+
+    def _place_receiver_left(
+        self, function: cst.FunctionDef, receiver: Value, receiver_key: str, left: dict[str, Value], state: State
+    ) -> None:
+        """``dvae.load_pretrained(device)`` whose body is ``self.to(device)``: a method of the
+        file that moves its own module in place leaves it where it put it (see _escape_into for
+        the modules handed to a function)."""
+        positional = [*function.params.posonly_params, *function.params.params]
+        if receiver.kind not in (Kind.MODULE, Kind.CRITERION) or not positional or has_decorator(function, "staticmethod"):
+            return
+        own_name = positional[0].name.value
+        placed = left.get(own_name)
+        if placed is not None:
+            state[receiver_key] = _anchored_on_receiver(placed, own_name, receiver_key)
+
+    def _place_modules_left(
+        self, args: tuple[tuple[cst.Arg, Value], ...], names: list[Optional[str]], left: dict[str, Value], state: State
+    ) -> frozenset[str]:
+        """Put the caller's modules where the callee left them (see _escape_into); the
+        parameters whose own module was placed so."""
+        placed: set[str] = set()
+        for (arg, _), name in zip(args, names):
+            key = dotted_name(arg.value) if name is not None and not arg.star else None
+            if key is None:
+                continue
+            for moved, value in left.items():
+                root, _, attribute = moved.partition(".")
+                if root != name:
+                    continue
+                state[f"{key}.{attribute}" if attribute else key] = value
+                if not attribute:
+                    placed.add(name)
+        return frozenset(placed)
+
+    def _moved_in_place_by(self, function: cst.FunctionDef) -> frozenset[str]:
+        """The parameters (``model``), and attributes of parameters (``state.model``), that the
+        function's body moves in place with a bare move method (``.to(``, ``.cuda(``, ``.cpu(``):
+        a text scan, once per function."""
+        memo = self.function_memo(function, self._parameters_moved_in_place, "parameters moved in place")
+        moved = memo.get(function)
+        if moved is None:
+            params = function.params
+            names = {p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]}
+            text = self._body_text(function)
+            moved = frozenset(match.group(1) for match in _MOVED_IN_PLACE.finditer(text) if match.group(1).split(".", 1)[0] in names)
+            memo[function] = moved
+        return moved
+
+    def _modules_left_by_run(
+        self, function: cst.FunctionDef, moved_in_place: frozenset[str], bound: dict[str, Value], exits: list[State]
+    ) -> dict[str, Value]:
+        """Where a run of ``function`` left the modules it moved in place (``moved_in_place``),
+        joined over the states its ``return``s and its end leave, in the caller's terms: only a
+        module whose device every path knows (one that a path handed on to code the analysis
+        cannot see has none, and is left out, for the caller to forget). A module parameter
+        must be one the call handed (``bound``)."""
+        modules_left: dict[str, Value] = {}
+        if not exits:
+            return modules_left
+        for moved in moved_in_place:
+            root = moved.split(".", 1)[0]
+            if root not in bound or ("." not in moved and bound[root].kind not in (Kind.MODULE, Kind.CRITERION)):
+                continue
+            found = [exit_state.get(moved) for exit_state in exits]
+            if any(value is None or value.kind not in (Kind.MODULE, Kind.CRITERION) or value.device is None for value in found):
+                continue
+            joined = found[0]
+            for value in found[1:]:
+                joined = join(joined, value)  # type: ignore[arg-type]
+            if joined is None or joined.device is None:
+                continue
+            modules_left[moved] = _in_caller_terms(helpers.attributed_to(joined, function, self.factory_home), bound)
+        return modules_left
 
     def _may_move(self, function: cst.FunctionDef) -> frozenset[str]:
         """Parameters the function's body may move or hand on: ``p.to(`` / ``p.cuda(`` and the
@@ -2288,6 +2425,11 @@ def _read_on_host(name: str) -> "re.Pattern[str]":
         rf"\b(?:{_HOST_FUNCTIONS})\s*\((?:[^()]|\([^()]*\))*?,\s*{keyword}{escaped}\s*[,)]"
         rf"|\.\s*(?:{_HOST_METHODS})\s*\(\s*{keyword}{escaped}\s*[,)]"
     )
+
+
+#: ``model.cpu(``, ``state.model.to(``: a name, or one attribute of it, moved by a method that
+#: moves a module in place
+_MOVED_IN_PLACE = re.compile(r"(?<![.\w])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?)\s*\.\s*(?:to|cuda|cpu)\s*\(")
 
 
 def _moves_or_hands_on(name: str) -> "re.Pattern[str]":

@@ -170,8 +170,23 @@ class MixedDeviceOp(Rule):
         "    return torch.cat((left.cpu(), resized), dim=-1)\n"
         "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
         "concatenate(torch.rand(1, 3, 8, 8, device=device), torch.rand(1, 3, 4, 4, device=device))\n",
+        # a save helper that moves the live model to the host and back to the device
+        (
+            'import io\nimport torch\nfrom torch import nn\ndef save_checkpoint(model, buffer, device):\n    model.cpu()\n'
+            '    torch.save(model.state_dict(), buffer)\n    model.to(device)\ndef train(batches, device):\n'
+            '    model = nn.Linear(4, 2).to(device)\n    buffer = io.BytesIO()\n    for x in batches:\n        out = model(x.to(device))\n'
+            "        save_checkpoint(model, buffer, device)\n    return out\ntrain([torch.rand(8, 4)], torch.device('cuda' if torch.cuda.is_available() else 'cpu'))\n"
+        ),
     )
     invalid = (
+        # a save helper that takes `model.cpu().state_dict()`: `Module.cpu()` moves the live
+        # model in place, so the next step's inputs on the device meet host weights
+        Example(
+            'import io\nimport torch\nfrom torch import nn\ndef save_checkpoint(model, buffer):\n    torch.save(model.cpu().state_dict(), buffer)\n'
+            'def train(batches, device):\n    model = nn.Linear(4, 2).to(device)\n    buffer = io.BytesIO()\n'
+            '    for x in batches:\n        out = model(x.to(device))  # expect: DL201\n        save_checkpoint(model, buffer)\n'
+            "    return out\ntrain([torch.rand(8, 4)], torch.device('cuda' if torch.cuda.is_available() else 'cpu'))\n"
+        ),
         # a metric whose state its base class registers as buffers (torchmetrics' add_state),
         # built in the loop's function and never moved, updated with GPU predictions
         Example(

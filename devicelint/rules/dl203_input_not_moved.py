@@ -39,7 +39,9 @@ class InputNotMoved(Rule):
     the finding is on the line of the input to move. Data includes `torch.tensor(x)` /
     `torch.as_tensor(x)` of a numpy array or of what the function was handed, and a model that
     an object's `fit()`/`setup()` builds and moves (or `prepare()` moves in place) is moved
-    for the object's other methods.
+    for the object's other methods. So is a model that a helper of the file moves in place
+    (`def place(model, device): model.to(device)`), or a plain class whose `__init__` keeps
+    `self.model = model.to(device)`: the caller's model is on that device after the call.
 
     ## Why is this bad?
     The first forward raises `RuntimeError: Expected all tensors to be on the same device` on a
@@ -143,8 +145,29 @@ class InputNotMoved(Rule):
         "    def __init__(self):\n        self.net = nn.Linear(4, 1)\n"
         "    def to_gpu(self):\n        self.net.cuda()\n    def to_host(self):\n        self.net.cpu()\n"
         "    def score(self, dataset):\n        for x in DataLoader(dataset, batch_size=8):\n            out = self.net(x)\n",
+        # helpers that move the model and then hand it to code the analysis cannot see (no
+        # device is known for it after the call), or bring it back to the host
+        (
+            'import numpy as np\nimport torch\nfrom torch import nn\ndef benchmark(model, device, runner):\n'
+            '    model.to(device)\n    runner.profile(model)\ndef offload_after(model, device):\n    model.to(device)\n'
+            '    model.cpu()\ndef predict(rows, device, runner):\n    model = nn.Linear(4, 1)\n    benchmark(model, device, runner)\n'
+            '    return model(torch.from_numpy(np.asarray(rows)))\ndef evaluate(rows, device):\n    model = nn.Linear(4, 1)\n'
+            "    offload_after(model, device)\n    return model(torch.from_numpy(np.asarray(rows)))\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+            'predict([[0.0] * 4], device, None)\nevaluate([[0.0] * 4], device)\n'
+        ),
     )
     invalid = (
+        # a helper that moves the model it is handed (`model.to(device)`, in place), and a plain
+        # class whose `__init__` keeps `self.model = model.to(device)`: the caller's model is on
+        # the device after the call
+        Example(
+            'import numpy as np\nimport torch\nfrom torch import nn\ndef place(model, device):\n    model.to(device)\n'
+            'class Trainer:\n    def __init__(self, model, device):\n        self.model = model.to(device)\n'
+            'def predict(rows, device):\n    model = nn.Linear(4, 1)\n    place(model, device)\n    return model(torch.from_numpy(np.asarray(rows)))  # expect: DL203\n'
+            'def evaluate(rows, device):\n    model = nn.Linear(4, 1)\n    trainer = Trainer(model, device)\n'
+            "    return model(torch.from_numpy(np.asarray(rows)))  # expect: DL203\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+            'predict([[0.0] * 4], device)\nevaluate([[0.0] * 4], device)\n'
+        ),
         # `torch.tensor(image)` of what the function was handed, and `torch.as_tensor` of a numpy
         # array: the program's data on the host, as `torch.from_numpy` makes it
         Example(
