@@ -5,9 +5,8 @@
 #      the training process group, which uses the NCCL backend: NCCL has no CPU implementation, so
 #      the first clip_grad_norm step crashes on every rank. The fix named in the issue moves the
 #      partial tensor to the GPU before the all_reduce (the norms are GPU values to begin with); the
-#      host construction is marked (DL201, the closest rule: no rule covers a host tensor handed to
-#      a collective of a GPU-only backend; here it meets the GPU-only group the way a mixed-device
-#      operation meets its other operand).
+#      host construction is marked (DL316, a host tensor handed to a collective of an NCCL process
+#      group; marked DL201, the closest rule then, until DL316 was added in session 16).
 import os
 import tempfile
 
@@ -30,7 +29,7 @@ class HeteroGradNormSkip:
         return total
 
     def _maybe_allreduce_partials(self, partial_val):
-        partial_tensor = torch.tensor([partial_val], dtype=torch.float64, device="cpu")  # expect: DL201
+        partial_tensor = torch.tensor([partial_val], dtype=torch.float64, device="cpu")  # expect: DL316
         dist.all_reduce(partial_tensor, op=dist.ReduceOp.SUM, group=self._pg)
         return partial_tensor.item() ** 0.5
 

@@ -7,8 +7,8 @@
 #      and handed straight to dist.broadcast, which NCCL cannot do for CPU tensors. The fix PRs 257
 #      and 266 (both closed unmerged when the repository was archived) move the length tensor to
 #      the rank's CUDA device before the broadcast; since the fix inserts that move, the broadcast
-#      it precedes is marked (DL201, the closest rule: no rule covers a host tensor handed to a
-#      collective of a GPU-only backend).
+#      it precedes is marked (DL316, a host tensor handed to a collective of an NCCL process group;
+#      marked DL201, the closest rule then, until DL316 was added in session 16).
 import os
 import tempfile
 
@@ -60,7 +60,7 @@ def interactive(prompts, max_tokens=5):
         else:
             length_tensor = torch.tensor([0], dtype=torch.int)
         if is_torchrun():
-            dist.broadcast(length_tensor, src=0)  # expect: DL201
+            dist.broadcast(length_tensor, src=0)  # expect: DL316
         if not should_print:
             tokens = int(length_tensor.item()) * [0]
         outputs.append(generate(model, tokens, max_tokens, device))

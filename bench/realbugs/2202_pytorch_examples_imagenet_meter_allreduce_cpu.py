@@ -5,8 +5,8 @@
 #      torch.FloatTensor([...]) - on the CPU - and hands it to dist.all_reduce; the distributed
 #      run uses the NCCL backend, which only reduces GPU tensors. The fix (PR 1034, merged; PRs
 #      1031/1032 proposed the same) builds the tensor on "cuda" when CUDA is available. The
-#      construction line is marked (DL201, the closest rule: no rule covers a host tensor handed to
-#      a GPU-only collective). One process with world size 1 stands in for the job here; it uses
+#      construction line is marked (DL316, a host tensor handed to a collective of an NCCL process
+#      group; marked DL201, the closest rule then, until DL316 was added in session 16). One process with world size 1 stands in for the job here; it uses
 #      NCCL when a GPU exists, as the example does, and gloo otherwise.
 import os
 import tempfile
@@ -29,7 +29,7 @@ class AverageMeter:
         self.avg = self.sum / self.count
 
     def all_reduce(self):
-        total = torch.FloatTensor([self.sum, self.count])  # expect: DL201
+        total = torch.FloatTensor([self.sum, self.count])  # expect: DL316
         dist.all_reduce(total, dist.ReduceOp.SUM, async_op=False)
         self.sum, self.count = total.tolist()
         self.avg = self.sum / self.count

@@ -1,0 +1,176 @@
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+import libcst as cst
+
+from devicelint.analysis.events import CallEvent
+from devicelint.analysis.values import Homogeneous, Kind, Value
+from devicelint.findings import Severity
+from devicelint.rules.base import Example, Rule
+
+#: torch.distributed collectives and point-to-point calls: every tensor they are handed must be
+#: on a device the process group's backend serves
+_COLLECTIVES = frozenset(
+    "torch.distributed." + name
+    for name in (
+        "all_reduce all_gather all_gather_into_tensor all_to_all all_to_all_single broadcast reduce reduce_scatter "
+        "reduce_scatter_tensor gather scatter send recv isend irecv"
+    ).split()
+)
+#: the file chooses NCCL for its process group: the name written as a string
+_NCCL_LITERAL = re.compile(r"""['"]nccl['"]""")
+#: ... (a backend string per device type, "cpu:gloo,cuda:nccl", serves host tensors with gloo)
+_PER_DEVICE_BACKENDS = re.compile(r"""['"][^'"]*cpu\s*:""")
+#: a process group of its own made with gloo (host collectives run there on purpose)
+_GLOO_GROUP = re.compile(r"""new_group\s*\([^)]*['"]gloo['"]|new_subgroups\s*\([^)]*['"]gloo['"]""")
+
+
+class HostTensorInNcclCollective(Rule):
+    """
+    ## What it does
+    Flags a tensor known to be on the host - made by a factory without `device=` (or with
+    `device="cpu"`), a legacy typed constructor (`torch.FloatTensor([...])`), `.cpu()` -
+    handed to a `torch.distributed` collective or point-to-point call (`all_reduce`,
+    `broadcast`, `all_gather`, `reduce`, `send`, ...) in a program that initialises its process
+    group with the NCCL backend (`init_process_group("nccl")`, also `"nccl" if
+    torch.cuda.is_available() else "gloo"`: NCCL on every GPU run).
+
+    Where one factory of the same function made the tensor, the finding is at that factory,
+    where the fix goes (make it on the GPU); otherwise (a tensor made in several places, or
+    brought to the host) it is at the collective, naming where the tensor comes from.
+
+    Left alone: files that never name NCCL in an `init_process_group` call's file (the
+    backend is chosen elsewhere), a backend string per device type (`"cpu:gloo,cuda:nccl"`,
+    which serves host tensors with gloo), and calls given a `group=` where the file makes a
+    gloo group of its own (`dist.new_group(backend="gloo")`, the usual home of host
+    collectives).
+
+    ## Why is this bad?
+    NCCL reduces, broadcasts and gathers GPU tensors only. A host tensor fails with
+    "No backend type associated with device type cpu" (older versions: "Tensors must be CUDA
+    and dense"), typically when a metric meter or a length is packed into a fresh tensor to be
+    shared across ranks - on the first multi-GPU run, never on a CPU test with gloo.
+
+    ## Example
+    ```python
+    dist.init_process_group("nccl")
+    total = torch.tensor([meter.sum, meter.count])
+    dist.all_reduce(total)
+    ```
+
+    ## Use instead
+    ```python
+    dist.init_process_group("nccl")
+    total = torch.tensor([meter.sum, meter.count], device=torch.device("cuda", local_rank))
+    dist.all_reduce(total)
+    ```
+    """
+
+    code = "DL316"
+    name = "host-tensor-in-nccl-collective"
+    severity = Severity.ERROR
+    summary = "A host tensor handed to a `torch.distributed` collective in a program whose process group uses NCCL, which takes GPU tensors only."
+    valid = (
+        "import torch\nimport torch.distributed as dist\ndist.init_process_group('nccl')\n"
+        "total = torch.tensor([1.0, 2.0], device='cuda')\ndist.all_reduce(total)\n",
+        # gloo serves host tensors
+        "import torch\nimport torch.distributed as dist\ndist.init_process_group('gloo')\n"
+        "total = torch.tensor([1.0, 2.0])\ndist.all_reduce(total)\n",
+        # a backend per device type
+        "import torch\nimport torch.distributed as dist\ndist.init_process_group('cpu:gloo,cuda:nccl')\n"
+        "total = torch.tensor([1.0, 2.0])\ndist.all_reduce(total)\n",
+        # host collectives on a gloo group of their own (detectron2's comm helpers)
+        "import torch\nimport torch.distributed as dist\ndist.init_process_group('nccl')\n"
+        "cpu_group = dist.new_group(backend='gloo')\n"
+        "total = torch.tensor([1.0, 2.0])\ndist.all_reduce(total, group=cpu_group)\n",
+        # the backend is chosen by another module: not known here
+        "import torch\nimport torch.distributed as dist\ndef reduce_sum(values):\n"
+        "    total = torch.tensor(values)\n    dist.all_reduce(total)\n    return total\n",
+    )
+    invalid = (
+        # pytorch/examples' ImageNet meters (the construction is where the fix went)
+        Example(
+            "import torch\nimport torch.distributed as dist\nclass Meter:\n    def all_reduce(self):\n"
+            "        total = torch.FloatTensor([self.sum, self.count])  # expect: DL316\n"
+            "        dist.all_reduce(total, dist.ReduceOp.SUM)\n"
+            "dist.init_process_group('nccl' if torch.cuda.is_available() else 'gloo')\n"
+        ),
+        # made in two places: reported at the collective
+        Example(
+            "import torch\nimport torch.distributed as dist\ndef share_length(tokens, rank):\n"
+            "    if rank == 0:\n        length = torch.tensor([len(tokens)])\n    else:\n        length = torch.tensor([0])\n"
+            "    dist.broadcast(length, src=0)  # expect: DL316\n    return int(length.item())\n"
+            "dist.init_process_group(backend='nccl')\n"
+        ),
+        # brought to the host on purpose, then shared
+        Example(
+            "import torch\nimport torch.distributed as dist\ndist.init_process_group('nccl')\n"
+            "def gather_norm(norm: torch.Tensor):\n    host = norm.detach().cpu()\n"
+            "    dist.all_reduce(host)  # expect: DL316\n    return host\n"
+        ),
+    )
+
+    def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(ctx)
+        #: host tensors handed to collectives: (the node to report, the collective, the tensor's
+        #: spelling, its value, whether the node is the tensor's factory)
+        self._handed: list[tuple[cst.CSTNode, cst.Call, str, Value, bool]] = []
+        self._nccl: Optional[bool] = None
+
+    def on_call(self, event: CallEvent) -> None:
+        if event.qualname not in _COLLECTIVES or not self._uses_nccl():
+            return
+        if any(arg.keyword is not None and arg.keyword.value == "group" for arg, _ in event.args) and _GLOO_GROUP.search(self.ctx.source):
+            return
+        for arg, value in event.args:
+            for tensor in _tensors(value):
+                if tensor.kind != Kind.TENSOR or tensor.device is None or not tensor.device.is_cpu or tensor.device.only_on is not None:
+                    continue
+                self._report(event, arg, tensor)
+                return
+
+    def _report(self, event: CallEvent, arg: cst.Arg, tensor: Value) -> None:
+        spelled = self.ctx.source_of(arg.value)
+        collective = self.ctx.source_of(event.node.func)
+        origin = tensor.origin
+        factory = origin.node if origin is not None and not origin.alternatives and isinstance(origin.node, cst.Call) else None
+        if (
+            factory is not None
+            and self.ctx.analyzer.factory_name(factory) is not None
+            and self.ctx.analyzer.factory_home(factory) is self.ctx.current_function.node
+        ):
+            self.ctx.report(
+                factory,
+                f"`{self.ctx.source_of(factory.func)}` makes `{spelled}` on the CPU, and `{collective}` shares it at line "
+                f"{self.ctx.line(event.node)} over a process group that uses NCCL, which takes GPU tensors only (\"No backend "
+                "type associated with device type cpu\"); make it on the GPU (`device=`)",
+                related=((event.node, "handed to the collective here"),),
+            )
+            return
+        where = f" ({origin.how} at line {self.ctx.line(origin.node)})" if origin is not None else ""
+        self.ctx.report(
+            event.node,
+            f"`{spelled}` is on the CPU{where}, but `{collective}` shares it over a process group that uses NCCL, which "
+            "takes GPU tensors only (\"No backend type associated with device type cpu\"); move it to the GPU first",
+        )
+
+    def _uses_nccl(self) -> bool:
+        """Does the file initialise a process group and name NCCL, and no backend per device type?"""
+        if self._nccl is None:
+            source = self.ctx.source
+            self._nccl = (
+                "init_process_group" in source and _NCCL_LITERAL.search(source) is not None and _PER_DEVICE_BACKENDS.search(source) is None
+            )
+        return self._nccl
+
+
+def _tensors(value: Value) -> tuple[Value, ...]:
+    """The tensor a collective is handed, or the elements of a list of them (``all_gather``'s)."""
+    if value.kind == Kind.CONTAINER and isinstance(value.info, Homogeneous):
+        return (value.info.element,)
+    if value.kind == Kind.CONTAINER and isinstance(value.info, tuple):
+        return tuple(item for item in value.info if isinstance(item, Value))
+    return (value,)
+
