@@ -19,8 +19,8 @@ _COLLECTIVES = frozenset(
         "reduce_scatter_tensor gather scatter send recv isend irecv"
     ).split()
 )
-#: the file chooses NCCL for its process group: the name written as a string
-_NCCL_LITERAL = re.compile(r"""['"]nccl['"]""")
+#: the file chooses NCCL for its process group: the name written as a string, or torch's constant
+_NCCL_LITERAL = re.compile(r"""['"]nccl['"]|Backend\.NCCL\b""")
 #: ... (a backend string per device type, "cpu:gloo,cuda:nccl", serves host tensors with gloo)
 _PER_DEVICE_BACKENDS = re.compile(r"""['"][^'"]*cpu\s*:""")
 #: a process group of its own made with gloo (host collectives run there on purpose)
@@ -41,8 +41,8 @@ class HostTensorInNcclCollective(Rule):
     where the fix goes (make it on the GPU); otherwise (a tensor made in several places, or
     brought to the host) it is at the collective, naming where the tensor comes from.
 
-    Left alone: files that never name NCCL in an `init_process_group` call's file (the
-    backend is chosen elsewhere), a backend string per device type (`"cpu:gloo,cuda:nccl"`,
+    Left alone: files that call no `init_process_group` or never name NCCL (`"nccl"`,
+    `dist.Backend.NCCL`): the backend is chosen elsewhere; a backend string per device type (`"cpu:gloo,cuda:nccl"`,
     which serves host tensors with gloo), and calls given a `group=` where the file makes a
     gloo group of its own (`dist.new_group(backend="gloo")`, the usual home of host
     collectives).
@@ -75,6 +75,9 @@ class HostTensorInNcclCollective(Rule):
     valid = (
         "import torch\nimport torch.distributed as dist\ndist.init_process_group('nccl')\n"
         "total = torch.tensor([1.0, 2.0], device='cuda')\ndist.all_reduce(total)\n",
+        # a file that never sets up the process group: its backend is chosen elsewhere
+        "import torch\nimport torch.distributed as dist\nBACKEND = 'nccl'\n"
+        "def reduce_sum(values):\n    total = torch.tensor(values)\n    dist.all_reduce(total)\n    return total\n",
         # gloo serves host tensors
         "import torch\nimport torch.distributed as dist\ndist.init_process_group('gloo')\n"
         "total = torch.tensor([1.0, 2.0])\ndist.all_reduce(total)\n",
@@ -103,6 +106,11 @@ class HostTensorInNcclCollective(Rule):
             "    if rank == 0:\n        length = torch.tensor([len(tokens)])\n    else:\n        length = torch.tensor([0])\n"
             "    dist.broadcast(length, src=0)  # expect: DL316\n    return int(length.item())\n"
             "dist.init_process_group(backend='nccl')\n"
+        ),
+        # NCCL named by torch's constant
+        Example(
+            "import torch\nimport torch.distributed as dist\ndist.init_process_group(dist.Backend.NCCL)\n"
+            "count = torch.zeros(1)  # expect: DL316\ndist.all_reduce(count)\n"
         ),
         # brought to the host on purpose, then shared
         Example(
