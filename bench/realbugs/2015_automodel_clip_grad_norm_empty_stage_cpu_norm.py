@@ -6,8 +6,8 @@
 #      all-reduced over the pipeline group, which NCCL refuses for a host tensor (and the clipping
 #      coefficient is then a host tensor on every rank). The fix (PR 793, commit 64d84c9) picks the
 #      current CUDA device (the CPU without one) as the target device of every norm and makes that
-#      zero there; the torch.tensor(0.0) line is marked (DL202: a factory without device= meeting
-#      the device tensors of the collective). The PR also moves each group norm to that device
+#      zero there; the torch.tensor(0.0) line is marked (DL316, a host tensor handed to a collective
+#      of an NCCL process group; marked DL202 until DL316 was added in session 16). The PR also moves each group norm to that device
 #      (for norms of gradients kept elsewhere); that case and the DTensor grouping are left out.
 import math
 import os
@@ -33,7 +33,7 @@ def _clip_grad_norm_impl(parameters, max_norm, norm_type=2.0, pp_group=None):
         group_norms.append(group_norm.clone().detach())
 
     if len(group_norms) == 0:
-        total_norm = torch.tensor(0.0)  # expect: DL202
+        total_norm = torch.tensor(0.0)  # expect: DL316
     elif len(group_norms) == 1:
         total_norm = group_norms[0]
     else:
