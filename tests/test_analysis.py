@@ -2675,3 +2675,62 @@ print(predictor([torch.rand(3) for _ in range(4)]))
     )
     assert place(forward["batch"]) == "cpu"
     assert place(forward["scaled"]) == "follows"  # a module with parameters: its outputs are where it is
+
+
+def test_a_dict_filled_by_stores_holds_what_was_stored():
+    code = '''
+import torch
+masks = {}
+for name in ["a", "b"]:
+    masks[name] = torch.full((3,), 1, device="cuda")
+for name in masks:
+    entry = masks[name]
+for key, value in masks.items():
+    pair_value = value
+handed = load()
+handed["x"] = torch.zeros(3, device="cuda")
+other = handed["y"]
+'''
+    state = analyse(code).module_state
+    assert place(state["entry"]) == "accel"
+    assert place(state["pair_value"]) == "accel"
+    # a dict of unknown content (from a call) does not become known by one store
+    assert state["other"].kind != Kind.TENSOR
+
+
+def test_a_guard_that_leaves_narrows_what_follows():
+    code = '''
+import torch
+def early_return(flag):
+    acc = None
+    if flag:
+        acc = torch.zeros(3, device="cuda")
+    if acc is None:
+        return None
+    return acc.numpy()
+
+def loop_continue(batches):
+    for batch in batches:
+        acc = None
+        for part in batch:
+            acc = torch.zeros(3, device="cuda") if acc is None else acc + part
+        if acc is None or len(batch) < 2:
+            continue
+        acc.numpy()
+'''
+    assert {("DL204", 9), ("DL204", 18)} <= {(f.code, f.line) for f in lint(code)}
+
+
+def test_a_continue_path_still_reaches_the_next_iteration():
+    code = '''
+import torch
+x = torch.zeros(3, device="cpu")
+for step in range(3):
+    if step == 0:
+        x = x.cuda()
+        continue
+    seen = x
+'''
+    state = analyse(code).module_state
+    # the first iteration moved `x` and skipped the rest of the body; later ones see it moved
+    assert place(state["seen"]) == "accel"

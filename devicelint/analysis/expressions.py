@@ -424,8 +424,32 @@ class Expressions:
         if none_checked is not None and self.lookup(none_checked[0], state).role is Role.NONE_DEFAULT:
             # `device if device is not None else ...` where every call leaves `device` at None
             return self.eval(node.body if none_checked[1] else node.orelse, state)
+        if none_checked is not None:
+            name, none_is_body = none_checked
+            current = self.lookup(name, state)
+            if current.role is Role.NONE_LITERAL and name in state:
+                # `v if acc is None else acc + v` where `acc` is still the None it was set to
+                # (the first pass of a loop that accumulates): only the None arm runs
+                return self.eval(node.body if none_is_body else node.orelse, state)
+            if current.kind == Kind.UNKNOWN and isinstance(current.info, TensorOrNone) and name in state:
+                # where `acc` is a tensor or None, the other arm sees the tensor, as the body of
+                # `if acc is not None:` does
+                checked_arm = node.orelse if none_is_body else node.body
+                state[name] = current.info.tensor
+                try:
+                    narrowed = self.eval(checked_arm, state)
+                finally:
+                    state[name] = current
+                none_arm = self.eval(node.body if none_is_body else node.orelse, state)
+                body, orelse = (none_arm, narrowed) if none_is_body else (narrowed, none_arm)
+                return self._joined_arms(node, body, orelse, state)
         body = self.eval(node.body, state)
         orelse = self.eval(node.orelse, state)
+        return self._joined_arms(node, body, orelse, state)
+
+    def _joined_arms(self, node: cst.IfExp, body: Value, orelse: Value, state: State) -> Value:
+        """What a conditional expression gives once both arms are evaluated."""
+        none_checked = none_checked_name(node.test)
         if none_checked is not None:
             name, none_is_body = none_checked
             made, kept, kept_node = (body, orelse, node.orelse) if none_is_body else (orelse, body, node.body)
