@@ -2734,3 +2734,17 @@ for step in range(3):
     state = analyse(code).module_state
     # the first iteration moved `x` and skipped the rest of the body; later ones see it moved
     assert place(state["seen"]) == "accel"
+
+
+def test_a_float_literal_starts_a_running_total():
+    code = '''
+import torch
+loss = torch.zeros((), device="cuda")
+total = 0.0
+for step in range(3):
+    total += 2.0 * loss
+after = total
+'''
+    state = analyse(code).module_state
+    # as `total = 0` does: after any iteration a tensor on the loss's device
+    assert state["after"].kind == Kind.TENSOR and place(state["after"]) == "accel"

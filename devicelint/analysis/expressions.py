@@ -601,11 +601,14 @@ class Expressions:
 
     def _eval_number(self, node: cst.BaseExpression, state: State) -> Value:
         literal = None
-        if isinstance(node, cst.Integer):
-            try:
+        try:
+            if isinstance(node, cst.Integer):
                 literal = int(node.value.replace("_", ""), 0)
-            except ValueError:
-                literal = None
+            elif isinstance(node, cst.Float):
+                # `total = 0.0` starts a running total as `total = 0` does (see values.join)
+                literal = float(node.value.replace("_", ""))
+        except ValueError:
+            literal = None
         return Value(Kind.NUMBER, literal=literal)
 
     def _eval_named_expr(self, node: cst.NamedExpr, state: State) -> Value:
