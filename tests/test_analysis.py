@@ -2748,3 +2748,21 @@ after = total
     state = analyse(code).module_state
     # as `total = 0` does: after any iteration a tensor on the loss's device
     assert state["after"].kind == Kind.TENSOR and place(state["after"]) == "accel"
+
+
+def test_a_dict_display_reads_back_each_constant_key():
+    code = '''
+import torch
+from torch import nn
+net = nn.Linear(3, 3)
+config = {"net": net, "offload": True, "scale": torch.ones(3)}
+picked = config["net"]
+scale = config["scale"]
+nested = {"loss": {"total": torch.zeros(3, device="cuda")}, "count": 1}
+inner = nested["loss"]["total"]
+'''
+    state = analyse(code).module_state
+    # the entry itself, not the join of all the values (a module, a flag and a tensor: unknown)
+    assert state["picked"].kind == Kind.MODULE
+    assert state["scale"].kind == Kind.TENSOR and place(state["scale"]) == "cpu"
+    assert state["inner"].kind == Kind.TENSOR and place(state["inner"]) == "accel"

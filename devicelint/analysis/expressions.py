@@ -534,7 +534,14 @@ class Expressions:
             return Value(Kind.CONTAINER, info=ParamGroup(group_parameters))
         if any(isinstance(item, cst.StarredDictElement) for item in node.elements):
             return Value(Kind.CONTAINER)
-        return mapping_of(entries)
+        mapping = mapping_of(entries)
+        for item, (value, _) in zip(node.elements, entries):
+            key = _literal_key(item.key) if isinstance(item, cst.DictElement) else None
+            if key is not None:
+                # `{"transformer": net, "offload": True}["transformer"]` reads back `net`, as a
+                # store at that key would (`cfg["device"] = dev`), not the join of all values
+                mapping = mapping.with_item(key, value)
+        return mapping
 
     def _mapping_of_pairs(self, node: cst.Call, args: tuple[tuple[cst.Arg, Value], ...]) -> Value:
         """``OrderedDict([("loss", loss.item()), ("acc", acc)])``, ``dict(loss=..., acc=acc)``:
@@ -1181,3 +1188,14 @@ def _dimensions_kept(elements: Sequence[cst.SubscriptElement], scalar: Optional[
     if may_drop:
         return None
     return False if scalar is False else None
+
+
+def _literal_key(node: cst.BaseExpression) -> Optional[str]:
+    """``"device"`` for the key ``"device"`` of a dict display; None for any other key."""
+    if not isinstance(node, cst.SimpleString):
+        return None
+    try:
+        key = string_value(node)
+    except (ValueError, SyntaxError):
+        return None
+    return key if isinstance(key, str) else None
