@@ -2766,3 +2766,35 @@ inner = nested["loss"]["total"]
     assert state["picked"].kind == Kind.MODULE
     assert state["scale"].kind == Kind.TENSOR and place(state["scale"]) == "cpu"
     assert state["inner"].kind == Kind.TENSOR and place(state["inner"]) == "accel"
+
+
+def test_a_parameter_or_a_number_stays_the_parameter_it_may_be():
+    code = '''
+import torch
+from torch import nn
+class Norm(nn.Module):
+    def __init__(self, dim, bias=False):
+        super().__init__()
+        self.scale = nn.Parameter(torch.ones(dim))
+        self.bias = nn.Parameter(torch.zeros(dim)) if bias else 0.0
+    def forward(self, x):
+        return x * self.scale + self.bias
+'''
+    # joined with the float the other arm gives, `self.bias` is still a Parameter: no plain attribute
+    assert not [f for f in lint(code) if f.code == "DL103"]
+
+
+def test_a_string_index_says_the_value_is_no_tensor():
+    code = '''
+import torch
+from torch.utils.data import DataLoader
+def run(dataset, device):
+    for parts, target in DataLoader(dataset, batch_size=2):
+        for key, value in parts.items():
+            parts[key] = parts[key].to(device)
+        patches = parts["patches"]
+    return patches
+'''
+    state = function_state(analyse(code), "run")
+    # `parts` was taken for a tensor (an unpacked batch); a tensor has no "patches" entry
+    assert state["patches"].kind == Kind.UNKNOWN and state["patches"].device is None

@@ -255,6 +255,10 @@ class Expressions:
             stored = base.field_value(item_field(key)) if key is not None else None
             if stored is not None:
                 return stored  # `cfg["device"]` after `cfg["device"] = dev`
+        if base.kind == Kind.TENSOR and constant_key(node) is not None:
+            # `parts["patches"]`: no tensor takes a string index, so what was taken for one (an
+            # unpacked loader batch: `for inputs, target in loader`) is a mapping of unknown entries
+            return UNKNOWN
         if base.kind == Kind.TENSOR:
             scalar = _dimensions_kept(node.slice, base.scalar)
             if scalar is None and index_value is not None and index_value.is_tensor_like and index_value.scalar is False:

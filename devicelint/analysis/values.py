@@ -432,8 +432,9 @@ def join(first: Value, second: Value) -> Value:
                 and tensor.kind == Kind.TENSOR
                 and number.role is None
             ):
-                # `total = 0` then `total += loss` in a loop: after any iteration a tensor
-                return Value(Kind.TENSOR, tensor.device, tensor.origin, scalar=tensor.scalar)
+                # `total = 0` then `total += loss` in a loop: after any iteration a tensor; and
+                # `nn.Parameter(torch.zeros(n)) if bias else 0.0` stays the Parameter it may be
+                return Value(Kind.TENSOR, tensor.device, tensor.origin, scalar=tensor.scalar, role=tensor.role)
         for placed, tensor in ((first, second), (second, first)):
             if placed.kind == Kind.UNKNOWN and placed.is_bare and placed.device is not None and tensor.kind == Kind.TENSOR:
                 # `x = x.to("cuda")` of unknown kind, then `x = x + step` in a loop: still an
