@@ -2752,3 +2752,126 @@ def main():
     state = function_state(analyse(code), "main")
     assert state["placed"].kind == Kind.MODULE and place(state["placed"]) == "accel"
     assert place(state["hooked"]) == "unknown"
+
+
+def test_a_dict_filled_by_stores_holds_what_was_stored():
+    code = '''
+import torch
+masks = {}
+for name in ["a", "b"]:
+    masks[name] = torch.full((3,), 1, device="cuda")
+for name in masks:
+    entry = masks[name]
+for key, value in masks.items():
+    pair_value = value
+handed = load()
+handed["x"] = torch.zeros(3, device="cuda")
+other = handed["y"]
+'''
+    state = analyse(code).module_state
+    assert place(state["entry"]) == "accel"
+    assert place(state["pair_value"]) == "accel"
+    # a dict of unknown content (from a call) does not become known by one store
+    assert state["other"].kind != Kind.TENSOR
+
+
+def test_a_guard_that_leaves_narrows_what_follows():
+    code = '''
+import torch
+def early_return(flag):
+    acc = None
+    if flag:
+        acc = torch.zeros(3, device="cuda")
+    if acc is None:
+        return None
+    return acc.numpy()
+
+def loop_continue(batches):
+    for batch in batches:
+        acc = None
+        for part in batch:
+            acc = torch.zeros(3, device="cuda") if acc is None else acc + part
+        if acc is None or len(batch) < 2:
+            continue
+        acc.numpy()
+'''
+    assert {("DL204", 9), ("DL204", 18)} <= {(f.code, f.line) for f in lint(code)}
+
+
+def test_a_continue_path_still_reaches_the_next_iteration():
+    code = '''
+import torch
+x = torch.zeros(3, device="cpu")
+for step in range(3):
+    if step == 0:
+        x = x.cuda()
+        continue
+    seen = x
+'''
+    state = analyse(code).module_state
+    # the first iteration moved `x` and skipped the rest of the body; later ones see it moved
+    assert place(state["seen"]) == "accel"
+
+
+def test_a_float_literal_starts_a_running_total():
+    code = '''
+import torch
+loss = torch.zeros((), device="cuda")
+total = 0.0
+for step in range(3):
+    total += 2.0 * loss
+after = total
+'''
+    state = analyse(code).module_state
+    # as `total = 0` does: after any iteration a tensor on the loss's device
+    assert state["after"].kind == Kind.TENSOR and place(state["after"]) == "accel"
+
+
+def test_a_dict_display_reads_back_each_constant_key():
+    code = '''
+import torch
+from torch import nn
+net = nn.Linear(3, 3)
+config = {"net": net, "offload": True, "scale": torch.ones(3)}
+picked = config["net"]
+scale = config["scale"]
+nested = {"loss": {"total": torch.zeros(3, device="cuda")}, "count": 1}
+inner = nested["loss"]["total"]
+'''
+    state = analyse(code).module_state
+    # the entry itself, not the join of all the values (a module, a flag and a tensor: unknown)
+    assert state["picked"].kind == Kind.MODULE
+    assert state["scale"].kind == Kind.TENSOR and place(state["scale"]) == "cpu"
+    assert state["inner"].kind == Kind.TENSOR and place(state["inner"]) == "accel"
+
+
+def test_a_parameter_or_a_number_stays_the_parameter_it_may_be():
+    code = '''
+import torch
+from torch import nn
+class Norm(nn.Module):
+    def __init__(self, dim, bias=False):
+        super().__init__()
+        self.scale = nn.Parameter(torch.ones(dim))
+        self.bias = nn.Parameter(torch.zeros(dim)) if bias else 0.0
+    def forward(self, x):
+        return x * self.scale + self.bias
+'''
+    # joined with the float the other arm gives, `self.bias` is still a Parameter: no plain attribute
+    assert not [f for f in lint(code) if f.code == "DL103"]
+
+
+def test_a_string_index_says_the_value_is_no_tensor():
+    code = '''
+import torch
+from torch.utils.data import DataLoader
+def run(dataset, device):
+    for parts, target in DataLoader(dataset, batch_size=2):
+        for key, value in parts.items():
+            parts[key] = parts[key].to(device)
+        patches = parts["patches"]
+    return patches
+'''
+    state = function_state(analyse(code), "run")
+    # `parts` was taken for a tensor (an unpacked batch); a tensor has no "patches" entry
+    assert state["patches"].kind == Kind.UNKNOWN and state["patches"].device is None

@@ -4,7 +4,7 @@ DL203's, reported once (session 15, tune15data). A literal written out stays a c
 
 from __future__ import annotations
 
-from conftest import line_codes
+from conftest import line_codes, lint
 
 CODE = (
     "import numpy as np\nimport torch\nfrom torch import nn\n"
@@ -29,3 +29,18 @@ def test_a_constant_written_out_is_still_the_factorys():
 
 def test_moved_on_the_way_is_quiet():
     assert codes("torch.tensor(image).to(device)") == []
+
+
+def test_entries_of_a_dict_handed_to_an_imported_pipeline_are_not_its_inputs():
+    code = '''
+import torch
+from diffusers import SomePipeline
+def check(torch_device):
+    pipe = SomePipeline.from_pretrained("x")
+    pipe.to(torch_device)
+    inputs = {"prompt": "a cat", "grid_sizes": torch.tensor([[1, 2, 2]]), "steps": 2}
+    return pipe(**inputs)
+'''
+    # sizes a pipeline reads on the host (`.tolist()`) travel in the dict beside options: not
+    # a factory meeting the pipeline's weights
+    assert not [f for f in lint(code) if f.code == "DL202"]

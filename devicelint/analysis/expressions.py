@@ -255,6 +255,10 @@ class Expressions:
             stored = base.field_value(item_field(key)) if key is not None else None
             if stored is not None:
                 return stored  # `cfg["device"]` after `cfg["device"] = dev`
+        if base.kind == Kind.TENSOR and constant_key(node) is not None:
+            # `parts["patches"]`: no tensor takes a string index, so what was taken for one (an
+            # unpacked loader batch: `for inputs, target in loader`) is a mapping of unknown entries
+            return UNKNOWN
         if base.kind == Kind.TENSOR:
             scalar = _dimensions_kept(node.slice, base.scalar)
             if scalar is None and index_value is not None and index_value.is_tensor_like and index_value.scalar is False:
@@ -424,8 +428,32 @@ class Expressions:
         if none_checked is not None and self.lookup(none_checked[0], state).role is Role.NONE_DEFAULT:
             # `device if device is not None else ...` where every call leaves `device` at None
             return self.eval(node.body if none_checked[1] else node.orelse, state)
+        if none_checked is not None:
+            name, none_is_body = none_checked
+            current = self.lookup(name, state)
+            if current.role is Role.NONE_LITERAL and name in state:
+                # `v if acc is None else acc + v` where `acc` is still the None it was set to
+                # (the first pass of a loop that accumulates): only the None arm runs
+                return self.eval(node.body if none_is_body else node.orelse, state)
+            if current.kind == Kind.UNKNOWN and isinstance(current.info, TensorOrNone) and name in state:
+                # where `acc` is a tensor or None, the other arm sees the tensor, as the body of
+                # `if acc is not None:` does
+                checked_arm = node.orelse if none_is_body else node.body
+                state[name] = current.info.tensor
+                try:
+                    narrowed = self.eval(checked_arm, state)
+                finally:
+                    state[name] = current
+                none_arm = self.eval(node.body if none_is_body else node.orelse, state)
+                body, orelse = (none_arm, narrowed) if none_is_body else (narrowed, none_arm)
+                return self._joined_arms(node, body, orelse, state)
         body = self.eval(node.body, state)
         orelse = self.eval(node.orelse, state)
+        return self._joined_arms(node, body, orelse, state)
+
+    def _joined_arms(self, node: cst.IfExp, body: Value, orelse: Value, state: State) -> Value:
+        """What a conditional expression gives once both arms are evaluated."""
+        none_checked = none_checked_name(node.test)
         if none_checked is not None:
             name, none_is_body = none_checked
             made, kept, kept_node = (body, orelse, node.orelse) if none_is_body else (orelse, body, node.body)
@@ -510,7 +538,14 @@ class Expressions:
             return Value(Kind.CONTAINER, info=ParamGroup(group_parameters))
         if any(isinstance(item, cst.StarredDictElement) for item in node.elements):
             return Value(Kind.CONTAINER)
-        return mapping_of(entries)
+        mapping = mapping_of(entries)
+        for item, (value, _) in zip(node.elements, entries):
+            key = _literal_key(item.key) if isinstance(item, cst.DictElement) else None
+            if key is not None:
+                # `{"transformer": net, "offload": True}["transformer"]` reads back `net`, as a
+                # store at that key would (`cfg["device"] = dev`), not the join of all values
+                mapping = mapping.with_item(key, value)
+        return mapping
 
     def _mapping_of_pairs(self, node: cst.Call, args: tuple[tuple[cst.Arg, Value], ...]) -> Value:
         """``OrderedDict([("loss", loss.item()), ("acc", acc)])``, ``dict(loss=..., acc=acc)``:
@@ -577,11 +612,14 @@ class Expressions:
 
     def _eval_number(self, node: cst.BaseExpression, state: State) -> Value:
         literal = None
-        if isinstance(node, cst.Integer):
-            try:
+        try:
+            if isinstance(node, cst.Integer):
                 literal = int(node.value.replace("_", ""), 0)
-            except ValueError:
-                literal = None
+            elif isinstance(node, cst.Float):
+                # `total = 0.0` starts a running total as `total = 0` does (see values.join)
+                literal = float(node.value.replace("_", ""))
+        except ValueError:
+            literal = None
         return Value(Kind.NUMBER, literal=literal)
 
     def _eval_named_expr(self, node: cst.NamedExpr, state: State) -> Value:
@@ -1156,3 +1194,14 @@ def _dimensions_kept(elements: Sequence[cst.SubscriptElement], scalar: Optional[
     if may_drop:
         return None
     return False if scalar is False else None
+
+
+def _literal_key(node: cst.BaseExpression) -> Optional[str]:
+    """``"device"`` for the key ``"device"`` of a dict display; None for any other key."""
+    if not isinstance(node, cst.SimpleString):
+        return None
+    try:
+        key = string_value(node)
+    except (ValueError, SyntaxError):
+        return None
+    return key if isinstance(key, str) else None

@@ -179,6 +179,9 @@ class LoopInfo:
     _assigned: Optional[frozenset[str]] = None
     #: what a ``for`` loop iterates over (a loader, a list ...); None for ``while`` loops
     iterable: Optional[Value] = None
+    #: states of the current iteration's paths that left it early (an ``if`` arm ending in
+    #: ``continue`` or ``break``): they skip the rest of the body and meet the others at its end
+    jumped: list[dict[str, Value]] = field(default_factory=list)
 
     @property
     def assigned(self) -> frozenset[str]:

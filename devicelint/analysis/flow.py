@@ -71,6 +71,7 @@ from devicelint.analysis.values import (
     UNKNOWN,
     Value,
     collated_item,
+    filled_mapping,
     device_from_string,
     is_none_literal,
 )
@@ -527,11 +528,9 @@ class FlowAnalyzer(Expressions, Summaries, TorchSemantics, ProjectImports):
                     branch[name] = Value(Kind.TENSOR, current.device, current.origin)
                 elif not holds_tensor and current.kind == Kind.TENSOR:
                     branch[name] = UNKNOWN
-        none_checked = _none_checked_key(node.test)
-        if none_checked is not None:
+        for name, none_branch in _none_checks(node.test):
             # `if weight is not None:` (or `if self.weight is not None:`) where `weight` is a
             # tensor or None: that tensor there
-            name, none_branch = none_checked
             current = state.get(name, UNKNOWN)
             if current.kind == Kind.UNKNOWN and isinstance(current.info, TensorOrNone):
                 (else_state if none_branch else body_state)[name] = current.info.tensor
@@ -557,11 +556,20 @@ class FlowAnalyzer(Expressions, Summaries, TorchSemantics, ProjectImports):
                 arms.append((orelse, else_state))
         else:
             arms.append((None, else_state))
+        body_leaves = impossible is not True and _leaves_block(node.body.body)
+        else_leaves = isinstance(orelse, cst.Else) and _leaves_block(orelse.body.body)
         if impossible is True:
             merged = else_state
         elif impossible is False:
             merged = body_state
             del arms[first_else_arm:]
+        elif body_leaves != else_leaves:
+            # `if x is None: continue` / `if not ok: return`: the arm that leaves never reaches
+            # the next statement, which sees only the other arm (`x` a tensor there); a
+            # `continue`/`break` arm meets the rest of the loop body at its end instead
+            leaving, staying = (node.body.body, else_state) if body_leaves else (orelse.body.body, body_state)  # type: ignore[union-attr]
+            self._jumped_out(leaving, body_state if body_leaves else else_state)
+            merged = staying
         else:
             merged = join_states(body_state, else_state)
         defaulted = none_checked_name(node.test)
@@ -578,6 +586,15 @@ class FlowAnalyzer(Expressions, Summaries, TorchSemantics, ProjectImports):
         if chain_head and len(arms) > 1:
             _tag_arm_moves(node, state, arms, merged)  # the state is still the one before the chain
         replace_state(state, merged)
+
+    def _jumped_out(self, block: Sequence[cst.BaseStatement], state: State) -> None:
+        """``block`` ended with ``state`` by a jump: a ``continue``/``break`` state joins the
+        enclosing loop's iteration at its end (see _run_iteration); a ``return``/``raise``
+        state goes nowhere after the block (``return`` states are kept by _exec_return)."""
+        last = block[-1]
+        jump = last.body[-1] if isinstance(last, cst.SimpleStatementLine) else None
+        if isinstance(jump, (cst.Continue, cst.Break)) and self.loop_stack:
+            self.loop_stack[-1].jumped.append(state)
 
     def _as_handed_in(self, name: str, value: Value) -> bool:
         """Is ``value`` the tensor parameter ``name`` as the caller handed it (on the model's
@@ -683,7 +700,14 @@ class FlowAnalyzer(Expressions, Summaries, TorchSemantics, ProjectImports):
             self.eval_condition(test, state)
         if bind is not None:
             bind(state)
+        loop = self.loop_stack[-1] if self.loop_stack else None
+        if loop is not None:
+            loop.jumped.clear()
         self.exec_block(body, state)
+        if loop is not None and loop.jumped:
+            jumped, loop.jumped = loop.jumped, []
+            for early in jumped:
+                replace_state(state, join_states(state, early))
 
     def _exec_with(self, node: cst.With, state: State) -> None:
         scoped_default: Optional[Value] = None
@@ -886,7 +910,11 @@ class FlowAnalyzer(Expressions, Summaries, TorchSemantics, ProjectImports):
             key = dotted_name(target.value)
             if key is not None and key in state and state[key].kind in (Kind.BATCH, Kind.CONTAINER):
                 # batch["x"] = batch["x"].to(d): the collection is no longer all-CPU
-                state[key] = self._placeholder_replaced(state[key], target, value) or Value(state[key].kind)
+                state[key] = (
+                    self._placeholder_replaced(state[key], target, value)
+                    or filled_mapping(state[key], value, target)
+                    or Value(state[key].kind)
+                )
             self._remember_item(target, value, state)
             return
         if isinstance(target, cst.StarredElement):
@@ -1009,6 +1037,34 @@ def _unknown_on_a_device(value: Value) -> bool:
 def _collated_length(value: Value) -> Optional[int]:
     """How many positions the dataset items behind a default-collated batch have, where known."""
     return len(value.info.positions) if value.kind == Kind.BATCH and isinstance(value.info, CollatedItems) else None
+
+
+def _none_checks(test: cst.BaseExpression) -> list[tuple[str, bool]]:
+    """The None checks a test settles in one of its branches (see _none_checked_key): the test
+    itself, every check of an ``or`` (all of them are false where the test is: ``if x is None
+    or done: continue``, then `x` is not None) and of an ``and`` (all true where it is)."""
+    single = _none_checked_key(test)
+    if single is not None:
+        return [single]
+    if not isinstance(test, cst.BooleanOperation):
+        return []
+    operands: list[cst.BaseExpression] = []
+    operator = type(test.operator)
+    pending: list[cst.BaseExpression] = [test]
+    while pending:
+        part = pending.pop()
+        if isinstance(part, cst.BooleanOperation) and isinstance(part.operator, operator):
+            pending.extend((part.right, part.left))
+        else:
+            operands.append(part)
+    checks = []
+    for operand in operands:
+        check = _none_checked_key(operand)
+        # `or`: the else branch knows every operand false, so only `x is None` narrows there;
+        # `and`: the body knows every operand true, so only `x is not None` narrows there
+        if check is not None and check[1] == (operator is cst.Or):
+            checks.append(check)
+    return checks
 
 
 def _none_checked_key(test: cst.BaseExpression) -> Optional[tuple[str, bool]]:

@@ -435,8 +435,9 @@ def join(first: Value, second: Value) -> Value:
                 and tensor.kind == Kind.TENSOR
                 and number.role is None
             ):
-                # `total = 0` then `total += loss` in a loop: after any iteration a tensor
-                return Value(Kind.TENSOR, tensor.device, tensor.origin, scalar=tensor.scalar)
+                # `total = 0` then `total += loss` in a loop: after any iteration a tensor; and
+                # `nn.Parameter(torch.zeros(n)) if bias else 0.0` stays the Parameter it may be
+                return Value(Kind.TENSOR, tensor.device, tensor.origin, scalar=tensor.scalar, role=tensor.role)
         for placed, tensor in ((first, second), (second, first)):
             if placed.kind == Kind.UNKNOWN and placed.is_bare and placed.device is not None and tensor.kind == Kind.TENSOR:
                 # `x = x.to("cuda")` of unknown kind, then `x = x + step` in a loop: still an
@@ -705,11 +706,28 @@ def mapping_of(entries: Iterable[tuple[Value, cst.CSTNode]]) -> Value:
     mapping = Value(Kind.CONTAINER, info=())
     for value, node in entries:
         mapping = appended(mapping, value, node)
+    if mapping.info == ():
+        return mapping  # `{}`: empty, to be filled by stores (see filled_mapping)
     if not isinstance(mapping.info, Homogeneous):
         return Value(Kind.CONTAINER)
     # values of one dict are looked up one by one, never concatenated as a list is; iterating
     # it gives its keys, which are not followed
     return Value(Kind.CONTAINER, info=replace(mapping.info, apart=None, key=UNKNOWN))
+
+
+def filled_mapping(container: Value, stored: Value, store: cst.CSTNode) -> Optional[Value]:
+    """The dict after ``container[key] = stored`` (the ``store``), where ``container`` is a
+    dict display (``{}`` filled in a loop: ``masks[name] = torch.full(...)``, ``outputs[k] =
+    head(x)``): its values are what they were, or ``stored``, as if the display had held it.
+    None for other containers (a list, a batch, a dict of unknown values): the caller forgets
+    their elements."""
+    info = container.info
+    if not (info == () or isinstance(info, Homogeneous) and info.key is not None and info.apart is None):
+        return None
+    filled = appended(container, stored, store)
+    if not isinstance(filled.info, Homogeneous):
+        return None
+    return Value(Kind.CONTAINER, container.device, container.origin, info=replace(filled.info, apart=None, key=UNKNOWN))
 
 
 def host_beside_accelerator(present: Value, added: Value, call: Optional[cst.CSTNode]) -> Optional[HostBesideAccelerator]:

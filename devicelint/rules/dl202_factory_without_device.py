@@ -751,9 +751,11 @@ def _tensors_in(value: Value) -> list[Value]:
     dataclass object (``Frame(rotations=..., translations=...)``); one level deep."""
     if value.kind == Kind.CONTAINER and isinstance(value.info, tuple):
         return list(value.info)
-    if value.fields is not None:
-        return [item for _, item in value.fields]
-    return [value]
+    # entries a dict remembers at constant keys (``{"grid_sizes": torch.tensor(...)}``, see
+    # Value.with_item) are not fields: a model or pipeline handed the dict (``pipe(**inputs)``)
+    # reads some entries on the host (sizes it turns into ints) and moves the others itself
+    fields = [item for name, item in value.fields or () if not name.startswith("[")]
+    return fields or [value]
 
 
 def _entries_apart(value: Value) -> Optional[HostBesideAccelerator]:
