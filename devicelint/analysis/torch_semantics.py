@@ -145,12 +145,6 @@ class TorchSemantics:
         made = self.factory_calls.get(id(call))
         return made[0] if made is not None else None
 
-    def factory_home(self, call: cst.CSTNode) -> Optional[cst.FunctionDef]:
-        """The function a torch factory call ran in (None at module level, or for a call that is
-        not a factory)."""
-        made = self.factory_calls.get(id(call))
-        return made[1] if made is not None else None
-
     def made_while_building_module(self, call: cst.CSTNode) -> bool:
         """Was a torch factory call evaluated while an ``nn.Module``'s ``__init__`` ran - in it,
         or in a helper it called (``self.table = sinusoid_table(n, d)``)? What it made there is
