@@ -269,7 +269,7 @@ def _print(report: Report, show_missed: bool, labels: Optional[dict[str, str]] =
     )
     verdicts = report.twin_verdicts()
     print(
-        f"error/warning on twins by hand verdict: " + ", ".join(f"{verdict} {n}" for verdict, n in verdicts.items())
+        "error/warning on twins by hand verdict: " + ", ".join(f"{verdict} {n}" for verdict, n in verdicts.items())
         + f" -> not known true: {report.twin_error_warning_not_true}"
     )
     for finding in report.twin_findings:
