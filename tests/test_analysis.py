@@ -2875,3 +2875,31 @@ def run(dataset, device):
     state = function_state(analyse(code), "run")
     # `parts` was taken for a tensor (an unpacked batch); a tensor has no "patches" entry
     assert state["patches"].kind == Kind.UNKNOWN and state["patches"].device is None
+
+
+def test_a_tensor_assigned_to_a_registered_buffer_name_stays_a_buffer_in_other_methods():
+    # nn.Module.__setattr__ stores a tensor assigned to a registered buffer's name as that buffer
+    # (a histogram observer updating its histogram in forward): in the class's other methods it
+    # is still a buffer, on the model's device, so a host arange meeting it there is DL202's
+    code = """
+import torch
+import torch.nn as nn
+
+
+class Observer(nn.Module):
+    def __init__(self, bins=64):
+        super().__init__()
+        self.bins = bins
+        self.register_buffer("histogram", torch.zeros(bins))
+
+    def forward(self, x):
+        self.histogram = self.histogram + torch.histc(x, self.bins)
+        return x
+
+    def error(self):
+        positions = torch.arange(self.bins)
+        return (self.histogram * positions).sum()
+"""
+    state = function_state(analyse(code), "error")
+    assert state["self.histogram"].kind == Kind.TENSOR and place(state["self.histogram"]) == "follows"
+    assert [(finding.line, finding.code) for finding in lint(code)] == [(17, "DL202")]

@@ -803,10 +803,13 @@ class Summaries(ParameterUses):
         `torch.tensor([])` a `reset()` leaves), as a loop's first iteration reads the value from
         before the loop."""
         values: list[Value] = [] if from_init is None else [from_init]
+        registered_buffer = from_init is not None and from_init.kind == Kind.TENSOR and from_init.role is Role.BUFFER
         for method in class_info.writers.get(attribute, ()):
             if method is reader:
                 continue
             if method not in self.function_states:
+                if registered_buffer:
+                    continue  # what it stores there stays the buffer (see below), whatever it is
                 return None
             stored = self.attribute_writes.get(method, {}).get(attribute)
             if not stored:
@@ -821,6 +824,13 @@ class Summaries(ParameterUses):
             return None
         if any(value.kind == Kind.MODULE for value in values):
             return _placed_module([value for value in values if value.role is not Role.NONE_LITERAL])
+        if all(value.kind == Kind.TENSOR and value.role is Role.BUFFER for value in values) and not any(
+            value.device is not None and value.device.is_cpu for value in values[1 if from_init is not None else 0 :]
+        ):
+            # a tensor assigned to a registered buffer's name updates the buffer (nn.Module's
+            # __setattr__): it moves with the model like the one __init__ registered - unless a
+            # method stores a host tensor there after the model was moved
+            return Value(Kind.TENSOR, None, values[-1].origin, role=Role.BUFFER)
         last = values[-1]
         for value in values:
             if value.kind != Kind.TENSOR or value.role is not None or value.device is None or value.device != last.device:
