@@ -2903,3 +2903,39 @@ class Observer(nn.Module):
     state = function_state(analyse(code), "error")
     assert state["self.histogram"].kind == Kind.TENSOR and place(state["self.histogram"]) == "follows"
     assert [(finding.line, finding.code) for finding in lint(code)] == [(17, "DL202")]
+
+
+def test_a_submodule_read_outside_the_class_is_where_its_module_is():
+    # `model.obs` of `model = Parent().to("cuda")`: the submodule __init__ kept, moved with the
+    # model, of its own class (so a method called on it at module level runs with its buffers there)
+    code = """
+import torch
+import torch.nn as nn
+
+
+class Observer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("histogram", torch.zeros(8))
+
+    def error(self):
+        return (self.histogram * torch.arange(8)).sum()
+
+
+class Parent(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.obs = Observer()
+        self.fc = nn.Linear(8, 8)
+
+    def forward(self, x):
+        return self.obs(self.fc(x))
+
+
+model = Parent().to("cuda")
+observer = model.obs
+print(model.obs.error())
+"""
+    state = analyse(code).module_state
+    assert state["observer"].kind == Kind.MODULE and place(state["observer"]) == "accel"
+    assert [(finding.line, finding.code) for finding in lint(code)] == [(12, "DL202")]

@@ -227,6 +227,10 @@ class Expressions:
             kept = self.object_attribute(base.info, attribute)
             if kept is not None:
                 return kept  # `graph.rows` of `graph = DistGraph(num_parts, rows, cols)`
+        if base.kind == Kind.MODULE and isinstance(base.info, ClassInfo) and base.info.is_module:
+            member = self.module_member(base, attribute)
+            if member is not None:
+                return member  # `model.encoder` of `model = Net().to(device)`: its submodule, there too
         if graphs.is_graph(base):
             field = graphs.field(base, attribute)
             return field if field is not None else UNKNOWN

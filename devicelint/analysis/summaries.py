@@ -789,6 +789,19 @@ class Summaries(ParameterUses):
         found = self._attributes_seen_by_methods(class_info, only=attribute).get(attribute)
         return None if found is None else _as_seen_from_method(found, None)
 
+    def module_member(self, module: Value, attribute: str) -> Optional[Value]:
+        """``model.obs`` / ``model.fc.weight`` read outside the class, on a module of a class of
+        the file: a submodule, parameter or buffer the class's own methods see as
+        ``self.obs``, where the module is (they move with it); None for anything else (a plain
+        attribute may have been set since, by code the analysis does not follow)."""
+        assert isinstance(module.info, ClassInfo)
+        found = self._attributes_seen_by_methods(module.info, only=attribute).get(attribute)
+        if found is None:
+            return None
+        if found.kind in (Kind.MODULE, Kind.CRITERION) or found.kind == Kind.TENSOR and found.role in (Role.PARAMETER, Role.BUFFER):
+            return _as_seen_from_method(found, module.device)
+        return None
+
     def _stored_by_methods(
         self, class_info: ClassInfo, attribute: str, from_init: Optional[Value], reader: Optional[cst.FunctionDef]
     ) -> Optional[Value]:
