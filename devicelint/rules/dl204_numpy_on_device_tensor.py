@@ -224,6 +224,14 @@ class NumpyOnDeviceTensor(Rule):
             "trainer = Trainer(nn.Linear(4, 3), accuracy)\nprint(trainer.evaluate(torch.randn(2, 4), [0, 1]))\n",
         ),
         Example(
+            # a plotting helper that unnormalises what it is handed first (`img / 2 + 0.5` keeps
+            # a tensor where it is): the call that hands it GPU images is the bug
+            "import numpy as np\nimport torch\nfrom matplotlib import pyplot as plt\ndef imshow(img):\n"
+            "    img = img / 2 + 0.5\n    plt.imshow(np.transpose(img, (1, 2, 0)))\n"
+            "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+            "images = torch.rand(4, 3, 8, 8).to(device)\nimshow(images[0])  # expect: DL204\n"
+        ),
+        Example(
             # a scikit-learn-like helper that converts its parameters as its first step
             # (`y_true = np.asarray(y_true)`): the call that hands it GPU scores is the bug
             "import numpy as np\nimport torch\ndef roc_curve(y_true, y_score):\n"
