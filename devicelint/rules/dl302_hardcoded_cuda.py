@@ -29,6 +29,9 @@ _COUNTS_GPUS = re.compile(r"device_count\s*\(")
 _PLACED_BY_NAME = r"(?:\.to\(|\.cuda\(|device\s*=)\s*{}\s*[,)]"
 #: the function asks where its inputs are (``x.is_cuda``, ``x.device.type == "cuda"``)
 _ASKS_WHERE_IT_RUNS = re.compile(r"\bis_cuda\b|\.device\.type\b|\.type\s*==|== *['\"]cuda")
+#: a parameter (formatted in, escaped) that a body places tensors on: `.to(d)`,
+#: `.to(device=d)`, `device=d`
+_PLACED_BY_PARAMETER = r"(?:\.to\(\s*(?:device\s*=\s*)?{0}\s*[,)]|\bdevice\s*=\s*{0}\s*[,)])"
 #: code that sets the current GPU (to a tensor's, or the process's): a bare `.cuda()` there is
 #: no longer "GPU 0"
 _PINS_CURRENT_GPU = re.compile(r"cuda\.device\s*\(|cuda\.device_of\s*\(|set_device\s*\(")
@@ -61,6 +64,8 @@ class HardcodedCuda(Rule):
     is a CUDA path on purpose, but hard-coded CUDA there is the current GPU, not `x`'s: it is
     flagged unless the code sets the current GPU (`with torch.cuda.device(x.device):`,
     `torch.cuda.set_device`); with `x` on a second GPU the two meet on different devices.
+    So is hard-coded CUDA in a function that places its other tensors on a device it is
+    handed (`.to(device=cuda)` with `cuda` a parameter): the bare `.cuda()` ignores it.
 
     In a program that chooses the CPU when there is no GPU - a conditional expression or an
     `if` with a CUDA device on one side and the CPU on the other (`torch.device("cuda" if
@@ -125,6 +130,9 @@ class HardcodedCuda(Rule):
     severity = Severity.WARNING
     summary = "`.cuda()` / `device=\"cuda\"` hard-coded (or chosen because a GPU exists) in a module's methods or a function of tensor arguments, which otherwise run where their inputs are, or in a program that chooses the CPU without a GPU; or `\"cuda:1\"` chosen whenever CUDA is available."
     valid = (
+        # ... the same, with the device made current for the bare moves
+        "import torch\ndef train_step(net, batch, device):\n    torch.cuda.set_device(device)\n"
+        "    points = batch['points'].to(device=device)\n    joints = batch['joints'].cuda()\n    return net(points, joints)\n",
         # a helper of a CUDA script moving the host frames it is handed (dino's video
         # segmentation evaluation): the script's own placement, DL314's concern
         "import torch\ndef extract(model, frame):\n    return model(frame.unsqueeze(0).cuda())\n"
@@ -192,6 +200,12 @@ class HardcodedCuda(Rule):
         "        assert x.device == torch.device('cuda')\n        return x\n",
     )
     invalid = (
+        # a training step handed its device that moves some batch entries with a bare .cuda()
+        # (SCANimate on cuda:1: "cuda:1 and cuda:0")
+        Example(
+            "import torch\ndef train_step(net, batch, device):\n    points = batch['points'].to(device=device)\n"
+            "    joints = batch['joints'].cuda()  # expect: DL302\n    return net(points, joints)\n"
+        ),
         # a legacy typed CUDA constructor is made on the current GPU (pytorch-segmentation's
         # make_one_hot: "arguments are located on different GPUs"); DL306 yields to this finding
         Example(
@@ -316,6 +330,8 @@ class HardcodedCuda(Rule):
         self._conditional: dict[cst.FunctionDef, set[int]] = {}
         #: per function: the calls in the branch an ``if torch.cuda.is_available():`` takes
         self._availability: dict[cst.FunctionDef, set[int]] = {}
+        #: per function: the parameter it places tensors on (`.to(device=cuda)`), "" for none
+        self._placing_parameters: dict[cst.FunctionDef, str] = {}
         #: per function: the calls in a branch taken because a tensor is on a GPU, with the tensor
         self._tensor_branches: dict[cst.FunctionDef, dict[int, str]] = {}
         #: per function of the file called: its parameters defaulting to CUDA that it places with
@@ -335,6 +351,8 @@ class HardcodedCuda(Rule):
         # unknown kind moved there only against the program's choice of the CPU
         on_tensor = availability_argument or _hard_coded_cuda(event)
         function = self.ctx.current_function.node
+        if function is not None and availability_argument is None and _bare_cuda(found) and self._report_beside_handed_device(found, function):
+            return
         if on_tensor is None or not self._placed_by_caller(event, by_availability=availability_argument is not None):
             # not code its caller places: hard-coded CUDA contradicts the program only where
             # the program itself chooses the CPU when there is no GPU (see finish). A module
@@ -535,6 +553,30 @@ class HardcodedCuda(Rule):
         """The calls of ``function`` in the branch an ``if torch.cuda.is_available():`` takes."""
         return _calls_found(self._availability, function, _AvailabilityBranches)
 
+    def _report_beside_handed_device(self, found: cst.CSTNode, function: cst.FunctionDef) -> bool:
+        """A function handed the device it places its other tensors on (``.to(device=cuda)``
+        with ``cuda`` a parameter), that moves some with a bare ``.cuda()``: that is the
+        current GPU, not the one it was handed (SCANimate's training step on ``cuda:1``).
+        Whether it reported."""
+        handed = self._placing_parameters.get(function)
+        if handed is None and function.name.value in ("to", "cuda", "_apply"):
+            handed = self._placing_parameters[function] = ""  # an override of the move itself
+        if handed is None:
+            body = self.ctx.analyzer.body_text(function)
+            params = (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params)
+            names = [param.name.value for param in params if param.name.value not in ("self", "cls")]
+            placing = [name for name in names if re.search(_PLACED_BY_PARAMETER.format(re.escape(name)), body)]
+            handed = self._placing_parameters[function] = placing[0] if placing and not _PINS_CURRENT_GPU.search(body) else ""
+        if not handed:
+            return False
+        self.ctx.report(
+            found,
+            f"this function places its other tensors on `{handed}`, the device it is handed, but hard-coded CUDA is the "
+            f"current GPU (GPU 0 unless the program sets another): with `{handed}` another GPU they meet on different "
+            f"devices, and without a GPU this fails; use `.to({handed})`",
+        )
+        return True
+
     def _tensor_on_cuda_branches(self, function: cst.FunctionDef) -> dict[int, str]:
         """The calls of ``function`` in the branch taken because a tensor is on a GPU (``if
         x.is_cuda:``), with the tensor's spelling (see _TensorOnCudaBranches)."""
@@ -608,6 +650,13 @@ def _hard_coded_cuda(event: CallEvent, any_receiver: bool = False) -> Optional[c
     if event.method == "to" and positional and _names_cuda(positional[0].value):
         return positional[0].value
     return None
+
+
+def _bare_cuda(found: cst.CSTNode) -> bool:
+    """``x.cuda()`` without an index, or ``"cuda"`` itself: the current GPU, whichever it is."""
+    if isinstance(found, cst.Call):
+        return isinstance(found.func, cst.Attribute) and found.func.attr.value == "cuda" and not found.args
+    return isinstance(found, cst.SimpleString) and string_value(found) == "cuda"
 
 
 def _moves_itself_in_constructor(event: CallEvent, function_name: Optional[str]) -> bool:
