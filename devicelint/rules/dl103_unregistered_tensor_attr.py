@@ -132,6 +132,11 @@ class UnregisteredTensorAttr(Rule):
     summary = "A plain tensor attribute of an nn.Module is not moved by `model.to(device)`."
     fix_safety = "safe"
     valid = (
+        # a scalar converted and cast where it is made (GraphWriter's `_key_dim`): a 0-dim tensor
+        "import torch\nfrom torch import nn\nclass Attention(nn.Module):\n    def __init__(self, key_dim):\n"
+        "        super().__init__()\n        self.key_dim = torch.tensor(key_dim, requires_grad=False).float()\n"
+        "        self.proj = nn.Linear(key_dim, key_dim)\n    def forward(self, x):\n"
+        "        return self.proj(x) / torch.sqrt(self.key_dim)\nmodel = Attention(8).to('cuda')\n",
         # `torch.tensor(weight)` of an `__init__` argument the file passes as one number: 0-dim
         "import torch\nfrom torch import nn\nclass Loss(nn.Module):\n    def __init__(self, weight):\n        super().__init__()\n"
         "        self.weight = torch.tensor(weight)\n    def forward(self, x):\n        return (x * self.weight).mean()\n"
@@ -485,10 +490,12 @@ class UnregisteredTensorAttr(Rule):
         if self._converted_parameter(value_node):
             return  # nn.Parameter(...).half(): DL102 says what went wrong
         converted: Optional[str] = None
-        if value.scalar is not False and value_node is value.origin.node and self._maybe_scalar_data(value_node):
+        made = _without_casts(value_node)
+        if value.scalar is not False and made is value.origin.node and self._maybe_scalar_data(made):
             # torch.tensor(cfg.WEIGHT): most likely a 0-dim scalar, which mixes with any device;
-            # torch.tensor(weights) of an `__init__` parameter: as the class is built (see finish)
-            converted = self._converted_init_parameter(context.node, value_node) if context.name == "__init__" else None
+            # torch.tensor(weights) of an `__init__` parameter: as the class is built (see finish);
+            # also cast where it is made (`torch.tensor(key_dim).float()`)
+            converted = self._converted_init_parameter(context.node, made) if context.name == "__init__" else None
             if converted is None:
                 return
         name = dotted_name(target)
@@ -938,3 +945,13 @@ class UnregisteredTensorAttr(Rule):
                 unmoved = True
         return unmoved
 
+
+#: tensor methods that change the dtype (or the autograd state) and keep the shape
+_CASTS = frozenset({"float", "double", "half", "bfloat16", "long", "int", "short", "bool", "detach", "clone", "requires_grad_"})
+
+
+def _without_casts(node: cst.BaseExpression) -> cst.BaseExpression:
+    """``torch.tensor(d).float()`` -> ``torch.tensor(d)``: the made value under its casts."""
+    while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in _CASTS and not node.args:
+        node = node.func.value
+    return node
