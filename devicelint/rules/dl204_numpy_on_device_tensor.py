@@ -9,6 +9,7 @@ from devicelint.analysis.events import CallEvent
 from devicelint.analysis.values import Homogeneous, Kind, Value
 from devicelint.rule_api import FixSpec, NodeEdit
 from devicelint.findings import Severity
+from devicelint.rules._flag_paths import FlagPaths, flag_paths
 from devicelint.rules.base import Example, Rule
 
 
@@ -95,6 +96,11 @@ class NumpyOnDeviceTensor(Rule):
     summary = "`.numpy()` / `np.asarray` on a tensor that lives on a GPU."
     fix_safety = "safe"
     valid = (
+        # moved under a flag, converted on the path where the flag is off (the CIFAR tutorials)
+        "import numpy as np\nimport torch\ntrain_on_gpu = torch.cuda.is_available()\nmodel = torch.nn.Linear(4, 2)\n"
+        "images = torch.rand(8, 4)\nif train_on_gpu:\n    model.cuda()\n    images = images.cuda()\n"
+        "_, preds = torch.max(model(images), 1)\n"
+        "labels = np.squeeze(preds.numpy()) if not train_on_gpu else np.squeeze(preds.cpu().numpy())\n",
         "import torch\nx = torch.randn(3, device='cuda')\ny = x.cpu().numpy()\n",
         "import torch\nx = torch.randn(3)\ny = x.numpy()\n",
         "import numpy as np\nimport torch\ndef f(x):\n    return np.asarray(x)\n",
@@ -302,6 +308,8 @@ class NumpyOnDeviceTensor(Rule):
         #: numpy calls in helpers of the file whose GPU argument was reported at the helper's
         #: call (see _handed_to_numpy_by_helper): one bug, reported where the caller can fix it
         self._reported_at_calls: set[cst.Call] = set()
+        #: the flags each call of the file runs under (see _flag_paths), walked on demand
+        self._flags: Optional[FlagPaths] = None
 
     def on_ndarray_store(self, target: cst.Subscript, value_node: cst.BaseExpression, value: Value) -> None:
         """``losses[i] = loss.data``: numpy converts the stored tensor with ``__array__``."""
@@ -315,8 +323,22 @@ class NumpyOnDeviceTensor(Rule):
             fix=fix,
         )
 
+    def _placed_on_another_path(self, call: cst.Call, value: Value) -> bool:
+        """Was ``value`` put on the accelerator by a call that runs only under the opposite
+        setting of a flag ``call`` runs under (``if train_on_gpu: images = images.cuda()``, then
+        ``x.numpy() if not train_on_gpu else x.cpu().numpy()``)? Then on the path that reaches
+        ``call`` it is where it was before, on the host."""
+        origin = value.origin
+        if origin is None or not isinstance(origin.node, cst.Call):
+            return False
+        if self._flags is None:
+            self._flags = flag_paths(self.ctx.module)
+        return self._flags.exclusive(call, origin.node)
+
     def on_call(self, event: CallEvent) -> None:
         if event.method == "numpy" and event.receiver is not None and _on_accelerator(event.receiver, called_numpy=True):
+            if self._placed_on_another_path(event.node, event.receiver):
+                return
             func = event.node.func
             assert isinstance(func, cst.Attribute)
             self.ctx.report(

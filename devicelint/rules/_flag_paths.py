@@ -1,0 +1,70 @@
+"""Which program flags a call runs under: ``if train_on_gpu: images = images.cuda()`` moves only
+when the flag is set, and ``x.numpy() if not train_on_gpu else x.cpu().numpy()`` converts only
+when it is not. A value placed on an accelerator under one setting of a flag is not there on a
+path that runs only under the other setting (shared by the rules that would otherwise take the
+GPU run's placement for every path)."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from devicelint.analysis import walk
+from devicelint.analysis.names import dotted_name
+
+
+def _flag_test(test: cst.BaseExpression) -> Optional[tuple[str, bool]]:
+    """``flag`` / ``args.cuda`` -> (its spelling, True); ``not flag`` -> (its spelling, False);
+    None for any other test (a comparison, a call, a combination)."""
+    truth = True
+    while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        test, truth = test.expression, not truth
+    if isinstance(test, (cst.Name, cst.Attribute)):
+        spelled = dotted_name(test)
+        if spelled is not None:
+            return spelled, truth
+    return None
+
+
+class FlagPaths(cst.CSTVisitor):
+    """Per call of a module: the flags its enclosing ``if``/``elif``/conditional expressions
+    test, with the setting under which it runs (walked once, on demand)."""
+
+    def __init__(self) -> None:
+        self.conditions: dict[int, dict[str, bool]] = {}
+        self._stack: list[tuple[str, bool]] = []
+
+    def _branches(self, test: cst.BaseExpression, body: cst.CSTNode, orelse: Optional[cst.CSTNode]) -> bool:
+        walk.visit(test, self)
+        flag = _flag_test(test)
+        for branch, setting in ((body, True), (orelse, False)):
+            if branch is None:
+                continue
+            if flag is not None:
+                self._stack.append((flag[0], flag[1] if setting else not flag[1]))
+            walk.visit(branch, self)
+            if flag is not None:
+                self._stack.pop()
+        return False
+
+    def visit_If(self, node: cst.If) -> bool:
+        return self._branches(node.test, node.body, node.orelse)
+
+    def visit_IfExp(self, node: cst.IfExp) -> bool:
+        return self._branches(node.test, node.body, node.orelse)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self._stack:
+            self.conditions[id(node)] = dict(self._stack)
+
+    def exclusive(self, first: cst.CSTNode, second: cst.CSTNode) -> bool:
+        """Do the two calls run under opposite settings of one flag (never on the same run)?"""
+        one, other = self.conditions.get(id(first), {}), self.conditions.get(id(second), {})
+        return any(flag in other and other[flag] != setting for flag, setting in one.items())
+
+
+def flag_paths(module: cst.Module) -> FlagPaths:
+    finder = FlagPaths()
+    walk.visit(module, finder)
+    return finder
