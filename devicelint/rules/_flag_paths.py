@@ -6,7 +6,7 @@ GPU run's placement for every path)."""
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Callable, Optional
 
 import libcst as cst
 
@@ -27,24 +27,26 @@ def _flag_test(test: cst.BaseExpression) -> Optional[tuple[str, bool]]:
     return None
 
 
-class FlagPaths(cst.CSTVisitor):
-    """Per call of a module: the flags its enclosing ``if``/``elif``/conditional expressions
-    test, with the setting under which it runs (walked once, on demand)."""
+class BranchConditions(cst.CSTVisitor):
+    """Per call of the walked code: the conditions of its enclosing ``if``/``elif``/conditional
+    expressions that ``read`` understands (a test -> (what it asks about, True), or False for its
+    negation), each with whether it holds where the call runs, outermost first."""
 
-    def __init__(self) -> None:
-        self.conditions: dict[int, dict[str, bool]] = {}
+    def __init__(self, read: Callable[[cst.BaseExpression], Optional[tuple[str, bool]]]) -> None:
+        self.read = read
+        self.conditions: dict[int, tuple[tuple[str, bool], ...]] = {}
         self._stack: list[tuple[str, bool]] = []
 
     def _branches(self, test: cst.BaseExpression, body: cst.CSTNode, orelse: Optional[cst.CSTNode]) -> bool:
         walk.visit(test, self)
-        flag = _flag_test(test)
-        for branch, setting in ((body, True), (orelse, False)):
+        condition = self.read(test)
+        for branch, taken in ((body, True), (orelse, False)):
             if branch is None:
                 continue
-            if flag is not None:
-                self._stack.append((flag[0], flag[1] if setting else not flag[1]))
+            if condition is not None:
+                self._stack.append((condition[0], condition[1] if taken else not condition[1]))
             walk.visit(branch, self)
-            if flag is not None:
+            if condition is not None:
                 self._stack.pop()
         return False
 
@@ -56,11 +58,18 @@ class FlagPaths(cst.CSTVisitor):
 
     def visit_Call(self, node: cst.Call) -> None:
         if self._stack:
-            self.conditions[id(node)] = dict(self._stack)
+            self.conditions[id(node)] = tuple(self._stack)
+
+
+class FlagPaths(BranchConditions):
+    """The program flags each call runs under (see the module's docs)."""
+
+    def __init__(self) -> None:
+        super().__init__(_flag_test)
 
     def exclusive(self, first: cst.CSTNode, second: cst.CSTNode) -> bool:
         """Do the two calls run under opposite settings of one flag (never on the same run)?"""
-        one, other = self.conditions.get(id(first), {}), self.conditions.get(id(second), {})
+        one, other = dict(self.conditions.get(id(first), ())), dict(self.conditions.get(id(second), ()))
         return any(flag in other and other[flag] != setting for flag, setting in one.items())
 
 

@@ -14,6 +14,7 @@ from devicelint.analysis.values import PLACED_KINDS, Homogeneous, Kind, Value
 from devicelint.findings import Severity
 from devicelint.rules._cuda_code import CUDA_ONLY_FILE, device_argument, device_spelling, is_cuda_literal, is_cuda_literal_label
 from devicelint.rules._cpu_choice import CpuChoices
+from devicelint.rules._flag_paths import BranchConditions
 from devicelint.rules._gpu_only_paths import GpuOnlyPaths
 from devicelint.rules.base import Example, Rule
 
@@ -582,9 +583,14 @@ class HardcodedCuda(Rule):
         x.is_cuda:``), with the tensor's spelling (see _TensorOnCudaBranches)."""
         found = self._tensor_branches.get(function)
         if found is None:
-            finder = _TensorOnCudaBranches()
+            finder = BranchConditions(_tensor_on_cuda_test)
             walk.visit(function.body, finder)
-            found = self._tensor_branches[function] = finder.calls
+            # the innermost such test that holds: the tensor it asks about is on a GPU there
+            found = self._tensor_branches[function] = {
+                call: next(tensor for tensor, holds in reversed(conditions) if holds)
+                for call, conditions in finder.conditions.items()
+                if any(holds for _, holds in conditions)
+            }
         return found
 
     def _conditional_calls(self, function: cst.FunctionDef) -> set[int]:
@@ -722,40 +728,9 @@ class _AvailabilityBranches(_CallsFinder):
             self.calls.add(id(node))
 
 
-class _TensorOnCudaBranches(cst.CSTVisitor):
-    """The calls whose innermost enclosing ``if`` or conditional expression tests whether a
-    tensor is on a GPU (``x.is_cuda``, ``x.device.type == "cuda"``), in the branch taken when
-    it is (the ``else`` of ``not x.is_cuda``), each with the tensor's spelling."""
-
-    def __init__(self) -> None:
-        self.calls: dict[int, str] = {}
-        self._inside: list[Optional[str]] = [None]
-
-    def _branches(self, test: cst.BaseExpression, body: cst.CSTNode, orelse: Optional[cst.CSTNode]) -> bool:
-        walk.visit(test, self)
-        tested, negated = _tensor_on_cuda_test(test)
-        taken, other = (orelse, body) if negated else (body, orelse)
-        for branch, inside in ((taken, tested), (other, None)):
-            if branch is not None:
-                self._inside.append(inside)
-                walk.visit(branch, self)
-                self._inside.pop()
-        return False
-
-    def visit_If(self, node: cst.If) -> bool:
-        return self._branches(node.test, node.body, node.orelse)
-
-    def visit_IfExp(self, node: cst.IfExp) -> bool:
-        return self._branches(node.test, node.body, node.orelse)
-
-    def visit_Call(self, node: cst.Call) -> None:
-        if self._inside[-1] is not None:
-            self.calls[id(node)] = self._inside[-1]
-
-
-def _tensor_on_cuda_test(test: cst.BaseExpression) -> tuple[Optional[str], bool]:
-    """(the tensor's spelling, negated) for ``x.is_cuda`` / ``x.device.type == "cuda"`` (or
-    their ``not``); (None, False) for any other test."""
+def _tensor_on_cuda_test(test: cst.BaseExpression) -> Optional[tuple[str, bool]]:
+    """(the tensor's spelling, True) for ``x.is_cuda`` / ``x.device.type == "cuda"``, (..., False)
+    for their ``not`` (see BranchConditions); None for any other test."""
     negated = False
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         test, negated = test.expression, True
@@ -774,11 +749,11 @@ def _tensor_on_cuda_test(test: cst.BaseExpression) -> tuple[Optional[str], bool]
         tensor = test.left.value.value
         negated ^= isinstance(test.comparisons[0].operator, cst.NotEqual)
     else:
-        return None, False
+        return None
     spelled = dotted_name(tensor)
     if spelled is None or spelled.startswith("torch."):
-        return None, False
-    return spelled, negated
+        return None
+    return spelled, not negated
 
 
 class _ConditionalCalls(_CallsFinder):
