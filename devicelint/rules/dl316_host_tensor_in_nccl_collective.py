@@ -122,9 +122,7 @@ class HostTensorInNcclCollective(Rule):
 
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)
-        #: host tensors handed to collectives: (the node to report, the collective, the tensor's
-        #: spelling, its value, whether the node is the tensor's factory)
-        self._handed: list[tuple[cst.CSTNode, cst.Call, str, Value, bool]] = []
+        #: whether the file sets up an NCCL process group (read from its text once)
         self._nccl: Optional[bool] = None
 
     def on_call(self, event: CallEvent) -> None:
