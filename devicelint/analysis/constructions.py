@@ -56,9 +56,7 @@ def construction_origin(
     """The construction origin of a call's result (see the module's docs), or None where the
     call is not known to construct an object it cannot have placed. ``in_module_init``: the
     call is in an ``nn.Module``'s ``__init__``, where layers handed to it become its parts."""
-    if default_device is not None and (default_device.device is None or not default_device.device.is_cpu):
-        # built under `with torch.device(d)` / `torch.set_default_device(d)`: where d may be an
-        # accelerator, the constructor's parameters are made there
+    if built_off_host(default_device):
         return None
     if not _constructs(node, callee):
         return None
@@ -68,6 +66,13 @@ def construction_origin(
         if arg.star or _may_place(arg, value):
             return None
     return Origin(node, f"built by `{_spelled(node)}`", construction=True)
+
+
+def built_off_host(default_device: Optional[Value]) -> bool:
+    """Built under ``with torch.device(d)`` / ``torch.set_default_device(d)`` (the default
+    device factories use there, or None): where ``d`` may be an accelerator - also where it is
+    not known - a constructor makes its parameters there, not on the host."""
+    return default_device is not None and (default_device.device is None or not default_device.device.is_cpu)
 
 
 def _constructs(node: cst.Call, callee: Value) -> bool:

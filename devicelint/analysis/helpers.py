@@ -54,18 +54,23 @@ TRANSPARENT_DECORATORS = frozenset(
 def assigned_names(
     statements: list[cst.BaseStatement] | tuple[cst.BaseStatement, ...],
     kind_keeping_methods: frozenset[str] = frozenset(),
+    rescaling_kept: bool = False,
 ) -> frozenset[str]:
     """Names and dotted names (``x``, ``self.cache``) that statements assign, walking the
     statement structure only - no generic tree walk, which costs as much as the parse -
     and not entering nested functions and classes. With ``kind_keeping_methods``, a name
     re-bound only to what those methods of its own object return (``x = x.unsqueeze(1)``,
-    ``x = x.view(n, -1).float()``) is left out: it holds the same kind of object throughout."""
+    ``x = x.view(n, -1).float()``) is left out: it holds the same kind of object throughout;
+    with ``rescaling_kept``, so is one re-bound to arithmetic of itself and numbers
+    (``img = img / 2 + 0.5``: the same kind of value, on the same device)."""
     names: set[str] = set()
     for statement in _statement_structure(statements):
         if isinstance(statement, cst.SimpleStatementLine):
             for small in statement.body:
                 if isinstance(small, cst.Assign):
                     if kind_keeping_methods and _rebinds_to_own_method(small, kind_keeping_methods):
+                        continue
+                    if rescaling_kept and _rescales_itself(small):
                         continue
                     for target in small.targets:
                         _add_target(target.target, names)
@@ -172,6 +177,27 @@ def _rebinds_to_own_method(assign: cst.Assign, methods: frozenset[str]) -> bool:
         if isinstance(value, cst.Name):
             return value.value == name
     return False
+
+
+def _rescales_itself(assign: cst.Assign) -> bool:
+    """``x = x / 2 + 0.5`` / ``x = -(x - 1) * 3``: one name re-bound to arithmetic of itself
+    (read at least once) and number literals only."""
+    if len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name):
+        return False
+    name = assign.targets[0].target.value
+    reads = 0
+    stack: list[cst.BaseExpression] = [assign.value]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.BinaryOperation):
+            stack.extend((current.left, current.right))
+        elif isinstance(current, cst.UnaryOperation) and isinstance(current.operator, (cst.Minus, cst.Plus)):
+            stack.append(current.expression)
+        elif isinstance(current, cst.Name) and current.value == name:
+            reads += 1
+        elif not isinstance(current, (cst.Integer, cst.Float)):
+            return False
+    return reads > 0
 
 
 def assigned_in(function: cst.FunctionDef) -> frozenset[str]:

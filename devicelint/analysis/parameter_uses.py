@@ -308,9 +308,8 @@ class ParameterUses:
                 for statement, compound in helpers.statements_in_order(helpers.body_statements(function)):
                     if not compound:
                         walk.visit(statement, finder)  # the right-hand side runs before the binding
-                    # `img = img / 2 + 0.5` (unnormalising before a plot) keeps what came in: the
-                    # same kind of value, on the same device
-                    finder.names -= helpers.assigned_names([statement]) - _rescaled_in_place(statement)
+                    # `img = img / 2 + 0.5` (unnormalising before a plot) keeps what came in
+                    finder.names -= helpers.assigned_names([statement], rescaling_kept=True)
                     if not finder.names:
                         break
                 found = finder.found
@@ -332,35 +331,6 @@ def input_device(name: str, in_module: bool, placed_by_caller: bool) -> Optional
 def _may_iterate(text: str, name: str) -> bool:
     """Can the body's text bind ``name`` as a ``for`` target (``for x in``, ``for i, x in``)?"""
     return re.search(rf"\bfor\b[^:\n]*\b{re.escape(name)}\b[^:\n]*\bin\b", text) is not None
-
-
-def _rescaled_in_place(statement: cst.CSTNode) -> frozenset[str]:
-    """``x = x / 2 + 0.5`` / ``x = (x - mean) * std`` with numbers only: the name rebound to
-    arithmetic of itself and number literals, or names not rebound here."""
-    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
-        return frozenset()
-    small = statement.body[0]
-    if not isinstance(small, cst.Assign) or len(small.targets) != 1 or not isinstance(small.targets[0].target, cst.Name):
-        return frozenset()
-    name = small.targets[0].target.value
-    return frozenset({name}) if _arithmetic_of(small.value, name) else frozenset()
-
-
-def _arithmetic_of(node: cst.BaseExpression, name: str) -> bool:
-    """Is ``node`` arithmetic over ``name`` (read at least once) and number literals only?"""
-    reads = 0
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, cst.BinaryOperation):
-            stack.extend((current.left, current.right))
-        elif isinstance(current, cst.UnaryOperation) and isinstance(current.operator, (cst.Minus, cst.Plus)):
-            stack.append(current.expression)
-        elif isinstance(current, cst.Name) and current.value == name:
-            reads += 1
-        elif not isinstance(current, (cst.Integer, cst.Float)):
-            return False
-    return reads > 0
 
 
 class _NumpyReads(OwnScopeVisitor):

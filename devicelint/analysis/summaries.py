@@ -1672,8 +1672,7 @@ class Summaries(ParameterUses):
             if not self.function_stack or self.function_stack[-1].class_info is None:
                 self.facts.program_builds_own_model = True  # not (only) as a submodule of another
             device = None
-            built_off_host = default_device is not None and (default_device.device is None or not default_device.device.is_cpu)
-            if built_off_host:
+            if default_device is not None and constructions.built_off_host(default_device):
                 # its parameters are made on the default device: where that is, if known
                 device = default_device.device
             elif not info.framework_placed and self._owns_parameters(info) and not self._places_itself(info):

@@ -643,6 +643,17 @@ def collated_item(batch: Value, position: int) -> Optional[Value]:
     return Value(Kind.BATCH, batch.device, batch.origin, scalar=False, role=role)
 
 
+def container_items(value: Value) -> tuple[Value, ...]:
+    """What a value holds, for rules that judge each tensor in it: the known items of a list or
+    tuple, or the element every item of a list is (built by ``append``, a comprehension); the
+    value itself for anything else."""
+    if value.kind == Kind.CONTAINER and isinstance(value.info, Homogeneous):
+        return (value.info.element,)
+    if value.kind == Kind.CONTAINER and isinstance(value.info, tuple):
+        return tuple(item for item in value.info if isinstance(item, Value))
+    return (value,)
+
+
 def homogeneous_element(container: Value) -> Optional[Value]:
     """What every element of a list is, where known: the join of its known items, or the
     element of a Homogeneous payload; None for an empty or unknown list."""

@@ -10,7 +10,7 @@ from devicelint.analysis import torch_api as api
 from devicelint.analysis.facts import ClassInfo
 from devicelint.analysis.events import CallEvent
 from devicelint.analysis.names import dotted_name, has_decorator, keyword_arg, positional_args, string_value
-from devicelint.analysis.values import PLACED_KINDS, Homogeneous, Kind, Value
+from devicelint.analysis.values import PLACED_KINDS, Kind, container_items
 from devicelint.findings import Severity
 from devicelint.rules._cuda_code import CUDA_ONLY_FILE, device_argument, device_spelling, is_cuda_literal, is_cuda_literal_label
 from devicelint.rules._cpu_choice import CpuChoices
@@ -514,9 +514,9 @@ class HardcodedCuda(Rule):
             frozenset(id(call) for _, call, _ in self._unchosen) | frozenset(id(call) for calls in callers.values() for call in calls)
         )
         walk.visit(self.ctx.module, paths)
-        conditional = _ConditionalCalls()
+        conditional = BranchConditions(_chosen_test)
         walk.visit(self.ctx.module, conditional)
-        chosen_paths = paths.gated | conditional.calls
+        chosen_paths = paths.gated | set(conditional.conditions)
         chosen_functions = {name for name, calls in callers.items() if calls and all(id(call) in chosen_paths for call in calls)}
         for node, call, function in self._unchosen:
             if id(call) in chosen_paths:
@@ -551,8 +551,14 @@ class HardcodedCuda(Rule):
         return elsewhere > 0 and _OTHER_GPU_PLACEMENT.search(self.ctx.source) is None
 
     def _availability_branches(self, function: cst.FunctionDef) -> set[int]:
-        """The calls of ``function`` in the branch an ``if torch.cuda.is_available():`` takes."""
-        return _calls_found(self._availability, function, _AvailabilityBranches)
+        """The calls of ``function`` whose innermost enclosing ``if`` or conditional expression
+        is exactly ``torch.cuda.is_available()``, in the branch it takes when a GPU exists."""
+        found = self._availability.get(function)
+        if found is None:
+            found = self._availability[function] = {
+                call for call, conditions in _branch_conditions(function, _availability_test).items() if conditions[-1] == _GPU_EXISTS
+            }
+        return found
 
     def _report_beside_handed_device(self, found: cst.CSTNode, function: cst.FunctionDef) -> bool:
         """A function handed the device it places its other tensors on (``.to(device=cuda)``
@@ -583,19 +589,20 @@ class HardcodedCuda(Rule):
         x.is_cuda:``), with the tensor's spelling (see _TensorOnCudaBranches)."""
         found = self._tensor_branches.get(function)
         if found is None:
-            finder = BranchConditions(_tensor_on_cuda_test)
-            walk.visit(function.body, finder)
             # the innermost such test that holds: the tensor it asks about is on a GPU there
             found = self._tensor_branches[function] = {
                 call: next(tensor for tensor, holds in reversed(conditions) if holds)
-                for call, conditions in finder.conditions.items()
+                for call, conditions in _branch_conditions(function, _tensor_on_cuda_test).items()
                 if any(holds for _, holds in conditions)
             }
         return found
 
     def _conditional_calls(self, function: cst.FunctionDef) -> set[int]:
-        """The calls of ``function`` on paths the program chose (see _ConditionalCalls)."""
-        return _calls_found(self._conditional, function, _ConditionalCalls)
+        """The calls of ``function`` on paths the program chose (see _chosen_test)."""
+        found = self._conditional.get(function)
+        if found is None:
+            found = self._conditional[function] = set(_branch_conditions(function, _chosen_test))
+        return found
 
     def _handed_tensors(self, event: CallEvent, any_device: bool = False) -> bool:
         """Does the function being analysed work on tensors its caller placed: a parameter it
@@ -607,12 +614,7 @@ class HardcodedCuda(Rule):
         for param in (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params):
             value = self.ctx.analyzer.lookup(param.name.value, event.state)
             # a list of tensors counts by its elements (an optimizer's parameter copies)
-            if value.kind == Kind.CONTAINER and isinstance(value.info, Homogeneous):
-                candidates: tuple[Value, ...] = (value.info.element,)
-            elif value.kind == Kind.CONTAINER and isinstance(value.info, tuple):
-                candidates = tuple(item for item in value.info if isinstance(item, Value))
-            else:
-                candidates = (value,)
+            candidates = container_items(value)
             # its calls may hand it a tensor on a device chosen at run time (`x.to(device)`):
             # only one they place on a CUDA literal themselves agrees with the hard-coded one
             if any(
@@ -624,14 +626,29 @@ class HardcodedCuda(Rule):
         return False
 
 
-def _calls_found(memo: dict[cst.FunctionDef, set[int]], function: cst.FunctionDef, finder_class: Callable[[], "_CallsFinder"]) -> set[int]:
-    """What a finder of calls finds in the function's body, walked once per function."""
-    found = memo.get(function)
-    if found is None:
-        finder = finder_class()
-        walk.visit(function.body, finder)
-        found = memo[function] = finder.calls
-    return found
+def _branch_conditions(function: cst.FunctionDef, read: Callable[[cst.BaseExpression], Optional[tuple[str, bool]]]) -> dict[int, tuple[tuple[str, bool], ...]]:
+    """The conditions each call of the function's body runs under, as ``read`` sees the tests
+    (see BranchConditions); callers keep what they derive, once per function."""
+    finder = BranchConditions(read)
+    walk.visit(function.body, finder)
+    return finder.conditions
+
+
+#: the condition `_availability_test` reads where a GPU exists
+_GPU_EXISTS = ("torch.cuda.is_available()", True)
+
+
+def _availability_test(test: cst.BaseExpression) -> tuple[str, bool]:
+    """Every test is a condition here, so that the innermost one tells: exactly
+    ``torch.cuda.is_available()``, or another."""
+    return _GPU_EXISTS if _asks_cuda_available(test) else ("another test", True)
+
+
+def _chosen_test(test: cst.BaseExpression) -> Optional[tuple[str, bool]]:
+    """A test of a flag or the device - a path the program chose - and not one of the data
+    (``if matching[i] != []:``, ``if x.shape[0] == 0:``, ``if len(boxes):``): a branch taken
+    for empty data is no device the program chose, and runs on any machine."""
+    return None if _tests_data(test) else ("chosen", True)
 
 
 def _hard_coded_cuda(event: CallEvent, any_receiver: bool = False) -> Optional[cst.CSTNode]:
@@ -695,39 +712,6 @@ def _availability_choice_argument(event: CallEvent) -> Optional[cst.BaseExpressi
     return None
 
 
-class _CallsFinder(cst.CSTVisitor):
-    calls: set[int]
-
-
-class _AvailabilityBranches(_CallsFinder):
-    """The calls whose innermost enclosing ``if`` or conditional expression is exactly
-    ``torch.cuda.is_available()``, in the branch it takes when a GPU exists."""
-
-    def __init__(self) -> None:
-        self.calls: set[int] = set()
-        self._inside: list[bool] = [False]
-
-    def _branches(self, test: cst.BaseExpression, taken: cst.CSTNode, other: Optional[cst.CSTNode]) -> bool:
-        walk.visit(test, self)
-        self._inside.append(_asks_cuda_available(test))
-        walk.visit(taken, self)
-        self._inside[-1] = False
-        if other is not None:
-            walk.visit(other, self)
-        self._inside.pop()
-        return False
-
-    def visit_If(self, node: cst.If) -> bool:
-        return self._branches(node.test, node.body, node.orelse)
-
-    def visit_IfExp(self, node: cst.IfExp) -> bool:
-        return self._branches(node.test, node.body, node.orelse)
-
-    def visit_Call(self, node: cst.Call) -> None:
-        if self._inside[-1]:
-            self.calls.add(id(node))
-
-
 def _tensor_on_cuda_test(test: cst.BaseExpression) -> Optional[tuple[str, bool]]:
     """(the tensor's spelling, True) for ``x.is_cuda`` / ``x.device.type == "cuda"``, (..., False)
     for their ``not`` (see BranchConditions); None for any other test."""
@@ -754,39 +738,6 @@ def _tensor_on_cuda_test(test: cst.BaseExpression) -> Optional[tuple[str, bool]]
     if spelled is None or spelled.startswith("torch."):
         return None
     return spelled, not negated
-
-
-class _ConditionalCalls(_CallsFinder):
-    """The calls in the branches of ``if`` statements and conditional expressions, but for
-    tests of the data (``if matching[i] != []:``, ``if x.shape[0] == 0:``, ``if len(boxes):``):
-    a branch taken for empty data is no device the program chose, and runs on any machine."""
-
-    def __init__(self) -> None:
-        self.calls: set[int] = set()
-        self._depth = 0
-
-    def visit_If(self, node: cst.If) -> bool:
-        walk.visit(node.test, self)
-        chosen = not _tests_data(node.test)
-        self._depth += chosen
-        walk.visit(node.body, self)
-        if node.orelse is not None:
-            walk.visit(node.orelse, self)
-        self._depth -= chosen
-        return False
-
-    def visit_IfExp(self, node: cst.IfExp) -> bool:
-        walk.visit(node.test, self)
-        chosen = not _tests_data(node.test)
-        self._depth += chosen
-        walk.visit(node.body, self)
-        walk.visit(node.orelse, self)
-        self._depth -= chosen
-        return False
-
-    def visit_Call(self, node: cst.Call) -> None:
-        if self._depth:
-            self.calls.add(id(node))
 
 
 class _GuardedGpuIndex(cst.CSTVisitor):

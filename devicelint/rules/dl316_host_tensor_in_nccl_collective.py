@@ -6,7 +6,7 @@ from typing import Optional
 import libcst as cst
 
 from devicelint.analysis.events import CallEvent
-from devicelint.analysis.values import Homogeneous, Kind, Value
+from devicelint.analysis.values import Kind, Value, container_items
 from devicelint.findings import Severity
 from devicelint.rules.base import Example, Rule
 
@@ -122,16 +122,18 @@ class HostTensorInNcclCollective(Rule):
 
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)
-        #: whether the file sets up an NCCL process group (read from its text once)
+        #: whether the file sets up an NCCL process group, and makes a gloo group of its own
+        #: (each read from its text once)
         self._nccl: Optional[bool] = None
+        self._gloo_group: Optional[bool] = None
 
     def on_call(self, event: CallEvent) -> None:
         if event.qualname not in _COLLECTIVES or not self._uses_nccl():
             return
-        if any(arg.keyword is not None and arg.keyword.value == "group" for arg, _ in event.args) and _GLOO_GROUP.search(self.ctx.source):
+        if any(arg.keyword is not None and arg.keyword.value == "group" for arg, _ in event.args) and self._makes_gloo_group():
             return
         for arg, value in event.args:
-            for tensor in _tensors(value):
+            for tensor in container_items(value):
                 if tensor.kind != Kind.TENSOR or tensor.device is None or not tensor.device.is_cpu or tensor.device.only_on is not None:
                     continue
                 self._report(event, arg, tensor)
@@ -162,6 +164,11 @@ class HostTensorInNcclCollective(Rule):
             "takes GPU tensors only (\"No backend type associated with device type cpu\"); move it to the GPU first",
         )
 
+    def _makes_gloo_group(self) -> bool:
+        if self._gloo_group is None:
+            self._gloo_group = _GLOO_GROUP.search(self.ctx.source) is not None
+        return self._gloo_group
+
     def _uses_nccl(self) -> bool:
         """Does the file initialise a process group and name NCCL, and no backend per device type?"""
         if self._nccl is None:
@@ -170,13 +177,4 @@ class HostTensorInNcclCollective(Rule):
                 "init_process_group" in source and _NCCL_LITERAL.search(source) is not None and _PER_DEVICE_BACKENDS.search(source) is None
             )
         return self._nccl
-
-
-def _tensors(value: Value) -> tuple[Value, ...]:
-    """The tensor a collective is handed, or the elements of a list of them (``all_gather``'s)."""
-    if value.kind == Kind.CONTAINER and isinstance(value.info, Homogeneous):
-        return (value.info.element,)
-    if value.kind == Kind.CONTAINER and isinstance(value.info, tuple):
-        return tuple(item for item in value.info if isinstance(item, Value))
-    return (value,)
 
