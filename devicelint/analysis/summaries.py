@@ -31,7 +31,7 @@ from devicelint.analysis.combined_inputs import combined_parameter_pairs
 from devicelint.analysis import torch_api as api
 from devicelint.analysis import walk
 from devicelint.analysis.facts import ClassInfo, CriterionInfo, ModuleConstruction, SiteCall
-from devicelint.analysis.names import OwnScopeVisitor, dotted_name, has_decorator, is_static_or_class_method, keyword_arg, string_value
+from devicelint.analysis.names import OwnScopeVisitor, dotted_name, has_decorator, is_static_or_class_method, keyword_arg, own_scope_calls, string_value
 from devicelint.analysis.parameter_uses import ParameterUses, input_device
 from devicelint.analysis.state import DEFAULT_DEVICE_KEY, State, join_states
 from devicelint.analysis.torch_semantics import (
@@ -2018,6 +2018,38 @@ class Summaries(ParameterUses):
         if rebound is None:
             rebound = memo[function] = helpers.assigned_names(helpers.body_statements(function))
         return None if node.value in rebound else node.value
+
+    def placed_where_parameter_is(self, function: cst.FunctionDef, value: Value) -> Optional[str]:
+        """The parameter of ``function`` whose device a value was put on or made on, read as it
+        came in (``batch_prob.to(device=input.device)``, ``w.to(x)``, ``torch.zeros(n,
+        device=x.device)``): the value follows that input wherever its caller put it, not the
+        model - though the function's own analysis takes both to be on the model's device."""
+        origin = value.origin
+        if origin is None or not isinstance(origin.node, cst.Call):
+            return None
+        return self._parameter_named_as_device(function, origin.node)
+
+    def places_where_parameter_is(self, function: cst.FunctionDef, parameter: str) -> bool:
+        """Does ``function`` put or make a tensor on the device of its parameter ``parameter``
+        (see placed_where_parameter_is)? Code that does was written for inputs on any device."""
+        return any(self._parameter_named_as_device(function, call) == parameter for call in own_scope_calls(function.body))
+
+    def _parameter_named_as_device(self, function: cst.FunctionDef, call: cst.Call) -> Optional[str]:
+        """The parameter of ``function`` (read as it came in) that ``call`` names as the device to
+        move to or make on: ``.to(x)``, ``.to(device=x.device)``, ``.type_as(x)``, ``device=x.device``."""
+        func = call.func
+        # a move's positional argument names a device or a tensor; a factory's are sizes
+        positional_is_device = isinstance(func, cst.Attribute) and func.attr.value in ("to", "cuda", "type_as")
+        for arg in call.args:
+            if arg.star or (arg.keyword.value != "device" if arg.keyword is not None else not positional_is_device):
+                continue
+            expression = arg.value
+            if isinstance(expression, cst.Attribute) and expression.attr.value == "device":
+                expression = expression.value
+            parameter = self.parameter_read_unchanged(function, expression)
+            if parameter is not None:
+                return parameter
+        return None
 
     def parameter_converted_in_place(self, function: cst.FunctionDef, expression: cst.BaseExpression) -> Optional[tuple[str, tuple[cst.Call, ...]]]:
         """``self.mean = mean`` where ``function`` re-binds the parameter ``mean`` only to a torch

@@ -89,6 +89,13 @@ class MixedDeviceOp(Rule):
         "    def forward(self, x):\n        self.total += x.sum(0)\n        return self.total\n"
         "def evaluate(model, batches, device):\n    model.to(device)\n    metric = Total().to(device)\n    for x in batches:\n"
         "        metric(torch.softmax(model(x.to(device)), 1))\n",
+        # a module left on the host whose forward puts what it draws from its parameters where
+        # its input is: written for inputs on any device, and nothing of its own meets them
+        "import torch\nfrom torch import nn\nclass Blend(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.p = nn.Parameter(torch.full((1,), 0.5))\n"
+        "    def forward(self, input):\n        keep = torch.bernoulli(self.p.expand(input.shape[0])).view(-1, 1)\n"
+        "        keep = keep.to(device=input.device)\n        return keep * input + (1 - keep) * input.flip(0)\n"
+        "device = torch.device('cuda')\nout = Blend()(torch.rand(4, 3, device=device))\n",
         # the copies brought back to each parameter's device first
         "import torch\nfrom torch import nn\ndevice = torch.device('cuda')\nnet = nn.Linear(4, 4).to(device)\n"
         "saved = [p.detach().cpu().clone() for p in net.parameters()]\n"
@@ -196,6 +203,14 @@ class MixedDeviceOp(Rule):
             "    def forward(self, x):\n        self.total += x.sum(0)\n        return self.total\n"
             "def evaluate(model, batches, device):\n    model.to(device)\n    metric = Total()\n    for x in batches:\n"
             "        metric(torch.softmax(model(x.to(device)), 1))  # expect: DL201\n"
+        ),
+        # a module left on the host whose draws from its parameter stay there and meet the GPU input
+        Example(
+            "import torch\nfrom torch import nn\nclass Blend(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.p = nn.Parameter(torch.full((1,), 0.5))\n"
+            "    def forward(self, input):\n        keep = torch.bernoulli(self.p.expand(input.shape[0])).view(-1, 1)\n"
+            "        return keep * input + (1 - keep) * input.flip(0)  # expect: DL201\n"
+            "device = torch.device('cuda')\nout = Blend()(torch.rand(4, 3, device=device))\n"
         ),
         # host copies of a GPU model's parameters restored with a foreach copy (diffusers' EMAModel.restore)
         Example(
@@ -501,7 +516,12 @@ class MixedDeviceOp(Rule):
             if parameter is None:
                 continue
             for other, other_parameter, other_value in read:
-                if other is not operand and other_parameter is None and other_value.device == MODEL_DEVICE:
+                if (
+                    other is not operand
+                    and other_parameter is None
+                    and other_value.device == MODEL_DEVICE
+                    and self.ctx.analyzer.placed_where_parameter_is(function, other_value) is None
+                ):
                     # every such operation fails (the losses of a head's problem types, one per branch)
                     self._parameter_meetings.setdefault((function, parameter), {}).setdefault(node, (operand, other))
                     break
@@ -517,7 +537,9 @@ class MixedDeviceOp(Rule):
                 for node, (operand, other) in self._parameter_meetings.get((forward, parameter), {}).items()
                 if _rank_after(operand) is True or _rank_after(operand) is None and value.scalar is False
             ]
-            if not failing:
+            if not failing and not self.ctx.analyzer.places_where_parameter_is(forward, parameter):
+                # a forward that puts tensors where this input is was written for inputs on any
+                # device: only a meeting with the model's own tensors fails, and none was seen
                 self._report_module_input(event, arg, value, called_from)
             for node, other in failing:
                 self._report_meeting(event, value, parameter, node, other, called_from)
