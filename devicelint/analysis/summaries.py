@@ -1221,6 +1221,7 @@ class Summaries(ParameterUses):
                 local[own_prefix + attribute] = value
             if default is not None:
                 local[DEFAULT_DEVICE_KEY] = default
+            self._forget_hooked_modules(function, local)
             self.exec_block(helpers.body_statements(function), local)
         if self._facts_of(function)[1]:
             exits.append(local)
@@ -1438,6 +1439,7 @@ class Summaries(ParameterUses):
                     local[prefix + attribute] = value
             if default is not None:
                 local[DEFAULT_DEVICE_KEY] = default
+            self._forget_hooked_modules(function, local)
             self.exec_block(helpers.body_statements(function), local)
         if moved_in_place:
             if falls_off:
@@ -1471,6 +1473,15 @@ class Summaries(ParameterUses):
         if ready:
             self._summaries[key] = result
         return result
+
+    def _forget_hooked_modules(self, function: cst.FunctionDef, local: State) -> None:
+        """A module handed to a function that installs forward hooks on it or its submodules
+        (see _hooked) is wherever those hooks put it when it runs: its device is unknown there
+        and in what the function returns."""
+        text = self._body_text(function)
+        for name, value in list(local.items()):
+            if value.kind in (Kind.MODULE, Kind.CRITERION) and value.device is not None and _hooked(name, text):
+                local[name] = value.with_device(None, None)
 
     def _escape_into(
         self,
@@ -1599,7 +1610,7 @@ class Summaries(ParameterUses):
             params = function.params
             names = [p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]]
             text = self._body_text(function)
-            moving = frozenset(name for name in names if _moves_or_hands_on(name).search(text))
+            moving = frozenset(name for name in names if _moves_or_hands_on(name).search(text) or _hooked(name, text))
             memo[function] = moving
         return moving
 
@@ -2494,6 +2505,28 @@ def _moves_or_hands_on(name: str) -> "re.Pattern[str]":
         rf"|[(,]\s*\w+\s*=\s*{escaped}\s*[,)]"  # ... as a keyword argument
         rf"|(?<![.\w]){escaped}\s*=[^=]"  # rebound
     )
+
+
+def _hooked(name: str, text: str) -> bool:
+    """Does the text install, on ``name`` or its submodules, forward hooks that move the module
+    they run for (``def pre(module, args): module.to(device)``, then ``for m in model.modules():
+    m.register_forward_pre_hook(pre)``)? They run at every call of the module and move it there
+    (CPU offloading: FSDP's offload policy, accelerate's hooks), so the module is no longer where
+    the code before left it. Hooks that only read (shapes, activations) move nothing."""
+    if "register_forward_pre_hook" not in text and "register_forward_hook" not in text:
+        return False
+    moving_hook = any(
+        re.search(rf"\b{re.escape(module)}\s*\.\s*(to|cuda|cpu|to_empty)\s*\(", text)
+        for module in _NESTED_DEF_FIRST_PARAMETER.findall(text)
+    )
+    if not moving_hook:
+        return False
+    escaped = re.escape(name)
+    return re.search(rf"\b{escaped}\s*\.\s*(register_forward_pre_hook|register_forward_hook|modules|named_modules|children|named_children)\s*\(", text) is not None
+
+
+#: ``def pre(module, args):`` -> ``module``: a hook's first parameter is the module it runs for
+_NESTED_DEF_FIRST_PARAMETER = re.compile(r"\bdef\s+\w+\s*\(\s*(\w+)")
 
 
 class _YieldFinder(OwnScopeVisitor):

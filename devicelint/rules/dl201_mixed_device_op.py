@@ -96,6 +96,11 @@ class MixedDeviceOp(Rule):
         "    def forward(self, input):\n        keep = torch.bernoulli(self.p.expand(input.shape[0])).view(-1, 1)\n"
         "        keep = keep.to(device=input.device)\n        return keep * input + (1 - keep) * input.flip(0)\n"
         "device = torch.device('cuda')\nout = Blend()(torch.rand(4, 3, device=device))\n",
+        # CPU offloading by hooks: each layer is brought to the device for its own forward
+        "import torch\nfrom torch import nn\ndef offload(model, device):\n    def pre(module, args):\n        module.to(device)\n"
+        "    def post(module, args, output):\n        module.to('cpu')\n    for module in model.modules():\n"
+        "        module.register_forward_pre_hook(pre)\n        module.register_forward_hook(post)\n    return model\n"
+        "device = torch.device('cuda')\nmodel = offload(nn.Linear(4, 2), device)\nout = model(torch.rand(8, 4, device=device))\n",
         # the copies brought back to each parameter's device first
         "import torch\nfrom torch import nn\ndevice = torch.device('cuda')\nnet = nn.Linear(4, 4).to(device)\n"
         "saved = [p.detach().cpu().clone() for p in net.parameters()]\n"
@@ -211,6 +216,13 @@ class MixedDeviceOp(Rule):
             "    def forward(self, input):\n        keep = torch.bernoulli(self.p.expand(input.shape[0])).view(-1, 1)\n"
             "        return keep * input + (1 - keep) * input.flip(0)  # expect: DL201\n"
             "device = torch.device('cuda')\nout = Blend()(torch.rand(4, 3, device=device))\n"
+        ),
+        # hooks that only record shapes leave the model where it was: on the host
+        Example(
+            "import torch\nfrom torch import nn\ndef watch(model, shapes):\n    def record(module, args, output):\n"
+            "        shapes.append(output.shape)\n    for module in model.modules():\n"
+            "        module.register_forward_hook(record)\n    return model\n"
+            "device = torch.device('cuda')\nmodel = watch(nn.Linear(4, 2), [])\nout = model(torch.rand(8, 4, device=device))  # expect: DL201\n"
         ),
         # host copies of a GPU model's parameters restored with a foreach copy (diffusers' EMAModel.restore)
         Example(
