@@ -686,10 +686,24 @@ def appended(container: Value, element: Value, call: Optional[cst.CSTNode] = Non
         found = host_beside_accelerator(known, element, call)
         if found is not None and (apart is None or found.host.scalar is False):
             apart = found  # one with a dimension says more (see HostBesideAccelerator)
+        elif found is not None:
+            apart = _merged_apart(apart, found)
     return Value(
         Kind.CONTAINER, container.device, container.origin,
         info=Homogeneous(joined, None if _may_hold_accelerator_tensor(joined) else some, put_by, apart),
     )
+
+
+def _merged_apart(first: Optional[HostBesideAccelerator], second: Optional[HostBesideAccelerator]) -> Optional[HostBesideAccelerator]:
+    """Host entries apart from accelerator ones on paths that merge (the GPU branch and the
+    other each append their own host zero): the first, its host tensor also made where the
+    second's was (see Origin.alternatives), so that each place is reported."""
+    if first is None or second is None:
+        return first if first is not None else second
+    if first.position != second.position or first.host.device != second.host.device:
+        return first
+    origin = merged_host_origin(first.host.origin, second.host.origin)
+    return first if origin is first.host.origin else replace(first, host=replace(first.host, origin=origin))
 
 
 def may_hold_accelerator_tensor(value: Value) -> bool:
@@ -777,7 +791,7 @@ def _join_items(first: Any, second: Any) -> Any:
             join(first.element, second.element),
             first.some if first.some is not None else second.some,
             first.put_by if first.put_by is not None else second.put_by,
-            first.apart if first.apart is not None else second.apart,
+            _merged_apart(first.apart, second.apart),
             first.key if first.key == second.key else None,
         )
     for items, filled in ((first, second), (second, first)):

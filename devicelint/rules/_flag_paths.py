@@ -73,6 +73,28 @@ class FlagPaths(BranchConditions):
         return any(flag in other and other[flag] != setting for flag, setting in one.items())
 
 
+def asks_cuda_available(test: cst.BaseExpression) -> bool:
+    """``torch.cuda.is_available()`` (alone, not beside a count of the GPUs)."""
+    return isinstance(test, cst.Call) and (dotted_name(test.func) or "").endswith("cuda.is_available")
+
+
+def _gpu_test(test: cst.BaseExpression) -> Optional[tuple[str, bool]]:
+    """``torch.cuda.is_available()`` -> True, ``not torch.cuda.is_available()`` -> False."""
+    truth = True
+    while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        test, truth = test.expression, not truth
+    return ("torch.cuda.is_available()", truth) if asks_cuda_available(test) else None
+
+
+def calls_without_gpu(function: cst.FunctionDef) -> frozenset[int]:
+    """The calls (by id) of ``function`` that run only where ``torch.cuda.is_available()`` is
+    False (its ``else`` branch, ``if not torch.cuda.is_available():``): code for a machine
+    without a GPU, where the program's tensors are on the host."""
+    finder = BranchConditions(_gpu_test)
+    walk.visit(function.body, finder)
+    return frozenset(call for call, conditions in finder.conditions.items() if ("torch.cuda.is_available()", False) in conditions)
+
+
 def flag_paths(module: cst.Module) -> FlagPaths:
     finder = FlagPaths()
     walk.visit(module, finder)

@@ -10,6 +10,7 @@ from devicelint.analysis.events import BinaryEvent, CallEvent
 from devicelint.analysis.values import Homogeneous, HostBesideAccelerator, Kind, Role, Value
 from devicelint.rule_api import FixSpec, NodeEdit
 from devicelint.findings import Severity
+from devicelint.rules._flag_paths import calls_without_gpu
 from devicelint.rules._messages import where
 from devicelint.rules.base import Example, Rule
 
@@ -69,6 +70,11 @@ class FactoryWithoutDevice(Rule):
     summary = "A tensor made without `device=` meets the model's tensors or a tensor argument."
     fix_safety = "unsafe"
     valid = (
+        # a host zero only in the branch a machine without a GPU takes, where the losses are on the host too
+        "import torch\nfrom torch import nn\nclass Loss(nn.Module):\n    def forward(self, preds, counts):\n        losses = []\n"
+        "        for j in range(preds.shape[0]):\n            if counts[j] == 0:\n                if torch.cuda.is_available():\n"
+        "                    losses.append(torch.zeros((), device=preds.device))\n                else:\n                    losses.append(torch.tensor(0.0))\n"
+        "            else:\n                losses.append(preds[j].abs().mean())\n        return torch.stack(losses).mean()\n",
         # a loss of the file without weights whose forward only scales its target (never meets
         # it with the predictions): the target may come in on any device
         "import torch\nfrom torch import nn\nclass Scaled(nn.Module):\n    def forward(self, pred, target):\n"
@@ -198,6 +204,14 @@ class FactoryWithoutDevice(Rule):
         "        return cross_entropy(prediction.float(), classes.float(), reduction='none')\n",
     )
     invalid = (
+        # a host zero appended in the GPU branch beside the losses of the model's outputs:
+        # torch.stack takes no 0-dim exception (retinanet's focal loss)
+        Example(
+            "import torch\nfrom torch import nn\nclass Loss(nn.Module):\n    def forward(self, preds, counts):\n        losses = []\n"
+            "        for j in range(preds.shape[0]):\n            if counts[j] == 0:\n                if torch.cuda.is_available():\n"
+            "                    losses.append(torch.tensor(0.0))  # expect: DL202\n                else:\n                    losses.append(torch.tensor(0.0))\n"
+            "            else:\n                losses.append(preds[j].abs().mean())\n        return torch.stack(losses).mean()\n"
+        ),
         # every host operand of one operation is reported
         Example(
             "import torch\ndef pad(x: torch.Tensor, n: int):\n"
@@ -434,6 +448,8 @@ class FactoryWithoutDevice(Rule):
         super().__init__(ctx)
         self._module_calls: set[int] = set()
         self._reported: set[int] = set()
+        #: per function, the calls that run only without a GPU (see calls_without_gpu)
+        self._without_gpu: dict[cst.FunctionDef, frozenset[int]] = {}
         self._pending: list[tuple[cst.CSTNode, str, Optional[FixSpec]]] = []
 
     # ------------------------------------------------------------------ events
@@ -467,9 +483,10 @@ class FactoryWithoutDevice(Rule):
                         self._report(factory, function, event.node, other=(event.callee_node, module))
             return
         if event.qualname in api.CONCATENATING and event.args and event.args[0][0].keyword is None:
-            apart = _entries_apart(event.args[0][1])
+            # torch.cat/torch.stack take no 0-dim exception: a host zero in the list fails too
+            apart = _entries_apart(event.args[0][1], any_rank=True)
             if apart is not None:
-                self._report_apart(apart, function, event.node)
+                self._report_apart(apart, function, event.node, any_rank=True)
         operands = event.operands(api.OPERAND_KEYWORDS)
         if event.qualname in api.MIXING_FUNCTIONS:
             self._check_operands(operands, function, event.node)
@@ -534,17 +551,26 @@ class FactoryWithoutDevice(Rule):
                         self._report(factory, function, node, other=(other, other_value))
                     break
 
-    def _report_apart(self, apart: HostBesideAccelerator, function: cst.FunctionDef, meeting: cst.CSTNode, returned: bool = False) -> None:
+    def _report_apart(
+        self, apart: HostBesideAccelerator, function: cst.FunctionDef, meeting: cst.CSTNode, returned: bool = False, any_rank: bool = False
+    ) -> None:
         """A list holds a host tensor (a placeholder, often empty) beside tensors that may be on
         an accelerator: ``torch.cat``/``torch.stack`` of it fail on a GPU, and so does a caller
         that takes the device of one entry for all of them."""
-        found = self._cpu_factory(apart.host, allow_placeholder=True)
-        if found is None or id(found[0]) in self._reported:
-            return
-        factory, home = found
-        if self.ctx.analyzer.foreign_home(home) is not None:
-            return  # made in another module: its own lint run reports it there
-        self._reported.add(id(factory))
+        # every place the host entry may come from where paths merged needs the device
+        for factory, home in self._cpu_factories(apart.host, allow_placeholder=True, any_rank=any_rank):
+            if id(factory) in self._reported:
+                continue
+            if self.ctx.analyzer.foreign_home(home) is not None:
+                continue  # made in another module: its own lint run reports it there
+            self._reported.add(id(factory))
+            if id(factory) in self._runs_without_gpu(home):
+                continue  # the branch for a machine without a GPU, where the program's tensors are on the host
+            self._report_entry_apart(factory, home, apart, function, meeting, returned)
+
+    def _report_entry_apart(
+        self, factory: cst.Call, home: cst.FunctionDef, apart: HostBesideAccelerator, function: cst.FunctionDef, meeting: cst.CSTNode, returned: bool
+    ) -> None:
         other = apart.accelerator
         beside = where(other, self.ctx) if other.device is not None else "on an accelerator"
         put = f" (put in at line {self.ctx.line(apart.put_by)})" if apart.put_by is not None else ""
@@ -591,21 +617,21 @@ class FactoryWithoutDevice(Rule):
         return kept is not None and kept.kind == Kind.TENSOR and kept.device is not None and kept.device.is_cpu
 
     def _cpu_factory(
-        self, value: Value, allow_unknown_rank: bool = False, allow_placeholder: bool = False
+        self, value: Value, allow_unknown_rank: bool = False, allow_placeholder: bool = False, any_rank: bool = False
     ) -> Optional[tuple[cst.Call, cst.FunctionDef]]:
         """The device-less factory call, made in a function, that a host tensor comes from;
         elementwise operators accept a 0-dim CPU tensor, so there it must be known to have a
         dimension. A factory in a module's ``__init__`` is an attribute: DL103's (one in a plain
         class's ``__init__`` meets what the object is built from)."""
-        found = self._cpu_factories(value, allow_unknown_rank, allow_placeholder)
+        found = self._cpu_factories(value, allow_unknown_rank, allow_placeholder, any_rank)
         return found[0] if found else None
 
     def _cpu_factories(
-        self, value: Value, allow_unknown_rank: bool = False, allow_placeholder: bool = False
+        self, value: Value, allow_unknown_rank: bool = False, allow_placeholder: bool = False, any_rank: bool = False
     ) -> list[tuple[cst.Call, cst.FunctionDef]]:
         """As _cpu_factory, for every place the host tensor may come from where paths merged
         (``torch.zeros(a)`` on one branch, ``torch.zeros(b)`` on the other)."""
-        if value.scalar is True or (value.scalar is None and not allow_unknown_rank):
+        if not any_rank and (value.scalar is True or (value.scalar is None and not allow_unknown_rank)):
             return []
         # the analysis records every factory call with the function it ran in - also one in a
         # helper that a method's call summarised (the helper itself may be analysed later)
@@ -633,6 +659,8 @@ class FactoryWithoutDevice(Rule):
         if id(factory) in self._reported:
             return
         self._reported.add(id(factory))
+        if id(factory) in self._runs_without_gpu(home):
+            return  # the branch for a machine without a GPU, where the program's tensors are on the host
         spelled = self.ctx.source_of(factory.func)
         if self.ctx.analyzer.foreign_home(home) is not None:
             self._report_imported(factory, home, meeting, other, returned)
@@ -691,6 +719,12 @@ class FactoryWithoutDevice(Rule):
             + (f" (e.g. `device={source}.device`)" if source else ""),
             self._fix(factory, source),
         ))
+
+    def _runs_without_gpu(self, function: cst.FunctionDef) -> frozenset[int]:
+        found = self._without_gpu.get(function)
+        if found is None:
+            found = self._without_gpu[function] = calls_without_gpu(function)
+        return found
 
     def _report_imported(
         self, factory: cst.Call, home: cst.FunctionDef, meeting: cst.CSTNode, other: Optional[tuple[cst.CSTNode, Value]], returned: bool
@@ -758,13 +792,16 @@ def _tensors_in(value: Value) -> list[Value]:
     return fields or [value]
 
 
-def _entries_apart(value: Value) -> Optional[HostBesideAccelerator]:
+def _entries_apart(value: Value, any_rank: bool = False) -> Optional[HostBesideAccelerator]:
     """Where a list holds a host tensor with a dimension beside tensors that may be on an
-    accelerator, at once (a 0-dim one only fails the concatenating functions: DL311 asks)."""
+    accelerator, at once; ``any_rank`` for the concatenating functions, which a 0-dim one fails
+    as well."""
     if value.kind != Kind.CONTAINER or not isinstance(value.info, Homogeneous):
         return None
     apart = value.info.apart
-    return apart if apart is not None and apart.position is None and apart.host.scalar is False else None
+    if apart is None or apart.position is not None:
+        return None
+    return apart if any_rank or apart.host.scalar is False else None
 
 
 #: factories whose positional arguments are not sizes: the 0 of `randint(0, n, (k,))` or

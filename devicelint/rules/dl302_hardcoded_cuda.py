@@ -14,7 +14,7 @@ from devicelint.analysis.values import PLACED_KINDS, Kind, container_items
 from devicelint.findings import Severity
 from devicelint.rules._cuda_code import CUDA_ONLY_FILE, device_argument, device_spelling, is_cuda_literal, is_cuda_literal_label
 from devicelint.rules._cpu_choice import CpuChoices
-from devicelint.rules._flag_paths import BranchConditions
+from devicelint.rules._flag_paths import BranchConditions, asks_cuda_available
 from devicelint.rules._gpu_only_paths import GpuOnlyPaths
 from devicelint.rules.base import Example, Rule
 
@@ -641,7 +641,7 @@ _GPU_EXISTS = ("torch.cuda.is_available()", True)
 def _availability_test(test: cst.BaseExpression) -> tuple[str, bool]:
     """Every test is a condition here, so that the innermost one tells: exactly
     ``torch.cuda.is_available()``, or another."""
-    return _GPU_EXISTS if _asks_cuda_available(test) else ("another test", True)
+    return _GPU_EXISTS if asks_cuda_available(test) else ("another test", True)
 
 
 def _chosen_test(test: cst.BaseExpression) -> Optional[tuple[str, bool]]:
@@ -707,7 +707,7 @@ def _availability_choice_argument(event: CallEvent) -> Optional[cst.BaseExpressi
         candidates.append(positional[0].value)
     for candidate in candidates:
         choice = device_argument(candidate)
-        if isinstance(choice, cst.IfExp) and _asks_cuda_available(choice.test) and _names_cuda(choice.body) and device_spelling(choice.orelse) == "cpu":
+        if isinstance(choice, cst.IfExp) and asks_cuda_available(choice.test) and _names_cuda(choice.body) and device_spelling(choice.orelse) == "cpu":
             return choice
     return None
 
@@ -784,7 +784,7 @@ class _GuardedGpuIndex(cst.CSTVisitor):
 
     def visit_If(self, node: cst.If) -> None:
         self._enter(_counts_gpus(node.test))
-        if self._counting or not _asks_cuda_available(node.test) or not isinstance(node.body, cst.IndentedBlock):
+        if self._counting or not asks_cuda_available(node.test) or not isinstance(node.body, cst.IndentedBlock):
             return
         for line in node.body.body:
             for statement in line.body if isinstance(line, cst.SimpleStatementLine) else ():
@@ -810,7 +810,7 @@ class _GuardedGpuIndex(cst.CSTVisitor):
             self._bound = (id(device_argument(node.value)), _names([node.target]))
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
-        if self._counting or not _asks_cuda_available(node.test):
+        if self._counting or not asks_cuda_available(node.test):
             return
         names = self._bound[1] if self._bound[0] == id(node) else []
         self._choice(node.body, names, placed=id(node) in self._placing)
@@ -835,11 +835,6 @@ def _names(targets: "Iterable[cst.BaseExpression]") -> list[str]:
 
 def _counts_gpus(node: cst.CSTNode) -> bool:
     return _COUNTS_GPUS.search(cst.Module([]).code_for_node(node)) is not None
-
-
-def _asks_cuda_available(test: cst.BaseExpression) -> bool:
-    """``torch.cuda.is_available()`` (alone, not beside a count of the GPUs)."""
-    return isinstance(test, cst.Call) and (dotted_name(test.func) or "").endswith("cuda.is_available")
 
 
 def _tests_data(test: cst.BaseExpression) -> bool:
