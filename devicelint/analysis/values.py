@@ -80,6 +80,10 @@ class Device:
     #: ``.to("cuda:0")``), one GPU for every replica, while each replica's inputs and weights sit
     #: on the replica's own GPU (``MODEL_DEVICE``); the wrapping call, for messages
     one_for_all_replicas: Optional[cst.Call] = field(default=None, compare=False)
+    #: ``accel``/``follows`` where paths merged, one of which left the value on the host (``if
+    #: args.use_cuda: x = x.cuda()``): on a GPU run it is taken to be here (see join_devices),
+    #: but a run that takes the other path has it on the host
+    also_on_host: bool = field(default=False, compare=False)
 
     @property
     def is_cpu(self) -> bool:
@@ -185,9 +189,9 @@ def join_devices(first: Optional[Device], second: Optional[Device]) -> Optional[
     if first is None or second is None:
         return None
     if first.is_cpu and second.may_be_accelerator:
-        return second
+        return second if second.also_on_host else replace(second, also_on_host=True)
     if second.is_cpu and first.may_be_accelerator:
-        return first
+        return first if first.also_on_host else replace(first, also_on_host=True)
     if first.kind != second.kind or first.conflicts_with(second):
         return None
     if first.kind == "follows" and (first.label != second.label or first.argument != second.argument):

@@ -616,10 +616,16 @@ class HardcodedCuda(Rule):
             # a list of tensors counts by its elements (an optimizer's parameter copies)
             candidates = container_items(value)
             # its calls may hand it a tensor on a device chosen at run time (`x.to(device)`):
-            # only one they place on a CUDA literal themselves agrees with the hard-coded one
+            # only one they place on a CUDA literal themselves, on every path, agrees with the
+            # hard-coded one (not `if args.use_cuda: x = x.cuda()`)
             if any(
                 item.is_tensor_like
-                and (any_device or item.device is None or item.device.is_symbolic or item.device.is_accel and not is_cuda_literal_label(item.device.label))
+                and (
+                    any_device
+                    or item.device is None
+                    or item.device.is_symbolic
+                    or item.device.is_accel and (not is_cuda_literal_label(item.device.label) or item.device.also_on_host)
+                )
                 for item in candidates
             ):
                 return True
