@@ -27,6 +27,10 @@ class MixedDeviceOp(Rule):
     tensors with it (`cross_entropy(logits, labels.view(-1))`), naming the call - every such
     operation, as the branches of a head's problem types each fail - or at the call when
     `forward` shows no such operation (or only ones where it may be 0-dim: `labels.squeeze()`).
+    A `forward` that puts tensors where its input is (`p.to(device=x.device)`, `w.to(x)`,
+    `torch.zeros(n, device=x.device)`) was written for inputs on any device: what it so placed
+    follows the input, not the model, and such a call is reported only where the input meets
+    the model's own tensors.
 
     A model the file rebuilds on the CPU in place of one it had moved (`model = Net(args)`
     after `model = Net(args).to(args.device)`, to reload the best weights for the test set),

@@ -33,11 +33,15 @@ class FactoryWithoutDevice(Rule):
     where it meets such a tensor; the message names the helper and the line where they meet.
     A module's `forward` that returns such a tensor (alone or in a tuple) is flagged too: its
     callers take the output to be on the model's device.
-    0-dim tensors (`torch.tensor(0.5)`), factories given `device=`, `*_like` and `x.new_*`
+    So is one kept in a list beside such tensors that `torch.cat`/`torch.stack` then join,
+    also a 0-dim one (`losses.append(torch.tensor(0.0))` next to GPU losses): those functions
+    take no 0-dim exception.
+    Elsewhere 0-dim tensors (`torch.tensor(0.5)`), factories given `device=`, `*_like` and `x.new_*`
     factories, results used only for shapes or on the host, code under
-    `torch.set_default_device` / `with torch.device(...)`, and a module class that a file
-    which never names a device (no `cuda`, `device`, `.to(`) builds and runs itself on the
-    CPU are left alone.
+    `torch.set_default_device` / `with torch.device(...)`, a factory in the branch only a
+    machine without a GPU takes (`else:` of `if torch.cuda.is_available():`), and a module
+    class that a file which never names a device (no `cuda`, `device`, `.to(`) builds and runs
+    itself on the CPU are left alone.
 
     ## Why is this bad?
     The factory makes a CPU tensor; the model's tensors are on the GPU once the model is
