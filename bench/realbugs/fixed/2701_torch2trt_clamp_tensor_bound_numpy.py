@@ -1,0 +1,81 @@
+# source: https://github.com/NVIDIA-AI-IOT/torch2trt/issues/834
+# fixed twin: tensor bounds go through their own helper that adds them to the network as tensors (PR 836, commit 3f129ab);
+#             only numbers are multiplied into a host constant.
+import torch
+
+try:
+    import numpy as np
+except ImportError:  # the demo needs NumPy, as the converter does
+    np = None
+
+
+class FakeNetwork:
+    """Stands in for the TensorRT network: constants must be host arrays."""
+
+    def __init__(self):
+        self.layers = []
+
+    def add_constant(self, shape, weights):
+        if not isinstance(weights, np.ndarray):
+            weights = np.asarray(weights)
+        self.layers.append(("constant", shape, weights))
+        return len(self.layers) - 1
+
+    def add_tensor(self, tensor):
+        self.layers.append(("tensor", tuple(tensor.shape), tensor.detach().cpu()))
+        return len(self.layers) - 1
+
+    def add_elementwise(self, a, b, op):
+        self.layers.append(("elementwise", a, b, op))
+        return len(self.layers) - 1
+
+
+def _add_clamp_val(network, trt_input, ndim, val, op):
+    val_shape = (1,) * ndim
+    val_tensor = val * torch.ones(val_shape, dtype=torch.float32).cpu().numpy()
+    const = network.add_constant(val_shape, val_tensor)
+    return network.add_elementwise(trt_input, const, op)
+
+
+def _add_clamp_tensor(network, trt_input, tensor, op):
+    bound = network.add_tensor(tensor)
+    return network.add_elementwise(trt_input, bound, op)
+
+
+def _add_clamp(network, trt_input, ndim, val, op):
+    if isinstance(val, torch.Tensor):
+        return _add_clamp_tensor(network, trt_input, val, op)
+    return _add_clamp_val(network, trt_input, ndim, val, op)
+
+
+def convert_clamp(network, x, kwargs):
+    layer = network.add_tensor(x)
+    if kwargs.get("min") is not None:
+        layer = _add_clamp(network, layer, x.dim(), kwargs["min"], "max")
+    if kwargs.get("max") is not None:
+        layer = _add_clamp(network, layer, x.dim(), kwargs["max"], "min")
+    return layer
+
+
+class ClampModule(torch.nn.Module):
+    def __init__(self, lower_bound, upper_bound):
+        super().__init__()
+        self.lower_bound = lower_bound
+        self.upper_bound = upper_bound
+
+    def forward(self, t):
+        return torch.clamp(t, min=self.lower_bound, max=self.upper_bound)
+
+
+if __name__ == "__main__":
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    lower = torch.tensor((1.0, 1.0)).to(device)
+    upper = torch.tensor((5.0, 5.0)).to(device)
+    x = torch.tensor((3.0, 3.0)).to(device)
+    model = ClampModule(lower, upper).to(device).eval()
+    print(model(x))
+    if np is None:
+        print("NumPy is absent: the conversion step is skipped")
+    else:
+        net = FakeNetwork()
+        print(convert_clamp(net, x, {"min": model.lower_bound, "max": model.upper_bound}), len(net.layers))

@@ -1,0 +1,90 @@
+# source: https://github.com/open-mmlab/mmengine/pull/385
+# fixed twin: the main process casts every collected tensor to the CPU before computing the metrics (merged fix,
+#             commit 4432e54).
+import io
+from abc import ABCMeta, abstractmethod
+
+import torch
+
+
+def rank_device(rank):
+    return torch.device(f"cuda:{rank}") if torch.cuda.device_count() > rank else torch.device("cpu")
+
+
+def collect_results(per_rank_results, size):
+    """Gathers pickled result lists of every rank (as the CPU collect does) and interleaves them."""
+    gathered = []
+    for results in per_rank_results:
+        buf = io.BytesIO()
+        torch.save(results, buf)
+        buf.seek(0)
+        gathered.append(torch.load(buf, weights_only=False))
+    ordered = [r for group in zip(*gathered) for r in group]
+    return ordered[:size]
+
+
+def _to_cpu(data):
+    if isinstance(data, torch.Tensor):
+        return data.to("cpu")
+    if isinstance(data, list):
+        return [_to_cpu(d) for d in data]
+    if isinstance(data, tuple):
+        return tuple(_to_cpu(d) for d in data)
+    if isinstance(data, dict):
+        return {k: _to_cpu(v) for k, v in data.items()}
+    return data
+
+
+class BaseMetric(metaclass=ABCMeta):
+    def __init__(self, prefix=None):
+        self.results = []
+        self.prefix = prefix
+
+    @abstractmethod
+    def process(self, data_batch, predictions):
+        ...
+
+    @abstractmethod
+    def compute_metrics(self, results):
+        ...
+
+    def evaluate(self, all_rank_results, size, is_main_process=True):
+        results = collect_results(all_rank_results, size)
+        if is_main_process:
+            results = _to_cpu(results)
+            _metrics = self.compute_metrics(results)
+            if self.prefix:
+                _metrics = {"/".join((self.prefix, k)): v for k, v in _metrics.items()}
+            metrics = [_metrics]
+        else:
+            metrics = [None]
+        self.results.clear()
+        return metrics[0]
+
+
+class Accuracy(BaseMetric):
+    def process(self, data_batch, predictions):
+        for data, pred in zip(data_batch, predictions):
+            self.results.append({"pred": pred["pred"], "label": data["label"]})
+
+    def compute_metrics(self, results):
+        preds = torch.cat([r["pred"] for r in results])
+        labels = torch.cat([r["label"] for r in results])
+        return {"accuracy": (preds == labels).float().mean().item()}
+
+
+def run_rank(rank, num_batches=5):
+    device = rank_device(rank)
+    model = torch.nn.Linear(4, 3).to(device)
+    metric = Accuracy(prefix="val")
+    for _ in range(num_batches):
+        inputs = torch.randn(2, 4, device=device)
+        labels = torch.randint(0, 3, (2,), device=device)
+        preds = model(inputs).argmax(dim=1)
+        metric.process([{"label": labels}], [{"pred": preds}])
+    return metric
+
+
+if __name__ == "__main__":
+    metrics = [run_rank(rank) for rank in range(2)]
+    print(metrics[0].evaluate([m.results for m in metrics], size=10))
