@@ -5,6 +5,7 @@ from typing import Optional
 
 import libcst as cst
 
+from devicelint.analysis import torch_api as api
 from devicelint.analysis import walk
 from devicelint.analysis.events import CallEvent
 from devicelint.analysis.names import keyword_arg, positional_args
@@ -40,7 +41,8 @@ class LegacyDeviceApi(Rule):
     Flags device APIs that PyTorch replaced: the typed CUDA constructors
     (`torch.cuda.FloatTensor(...)`, `torch.cuda.LongTensor(...)`, ...);
     `torch.set_default_tensor_type` with a CUDA type; `.cuda(device_id=...)`, whose keyword is
-    `device`; `torch.cuda.memory_cached` / `max_memory_cached` / `reset_max_memory_cached`; and
+    `device`; the CPU typed constructors (`torch.Tensor(...)`, `torch.FloatTensor(...)`) given a
+    `device=` that can be the GPU, which they refuse; `torch.cuda.memory_cached` / `max_memory_cached` / `reset_max_memory_cached`; and
     `python -m torch.distributed.launch` in strings (launch commands built by scripts; docstrings
     are left alone). A typed CUDA constructor kept in a variable to make tensors later
     (`self.Tensor = torch.cuda.FloatTensor if gpu_ids else torch.Tensor`) is flagged where it is
@@ -60,8 +62,10 @@ class LegacyDeviceApi(Rule):
     "sizes or data" in one signature, and cannot say which GPU. `set_default_tensor_type` is
     deprecated since PyTorch 2.1 in favour of `torch.set_default_device` and
     `torch.set_default_dtype`. `.cuda(device_id=1)` raises `TypeError` (the parameter is
-    `device`). The `*_cached` memory functions are deprecated aliases of the `*_reserved` ones,
-    and `torch.distributed.launch` is deprecated in favour of `torchrun`.
+    `device`); `torch.Tensor(data, device=x.device)` raises RuntimeError once `x` is on the
+    GPU ("legacy constructor expects device type: cpu but device type: cuda was passed"). The
+    `*_cached` memory functions are deprecated aliases of the `*_reserved` ones, and
+    `torch.distributed.launch` is deprecated in favour of `torchrun`.
 
     ## Example
     ```python
@@ -88,7 +92,7 @@ class LegacyDeviceApi(Rule):
     code = "DL306"
     name = "legacy-device-api"
     severity = Severity.WARNING
-    summary = "Legacy device APIs: typed CUDA constructors, `set_default_tensor_type`, `.cuda(device_id=)`, `memory_cached`, `torch.distributed.launch`."
+    summary = "Legacy device APIs: typed CUDA constructors, a CPU typed constructor given a GPU `device=`, `set_default_tensor_type`, `.cuda(device_id=)`, `memory_cached`, `torch.distributed.launch`."
     fix_safety = "safe"
     # a typed CUDA constructor in code its caller places is hard-coded CUDA first: DL302 says
     # where the tensor belongs (the input's device), where this rule's fix would write "cuda"
@@ -109,6 +113,9 @@ class LegacyDeviceApi(Rule):
         "    return mu + Tensor(mu.size()).normal_()\n",
         # kept for later, and the chosen GPU is made current
         "import torch\ntorch.cuda.set_device(rank)\nTensor = torch.cuda.FloatTensor\nnet = Net().cuda(rank)\n",
+        # a legacy constructor told the CPU, or a device left at None, makes its host tensor
+        "import torch\nx = torch.Tensor([0.0, 1.0], device='cpu')\ny = torch.LongTensor(4, device=torch.device('cpu'))\n",
+        "import torch\ndef scores(n, device=None):\n    return torch.Tensor([0.0] * n, device=device)\nscores(3)\n",
     )
     invalid = (
         Example(
@@ -124,6 +131,16 @@ class LegacyDeviceApi(Rule):
             "import torch as t\nbuffer = t.empty(4, 16, dtype=t.float32, device=\"cuda\")  # expect: DL306\n",
         ),
         Example("import torch\nids = torch.cuda.LongTensor(batch)  # expect: DL306\n"),
+        # a CPU typed constructor given a device that can be the GPU raises (joeynmt's beam
+        # search; diffusers' Wuerstchen pipeline for numpy image embeddings)
+        Example(
+            "import torch\ndef beam(encoder_output, size):\n"
+            "    return torch.Tensor([0.0] + [float('-inf')] * (size - 1), device=encoder_output.device)  # expect: DL306\n"
+        ),
+        Example(
+            "import torch\ndevice = 'cuda' if torch.cuda.is_available() else 'cpu'\n"
+            "def embed(array):\n    return torch.FloatTensor(array, device=device)  # expect: DL306\n"
+        ),
         # kept for later in a program that puts nothing else on a GPU (pytorch-summary): the
         # input goes to the GPU when one is available, the model stays where it was built
         Example(
@@ -181,6 +198,8 @@ class LegacyDeviceApi(Rule):
             self._places_on_gpu = True
         if qualname in CUDA_TYPED_CONSTRUCTORS:
             self._typed_constructor(event, qualname)
+        elif qualname in api.LEGACY_TYPED_CONSTRUCTORS:
+            self._legacy_constructor_given_device(event)
         elif qualname == "torch.set_default_tensor_type":
             self._default_tensor_type(event)
         elif qualname in RENAMED:
@@ -257,6 +276,26 @@ class LegacyDeviceApi(Rule):
             f"`{spelled}` is a legacy typed constructor; create the tensor with a factory and "
             f"`dtype={CUDA_TYPED_CONSTRUCTORS[qualname]}, device=\"cuda\"`",
             fix=self._constructor_fix(event, qualname),
+        )
+
+    def _legacy_constructor_given_device(self, event: CallEvent) -> None:
+        """`torch.Tensor(data, device=x.device)`: the CPU typed constructors make host tensors
+        only; handed any other device they raise "legacy constructor expects device type: cpu
+        but device type: cuda was passed" (checked on torch 2.13 for `torch.Tensor`,
+        `torch.FloatTensor`, `torch.LongTensor` with data and with sizes, for cuda and meta).
+        Reported where the device the call is given can be an accelerator; the CPU, `None` and
+        a device the analysis cannot place are left alone."""
+        given = keyword_arg(event.node, "device")
+        made = event.result.device
+        if given is None or event.result.kind != Kind.TENSOR or made is None or made.is_cpu:
+            return
+        spelled = self.ctx.source_of(event.node.func)
+        self.ctx.report(
+            event.node,
+            f"`{spelled}` is a legacy constructor that makes tensors only on the CPU: given "
+            f"`device={self.ctx.source_of(given.value)}`, which can be the GPU, it raises \"legacy constructor expects "
+            f"device type: cpu but device type: cuda was passed\"; use `torch.tensor(data, device=...)` (or "
+            f"`torch.empty(sizes, device=...)`) with the dtype it should have",
         )
 
     def _constructor_fix(self, event: CallEvent, qualname: str) -> Optional[FixSpec]:
