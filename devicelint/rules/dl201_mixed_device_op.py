@@ -27,6 +27,11 @@ class MixedDeviceOp(Rule):
     tensors with it (`cross_entropy(logits, labels.view(-1))`), naming the call - every such
     operation, as the branches of a head's problem types each fail - or at the call when
     `forward` shows no such operation (or only ones where it may be 0-dim: `labels.squeeze()`).
+    A module of the file left on the CPU and called through another method of its own that
+    computes with its weights (`crf.decode(emissions.to(device), mask)`) is held to its inputs
+    the same way; methods that move their input themselves or never read the module's
+    parameters, buffers or submodules are left alone, and so are the methods of a moved module
+    (the analysis runs them on each call's values, where a host input meets the weights).
 
     A model the file rebuilds on the CPU in place of one it had moved (`model = Net(args)`
     after `model = Net(args).to(args.device)`, to reload the best weights for the test set),
