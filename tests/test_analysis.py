@@ -2939,3 +2939,52 @@ print(model.obs.error())
     state = analyse(code).module_state
     assert state["observer"].kind == Kind.MODULE and place(state["observer"]) == "accel"
     assert [(finding.line, finding.code) for finding in lint(code)] == [(12, "DL202")]
+
+
+OWN_METHODS = '''
+import torch
+from torch import nn
+
+class CRF(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.transitions = nn.Parameter(torch.randn(n, n))
+        self.encoder = nn.Linear(n, n)
+
+    def decode(self, emissions, mask):
+        return (self.transitions + emissions) * mask
+
+    def encode(self, x):
+        return self.encoder(x.to(self.transitions.device))
+
+    def rescale(self, x):
+        return x * 2
+
+    def state_dict(self):
+        return {"transitions": self.transitions}
+
+def run(device):
+    crf = CRF(5)
+    emissions = torch.randn(2, 5).to(device)
+    mask = torch.ones(2, 5)
+    crf.decode(emissions, mask)
+    crf.encode(emissions)
+    crf.rescale(emissions)
+    crf.state_dict()
+'''
+
+
+def test_own_method_inputs_are_the_methods_that_compute_with_the_modules_weights():
+    """A module's own method other than ``forward`` holds its inputs to the module's device
+    where it reads the module's parameters or submodules; the inputs it moves itself may be
+    anywhere; a method that never touches the weights, and nn.Module's own methods, are not
+    such calls."""
+    analyzer = analyse(OWN_METHODS)
+    calls = {event.method: event for event in analyzer.sink.calls if event.method in ("decode", "encode", "rescale", "state_dict")}
+    decode = analyzer.own_method_inputs(calls["decode"].receiver, "decode", calls["decode"].args)
+    assert decode is not None
+    assert decode[0].name.value == "decode" and decode[1] == ["emissions", "mask"] and decode[2] == [False, False]
+    encode = analyzer.own_method_inputs(calls["encode"].receiver, "encode", calls["encode"].args)
+    assert encode is not None and encode[2] == [True]
+    assert analyzer.own_method_inputs(calls["rescale"].receiver, "rescale", calls["rescale"].args) is None
+    assert analyzer.own_method_inputs(calls["state_dict"].receiver, "state_dict", calls["state_dict"].args) is None

@@ -219,6 +219,9 @@ class FlowAnalyzer(Expressions, Summaries, TorchSemantics, ProjectImports):
         self._checkpoint_loaders: dict[cst.FunctionDef, Optional[CheckpointLoader]] = {}
         #: per module ``forward``: the parameters it moves itself (see inputs_placed_by_module)
         self._moved_inputs: dict[cst.FunctionDef, frozenset[str]] = {}
+        #: per method of a module class: whether it computes with the module's own weights
+        #: (see Summaries.own_method_inputs)
+        self._own_weight_readers: dict[cst.FunctionDef, bool] = {}
         #: per ``forward`` of a module without weights: the parameter pairs it combines (see
         #: Summaries._inputs_placed_by_weightless_module)
         self._combined_inputs: dict[cst.FunctionDef, frozenset[tuple[str, str]]] = {}

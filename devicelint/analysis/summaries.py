@@ -59,6 +59,14 @@ _PROPERTY = re.compile(r"@property\s+(?:async\s+)?def\s+([A-Za-z_]\w*)")
 _CLASS_OR_SUPER = re.compile(r"\bclass\s+([A-Za-z_]\w*)|\bsuper\(\s*([A-Za-z_]\w*)")
 #: ``name(`` or ``.name(``, not ``def name(``
 _CALLED_NAME = re.compile(r"(?<!def )(?<!class )(?<![\w])([A-Za-z_]\w*)\s*\(")
+#: methods through which a module is not called on inputs as ``forward`` is: ``forward`` and
+#: ``__call__`` themselves (the module's call), construction, and nn.Module's own methods,
+#: which the analysis models whatever a class of the file defines under their names
+_MODULE_CALL_METHODS = api.MOVE_METHODS | frozenset(
+    "forward __call__ __init__ train eval parameters named_parameters buffers named_buffers modules named_modules "
+    "children named_children state_dict load_state_dict apply zero_grad requires_grad_ share_memory register_buffer "
+    "register_parameter register_module add_module extra_repr half float double bfloat16 type".split()
+)
 #: text that says a class places its tensors itself
 _PLACEMENT_TEXT = re.compile(r"\.to\(|\.cuda\(|device")
 #: torch functions that turn data (a list, an array) into a tensor on the host, unless told a device
@@ -2005,6 +2013,50 @@ class Summaries(ParameterUses):
             return None
         forward = found[0]
         return forward, helpers.argument_parameters(forward, args, skip_first=True)
+
+    def own_method_inputs(
+        self, module: Value, method: str, args: tuple[tuple[cst.Arg, Value], ...]
+    ) -> Optional[tuple[cst.FunctionDef, list[Optional[str]], list[bool]]]:
+        """``crf.decode(emissions, mask)``: a method other than ``forward`` that the module's
+        class (in this file) defines and that computes with the module's own weights - it reads
+        a parameter, buffer or submodule of ``self``, or calls ``self`` - so its inputs must be
+        where the module is, as ``forward``'s must. The method, the parameter each argument binds
+        (None where it cannot be told), and per argument whether the method places that input
+        itself (moves it, or hands it where PyTorch reads it on the host; see
+        inputs_placed_by_module). None for other calls: nn.Module's own methods, static and
+        class methods, a method a subclass of the file overrides (which body runs depends on the
+        object), one defined in another module of the project, or one that never touches the
+        module's weights (``model.preprocess(image)``: its inputs may be anywhere)."""
+        info = module.info
+        if not isinstance(info, ClassInfo) or not info.is_module or method in _MODULE_CALL_METHODS:
+            return None
+        found = info.find_method(method)
+        if found is None or self.foreign_home(found[0]) is not None or self._overridden_below(info, method):
+            return None
+        function = found[0]
+        if is_static_or_class_method(function) or not self._computes_with_own_weights(info, function):
+            return None
+        moved = self._inputs_moved_by_forward(function)
+        names = helpers.argument_parameters(function, args, skip_first=True)
+        return function, names, [name is not None and name in moved for name in names]
+
+    def _computes_with_own_weights(self, info: ClassInfo, function: cst.FunctionDef) -> bool:
+        """Does a method of a module class read one of the module's parameters, buffers or
+        submodules (``self.transitions``, ``self.encoder(x)``), or call the module itself?"""
+        memo = self.function_memo(function, self._own_weight_readers, "own weight readers")
+        if function not in memo:
+            weights = {
+                attribute
+                for attribute, value in self._attributes_seen_by_methods(info, function).items()
+                if value.kind == Kind.MODULE or value.role in (Role.PARAMETER, Role.BUFFER)
+            }
+            positional = [*function.params.posonly_params, *function.params.params]
+            receiver = re.escape(positional[0].name.value) if positional else "self"
+            text = self._body_text(function)
+            calls_itself = re.search(rf"\b{receiver}(?:\.forward)?\s*\(", text) is not None
+            read = set(re.findall(rf"\b{receiver}\.([A-Za-z_]\w*)", text))
+            memo[function] = calls_itself or not read.isdisjoint(weights)
+        return memo[function]
 
     def parameter_read_unchanged(self, function: cst.FunctionDef, expression: cst.BaseExpression) -> Optional[str]:
         """The parameter of ``function`` that ``expression`` reads as it came in: the name

@@ -31,6 +31,11 @@ class MixedDeviceOp(Rule):
     `torch.zeros(n, device=x.device)`) was written for inputs on any device: what it so placed
     follows the input, not the model, and such a call is reported only where the input meets
     the model's own tensors.
+    A module of the file left on the CPU and called through another method of its own that
+    computes with its weights (`crf.decode(emissions.to(device), mask)`) is held to its inputs
+    the same way; methods that move their input themselves or never read the module's
+    parameters, buffers or submodules are left alone, and so are the methods of a moved module
+    (the analysis runs them on each call's values, where a host input meets the weights).
 
     A model the file rebuilds on the CPU in place of one it had moved (`model = Net(args)`
     after `model = Net(args).to(args.device)`, to reload the best weights for the test set),
@@ -86,6 +91,15 @@ class MixedDeviceOp(Rule):
     #: an index op whose index sits on another device than the tensor it indexes: DL207 says so
     yields_to = ("DL207",)
     valid = (
+        # a module of the file left on the CPU whose methods either move their input to the
+        # weights' device themselves or never touch the weights: its inputs may be anywhere;
+        # and one moved to the device, whose methods the analysis runs on each call's values
+        "import torch\nfrom torch import nn\nclass Head(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.proj = nn.Parameter(torch.randn(8, 4))\n"
+        "    def embed(self, x):\n        return x.to(self.proj.device).view(-1, 8) @ self.proj\n"
+        "    def scale(self, x):\n        return x * 2\n"
+        "def run(device):\n    head = Head()\n    moved = Head().to(device)\n    x = torch.randn(2, 8)\n"
+        "    return head.embed(x.to(device)), head.scale(x.to(device)), moved.embed(x.to(device))\n",
         # ... moved with the data
         "import torch\nfrom torch import nn\nclass Metric(nn.Module):\n    def add_state(self, name, default):\n"
         "        self.register_buffer(name, default.clone())\n"
@@ -195,6 +209,22 @@ class MixedDeviceOp(Rule):
         ),
     )
     invalid = (
+        # a CRF of the file built on the CPU and never moved, decoded through a method of its
+        # own that computes with its weights, on emissions moved to the device (DeepPeptide)
+        Example(
+            "import torch\nfrom torch import nn\nclass CRF(nn.Module):\n    def __init__(self, n):\n        super().__init__()\n"
+            "        self.transitions = nn.Parameter(torch.randn(n, n))\n"
+            "    def decode(self, emissions):\n        return [(self.transitions + e[0]).argmax() for e in emissions]\n"
+            "def predict(device):\n    crf = CRF(5)\n    emissions = torch.randn(2, 7, 5)\n"
+            "    return crf.decode(emissions.to(device))  # expect: DL201\n"
+        ),
+        # the same where the method itself meets the weights with its input: reported there
+        Example(
+            "import torch\nfrom torch import nn\nclass Head(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.proj = nn.Parameter(torch.randn(8, 4))\n"
+            "    def embed(self, x):\n        return x.view(-1, 8) @ self.proj  # expect: DL201\n"
+            "def run(device):\n    head = Head()\n    return head.embed(torch.randn(2, 8).to(device))\n"
+        ),
         # a save helper that takes `model.cpu().state_dict()`: `Module.cpu()` moves the live
         # model in place, so the next step's inputs on the device meet host weights
         Example(
@@ -453,6 +483,8 @@ class MixedDeviceOp(Rule):
         self._handed_to_forward: list[tuple[CallEvent, cst.Arg, Value, cst.FunctionDef, str, Optional[cst.Call]]] = []
         #: (forward, parameter) -> the operations there where it meets the model's tensors (and what it meets)
         self._parameter_meetings: dict[tuple[cst.FunctionDef, str], dict[cst.CSTNode, tuple[cst.BaseExpression, cst.BaseExpression]]] = {}
+        #: the same for calls of a module's own methods (`crf.decode(x, mask)`, see _check_own_method_call)
+        self._handed_to_method: list[tuple[CallEvent, cst.Arg, Value, cst.FunctionDef, str, Optional[cst.Call]]] = []
         #: arguments PyTorch reads on the host (`pack_padded_sequence`'s lengths)
         self._host_only = HostOnlyArguments(ctx)
 
@@ -479,6 +511,8 @@ class MixedDeviceOp(Rule):
             self._check_all(event.node, operands)
         elif event.callee.kind == Kind.MODULE and event.callee.device is not None and event.callee.role is not Role.PARALLEL_WRAPPER:
             self._check_module_call(event)
+        elif event.method is not None and event.receiver is not None and event.receiver.kind == Kind.MODULE:
+            self._check_own_method_call(event)
         elif event.callee.kind == Kind.CRITERION:
             # a loss on a batch never moved is DL203's; one moved on other arms of a chain is this rule's
             self._note_parameter_meetings(event.node, event.operands())
@@ -508,6 +542,42 @@ class MixedDeviceOp(Rule):
                 self._report_module_input(event, arg, value)
             return
 
+    def _check_own_method_call(self, event: CallEvent) -> None:
+        """``crf.decode(emissions.to(device), mask)`` on a module of the file left on the CPU:
+        a method of its own that computes with its weights is held to its inputs as ``forward``
+        is - reported where the method meets the module's tensors with the input, else at the
+        call. A module that was moved needs nothing here: the analysis runs its methods on each
+        call's values, so a host input meets its weights inside them."""
+        module = event.receiver
+        assert module is not None and event.method is not None
+        if module.device is None or not module.device.is_cpu or module.role is Role.PARALLEL_WRAPPER or self._built_in_forward(module):
+            return
+        found = self.ctx.analyzer.own_method_inputs(module, event.method, event.args)
+        if found is None:
+            return
+        method, parameters, placed = found
+        for (arg, value), parameter, placed_itself in zip(event.args, parameters, placed):
+            if placed_itself or arg.star or value.kind not in (Kind.TENSOR, Kind.BATCH) or value.device is None:
+                continue
+            if not module.device.conflicts_with(value.device):
+                continue
+            if self._said_by_another_rule(value, module) or self._placed_by_the_caller(value, module):
+                continue
+            if parameter is not None:
+                self._handed_to_method.append((event, arg, value, method, parameter, self.ctx.call_context))
+            else:
+                self._report_method_input(event, arg, value)
+            return
+
+    def _report_method_input(self, event: CallEvent, arg: cst.Arg, value: Value, called_from: Optional[cst.Call] = None) -> None:
+        assert isinstance(event.node.func, cst.Attribute) and event.receiver is not None
+        self.ctx.report(
+            event.node,
+            f"`{self.ctx.source_of(event.node.func.value)}` has its parameters {where(event.receiver, self.ctx)}, and its "
+            f"`{event.method}()` computes with them, but it is handed `{self.ctx.source_of(arg.value)}`, {where(value, self.ctx)}",
+            called_from=called_from,
+        )
+
     def _report_module_input(self, event: CallEvent, arg: cst.Arg, value: Value, called_from: Optional[cst.Call] = None) -> None:
         if self._report_at_rebuild(event, arg.value, value, called_from):
             return
@@ -525,7 +595,7 @@ class MixedDeviceOp(Rule):
         the model's fails here."""
         context = self.ctx.current_function
         function = context.node
-        if function is None or function.name.value != "forward" or context.class_info is None or not context.class_info.is_module:
+        if function is None or context.class_info is None or not context.class_info.is_module or function.name.value == "__init__":
             return
         read = [(operand, self.ctx.analyzer.parameter_read_unchanged(function, operand), value) for operand, value in operands]
         for operand, parameter, _ in read:
@@ -547,29 +617,43 @@ class MixedDeviceOp(Rule):
         for event, arg, value, forward, parameter, called_from in self._handed_to_forward:
             if self._report_at_rebuild(event, arg.value, value, called_from):
                 continue  # the model is what was left behind, not the input
-            # PyTorch lets a 0-dim CPU tensor meet a GPU one: the operand must have a dimension
-            failing = [
-                (node, other)
-                for node, (operand, other) in self._parameter_meetings.get((forward, parameter), {}).items()
-                if _rank_after(operand) is True or _rank_after(operand) is None and value.scalar is False
-            ]
+            failing = self._failing_meetings(forward, parameter, value)
             if not failing and not self.ctx.analyzer.places_where_parameter_is(forward, parameter):
                 # a forward that puts tensors where this input is was written for inputs on any
                 # device: only a meeting with the model's own tensors fails, and none was seen
                 self._report_module_input(event, arg, value, called_from)
             for node, other in failing:
-                self._report_meeting(event, value, parameter, node, other, called_from)
+                self._report_meeting(event, event.callee, forward, value, parameter, node, other, called_from)
+        for event, arg, value, method, parameter, called_from in self._handed_to_method:
+            assert event.receiver is not None
+            failing = self._failing_meetings(method, parameter, value)
+            if not failing:
+                self._report_method_input(event, arg, value, called_from)
+            for node, other in failing:
+                self._report_meeting(event, event.receiver, method, value, parameter, node, other, called_from)
+
+    def _failing_meetings(self, method: cst.FunctionDef, parameter: str, value: Value) -> list[tuple[cst.CSTNode, cst.BaseExpression]]:
+        """The operations of ``method`` where ``parameter``, handed ``value``, meets the
+        module's tensors and fails. PyTorch lets a 0-dim CPU tensor meet a GPU one: the operand
+        must have a dimension."""
+        return [
+            (node, other)
+            for node, (operand, other) in self._parameter_meetings.get((method, parameter), {}).items()
+            if _rank_after(operand) is True or _rank_after(operand) is None and value.scalar is False
+        ]
 
     def _report_meeting(
-        self, event: CallEvent, value: Value, parameter: str, node: cst.CSTNode, other: cst.BaseExpression, called_from: Optional[cst.Call]
+        self, event: CallEvent, module: Value, method: cst.FunctionDef, value: Value, parameter: str, node: cst.CSTNode,
+        other: cst.BaseExpression, called_from: Optional[cst.Call],
     ) -> None:
-        """``labels`` comes into the file's own ``forward`` on the CPU and meets the pooled
-        logits there: reported where it fails, naming the call that handed it in."""
+        """``labels`` comes into the file's own ``forward`` (or another method of the module)
+        on the CPU and meets the pooled logits there: reported where it fails, naming the call
+        that handed it in."""
         self.ctx.report(
             node,
-            f"`{parameter}` comes into `forward` {where(value, self.ctx)} from the call at line {self.ctx.line(event.node)}, "
+            f"`{parameter}` comes into `{method.name.value}` {where(value, self.ctx)} from the call at line {self.ctx.line(event.node)}, "
             f"and here meets `{self.ctx.source_of(other)}`, which is where the model's parameters are, "
-            f"{where(event.callee, self.ctx)}: move `{parameter}` to that device here, or at the call",
+            f"{where(module, self.ctx)}: move `{parameter}` to that device here, or at the call",
             related=((event.node, f"`{parameter}` is handed to the model here"),),
             called_from=called_from,
         )
