@@ -2988,3 +2988,34 @@ def test_own_method_inputs_are_the_methods_that_compute_with_the_modules_weights
     assert encode is not None and encode[2] == [True]
     assert analyzer.own_method_inputs(calls["rescale"].receiver, "rescale", calls["rescale"].args) is None
     assert analyzer.own_method_inputs(calls["state_dict"].receiver, "state_dict", calls["state_dict"].args) is None
+
+
+def test_a_module_with_buffers_only_is_built_on_the_host_and_one_keeping_a_moved_module_is_not_one_place():
+    # a module whose state is buffers (a running statistic) is made on the host like one with
+    # parameters; a loss built around an actor already moved holds parts on two devices
+    code = '''
+import torch
+from torch import nn
+
+class Stats(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("q", torch.tensor([0.05, 0.95]))
+
+class Loss(nn.Module):
+    def __init__(self, actor):
+        super().__init__()
+        self.actor = actor
+        self.stats = Stats()
+
+def main():
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    stats = Stats()
+    own = Loss(nn.Linear(4, 2))
+    actor = nn.Linear(4, 2).to(device)
+    mixed = Loss(actor)
+'''
+    state = function_state(analyse(code), "main")
+    assert place(state["stats"]) == "cpu"
+    assert place(state["own"]) == "cpu"
+    assert place(state["mixed"]) == "unknown"

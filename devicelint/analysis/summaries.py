@@ -1695,7 +1695,10 @@ class Summaries(ParameterUses):
                 # its parameters are made on the default device: where that is, if known
                 device = default_device.device
             elif not info.framework_placed and self._owns_parameters(info) and not self._places_itself(info):
-                device = CPU
+                # its own parameters are made on the host; a module it is handed and keeps that is
+                # already placed off the host (`Loss(actor)` after `actor.to(device)`) leaves its
+                # parts on two devices: where "it" is, is then not one place
+                device = None if self._keeps_placed_module(info, args) else CPU
             elif not info.framework_placed and not self._owns_parameters(info):
                 device = self._placed_by_kept_modules(info, args)
             if self.emitting:
@@ -1796,6 +1799,20 @@ class Summaries(ParameterUses):
             named_otherwise = words[info.name] - called[info.name] - defined_or_super
             info.calls_in_text = called[info.name] if named_otherwise == 0 else -1
         return info.calls_in_text
+
+    def _keeps_placed_module(self, info: ClassInfo, args: tuple[tuple[cst.Arg, Value], ...]) -> bool:
+        """Does the constructor keep a module it is handed that may be on an accelerator?"""
+        kept = self.kept_arguments(info)
+        found = info.find_method("__init__")
+        if not kept or found is None:
+            return False
+        site = helpers.bind_arguments(found[0], args, True)
+        if site is None:
+            return False
+        return any(
+            value.kind in (Kind.MODULE, Kind.CRITERION) and value.device is not None and value.device.may_be_accelerator
+            for value in (site[1][parameter] for parameter in kept.values() if parameter in site[1])
+        )
 
     def _placed_by_kept_modules(self, info: ClassInfo, args: tuple[tuple[cst.Arg, Value], ...]) -> Optional[Device]:
         """A module class that owns no parameters of its own but keeps the modules its
@@ -2606,7 +2623,7 @@ class _ParameterFinder(cst.CSTVisitor):
         name = dotted_name(node.func)
         if name is None:
             return None
-        if self._registers_through_own_method(name):
+        if self._registers_through_own_method(name) or name.endswith("register_buffer"):
             self.found = True
             return None
         head, _, rest = name.partition(".")
@@ -2622,8 +2639,6 @@ class _ParameterFinder(cst.CSTVisitor):
         elif value.kind == Kind.CLASS and not rest and value.info is not self.info and value.info.is_module:
             if self.analyzer._owns_parameters(value.info):
                 self.found = True
-        if name.endswith("register_buffer"):
-            self.found = True
         return None
 
     def _registers_through_own_method(self, name: str) -> bool:
