@@ -366,6 +366,18 @@ TOKENIZER_TENSOR_METHODS = frozenset({"__call__", "encode", "encode_plus", "batc
 TOKENIZED_TENSOR_KEYS = frozenset(
     {"input_ids", "attention_mask", "token_type_ids", "special_tokens_mask", "offset_mapping", "position_ids"}
 )
+#: the fields of a transformers ``ModelOutput`` (and of diffusers' model outputs) that hold one
+#: tensor: a model's call returns them where the model is (``model(**batch).logits``). Fields
+#: that hold tuples (``hidden_states``, ``attentions``, ``past_key_values``) are not here
+MODEL_OUTPUT_TENSOR_FIELDS = frozenset(
+    {
+        "logits", "last_hidden_state", "pooler_output", "loss", "start_logits", "end_logits",
+        "prediction_logits", "seq_relationship_logits", "image_embeds", "text_embeds",
+        "logits_per_image", "logits_per_text", "encoder_last_hidden_state", "sample",
+        "pred_original_sample", "prev_sample", "predicted_depth", "pred_boxes", "pred_masks",
+        "audio_values", "spectrogram", "waveform", "embeddings",
+    }
+)
 #: the constructors that load or build a tokenizer object, beside calling its class
 TOKENIZER_LOADERS = frozenset({"from_pretrained", "from_file"})
 

@@ -96,6 +96,8 @@ class NumpyOnDeviceTensor(Rule):
     summary = "`.numpy()` / `np.asarray` on a tensor that lives on a GPU."
     fix_safety = "safe"
     valid = (
+        # the output's logits brought to the host first
+        "import torch\nfrom transformers import AutoModelForSequenceClassification\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\nmodel = AutoModelForSequenceClassification.from_pretrained('bert-base-uncased').to(device)\ndef predict(batch):\n    outputs = model(**batch)\n    return outputs.logits.argmax(-1).cpu().numpy()\n",
         # moved under a flag, converted on the path where the flag is off (the CIFAR tutorials)
         "import numpy as np\nimport torch\ntrain_on_gpu = torch.cuda.is_available()\nmodel = torch.nn.Linear(4, 2)\n"
         "images = torch.rand(8, 4)\nif train_on_gpu:\n    model.cuda()\n    images = images.cuda()\n"
@@ -159,6 +161,11 @@ class NumpyOnDeviceTensor(Rule):
         "stats = Stats()\nstats.add(torch.ones(2, device='cuda').sum())\nprint(stats.perplexity())\n",
     )
     invalid = (
+        # a field of a transformers model's output (`.logits`) is where the model is
+        Example(
+            "import torch\nfrom transformers import AutoModelForSequenceClassification\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\nmodel = AutoModelForSequenceClassification.from_pretrained('bert-base-uncased').to(device)\ndef predict(batch):\n    outputs = model(**batch)\n    return outputs.logits.argmax(-1).numpy()  # expect: DL204\n",
+            "import torch\nfrom transformers import AutoModelForSequenceClassification\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\nmodel = AutoModelForSequenceClassification.from_pretrained('bert-base-uncased').to(device)\ndef predict(batch):\n    outputs = model(**batch)\n    return outputs.logits.argmax(-1).cpu().numpy()  # expect: DL204\n",
+        ),
         Example(
             "import numpy as np\nimport torch\nlosses = np.zeros((100, 1))\nloss = torch.ones(1, device='cuda').mean()\n"
             "losses[3] = loss.data  # expect: DL204\n",
