@@ -3019,3 +3019,24 @@ def main():
     assert place(state["stats"]) == "cpu"
     assert place(state["own"]) == "cpu"
     assert place(state["mixed"]) == "unknown"
+
+
+def test_fields_of_a_models_output_object_are_where_the_model_is():
+    # transformers' ModelOutput: `.logits` one tensor, `.hidden_states` one per layer; a field
+    # the analysis does not know (`past_key_values`, nested caches) stays unknown
+    code = '''
+import torch
+from transformers import AutoModel
+
+def main(batch):
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    model = AutoModel.from_pretrained("bert-base-uncased").to(device)
+    outputs = model(**batch)
+    logits = outputs.logits
+    last = outputs.hidden_states[-1]
+    cache = outputs.past_key_values
+'''
+    state = function_state(analyse(code), "main")
+    assert state["logits"].kind == Kind.TENSOR and place(state["logits"]) == "accel"
+    assert state["last"].kind == Kind.TENSOR and place(state["last"]) == "accel"
+    assert state["cache"].kind == Kind.UNKNOWN

@@ -242,9 +242,12 @@ class Expressions:
                 return Value(Kind.TENSOR, base.device, base.origin, scalar=base.scalar if attribute != "values" else None)
         if base.kind == Kind.BATCH and base.role is Role.TOKENIZED_BATCH and attribute in api.TOKENIZED_TENSOR_KEYS:
             return Value(Kind.TENSOR, base.device, base.origin, scalar=False)  # `batch.input_ids`
-        if base.role is Role.MODEL_OUTPUT and base.device is not None and attribute in api.MODEL_OUTPUT_TENSOR_FIELDS:
-            # `model(**batch).logits`: a field of the output object, where the model is
-            return Value(Kind.TENSOR, base.device, base.origin, role=Role.MODEL_OUTPUT)
+        if base.role is Role.MODEL_OUTPUT and base.device is not None:
+            # `model(**batch).logits`, `outputs.hidden_states[-1]`: fields of the output object, where the model is
+            if attribute in api.MODEL_OUTPUT_TENSOR_FIELDS:
+                return Value(Kind.TENSOR, base.device, base.origin, role=Role.MODEL_OUTPUT)
+            if attribute in api.MODEL_OUTPUT_TUPLE_FIELDS:
+                return Value(Kind.CONTAINER, info=Homogeneous(Value(Kind.TENSOR, base.device, base.origin, role=Role.MODEL_OUTPUT)))
         if base.kind == Kind.GENERATOR and attribute == "device" and base.device is not None:
             return Value(Kind.DEVICE, base.device, base.origin)  # where the generator draws
         return UNKNOWN

@@ -367,8 +367,8 @@ TOKENIZED_TENSOR_KEYS = frozenset(
     {"input_ids", "attention_mask", "token_type_ids", "special_tokens_mask", "offset_mapping", "position_ids"}
 )
 #: the fields of a transformers ``ModelOutput`` (and of diffusers' model outputs) that hold one
-#: tensor: a model's call returns them where the model is (``model(**batch).logits``). Fields
-#: that hold tuples (``hidden_states``, ``attentions``, ``past_key_values``) are not here
+#: tensor: a model's call returns them where the model is (``model(**batch).logits``); see
+#: MODEL_OUTPUT_TUPLE_FIELDS for those that hold one tensor per layer
 MODEL_OUTPUT_TENSOR_FIELDS = frozenset(
     {
         "logits", "last_hidden_state", "pooler_output", "loss", "start_logits", "end_logits",
@@ -377,6 +377,11 @@ MODEL_OUTPUT_TENSOR_FIELDS = frozenset(
         "pred_original_sample", "prev_sample", "predicted_depth", "pred_boxes", "pred_masks",
         "audio_values", "spectrogram", "waveform", "embeddings",
     }
+)
+#: the fields of a transformers ``ModelOutput`` that hold a tuple of tensors, one per layer
+#: (``outputs.hidden_states[-1]``), where the model is (``past_key_values`` nests deeper: not here)
+MODEL_OUTPUT_TUPLE_FIELDS = frozenset(
+    {"hidden_states", "attentions", "encoder_hidden_states", "decoder_hidden_states", "cross_attentions", "encoder_attentions", "decoder_attentions"}
 )
 #: the constructors that load or build a tokenizer object, beside calling its class
 TOKENIZER_LOADERS = frozenset({"from_pretrained", "from_file"})
