@@ -3022,8 +3022,9 @@ def main():
 
 
 def test_fields_of_a_models_output_object_are_where_the_model_is():
-    # transformers' ModelOutput: `.logits` one tensor, `.hidden_states` one per layer; a field
-    # the analysis does not know (`past_key_values`, nested caches) stays unknown
+    # transformers' ModelOutput: `.logits` one tensor, `.hidden_states` one per layer, `generate`'s
+    # token ids (or `.sequences`); a field the analysis does not know (`past_key_values`, nested
+    # caches) stays unknown
     code = '''
 import torch
 from transformers import AutoModel
@@ -3035,8 +3036,11 @@ def main(batch):
     logits = outputs.logits
     last = outputs.hidden_states[-1]
     cache = outputs.past_key_values
+    ids = model.generate(**batch)
+    sequences = model.generate(**batch, return_dict_in_generate=True).sequences
 '''
     state = function_state(analyse(code), "main")
+    assert place(state["ids"]) == "accel" and place(state["sequences"]) == "accel"
     assert state["logits"].kind == Kind.TENSOR and place(state["logits"]) == "accel"
     assert state["last"].kind == Kind.TENSOR and place(state["last"]) == "accel"
     assert state["cache"].kind == Kind.UNKNOWN

@@ -375,7 +375,7 @@ MODEL_OUTPUT_TENSOR_FIELDS = frozenset(
         "prediction_logits", "seq_relationship_logits", "image_embeds", "text_embeds",
         "logits_per_image", "logits_per_text", "encoder_last_hidden_state", "sample",
         "pred_original_sample", "prev_sample", "predicted_depth", "pred_boxes", "pred_masks",
-        "audio_values", "spectrogram", "waveform", "embeddings",
+        "audio_values", "spectrogram", "waveform", "embeddings", "sequences",
     }
 )
 #: the fields of a transformers ``ModelOutput`` that hold a tuple of tensors, one per layer

@@ -763,6 +763,10 @@ class TorchSemantics:
                 return Value(Kind.CONTAINER, origin=origin, info=Homogeneous(weight, key=Value(Kind.STR)))
             if method == "forward":
                 return self._call_module(receiver, args)
+            if method == "generate" and not isinstance(receiver.info, ClassInfo) and receiver.device is not None and receiver.role is not Role.INFERRED_MODULE:
+                # a transformers model's `generate`: the token ids (or the output object whose
+                # `.sequences` they are) where the model is
+                return Value(Kind.TENSOR, receiver.device, receiver.origin, scalar=False, role=Role.MODEL_OUTPUT)
             if method == "register_buffer" and len(args) >= 2 and isinstance(args[0][0].value, cst.SimpleString):
                 name = args[0][1].literal
                 owner_key = dotted_name(node.func.value) if isinstance(node.func, cst.Attribute) else None
