@@ -3038,9 +3038,11 @@ def main(batch):
     cache = outputs.past_key_values
     ids = model.generate(**batch)
     sequences = model.generate(**batch, return_dict_in_generate=True).sequences
+    embedding = model.get_input_embeddings()
 '''
     state = function_state(analyse(code), "main")
     assert place(state["ids"]) == "accel" and place(state["sequences"]) == "accel"
+    assert state["embedding"].kind == Kind.MODULE and place(state["embedding"]) == "accel"
     assert state["logits"].kind == Kind.TENSOR and place(state["logits"]) == "accel"
     assert state["last"].kind == Kind.TENSOR and place(state["last"]) == "accel"
     assert state["cache"].kind == Kind.UNKNOWN

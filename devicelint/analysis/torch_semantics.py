@@ -67,6 +67,11 @@ MODULE_ONLY_METHODS = frozenset(
     "eval train parameters named_parameters modules named_modules children named_children buffers".split()
 )
 #: methods of nn.Module the analysis models itself, even where a class of the file defines them
+#: methods of nn.Module (``get_submodule``) and of transformers models that return one of the
+#: model's submodules
+_SUBMODULE_GETTERS = frozenset(
+    {"get_submodule", "get_input_embeddings", "get_output_embeddings", "get_encoder", "get_decoder", "get_base_model"}
+)
 _BUILT_IN_MODULE_METHODS = _SAME_MODULE_METHODS | _MODULE_PARAMETER_METHODS | {"forward", "register_buffer", "__init__"}
 #: class methods of transformers/diffusers models that build an object of the class they are called on
 _LOADING_CONSTRUCTORS = frozenset({"from_pretrained", "from_config", "from_single_file"})
@@ -763,6 +768,9 @@ class TorchSemantics:
                 return Value(Kind.CONTAINER, origin=origin, info=Homogeneous(weight, key=Value(Kind.STR)))
             if method == "forward":
                 return self._call_module(receiver, args)
+            if method in _SUBMODULE_GETTERS and not isinstance(receiver.info, ClassInfo) and receiver.role is not Role.INFERRED_MODULE:
+                # `model.get_input_embeddings()`, `model.get_submodule("encoder")`: a part of it, where it is
+                return Value(Kind.MODULE, receiver.device, receiver.origin)
             if method == "generate" and not isinstance(receiver.info, ClassInfo) and receiver.device is not None and receiver.role is not Role.INFERRED_MODULE:
                 # a transformers model's `generate`: the token ids (or the output object whose
                 # `.sequences` they are) where the model is
