@@ -556,10 +556,18 @@ def numpy_reads(qualname: str, keyword: Optional[str]) -> bool:
     """Does a call of ``qualname`` convert an argument given to it (positionally when
     ``keyword`` is None) with numpy? numpy functions convert their positional arguments
     (``np.array(x)``, ``np.mean(x)``); matplotlib turns every data argument into an array
-    (``plt.imshow(img)``, ``c=labels`` too)."""
+    (``plt.imshow(img)``, ``c=labels`` too); scikit-learn's metrics check their label and score
+    arrays with ``np.asarray`` (``accuracy_score(y_true, y_pred)``), as scipy.stats does its
+    samples (``pearsonr(x, y)``)."""
     if qualname.startswith("matplotlib."):
         return True
-    return qualname.startswith("numpy.") and keyword is None
+    if qualname.startswith("sklearn.metrics."):
+        return keyword is None or keyword in _SKLEARN_METRIC_ARRAYS
+    return qualname.startswith(("numpy.", "scipy.stats.")) and keyword is None
+
+
+#: the keyword arguments of scikit-learn's metrics that take arrays of labels or scores
+_SKLEARN_METRIC_ARRAYS = frozenset({"y_true", "y_pred", "y_score", "y_prob", "probas_pred", "labels_true", "labels_pred", "X"})
 
 
 def decorators_are_transparent(function: cst.FunctionDef, qualname_of) -> bool:  # type: ignore[no-untyped-def]

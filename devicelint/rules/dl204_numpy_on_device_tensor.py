@@ -58,7 +58,9 @@ class NumpyOnDeviceTensor(Rule):
     Flags `.numpy()` on a tensor known to live on a GPU, and numpy functions (`np.array`,
     `np.asarray`, `np.sum`, `np.concatenate`, ...) and matplotlib calls (`plt.plot`,
     `plt.scatter(..., c=labels)`, `plt.imshow`) applied to such tensors or to lists of them,
-    and such a tensor stored into an element of a numpy array (`losses[i] = loss.data`). A
+    scikit-learn's metrics (`accuracy_score(y, preds)`) and `scipy.stats` functions, which read
+    their arrays with numpy too, and such a tensor stored into an element of a numpy array
+    (`losses[i] = loss.data`). A
     0-dim GPU tensor appended to a list that numpy reads later (a loss or error-rate history)
     is flagged at the `append`, where `.item()` belongs; a call of a helper of the file that
     hands its parameter to numpy or matplotlib on every path (`plot_img(codes)` where
@@ -161,6 +163,11 @@ class NumpyOnDeviceTensor(Rule):
         "stats = Stats()\nstats.add(torch.ones(2, device='cuda').sum())\nprint(stats.perplexity())\n",
     )
     invalid = (
+        # scikit-learn's metrics read their arrays with numpy
+        Example(
+            "import torch\nfrom sklearn.metrics import accuracy_score\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\nmodel = torch.nn.Linear(4, 2).to(device)\ndef evaluate(x, y):\n    preds = model(x.to(device)).argmax(1)\n    return accuracy_score(y, preds)  # expect: DL204\n",
+            "import torch\nfrom sklearn.metrics import accuracy_score\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\nmodel = torch.nn.Linear(4, 2).to(device)\ndef evaluate(x, y):\n    preds = model(x.to(device)).argmax(1)\n    return accuracy_score(y, preds.cpu())  # expect: DL204\n",
+        ),
         # a field of a transformers model's output (`.logits`) is where the model is
         Example(
             "import torch\nfrom transformers import AutoModelForSequenceClassification\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\nmodel = AutoModelForSequenceClassification.from_pretrained('bert-base-uncased').to(device)\ndef predict(batch):\n    outputs = model(**batch)\n    return outputs.logits.argmax(-1).numpy()  # expect: DL204\n",
