@@ -33,7 +33,7 @@ from devicelint.analysis.state import (
 )
 from devicelint.analysis.names import has_decorator
 from devicelint.analysis.tensor_evidence import TensorEvidence, scan as scan_tensor_evidence
-from devicelint.analysis.torch_semantics import BUILTIN_REFS, MODULE_ONLY_METHODS, is_loss_class, optimizer_built_from_package, propagate
+from devicelint.analysis.torch_semantics import BUILTIN_REFS, MODULE_ONLY_METHODS, image_tensor, is_loss_class, optimizer_built_from_package, propagate
 from devicelint.analysis.values import (
     NONE_VALUE,
     NEVER_NONE_KINDS,
@@ -807,6 +807,8 @@ class Expressions:
             result = called if called is not None else UNKNOWN
         elif callee.kind == Kind.UNKNOWN and callee.role is Role.TOKENIZER:
             result = self.tokenized(node, "__call__", args)
+        elif callee.kind == Kind.UNKNOWN and callee.role is Role.IMAGE_TO_TENSOR:
+            result = image_tensor(node)
         elif callee.kind == Kind.FUNCTION and callee.role is Role.BATCH_ITERATOR:
             result = self.iterated_batches(node, args)
         elif callee.kind == Kind.UNKNOWN and callee.is_bare and callee.device is not None:

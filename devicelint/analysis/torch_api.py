@@ -383,6 +383,18 @@ MODEL_OUTPUT_TENSOR_FIELDS = frozenset(
 MODEL_OUTPUT_TUPLE_FIELDS = frozenset(
     {"hidden_states", "attentions", "encoder_hidden_states", "decoder_hidden_states", "cross_attentions", "encoder_attentions", "decoder_attentions"}
 )
+#: torchvision transforms that turn an image (PIL, numpy) into a tensor: calling one gives a
+#: host tensor made from the data
+IMAGE_TO_TENSOR_TRANSFORMS = frozenset(
+    f"torchvision.transforms.{name}" for name in ("ToTensor", "PILToTensor", "v2.ToTensor", "v2.PILToTensor", "v2.ToImage")
+)
+#: torchvision functions that turn an image into a host tensor
+IMAGE_TO_TENSOR_FUNCTIONS = frozenset(
+    f"torchvision.transforms.{name}"
+    for name in ("functional.to_tensor", "functional.pil_to_tensor", "v2.functional.to_image", "v2.functional.pil_to_tensor")
+)
+#: torchvision's composition of transforms (its list's transforms run in turn)
+TRANSFORM_COMPOSERS = frozenset({"torchvision.transforms.Compose", "torchvision.transforms.v2.Compose"})
 #: the constructors that load or build a tokenizer object, beside calling its class
 TOKENIZER_LOADERS = frozenset({"from_pretrained", "from_file"})
 

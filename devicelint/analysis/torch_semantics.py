@@ -280,6 +280,10 @@ class TorchSemantics:
             leaf = qualname.rsplit(".", 1)[-1]
             if leaf[:1].isupper():
                 return self._nn_class(node, qualname, leaf, args, state)
+        if qualname in api.IMAGE_TO_TENSOR_TRANSFORMS or qualname in api.TRANSFORM_COMPOSERS and _composes_image_to_tensor(args):
+            return Value(Kind.UNKNOWN, origin=Origin(node, f"built by `{spelled(node)}`"), role=Role.IMAGE_TO_TENSOR)
+        if qualname in api.IMAGE_TO_TENSOR_FUNCTIONS:
+            return image_tensor(node)
         if api.is_tokenizer_constructor(qualname):
             return Value(Kind.UNKNOWN, origin=Origin(node, f"loaded by `{spelled(node)}`"), role=Role.TOKENIZER)
         if api.is_allennlp_iterator_constructor(qualname):
@@ -1262,6 +1266,21 @@ def _members_of_one_class(qualname: str, members: list[Value]) -> Optional[Homog
     if not isinstance(first, ClassInfo) or any(member.kind != Kind.MODULE or member.info is not first for member in members):
         return None
     return Homogeneous(Value(Kind.MODULE, info=first))
+
+
+def image_tensor(node: cst.Call) -> Value:
+    """What an image-to-tensor transform returns (``preprocess(img)``, ``TF.to_tensor(img)``): a
+    host tensor made from the data."""
+    return Value(Kind.TENSOR, CPU, Origin(node, f"made from an image by `{spelled(node)}`", from_data=True), scalar=False)
+
+
+def _composes_image_to_tensor(args: tuple[tuple[cst.Arg, Value], ...]) -> bool:
+    """``transforms.Compose([transforms.Resize(256), transforms.ToTensor()])``: its list holds a
+    transform that turns the image into a tensor."""
+    if not args or args[0][0].keyword is not None or args[0][0].star:
+        return False
+    transforms = args[0][1]
+    return transforms.kind == Kind.CONTAINER and isinstance(transforms.info, tuple) and any(item.role is Role.IMAGE_TO_TENSOR for item in transforms.info)
 
 
 def _several_device_ids(node: cst.Call, args: tuple[tuple[cst.Arg, Value], ...]) -> bool:

@@ -286,6 +286,10 @@ class Role(enum.Enum):
     #: one that binds it to a tensor, the name holds a TensorOrNone (``self.weight = None``,
     #: then ``if weight is not None: self.weight = torch.tensor(weight)``)
     NONE_LITERAL = "None"
+    #: a torchvision transform that turns an image into a tensor (``transforms.ToTensor()``, or
+    #: a ``transforms.Compose`` whose list holds one): calling it gives a host tensor made from
+    #: the data
+    IMAGE_TO_TENSOR = "image-to-tensor transform"
     #: an AllenNLP batch iterator (``BucketIterator(...)``): calling it on instances gives a
     #: loader of host batches (see torch_api.ALLENNLP_ITERATORS_PACKAGE)
     BATCH_ITERATOR = "batch iterator"

@@ -25,7 +25,9 @@ class InputNotMoved(Rule):
     `encode_plus`, `batch_encode_plus`) with `return_tensors="pt"` returns host tensors, and
     `model.generate(ids)` runs the model on them; that finding is on the tokenizer call, where
     `.to(device)` belongs (on the `torch.cat` that joins them to host constants, where it does).
-    Losses too: a criterion (`nn.CrossEntropyLoss()`, `F.cross_entropy`) given the
+    Images too: a torchvision transform that turns an image into a tensor
+    (`transforms.ToTensor()`, a `transforms.Compose` whose list holds one, `TF.to_tensor`) gives a
+    host tensor. Losses too: a criterion (`nn.CrossEntropyLoss()`, `F.cross_entropy`) given the
     model's output and a target batch that was never moved. A list or tuple of batches handed
     whole to the model (`model([ids, mask])`, unpacked by its `forward`) too, unless one of its
     entries is already on the device. AllenNLP's too: an iterator's batches are built on the host
@@ -69,6 +71,8 @@ class InputNotMoved(Rule):
     follows_call_sites = True
     summary = "A model moved to a device is called on batches that never were."
     valid = (
+        # the transformed image moved where the model is
+        "import torch\nfrom PIL import Image\nfrom torchvision import models, transforms\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\nmodel = models.resnet18(weights=None).to(device).eval()\npreprocess = transforms.Compose([transforms.Resize(256), transforms.ToTensor()])\ndef predict(path):\n    x = preprocess(Image.open(path).convert('RGB')).unsqueeze(0)\n    return model(x.to(device))\n",
         # `model.forward(x)` on an input moved on the way
         "import torch\nfrom torch import nn\ndef predict(model, image_bytes, device):\n"
         "    x = torch.frombuffer(bytearray(image_bytes), dtype=torch.uint8).float()\n"
@@ -157,6 +161,10 @@ class InputNotMoved(Rule):
         ),
     )
     invalid = (
+        # an image turned into a tensor by a torchvision transform is on the host
+        Example(
+            "import torch\nfrom PIL import Image\nfrom torchvision import models, transforms\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\nmodel = models.resnet18(weights=None).to(device).eval()\npreprocess = transforms.Compose([transforms.Resize(256), transforms.ToTensor()])\ndef predict(path):\n    x = preprocess(Image.open(path).convert('RGB')).unsqueeze(0)\n    return model(x)  # expect: DL203\n"
+        ),
         # a helper that moves the model it is handed (`model.to(device)`, in place), and a plain
         # class whose `__init__` keeps `self.model = model.to(device)`: the caller's model is on
         # the device after the call
