@@ -258,6 +258,10 @@ class Expressions:
         for element in node.slice:
             if isinstance(element.slice, cst.Index):
                 index_value = self.eval(element.slice.value, state)
+                if base.is_tensor_like and _moved_object_of_unknown_kind(index_value):
+                    # `table[labels]` with `labels = labels.to(device)` of a loader batch of unknown
+                    # kind: only a tensor is both moved by `.to()` and a tensor's index
+                    index_value = Value(Kind.TENSOR, index_value.device, index_value.origin)
                 if self.emitting and base.is_tensor_like and index_value.is_tensor_like:
                     self.sink.on_index(node, base, element.slice.value, index_value)
         if base.fields is not None:
@@ -1217,3 +1221,8 @@ def _literal_key(node: cst.BaseExpression) -> Optional[str]:
     except (ValueError, SyntaxError):
         return None
     return key if isinstance(key, str) else None
+
+
+def _moved_object_of_unknown_kind(value: Value) -> bool:
+    """A value of unknown kind that ``.to(device)`` (or the like) put where an accelerator may be."""
+    return value.kind == Kind.UNKNOWN and value.is_bare and value.device is not None and value.device.may_be_accelerator

@@ -144,6 +144,10 @@ class IndexDeviceMismatch(Rule):
         ),
     )
     invalid = (
+        # labels of a loader of unknown batches, moved: only a tensor is moved and indexes a tensor
+        Example(
+            "import torch\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\ndef one_hot_targets(loader):\n    for x, labels in loader:\n        labels = labels.to(device)\n        yield torch.eye(10)[labels]  # expect: DL207\n"
+        ),
         # pairs found by a CPU clustering step (`nonzero` keeps its receiver's device), then
         # filtered by a mask computed from the model's scores
         Example(
