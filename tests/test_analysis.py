@@ -3046,3 +3046,23 @@ def main(batch):
     assert state["logits"].kind == Kind.TENSOR and place(state["logits"]) == "accel"
     assert state["last"].kind == Kind.TENSOR and place(state["last"]) == "accel"
     assert state["cache"].kind == Kind.UNKNOWN
+
+
+def test_a_tensor_handed_to_a_constructed_objects_method_does_not_move_the_object():
+    # `accelerator.gather(loss)` hands data, not a place: the accelerator is still the object
+    # its constructor built (DL301 knows `accelerator.save` by that origin); `setup(device)` may move it
+    code = '''
+import torch
+from accelerate import Accelerator
+from somewhere import Engine
+
+def main(loss):
+    accelerator = Accelerator()
+    engine = Engine()
+    gpu_loss = loss.to(accelerator.device)
+    accelerator.gather(gpu_loss)
+    engine.setup(torch.device("cuda"))
+'''
+    state = function_state(analyse(code), "main")
+    assert state["accelerator"].origin is not None and "Accelerator" in state["accelerator"].origin.how
+    assert state["engine"] is UNKNOWN

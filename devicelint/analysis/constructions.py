@@ -130,5 +130,14 @@ def submodule(value: Value) -> Value:
 
 
 def moves_construction(method: str, args: tuple[tuple[cst.Arg, Value], ...]) -> bool:
-    """May this method call move the constructed object it is made on?"""
-    return method in _MOVE_METHODS or any(_may_place(arg, value) for arg, value in args)
+    """May this method call move the constructed object it is made on? A move, or a method
+    told a device (``model.setup(device)``); a tensor (or other object) on a device handed to a
+    method is data, not a place (``accelerator.gather(loss)``)."""
+    return method in _MOVE_METHODS or any(_tells_a_device(arg, value) for arg, value in args)
+
+
+def _tells_a_device(arg: cst.Arg, value: Value) -> bool:
+    """Does this argument name a device (not a value that merely is on one)?"""
+    if arg.keyword is not None and arg.keyword.value in _PLACING_KEYWORDS:
+        return True
+    return value.kind == Kind.DEVICE or value.kind == Kind.STR and isinstance(value.literal, str) and device_from_string(value.literal) is not None
