@@ -1800,32 +1800,28 @@ class Summaries(ParameterUses):
             info.calls_in_text = called[info.name] if named_otherwise == 0 else -1
         return info.calls_in_text
 
-    def _keeps_placed_module(self, info: ClassInfo, args: tuple[tuple[cst.Arg, Value], ...]) -> bool:
-        """Does the constructor keep a module it is handed that may be on an accelerator?"""
+    def _kept_module_arguments(self, info: ClassInfo, args: tuple[tuple[cst.Arg, Value], ...]) -> list[Value]:
+        """The modules (and criteria) a construction hands to the class's ``__init__`` that it
+        keeps as attributes."""
         kept = self.kept_arguments(info)
         found = info.find_method("__init__")
         if not kept or found is None:
-            return False
+            return []
         site = helpers.bind_arguments(found[0], args, True)
         if site is None:
-            return False
-        return any(
-            value.kind in (Kind.MODULE, Kind.CRITERION) and value.device is not None and value.device.may_be_accelerator
-            for value in (site[1][parameter] for parameter in kept.values() if parameter in site[1])
-        )
+            return []
+        handed = (site[1][parameter] for parameter in kept.values() if parameter in site[1])
+        return [value for value in handed if value.kind in (Kind.MODULE, Kind.CRITERION)]
+
+    def _keeps_placed_module(self, info: ClassInfo, args: tuple[tuple[cst.Arg, Value], ...]) -> bool:
+        """Does the constructor keep a module it is handed that may be on an accelerator?"""
+        return any(value.device is not None and value.device.may_be_accelerator for value in self._kept_module_arguments(info, args))
 
     def _placed_by_kept_modules(self, info: ClassInfo, args: tuple[tuple[cst.Arg, Value], ...]) -> Optional[Device]:
         """A module class that owns no parameters of its own but keeps the modules its
         constructor is handed (``GreedySearchDecoder(encoder, decoder)``) is where they are:
         their device, where each is a module placed on one device that may be the accelerator."""
-        kept = self.kept_arguments(info)
-        found = info.find_method("__init__")
-        if not kept or found is None:
-            return None
-        site = helpers.bind_arguments(found[0], args, True)
-        if site is None:
-            return None
-        devices = {site[1][parameter].device for parameter in kept.values() if parameter in site[1] and site[1][parameter].kind in (Kind.MODULE, Kind.CRITERION)}
+        devices = {value.device for value in self._kept_module_arguments(info, args)}
         if len(devices) != 1:
             return None
         device = devices.pop()
