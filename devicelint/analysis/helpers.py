@@ -40,6 +40,9 @@ TRANSPARENT_DECORATORS = frozenset(
         "torch.enable_grad",
         "torch.jit.unused",
         "torch.jit.ignore",
+        # a TorchScript function places its tensors as the Python one does
+        "torch.jit.script",
+        "torch.jit.script_method",
         "torch.compile",
         "torch.autocast",
         "torch.cuda.amp.autocast",

@@ -208,6 +208,10 @@ class FactoryWithoutDevice(Rule):
         "        return cross_entropy(prediction.float(), classes.float(), reduction='none')\n",
     )
     invalid = (
+        # a TorchScript helper places its tensors as the Python one would
+        Example(
+            "import torch\nfrom torch import nn\n@torch.jit.script\ndef ramp(n: int):\n    return torch.arange(n).float()  # expect: DL202\nclass Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.fc = nn.Linear(4, 4)\n    def forward(self, x):\n        return self.fc(x) * ramp(4)\n"
+        ),
         # a host zero appended in the GPU branch beside the losses of the model's outputs:
         # torch.stack takes no 0-dim exception (retinanet's focal loss)
         Example(
