@@ -66,12 +66,12 @@ _RANK_REDUCING_METHODS = api.FULL_REDUCTIONS | frozenset(
 MODULE_ONLY_METHODS = frozenset(
     "eval train parameters named_parameters modules named_modules children named_children buffers".split()
 )
-#: methods of nn.Module the analysis models itself, even where a class of the file defines them
 #: methods of nn.Module (``get_submodule``) and of transformers models that return one of the
 #: model's submodules
 _SUBMODULE_GETTERS = frozenset(
     {"get_submodule", "get_input_embeddings", "get_output_embeddings", "get_encoder", "get_decoder", "get_base_model"}
 )
+#: methods of nn.Module the analysis models itself, even where a class of the file defines them
 _BUILT_IN_MODULE_METHODS = _SAME_MODULE_METHODS | _MODULE_PARAMETER_METHODS | {"forward", "register_buffer", "__init__"}
 #: class methods of transformers/diffusers models that build an object of the class they are called on
 _LOADING_CONSTRUCTORS = frozenset({"from_pretrained", "from_config", "from_single_file"})

@@ -624,21 +624,15 @@ class FactoryWithoutDevice(Rule):
         kept = info.attributes.get(operand.attr.value)
         return kept is not None and kept.kind == Kind.TENSOR and kept.device is not None and kept.device.is_cpu
 
-    def _cpu_factory(
-        self, value: Value, allow_unknown_rank: bool = False, allow_placeholder: bool = False, any_rank: bool = False
-    ) -> Optional[tuple[cst.Call, cst.FunctionDef]]:
-        """The device-less factory call, made in a function, that a host tensor comes from;
-        elementwise operators accept a 0-dim CPU tensor, so there it must be known to have a
-        dimension. A factory in a module's ``__init__`` is an attribute: DL103's (one in a plain
-        class's ``__init__`` meets what the object is built from)."""
-        found = self._cpu_factories(value, allow_unknown_rank, allow_placeholder, any_rank)
-        return found[0] if found else None
-
     def _cpu_factories(
         self, value: Value, allow_unknown_rank: bool = False, allow_placeholder: bool = False, any_rank: bool = False
     ) -> list[tuple[cst.Call, cst.FunctionDef]]:
-        """As _cpu_factory, for every place the host tensor may come from where paths merged
-        (``torch.zeros(a)`` on one branch, ``torch.zeros(b)`` on the other)."""
+        """The device-less factory calls, made in a function, that a host tensor comes from:
+        every place it may come from where paths merged (``torch.zeros(a)`` on one branch,
+        ``torch.zeros(b)`` on the other). Elementwise operators accept a 0-dim CPU tensor, so
+        there it must be known to have a dimension (unless ``any_rank``: the concatenating
+        functions). A factory in a module's ``__init__`` is an attribute: DL103's (one in a
+        plain class's ``__init__`` meets what the object is built from)."""
         if not any_rank and (value.scalar is True or (value.scalar is None and not allow_unknown_rank)):
             return []
         # the analysis records every factory call with the function it ran in - also one in a
