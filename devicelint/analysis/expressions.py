@@ -279,6 +279,19 @@ class Expressions:
                 # `alphas_cumprod[timesteps]`: an index tensor with a dimension gives the result
                 # its dimensions (a mask, the selected rows)
                 scalar = False
+            if (
+                base.device is not None
+                and base.device.is_cpu
+                and index_value is not None
+                and index_value.is_tensor_like
+                and index_value.scalar is not True
+                and index_value.device is not None
+                and index_value.device.may_be_accelerator
+                and not index_value.device.argument
+            ):
+                # a host table indexed on the accelerator: PyTorch raises there (DL207's), so what
+                # the subscript gives is no value the code goes on with
+                return Value(Kind.TENSOR, None, base.origin, scalar=scalar)
             return Value(Kind.TENSOR, base.device, base.origin, scalar=scalar)
         if (
             base.kind == Kind.UNKNOWN

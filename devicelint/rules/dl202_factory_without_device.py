@@ -32,7 +32,9 @@ class FactoryWithoutDevice(Rule):
     A factory in a helper of the same file is flagged when the helper returns its tensor to
     where it meets such a tensor; the message names the helper and the line where they meet.
     A module's `forward` that returns such a tensor (alone or in a tuple) is flagged too: its
-    callers take the output to be on the model's device.
+    callers take the output to be on the model's device. A module class of the file that holds
+    nothing of its own (a parameter-free loss) computes where each call's inputs are: a factory
+    in its `forward` that meets the tensors a call hands it is flagged, naming that call.
     So is one kept in a list beside such tensors that `torch.cat`/`torch.stack` then join,
     also a 0-dim one (`losses.append(torch.tensor(0.0))` next to GPU losses): those functions
     take no 0-dim exception.
@@ -73,7 +75,12 @@ class FactoryWithoutDevice(Rule):
     severity = Severity.ERROR
     summary = "A tensor made without `device=` meets the model's tensors or a tensor argument."
     fix_safety = "unsafe"
+    #: a pass of a function on one call's values (a parameter-free loss handed GPU tensors)
+    #: shows its host constants meeting them
+    follows_call_sites = True
     valid = (
+        # ... its constant made where the predictions are
+        "import torch\nfrom torch import nn\nclass WeightedMSE(nn.Module):\n    def forward(self, pred, target):\n        w = torch.tensor([1.0, 2.0, 3.0, 4.0], device=pred.device)\n        return ((pred - target) ** 2 * w).mean()\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\nmodel = nn.Linear(4, 4).to(device)\nloss = WeightedMSE()(model(torch.rand(2, 4, device=device)), torch.rand(2, 4, device=device))\n",
         # a host zero only in the branch a machine without a GPU takes, where the losses are on the host too
         "import torch\nfrom torch import nn\nclass Loss(nn.Module):\n    def forward(self, preds, counts):\n        losses = []\n"
         "        for j in range(preds.shape[0]):\n            if counts[j] == 0:\n                if torch.cuda.is_available():\n"
@@ -208,6 +215,11 @@ class FactoryWithoutDevice(Rule):
         "        return cross_entropy(prediction.float(), classes.float(), reduction='none')\n",
     )
     invalid = (
+        # a loss module that holds nothing of its own runs where its inputs are: its host
+        # constant meets the GPU predictions its call hands it
+        Example(
+            "import torch\nfrom torch import nn\nclass WeightedMSE(nn.Module):\n    def forward(self, pred, target):\n        w = torch.tensor([1.0, 2.0, 3.0, 4.0])  # expect: DL202\n        return ((pred - target) ** 2 * w).mean()\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\nmodel = nn.Linear(4, 4).to(device)\nloss = WeightedMSE()(model(torch.rand(2, 4, device=device)), torch.rand(2, 4, device=device))\n"
+        ),
         # a TorchScript helper places its tensors as the Python one would
         Example(
             "import torch\nfrom torch import nn\n@torch.jit.script\ndef ramp(n: int):\n    return torch.arange(n).float()  # expect: DL202\nclass Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.fc = nn.Linear(4, 4)\n    def forward(self, x):\n        return self.fc(x) * ramp(4)\n"
@@ -458,7 +470,9 @@ class FactoryWithoutDevice(Rule):
         self._reported: set[int] = set()
         #: per function, the calls that run only without a GPU (see calls_without_gpu)
         self._without_gpu: dict[cst.FunctionDef, frozenset[int]] = {}
-        self._pending: list[tuple[cst.CSTNode, str, Optional[FixSpec]]] = []
+        #: findings kept for ``finish``, each with the call whose pass made it (None for the
+        #: function's own analysis; see Rule.follows_call_sites)
+        self._pending: list[tuple[cst.CSTNode, str, Optional[FixSpec], Optional[cst.Call]]] = []
 
     # ------------------------------------------------------------------ events
 
@@ -531,6 +545,8 @@ class FactoryWithoutDevice(Rule):
         function = self._function()
         if function is None or index.scalar is True:
             return
+        if self.ctx.call_context is not None:
+            return  # in a pass of one call's values, DL207 reports the subscript itself
         if index.device is None or not index.device.may_be_accelerator:
             return
         for factory in self._cpu_factories(base, allow_unknown_rank=True):
@@ -591,7 +607,7 @@ class FactoryWithoutDevice(Rule):
         else:
             place = f"a list holds it beside tensors{put} {beside}, and line {self.ctx.line(meeting)} concatenates them"
         source = self._device_source(factory, home)
-        self._pending.append((
+        self._defer((
             factory,
             f"`{self.ctx.source_of(factory.func)}` without `device=` makes a CPU tensor, and {place}; "
             "on a GPU this fails with mixed devices (also for an empty tensor): pass `device=`"
@@ -702,7 +718,7 @@ class FactoryWithoutDevice(Rule):
         # program that runs its own model
         if self.ctx.analyzer.factory_name(factory) in api.LEGACY_TYPED_CONSTRUCTORS:
             # a legacy constructor takes no accelerator `device=`: the remedy is another factory
-            self._pending.append((
+            self._defer((
                 factory,
                 f"`{spelled}` is a legacy constructor that makes a CPU tensor, and {place}; on a GPU this fails "
                 f"with mixed devices: build it with `torch.tensor(...)` or a factory and pass `device=`"
@@ -714,7 +730,7 @@ class FactoryWithoutDevice(Rule):
             "PyTorch raises \"indices should be either on cpu or on the same device as the indexed tensor\""
             if indexed else "this fails with mixed devices"
         )
-        self._pending.append((
+        self._defer((
             factory,
             f"`{spelled}` without `device=` makes a CPU tensor, and {place}; "
             f"on a GPU {failure}: pass `device=`"
@@ -737,7 +753,7 @@ class FactoryWithoutDevice(Rule):
         if other is not None and other[1].device is not None:
             other_text = f"`{_short(self.ctx.source_of(other[0]))}`, {where(other[1], self.ctx)}"
         place = "`forward` returns it: a GPU model's callers get a CPU tensor next to their GPU ones" if returned else f"here it meets {other_text}"
-        self._pending.append((
+        self._defer((
             meeting,
             f"`{home.name.value}()` returns a CPU tensor (`{self.ctx.source_of(factory.func)}` without `device=`, "
             f"line {self.ctx.line(factory)}), and {place}; on a GPU this fails with mixed devices: "
@@ -745,11 +761,14 @@ class FactoryWithoutDevice(Rule):
             None,
         ))
 
+    def _defer(self, finding: tuple[cst.CSTNode, str, Optional[FixSpec]]) -> None:
+        self._pending.append((*finding, self.ctx.call_context))
+
     def finish(self) -> None:
         if self._cpu_only_program():
             return
-        for factory, message, fix in self._pending:
-            self.ctx.report(factory, message, fix=fix)
+        for factory, message, fix, called_from in self._pending:
+            self.ctx.report(factory, message, fix=fix, called_from=called_from)
 
     def _cpu_only_program(self) -> bool:
         """Nothing in the file names a device, and the file builds its own model and runs it:
