@@ -88,12 +88,9 @@ def _constructs(node: cst.Call, callee: Value) -> bool:
 
 
 def _may_place(arg: cst.Arg, value: Value) -> bool:
-    """Could this argument tell the constructor a device?"""
-    if arg.keyword is not None and arg.keyword.value in _PLACING_KEYWORDS:
-        return True
-    if value.kind == Kind.DEVICE or value.device is not None:
-        return True
-    return value.kind == Kind.STR and isinstance(value.literal, str) and device_from_string(value.literal) is not None
+    """Could this argument tell the constructor a device - by naming one, or by being on one
+    (a constructor may build its object where the tensors or modules it is given are)?"""
+    return _tells_a_device(arg, value) or value.device is not None
 
 
 def _spelled(node: cst.Call) -> str:

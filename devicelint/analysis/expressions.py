@@ -293,13 +293,7 @@ class Expressions:
                 # the subscript gives is no value the code goes on with
                 return Value(Kind.TENSOR, None, base.origin, scalar=scalar)
             return Value(Kind.TENSOR, base.device, base.origin, scalar=scalar)
-        if (
-            base.kind == Kind.UNKNOWN
-            and base.is_bare
-            and base.device is not None
-            and base.device.may_be_accelerator
-            and len(node.slice) >= 2
-        ):
+        if _moved_object_of_unknown_kind(base) and len(node.slice) >= 2:
             # `targets = targets.to(device)`, then `targets[:, 0]`: only a tensor is both moved by
             # `.to()` and indexed along several dimensions (numpy arrays have no `.to()`, modules,
             # graphs and batch encodings take one key)

@@ -508,12 +508,10 @@ class Summaries(ParameterUses):
         than the module is the call's own mismatch, which the rules report there: the pass
         keeps that parameter as the ``forward``'s own analysis took it."""
         device = module.device
-        if device is None and self._holds_nothing(module):
-            # a module with no parameters, buffers or submodules (a parameter-free loss): its
-            # `forward` computes where its inputs are, so a call's placed inputs are what it runs on
-            self._record_parameterless_call(node, module, args)
-            return
-        if device is None or device.is_cpu or device.argument or not device.may_be_accelerator:
+        # a module with no parameters, buffers or submodules (a parameter-free loss) computes
+        # where its inputs are: a call's placed inputs are what its `forward` runs on
+        holds_nothing = device is None and self._holds_nothing(module)
+        if not holds_nothing and (device is None or device.is_cpu or device.argument or not device.may_be_accelerator):
             return  # a model on the host, or wherever a caller put it: its inputs may well be there
         forward = self._own_forward(module)
         if forward is None:
@@ -521,25 +519,19 @@ class Summaries(ParameterUses):
         site = helpers.bind_arguments(forward, args, True)
         if site is None:
             return
+        if holds_nothing:
+            if any(value.is_tensor_like and value.device is not None for value in site[1].values()):
+                self._record_site_call(forward, node, dict(site[1]))
+            return
         self._forward_inputs_handed.setdefault(forward, []).append(site[1])
         handed = {name: UNKNOWN if _input_mismatch(value, device) else value for name, value in site[1].items()}
         self._record_site_call(forward, node, handed)
 
     def _holds_nothing(self, module: Value) -> bool:
+        """A module of a class the analysis has read that creates no weights and keeps no module
+        handed to it (see _holds_no_modules)."""
         info = module.info
-        return isinstance(info, ClassInfo) and info.is_module and not info.framework_placed and not self._owns_parameters(info)
-
-    def _record_parameterless_call(self, node: cst.Call, module: Value, args: tuple[tuple[cst.Arg, Value], ...]) -> None:
-        """A call of a module of the file that holds nothing of its own, handed tensors placed
-        somewhere: its ``forward`` gets a reporting pass on them (see _specialise_by_call_site),
-        where a host constant it makes meets them (``w = torch.ones(4)``, then ``pred * w``)."""
-        forward = self._own_forward(module)
-        if forward is None:
-            return
-        site = helpers.bind_arguments(forward, args, True)
-        if site is None or not any(value.is_tensor_like and value.device is not None for value in site[1].values()):
-            return
-        self._record_site_call(forward, node, dict(site[1]))
+        return isinstance(info, ClassInfo) and info.is_module and not info.framework_placed and not self._owns_parameters(info) and self._holds_no_modules(info)
 
     def _record_site_call(self, function: cst.FunctionDef, call: cst.Call, handed: dict[str, Value]) -> None:
         """Remember a call the reporting pass under way makes of ``function`` with what it hands
