@@ -131,3 +131,31 @@ def test_the_same_inputs_bound_to_locals_first():
     found = line_codes(source)
     # sizes (line 28, handed in at 29) stay quiet; the weights' factory (line 31) is reported
     assert found == [(31, "DL202")]
+
+
+LOADER = '''\
+import torch
+from torch import nn
+from torch.utils.data import DataLoader
+
+
+class Pool(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(8, 8)
+
+    def forward(self, x, sizes):
+        return self.proj(x[:, : int(sizes.max())])
+
+
+def train(dataset, device):
+    model = Pool().to(device)
+    for x, sizes in DataLoader(dataset, batch_size=4):
+        model(x.to(device), sizes)
+        model(x, sizes)
+'''
+
+
+def test_dl203_leaves_a_batch_entry_read_on_the_host_and_reports_the_data():
+    # line 18: the sizes stay on the CPU, rightly; line 19: the data itself was never moved
+    assert line_codes(LOADER) == [(19, "DL203")]

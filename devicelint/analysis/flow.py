@@ -33,6 +33,7 @@ from devicelint.analysis.function_text import FunctionTexts
 from devicelint.analysis import torch_api as api
 from devicelint.analysis.events import EventSink
 from devicelint.analysis.host_test_modules import HostTestModules
+from devicelint.analysis.host_reads import HostReads
 from devicelint.analysis.expressions import Expressions
 from devicelint.analysis.facts import (
     ClassInfo,
@@ -219,6 +220,8 @@ class FlowAnalyzer(Expressions, Summaries, TorchSemantics, ProjectImports):
         self._checkpoint_loaders: dict[cst.FunctionDef, Optional[CheckpointLoader]] = {}
         #: per module ``forward``: the parameters it moves itself (see inputs_placed_by_module)
         self._moved_inputs: dict[cst.FunctionDef, frozenset[str]] = {}
+        #: which parameters of the methods asked about are read only on the host (see host_reads)
+        self._host_reads = HostReads()
         #: per method of a module class: whether it computes with the module's own weights
         #: (see Summaries.own_method_inputs)
         self._own_weight_readers: dict[cst.FunctionDef, bool] = {}

@@ -28,6 +28,7 @@ import libcst as cst
 
 from devicelint.analysis import checkpoint_loads, constructions, helpers
 from devicelint.analysis.combined_inputs import combined_parameter_pairs
+from devicelint.analysis.host_reads import method_finder
 from devicelint.analysis import torch_api as api
 from devicelint.analysis import walk
 from devicelint.analysis.facts import ClassInfo, CriterionInfo, ModuleConstruction, SiteCall
@@ -1955,7 +1956,7 @@ class Summaries(ParameterUses):
         if found is None:
             return [False] * len(args)
         forward = found[0]
-        moved = self._inputs_moved_by_forward(forward)
+        moved = self._inputs_moved_by_forward(forward, info)
         return [name is not None and name in moved for name in helpers.argument_parameters(forward, args, skip_first=True)]
 
     def _holds_no_modules(self, info: ClassInfo) -> bool:
@@ -1978,17 +1979,24 @@ class Summaries(ParameterUses):
                     return False
         return True
 
-    def _inputs_moved_by_forward(self, forward: cst.FunctionDef) -> frozenset[str]:
-        """The parameters a ``forward`` moves itself or hands, as they came in, where PyTorch
-        reads them on the host (see inputs_placed_by_module)."""
+    def _inputs_moved_by_forward(self, forward: cst.FunctionDef, info: ClassInfo) -> frozenset[str]:
+        """The parameters a ``forward`` (a method of ``info``'s class) moves itself, hands, as
+        they came in, where PyTorch reads them on the host, or reads only on the host itself
+        (``h, w = sizes.tolist()``; see host_reads) - see inputs_placed_by_module."""
         memo = self.function_memo(forward, self._moved_inputs, "moved inputs")
         moved = memo.get(forward)
         if moved is None:
             text = self._body_text(forward)
             params = forward.params
             names = [p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]]
+            find_method = method_finder(info)
             moved = memo[forward] = frozenset(
-                name for name in names if _moved_itself(name).search(text) or _read_on_host(name).search(text) or _only_taken_to_host(name, text)
+                name
+                for name in names
+                if _moved_itself(name).search(text)
+                or _read_on_host(name).search(text)
+                or _only_taken_to_host(name, text)
+                or self._host_reads.read_only_on_host(forward, name, find_method)
             )
         return moved
 
@@ -2009,7 +2017,7 @@ class Summaries(ParameterUses):
             pairs = memo[forward] = combined_parameter_pairs(forward, skip_first=True)
         if not pairs:
             return [True] * len(args)
-        moved = self._inputs_moved_by_forward(forward)
+        moved = self._inputs_moved_by_forward(forward, module_info)
         names = helpers.argument_parameters(forward, args, skip_first=True)
         placed = []
         for (_, value), name in zip(args, names):
@@ -2062,7 +2070,7 @@ class Summaries(ParameterUses):
         function = found[0]
         if is_static_or_class_method(function) or not self._computes_with_own_weights(info, function):
             return None
-        moved = self._inputs_moved_by_forward(function)
+        moved = self._inputs_moved_by_forward(function, info)
         names = helpers.argument_parameters(function, args, skip_first=True)
         return function, names, [name is not None and name in moved for name in names]
 

@@ -6,7 +6,6 @@ import libcst as cst
 
 from devicelint.analysis import torch_api as api
 from devicelint.analysis.events import BinaryEvent, CallEvent
-from devicelint.analysis.host_reads import HostReads, method_finder
 from devicelint.analysis.values import MODEL_DEVICE, Kind, Role, Value, conflicting, conflicting_on_an_arm
 from devicelint.findings import Severity
 from devicelint.rules._host_only_arguments import HostOnlyArguments
@@ -488,8 +487,6 @@ class MixedDeviceOp(Rule):
         self._handed_to_method: list[tuple[CallEvent, cst.Arg, Value, cst.FunctionDef, str, Optional[cst.Call]]] = []
         #: arguments PyTorch reads on the host (`pack_padded_sequence`'s lengths)
         self._host_only = HostOnlyArguments(ctx)
-        #: which parameters of the file's methods are only read on the host (sizes, counts)
-        self._host_reads = HostReads()
 
     def on_binary(self, event: BinaryEvent) -> None:
         self._note_parameter_meetings(event.node, [(event.left_node, event.left), (event.right_node, event.right)])
@@ -537,8 +534,6 @@ class MixedDeviceOp(Rule):
             if self._said_by_another_rule(value, module) or self._placed_by_the_caller(value, module):
                 continue
             parameter = forward[1][position] if forward is not None else None
-            if forward is not None and parameter is not None and self._host_reads.read_only_on_host(forward[0], parameter, method_finder(module.info)):
-                continue  # `h, w = sizes.tolist()`: PyTorch reads it on the host, wherever the model is
             if forward is not None and parameter is not None:
                 # the file's own `forward` may show where the input meets the model's tensors:
                 # decided once the file is analysed (a forward may run after its callers)
@@ -567,8 +562,6 @@ class MixedDeviceOp(Rule):
             if not module.device.conflicts_with(value.device):
                 continue
             if self._said_by_another_rule(value, module) or self._placed_by_the_caller(value, module):
-                continue
-            if parameter is not None and self._host_reads.read_only_on_host(method, parameter, method_finder(module.info)):
                 continue
             if parameter is not None:
                 self._handed_to_method.append((event, arg, value, method, parameter, self.ctx.call_context))

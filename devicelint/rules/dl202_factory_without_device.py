@@ -7,7 +7,6 @@ import libcst as cst
 from devicelint.analysis import torch_api as api
 from devicelint.analysis import walk
 from devicelint.analysis.events import BinaryEvent, CallEvent
-from devicelint.analysis.host_reads import HostReads, method_finder
 from devicelint.analysis.values import Homogeneous, HostBesideAccelerator, Kind, Role, Value
 from devicelint.rule_api import FixSpec, NodeEdit
 from devicelint.findings import Severity
@@ -469,8 +468,6 @@ class FactoryWithoutDevice(Rule):
         super().__init__(ctx)
         self._module_calls: set[int] = set()
         self._reported: set[int] = set()
-        #: which parameters of the file's methods are only read on the host (sizes, counts)
-        self._host_reads = HostReads()
         #: per function, the calls that run only without a GPU (see calls_without_gpu)
         self._without_gpu: dict[cst.FunctionDef, frozenset[int]] = {}
         #: findings kept for ``finish``, each with the call whose pass made it (None for the
@@ -496,13 +493,9 @@ class FactoryWithoutDevice(Rule):
             if module.role is Role.PARALLEL_WRAPPER:
                 return  # DataParallel / DDP scatter their inputs to the devices themselves
             placed_by_callee = self.ctx.analyzer.inputs_placed_by_module(module, event.args)
-            forward = self.ctx.analyzer.forward_parameters(module, event.args)
-            for position, ((arg, value), placed) in enumerate(zip(event.args, placed_by_callee)):
+            for (arg, value), placed in zip(event.args, placed_by_callee):
                 if placed:
                     continue
-                parameter = forward[1][position] if forward is not None else None
-                if forward is not None and parameter is not None and self._host_reads.read_only_on_host(forward[0], parameter, method_finder(module.info)):
-                    continue  # `h, w = sizes.tolist()`: PyTorch reads it on the host, wherever the model is
                 # a submodule's weights meet even a 0-dim input (linear, embedding, conv); a
                 # recurrent layer takes its initial states as a tuple: `self.lstm(x, (h0, c0))`
                 for item in _tensors_in(value):
