@@ -2,7 +2,22 @@
 
 from __future__ import annotations
 
+import importlib.metadata
+
 import pytest
+
+
+def _plugin_arguments() -> tuple[str, ...]:
+    """pytester's sessions load the plugin through devicelint's ``pytest11`` entry point; where
+    devicelint is only on the import path, not installed, there is none, and ``-p`` loads it
+    (given both, pytest would refuse the plugin registered twice under two names)."""
+    entry_points = importlib.metadata.entry_points()
+    group = entry_points.select(group="pytest11") if hasattr(entry_points, "select") else entry_points.get("pytest11", [])
+    installed = any(entry.value == "devicelint.runtime.pytest_plugin" for entry in group)
+    return () if installed else ("-p", "devicelint.runtime.pytest_plugin")
+
+
+PLUGIN = _plugin_arguments()
 
 TEST_MODULE = '''
 import pytest
@@ -37,17 +52,17 @@ def outcome(result) -> dict:
 
 def test_marker_on_a_module_guards_every_forward(pytester):
     pytester.makepyfile(test_models=TEST_MODULE.format(header="pytestmark = pytest.mark.device_guard"))
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result = pytester.runpytest_subprocess(*PLUGIN, "-p", "no:cacheprovider")
     assert outcome(result) == {"passed": 1, "failed": 1}
     assert "DeviceMismatchError: 0.proj (Linear): input `args[0]` is on cpu, parameter `weight` is on meta" in result.stdout.str()
 
 
 def test_command_line_option_guards_every_test_and_without_it_torch_fails_alone(pytester):
     pytester.makepyfile(test_models=TEST_MODULE.format(header=""))
-    guarded = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--device-guard")
+    guarded = pytester.runpytest_subprocess(*PLUGIN, "-p", "no:cacheprovider", "--device-guard")
     assert outcome(guarded) == {"passed": 1, "failed": 1}
     assert "DeviceMismatchError: 0.proj (Linear)" in guarded.stdout.str()
-    plain = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    plain = pytester.runpytest_subprocess(*PLUGIN, "-p", "no:cacheprovider")
     assert outcome(plain) == {"passed": 1, "failed": 1}
     assert "DeviceMismatchError" not in plain.stdout.str()
 
@@ -82,7 +97,7 @@ def test_removed_after_the_test():
     assert not model._forward_pre_hooks
 '''
     )
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result = pytester.runpytest_subprocess(*PLUGIN, "-p", "no:cacheprovider")
     assert outcome(result) == {"passed": 3}
 
 
@@ -143,7 +158,7 @@ def test_warn_lets_the_test_pass():
 
 def test_the_first_and_only_forward_is_checked(pytester):
     pytester.makepyfile(test_first=FIRST_FORWARD_MODULE)
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result = pytester.runpytest_subprocess(*PLUGIN, "-p", "no:cacheprovider")
     assert outcome(result) == {"passed": 2, "failed": 3}
     output = result.stdout.str()
     assert (
@@ -171,7 +186,7 @@ def test_unknown_or_positional_marker_arguments_are_usage_errors(pytester):
         ("device_guard(ops='yes')", "ops must be True or False, not 'yes'"),
     ):
         pytester.makepyfile(test_marker=f"import pytest\n\n@pytest.mark.{marker}\ndef test_it():\n    pass\n")
-        result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+        result = pytester.runpytest_subprocess(*PLUGIN, "-p", "no:cacheprovider")
         assert result.ret == pytest.ExitCode.USAGE_ERROR, marker
         assert f"ERROR: @pytest.mark.device_guard on test_marker.py::test_it: {expected}" in result.stderr.str()
         assert "Traceback" not in result.stderr.str() + result.stdout.str()

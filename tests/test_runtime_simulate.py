@@ -19,7 +19,7 @@ from torch import nn
 
 import devicelint
 import simulate_models
-from devicelint.runtime.simulate import as_simulation, fake_cuda
+from devicelint.runtime.simulate import as_simulation, child_environment, fake_cuda
 from runtime_models import CrashingNet, PositionalNet
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -160,13 +160,21 @@ def test_the_fake_cuda_guard_runs_what_stock_fake_tensors_cannot(monkeypatch):
     assert with_guard.unsupported == []  # train-mode BatchNorm ran on fake CUDA
 
     monkeypatch.setenv("DEVICELINT_FAKE_CUDA_GUARD", "0")
-    with pytest.warns(UserWarning) as warned:
+    if torch.backends.cuda.is_built():
+        # a CUDA build: where it sees no GPU (the simulation hides them) PyTorch's FakeTensorMode
+        # puts a fake CUDA device guard of its own in place, so train-mode BatchNorm runs without
+        # the shim; only the training step below still needs it
         stock = devicelint.simulate(TrainModeNet(), torch.randn(8, 4))
-    assert [str(w.message) for w in warned] == [f"devicelint.simulate: {note}" for note in stock.unsupported]
-    assert [(f.line, f.runtime.op) for f in stock] == [(bug_line, "Tensor.add")]  # found again in eval mode
-    assert stock.unsupported[0].startswith("the fake CUDA device guard is turned off")
-    assert "in train mode; simulated again in eval mode" in stock.unsupported[1]
-    assert stock.complete
+        assert [(f.line, f.runtime.op) for f in stock] == [(bug_line, "Tensor.add")]
+        assert (stock.unsupported, stock.complete) == ([], True)
+    else:
+        with pytest.warns(UserWarning) as warned:
+            stock = devicelint.simulate(TrainModeNet(), torch.randn(8, 4))
+        assert [str(w.message) for w in warned] == [f"devicelint.simulate: {note}" for note in stock.unsupported]
+        assert [(f.line, f.runtime.op) for f in stock] == [(bug_line, "Tensor.add")]  # found again in eval mode
+        assert stock.unsupported[0].startswith("the fake CUDA device guard is turned off")
+        assert "in train mode; simulated again in eval mode" in stock.unsupported[1]
+        assert stock.complete
 
     # without the shim, autograd on fake CUDA can take the interpreter down: a training step is
     # not attempted, and the result says so instead of passing
@@ -193,10 +201,17 @@ def test_recurrent_and_transformer_layers_train_on_fake_cuda():
     assert result.unsupported == []
 
 
+@pytest.mark.skipif(
+    torch.backends.cuda.is_built(),
+    reason="pins what stock fake tensors lack on a CPU build of PyTorch; in a CUDA build's process GRU takes cuDNN, "
+    "and a missing fake kernel falls back to the real GPU",
+)
 def test_what_stock_fake_tensors_lack_that_the_simulation_adds():
     """Why the simulation carries its own GRU kernels and packing (execution.py), pinned on the
     torch the tests run: on stock fake CUDA tensors (no grad, so nothing can abort) GRU's fused
-    cell has no meta kernel, and PyTorch's fake _pack_padded_sequence refuses to run."""
+    cell has no meta kernel, and PyTorch's fake _pack_padded_sequence refuses to run. On a CPU
+    build: in this process (unlike the simulation's) a CUDA build's RNNs take cuDNN, and where a
+    GPU is visible an operation without a fake kernel runs on it."""
     from torch._subclasses.fake_tensor import DynamicOutputShapeException, FakeTensorMode
 
     gru = nn.GRU(4, 8)
@@ -346,6 +361,15 @@ def test_classes_of_a_notebook_and_of_a_test_function_are_simulated():
         ("<notebook cell 3>", CELL.splitlines().index("        return self.head(self.proj(x) * torch.arange(4))") + 1, "Tensor.mul"),
         (__file__, line_of("            return x - torch.zeros(4)", __file__), "Tensor.sub"),
     ]
+
+
+def test_the_simulation_process_sees_no_real_gpu(monkeypatch):
+    """Its fake GPUs are the only ones it sees (a fake cuda:1 needs no second real GPU); the rest
+    of the caller's environment is kept."""
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0,1")
+    environment = child_environment()
+    assert environment["CUDA_VISIBLE_DEVICES"] == environment["HIP_VISIBLE_DEVICES"] == ""
+    assert environment["PATH"] == os.environ["PATH"] and os.environ["CUDA_VISIBLE_DEVICES"] == "0,1"
 
 
 def test_the_shim_build_name_is_stable_within_an_environment_and_differs_across_them():

@@ -43,6 +43,8 @@ __all__ = ["KeepOnCPU", "Simulation", "SimulationResult", "as_simulation", "keep
 _TIMEOUT_SECONDS = 600
 # the fake CUDA guard counts 8 devices (c10's FakeGuardImpl)
 _DEVICE = re.compile(r"cuda(?::([0-7]))?")
+# empty lists of visible devices: CUDA and ROCm (HIP) see no GPU
+_HIDE_GPUS = {"CUDA_VISIBLE_DEVICES": "", "HIP_VISIBLE_DEVICES": ""}
 _DEVICELINT_DIRECTORY = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
@@ -262,6 +264,19 @@ def _dumps(payload: tuple[Any, ...]) -> bytes:
         ) from None
 
 
+def child_environment() -> dict[str, str]:
+    """The simulation process's environment: the caller's, with every real GPU hidden. Its
+    fake GPUs are then the only ones PyTorch sees, as on a machine without any: a fake
+    ``cuda:1`` needs no second real GPU, and nothing runs on the real ones. With a GPU
+    visible, ``FakeTensorMode`` copies real tensors moved to a fake GPU onto the real device
+    of the same index (constant propagation, ``init_gpu_context``), which fails for an index
+    the machine lacks, and ATen picks cuDNN and fused attention kernels by asking the real
+    device."""
+    environment = dict(os.environ)
+    environment.update(_HIDE_GPUS)
+    return environment
+
+
 def _run_in_subprocess(payload: tuple[Any, ...], device: str, caller: Optional[tuple[str, int]]) -> SimulationResult:
     """Pickle the request to a file, run ``python -m devicelint.runtime.simulate.child`` on it,
     read the answer back. A fresh interpreter (not multiprocessing's spawn, which re-runs the
@@ -279,6 +294,7 @@ def _run_in_subprocess(payload: tuple[Any, ...], device: str, caller: Optional[t
         try:
             completed = subprocess.run(
                 [sys.executable, "-m", "devicelint.runtime.simulate.child", request, answer_path],
+                env=child_environment(),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,

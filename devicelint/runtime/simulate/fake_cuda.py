@@ -1,19 +1,29 @@
-"""The fake CUDA shim of the simulation process: a few lines of C++ that give a CPU-only build of
-PyTorch a CUDA device guard and CUDA hooks, so that fake tensors claiming ``cuda:N`` can do
-what they cannot on a stock CPU build.
+"""The fake CUDA shim of the simulation process: a few lines of C++ that give PyTorch a CUDA
+device guard and CUDA hooks for fake GPUs only, so that fake tensors claiming ``cuda:N`` can do
+what they cannot on stock PyTorch without a GPU. The simulation process sees no real GPU (the
+parent hides them, see ``child_environment``), so a CPU build and a CUDA build of PyTorch, on a
+machine with GPUs or without, all run the same simulation.
 
-Why each part (checked on torch 2.13, CPU build):
+Why each part (checked on torch 2.13, CPU build and CUDA 13 build without a GPU):
 
-- The device guard. Without one, ``.cuda()``, ``.to("cuda")`` without an index, copies, boolean
-  indexing and train-mode BatchNorm stop with "PyTorch is not linked with support for cuda
-  devices". c10's ``FakeGuardImpl`` answers for 8 devices (``cuda:0`` to ``cuda:7``) and their
-  streams, and does nothing else.
-- CUDA hooks that say CUDA was built. Autograd asks ``at::accelerator`` for the current stream
-  of every gradient on an accelerator (``InputBuffer::add``); with no accelerator built that
-  stops every backward with "Cannot access accelerator device when none is available".
-  ``getAccelerator`` asks the CUDA hooks' ``isBuilt()``, and ATen creates its CUDA hooks once,
-  at first use, which happens while ``import torch`` runs. So the shim must be loaded before
-  torch is imported: the simulation process loads it with ctypes first thing.
+- The device guard. Without one, a CPU build stops ``.cuda()``, ``.to("cuda")`` without an
+  index, copies, boolean indexing and train-mode BatchNorm with "PyTorch is not linked with
+  support for cuda devices". c10's ``FakeGuardImpl`` answers for 8 devices (``cuda:0`` to
+  ``cuda:7``) and their streams, and does nothing else. (A CUDA build registers its own guard
+  over this one when torch loads; seeing no GPU, ``FakeTensorMode`` replaces it with the same
+  ``FakeGuardImpl``.)
+- CUDA hooks that say CUDA was built and that no device has a context. Autograd asks
+  ``at::accelerator`` for the current stream of every gradient on an accelerator
+  (``InputBuffer::add``); with no accelerator built that stops every backward with "Cannot
+  access accelerator device when none is available". ``getAccelerator`` asks the CUDA hooks'
+  ``isBuilt()``. Each backward then asks the hooks whether each device (as many as the guard
+  counts) has a context; a CUDA build's own hooks, seeing no GPU, stop every backward there
+  with "hasPrimaryContext expects a valid device index", so these hooks are registered at a
+  priority that wins over a CUDA build's. Their other answers are a CPU build's: no cuDNN (so
+  RNNs run ATen's fused CUDA cells, as on a CPU build), no cuDNN runtime for the attention
+  kernel chooser. ATen creates its CUDA hooks once, at first use, which happens while ``import
+  torch`` runs. So the shim must be loaded before torch is imported: the simulation process
+  loads it with ctypes first thing.
 - Building needs torch imported (its extension builder), so it runs in a process of its own
   (``python -m devicelint.runtime.simulate.fake_cuda PATH``), once per environment.
 
@@ -62,10 +72,14 @@ struct DevicelintFakeCUDAHooks final : CUDAHooksInterface {
   explicit DevicelintFakeCUDAHooks(CUDAHooksArgs) {}
   bool isBuilt() const override { return true; }
   bool hasPrimaryContext(DeviceIndex) const override { return false; }
+  // No `override`: not every torch declares it. Where one does (the attention kernel chooser
+  // of a CUDA build asks it), no cuDNN runtime.
+  long versionRuntimeCuDNN() const { return 0; }
 };
 }  // namespace
-// ATen looks its CUDA hooks up under this key, once, on first use.
-C10_REGISTER_TYPED_CLASS(CUDAHooksRegistry, "CUDAHooks", DevicelintFakeCUDAHooks)
+// ATen looks its CUDA hooks up under this key, once, on first use. Preferred over a CUDA
+// build's own hooks (registered at the default priority, before or after these).
+C10_REGISTER_TYPED_CLASS_WITH_PRIORITY(CUDAHooksRegistry, "CUDAHooks", c10::REGISTRY_PREFERRED, DevicelintFakeCUDAHooks)
 }  // namespace at
 """
 
@@ -78,7 +92,7 @@ _BUILD_TIMEOUT_SECONDS = 600
 @dataclass(frozen=True)
 class ShimStatus:
     """What :func:`prepare` did: ``loaded`` when the shim is in the process, else ``problem``
-    says why not (None when none is needed, on a CUDA build of torch)."""
+    says why not."""
 
     loaded: bool
     problem: Optional[str] = None
@@ -126,15 +140,6 @@ def library_path(name: Optional[str] = None) -> str:
     return os.path.join(extensions_root(), name, f"{name}.so")
 
 
-def _is_cuda_build(torch_directory: str) -> bool:
-    library_folder = os.path.join(torch_directory, "lib")
-    try:
-        names = os.listdir(library_folder)
-    except OSError:
-        return False
-    return any(name.startswith(("libc10_cuda", "libc10_hip")) for name in names)
-
-
 def ensure_built(path: str) -> Optional[str]:
     """Build the shim at ``path`` unless it is there; None when it is, else why it is not."""
     if os.path.exists(path):
@@ -164,8 +169,6 @@ def prepare() -> ShimStatus:
     torch_directory = _torch_directory()
     if torch_directory is None:
         return ShimStatus(False, "torch is not installed")
-    if _is_cuda_build(torch_directory):
-        return ShimStatus(False, None)  # a CUDA build has the real guard and hooks
     if "torch" in sys.modules:
         return ShimStatus(False, "torch was imported before the fake CUDA shim could be loaded")
     path = library_path()
@@ -191,7 +194,8 @@ def build(path: str) -> None:
 
         os.environ["PATH"] = ninja.BIN_DIR + os.pathsep + os.environ.get("PATH", "")
     except ImportError:
-        raise SystemExit("devicelint: the fake CUDA shim needs ninja: pip install 'devicelint[simulate]'") from None
+        if shutil.which("ninja") is None:  # torch's builder runs whichever `ninja` is on PATH
+            raise SystemExit("devicelint: the fake CUDA shim needs ninja: pip install 'devicelint[simulate]'") from None
     from torch.utils.cpp_extension import load_inline
 
     directory = os.path.dirname(path)

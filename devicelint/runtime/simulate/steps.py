@@ -2,7 +2,8 @@
 called on the simulated GPU), place, then run forward, loss, backward and optimizer step under
 the guard, and say how far it got.
 
-Facts (torch 2.13, CPU build, checked while writing this):
+Facts (torch 2.13, CPU build, checked while writing this; a CUDA build, which sees no GPU in
+the simulation process, behaves the same with the shim):
 - with the fake CUDA shim loaded, forward with gradients, backward and ``optimizer.step()`` run
   on fake CUDA tensors, across several fake devices too;
 - with no device guard at all, an operation on fake CUDA tensors that records autograd history
@@ -196,9 +197,9 @@ class Runner:
     # ------------------------------------------------------------------ the steps
 
     def run(self, plan: Simulation, args: tuple[Any, ...], kwargs: dict[str, Any], target: Any) -> None:
-        # no shim and no reason given: a CUDA build of torch, whose own guard and hooks serve
-        autograd_ready = self.shim.loaded or self.shim.problem is None
-        training = plan.training_step and autograd_ready
+        # without the shim, autograd on fake CUDA aborts (a CPU build) or stops (a CUDA build,
+        # which sees no GPU here): see the module's docstring and fake_cuda.py
+        training = plan.training_step and self.shim.loaded
         model_guard = guard(plan.model, optimizer=plan.optimizer if training else None, on_mismatch="collect", ops=True)
         model_guard.repair = True
         guards = [model_guard]
