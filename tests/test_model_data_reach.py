@@ -40,3 +40,55 @@ def test_a_gpu_length_keyword_read_in_place_is_reported_at_the_keyword():
         "                              batch_first=True)\n"
     )
     assert (6, "DL201") in line_codes(code)
+
+
+_READER = (
+    "import torch\nfrom torch import nn\n"  # 1-2
+    "class Reader:\n"  # 3
+    "    def __init__(self, net, vocab):\n"  # 4
+    "        self.net = net\n"  # 5
+    "        self.vocab = vocab\n"  # 6
+    "    def score(self, text):\n"  # 7
+    "        ids = self.vocab.encode(text, return_tensors='pt')\n"  # 8
+    "        return self.net(ids)\n"  # 9
+    "net = nn.Embedding(50, 8).to('cuda')\n"  # 10
+    "Reader(net, load_vocab()).score('some words')\n"  # 11
+)
+
+
+def test_text_made_into_pytorch_tensors_by_an_object_of_unknown_class_is_host_data():
+    # `return_tensors="pt"` asks for host tensors made from the text, whatever the object is
+    assert line_codes(_READER) == [(8, "DL203")]
+
+
+def test_text_tensors_moved_where_they_are_made_stay_quiet():
+    assert line_codes(_READER.replace("return_tensors='pt')", "return_tensors='pt').to('cuda')")) == []
+
+
+def test_a_call_that_asks_for_no_tensors_is_not_data():
+    assert line_codes(_READER.replace(", return_tensors='pt'", "")) == []
+
+
+def test_features_asked_of_a_processor_handed_to_a_moved_model_unmoved():
+    code = (
+        "import torch\nfrom torch import nn\n"
+        "model = nn.Linear(4, 2).to('cuda')\n"
+        "processor = make_processor()\n"
+        "def describe(image):\n"
+        "    feats = processor(images=image, return_tensors='pt')\n"  # 6
+        "    return model(**feats)\n"
+    )
+    assert line_codes(code) == [(6, "DL203")]
+    assert line_codes(code.replace("return_tensors='pt')", "return_tensors='pt').to('cuda')")) == []
+
+
+def test_a_file_class_whose_call_moves_what_it_returns_is_believed():
+    code = (
+        "import torch\nfrom torch import nn\n"
+        "class Prep:\n"
+        "    def __call__(self, text, return_tensors='pt'):\n"
+        "        return torch.zeros(2, 3, device='cuda')\n"
+        "net = nn.Linear(3, 2).to('cuda')\n"
+        "out = net(Prep()('abc', return_tensors='pt'))\n"
+    )
+    assert line_codes(code) == []

@@ -844,6 +844,7 @@ class Expressions:
             built = constructions.construction_origin(node, callee, args, self._default_device(state), in_module_init)
             if built is not None:
                 result = Value(Kind.UNKNOWN, origin=built)
+        result = self.tensors_asked_of(node, method, args, result)
         rank = ranks.rank_of_call(node, qualname, callee, method, receiver, args)
         if rank is not None:
             result = rank
