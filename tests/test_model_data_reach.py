@@ -92,3 +92,41 @@ def test_a_file_class_whose_call_moves_what_it_returns_is_believed():
         "out = net(Prep()('abc', return_tensors='pt'))\n"
     )
     assert line_codes(code) == []
+
+
+_KEEPER = (
+    "import numpy as np\nimport torch\nfrom torch import nn\n"  # 1-3
+    "class Policy:\n"  # 4
+    "    def __init__(self, device):\n"  # 5
+    "        self.net = nn.Linear(4, 2).to(device)\n"  # 6
+    "class Actor:\n"  # 7
+    "    def __init__(self, device):\n"  # 8
+    "        self.policy = Policy(device)\n"  # 9
+    "    def act(self, obs):\n"  # 10
+    "        return self.policy.net(torch.from_numpy(np.asarray(obs)))\n"  # 11
+    "dev = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"  # 12
+    "Actor(dev).act([0.0] * 4)\n"  # 13
+)
+
+
+def test_a_module_another_object_keeps_is_called_as_that_module():
+    # `self.policy.net(...)` is no method of Policy: it calls the moved network Policy keeps
+    assert line_codes(_KEEPER) == [(11, "DL203")]
+
+
+def test_a_module_another_object_keeps_given_moved_data_stays_quiet():
+    assert line_codes(_KEEPER.replace("np.asarray(obs)))", "np.asarray(obs)).to(dev))")) == []
+
+
+def test_objects_that_keep_modules_placed_differently_tell_nothing_of_one_of_them():
+    code = (
+        "import torch\nfrom torch import nn\n"
+        "class Holder:\n"
+        "    def __init__(self, model):\n"
+        "        self.model = model\n"
+        "dev = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+        "trained = Holder(nn.Linear(4, 2).to(dev))\n"
+        "fresh = Holder(nn.Linear(4, 2))\n"
+        "print(fresh.model(torch.randn(1, 4)))\n"
+    )
+    assert line_codes(code) == []
