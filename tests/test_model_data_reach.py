@@ -130,3 +130,26 @@ def test_objects_that_keep_modules_placed_differently_tell_nothing_of_one_of_the
         "print(fresh.model(torch.randn(1, 4)))\n"
     )
     assert line_codes(code) == []
+
+
+def test_a_leaf_asked_for_on_the_host_and_moved_is_no_leaf():
+    code = (
+        "import torch\n"
+        "dev = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+        "gains = [torch.full((3,), 0.5, requires_grad=True).cuda() for _ in range(2)]\n"  # 3
+        "bias = torch.zeros(3, requires_grad=True).to(device=dev)\n"  # 4
+        "opt = torch.optim.Adam(gains + [bias])\n"
+    )
+    assert [c for c in line_codes(code) if c[1] == "DL102"] == [(3, "DL102"), (4, "DL102")]
+
+
+def test_leaves_made_on_their_device_or_without_gradients_or_only_cast_stay_quiet():
+    code = (
+        "import torch\n"
+        "dev = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+        "gains = torch.full((3,), 0.5, device=dev, requires_grad=True)\n"
+        "frozen = torch.zeros(3, requires_grad=False).to(dev)\n"
+        "typed = torch.zeros(3, requires_grad=True).to(torch.float64)\n"
+        "opt = torch.optim.Adam([gains])\n"
+    )
+    assert [c for c in line_codes(code) if c[1] == "DL102"] == []
