@@ -762,6 +762,11 @@ class Expressions:
                 callee = UNKNOWN
                 receiver = base
                 method = func.attr.value
+                kept = self._module_kept_by_object(base, method)
+                if kept is not None:
+                    # `agents.policy.net(x)`: not a method of the object's class but the module
+                    # its methods keep under that name, called
+                    callee, receiver, method = kept, None, None
         else:
             callee = self.eval(func, state)
         callee = self.resolve_project_ref(callee)
@@ -844,6 +849,7 @@ class Expressions:
             built = constructions.construction_origin(node, callee, args, self._default_device(state), in_module_init)
             if built is not None:
                 result = Value(Kind.UNKNOWN, origin=built)
+        result = self.tensors_asked_of(node, method, args, result)
         rank = ranks.rank_of_call(node, qualname, callee, method, receiver, args)
         if rank is not None:
             result = rank
@@ -987,6 +993,20 @@ class Expressions:
         if known is None or not constructions.is_construction(known):
             return None
         return constructions.submodule(known)
+
+    def _module_kept_by_object(self, base: Value, name: str) -> Optional[Value]:
+        """The module or criterion an object of a plain class of the file keeps under ``name``
+        (``self.net = Net().to(device)`` in its ``__init__``), where its class has no method of
+        that name; None otherwise."""
+        info = base.info
+        if base.kind != Kind.UNKNOWN or not isinstance(info, ClassInfo) or info.is_module or info.is_dataset or info.find_method(name) is not None:
+            return None
+        kept = self.object_attribute(info, name)
+        if kept is None or kept.kind not in (Kind.MODULE, Kind.CRITERION):
+            return None
+        if kept.device is not None and kept.device.also_on_host:
+            return None  # the class's objects keep it placed differently: not known of this one
+        return kept
 
     def _stored_module(self, func: cst.BaseExpression, state: State) -> Optional[Value]:
         """The module or criterion a dotted callee such as ``self.encoder`` holds, if known (or an

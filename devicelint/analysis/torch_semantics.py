@@ -615,6 +615,27 @@ class TorchSemantics:
             return Value(Kind.TENSOR, CPU, origin, scalar=False)
         return Value(Kind.BATCH, CPU, origin, scalar=False, role=Role.TOKENIZED_BATCH)
 
+    def tensors_asked_of(self, node: cst.Call, method: Optional[str], args: tuple[tuple[cst.Arg, Value], ...], result: Value) -> Value:
+        """A call given ``return_tensors="pt"`` - transformers' tokenizers, processors and feature
+        extractors, and the project classes written to its convention - turns the text, images or
+        audio it is handed into PyTorch tensors on the host: data, as a tokenizer's are (see
+        ``tokenized``), whoever is called. Where the analysis knows no more of the result (an
+        object of unknown class called, a class of the file whose method builds host tensors),
+        that is what it is; a result known to be elsewhere (moved by the callee) is kept."""
+        if result.origin is not None and result.origin.tokenized:
+            return result
+        if result.kind not in (Kind.UNKNOWN, Kind.CONTAINER, Kind.TENSOR, Kind.BATCH) or result.device is not None and not result.device.is_cpu:
+            return result
+        if isinstance(result.info, ClassInfo):
+            return result  # an object of a class of the file: its fields are what its methods made
+        asked = next((value for arg, value in args if arg.keyword is not None and arg.keyword.value == "return_tensors"), None)
+        if asked is None or asked.literal != "pt":
+            return result
+        origin = Origin(node, f"made into host tensors by `{spelled(node)}`", from_data=True, tokenized=True)
+        if method == "encode":
+            return Value(Kind.TENSOR, CPU, origin, scalar=False)
+        return Value(Kind.BATCH, CPU, origin, scalar=False, role=Role.TOKENIZED_BATCH)
+
     def iterated_batches(self, node: cst.Call, args: tuple[tuple[cst.Arg, Value], ...]) -> Value:
         """What calling an AllenNLP batch iterator returns (``iterator(instances, num_epochs=1)``):
         a loader of dict batches built on the host, unless the call hands it a ``cuda_device``

@@ -129,7 +129,7 @@ class HostOnlyArguments:
                         continue
                     self._reported.add(node)
                     self.ctx.report(
-                        node,
+                        expression,
                         f"`{called}` reads its argument `{self.ctx.source_of(expression)}` on the host, but it comes from "
                         f"`{self.ctx.source_of(arg.value)}`, {where(value, self.ctx)}, which the call at line {self.ctx.line(event.node)} "
                         f"hands to the model as `{handed_as}`: "
@@ -160,7 +160,7 @@ class HostOnlyArguments:
         self._reported.add(node)
         called, error = read
         self.ctx.report(
-            node,
+            expression,
             f"`{called}` reads its argument `{self.ctx.source_of(expression)}` on the host, but it is {where(value, self.ctx)}: "
             f"PyTorch raises for a GPU tensor there (\"{error}\"); "
             f"pass `{self.ctx.source_of(expression)}.cpu()`",

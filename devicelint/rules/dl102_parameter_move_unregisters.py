@@ -5,11 +5,15 @@ import libcst as cst
 from devicelint.analysis import torch_api as api
 from devicelint.analysis.events import CallEvent
 from devicelint.analysis.names import keyword_arg, positional_args
+from devicelint.analysis.values import Kind
 from devicelint.rule_api import FixSpec, NodeEdit
 from devicelint.findings import Severity
 from devicelint.rules.base import Example, Rule
 
 _CONVERSIONS = frozenset({"cuda", "to", "cpu", "half", "double", "float", "bfloat16"})
+#: the conversions that return a new tensor (a copy) where they change anything: on a GPU run,
+#: a move of a host tensor always does
+_COPYING_CONVERSIONS = frozenset({"cuda", "to", "half", "double", "bfloat16"})
 _PARAMETER = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
 
 
@@ -17,7 +21,10 @@ class ParameterMoveUnregisters(Rule):
     """
     ## What it does
     Flags `nn.Parameter(...).cuda()`, `.to(...)`, `.half()`, `.double()` and the other
-    conversions applied to a freshly built `nn.Parameter`.
+    conversions applied to a freshly built `nn.Parameter`; also a move or cast of a tensor a
+    torch factory has just made on the host with `requires_grad=True`
+    (`torch.ones(2, requires_grad=True).to(device)`): the copy is no leaf, so its `.grad`
+    stays None and an optimizer refuses it ("can't optimize a non-leaf Tensor").
 
     ## Why is this bad?
     The conversion returns a plain, non-leaf `Tensor`, not a `Parameter`. Assigned to
@@ -46,8 +53,17 @@ class ParameterMoveUnregisters(Rule):
     valid = (
         "import torch\nfrom torch import nn\nw = nn.Parameter(torch.randn(10, 20, device='cuda:0'))\n",
         "import torch\nfrom torch import nn\ndef make(t):\n    return nn.Parameter(t.cuda())\n",
+        # made where it belongs; a cast that may change nothing; no gradient asked for
+        "import torch\nscale = torch.ones(2, device='cuda', requires_grad=True)\n"
+        "bias = torch.zeros(2, requires_grad=True).to(torch.float32)\nnoise = torch.randn(2).cuda()\n",
     )
     invalid = (
+        # a leaf asked for on the host, then moved: the copy is no leaf (on a GPU run)
+        Example(
+            "import torch\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+            "scale = torch.ones(2, requires_grad=True).to(device)  # expect: DL102\n"
+            "opt = torch.optim.SGD([scale], lr=0.1)\n"
+        ),
         Example(
             "import torch\nfrom torch import nn\nw = nn.Parameter(torch.randn(10, 20)).cuda(0)  # expect: DL102\n",
             "import torch\nfrom torch import nn\nw = nn.Parameter(torch.randn(10, 20, device=\"cuda:0\"))  # expect: DL102\n",
@@ -64,7 +80,13 @@ class ParameterMoveUnregisters(Rule):
         func = event.node.func
         assert isinstance(func, cst.Attribute)
         inner = func.value
-        if not isinstance(inner, cst.Call) or self.ctx.analyzer.qualname_of(inner.func, event.state) not in _PARAMETER:
+        if not isinstance(inner, cst.Call):
+            return
+        made_by = self.ctx.analyzer.qualname_of(inner.func, event.state)
+        if made_by in api.FACTORIES and event.method in _COPYING_CONVERSIONS:
+            self._check_leaf(event, inner, made_by)
+            return
+        if made_by not in _PARAMETER:
             return
         data = positional_args(inner)
         self.ctx.report(
@@ -72,6 +94,30 @@ class ParameterMoveUnregisters(Rule):
             f"`.{event.method}()` on an `nn.Parameter` returns a plain tensor, not a Parameter: it is not "
             "registered, trained or saved; convert the data inside `nn.Parameter(...)`",
             fix=self._fix(event, inner, data[0].value if data else None),
+        )
+
+    def _check_leaf(self, event: CallEvent, factory: cst.Call, made_by: str) -> None:
+        """``torch.ones(2, requires_grad=True).to(device)``: the factory made a leaf that
+        requires grad on the host (no ``device=``); moving or casting it returns a copy that is
+        no leaf - the leaf the code asked for is thrown away, the copy's ``.grad`` stays None, and
+        an optimizer handed it raises "can't optimize a non-leaf Tensor". On a CPU run ``.to()``
+        returns the leaf itself, so only a GPU run fails."""
+        asked = keyword_arg(factory, "requires_grad")
+        if asked is None or not (isinstance(asked.value, cst.Name) and asked.value.value == "True"):
+            return
+        if keyword_arg(factory, "device") is not None:
+            return
+        if event.method == "to" and not any(
+            arg.keyword is not None and arg.keyword.value == "device" or value.kind in (Kind.DEVICE, Kind.STR)
+            for arg, value in event.args
+        ):
+            return  # `.to(torch.float32)`: a cast, which may change nothing; a move is what copies for sure
+        leaf = made_by.rsplit(".", 1)[-1]
+        self.ctx.report(
+            event.node,
+            f"`.{event.method}()` on a tensor `torch.{leaf}` made with `requires_grad=True` returns a copy that is not a "
+            "leaf: its `.grad` stays None and an optimizer refuses it (\"can't optimize a non-leaf Tensor\"); "
+            f"create it where it belongs (`torch.{leaf}(..., device=..., requires_grad=True)`)",
         )
 
     def _fix(self, event: CallEvent, parameter: cst.Call, data: "cst.BaseExpression | None") -> "FixSpec | None":

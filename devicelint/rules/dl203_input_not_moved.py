@@ -22,7 +22,9 @@ class InputNotMoved(Rule):
     it is a function of the file that returns a tensor it builds on the host), datasets
     that place their own data, and parallel wrappers (which scatter CPU inputs themselves) are
     left alone. Tokenized text too: a transformers tokenizer called (or its `encode`,
-    `encode_plus`, `batch_encode_plus`) with `return_tensors="pt"` returns host tensors, and
+    `encode_plus`, `batch_encode_plus`) with `return_tensors="pt"` returns host tensors (so does
+    any call asked for `return_tensors="pt"` - a processor, a feature extractor, a tokenizer
+    object of unknown class - unless the analysis knows it returns something else), and
     `model.generate(ids)` runs the model on them; that finding is on the tokenizer call, where
     `.to(device)` belongs (on the `torch.cat` that joins them to host constants, where it does).
     Images too: a torchvision transform that turns an image into a tensor
