@@ -26,6 +26,11 @@ _CPU_LITERAL = re.compile(r"""['"]cpu['"]""")
 _NONZERO_GPU_INDEX = re.compile(r"cuda:[1-9]\d*")
 #: code that counts the GPUs (a guard for a choice of a second one)
 _COUNTS_GPUS = re.compile(r"device_count\s*\(")
+#: a program that plans for several GPUs: it counts them, names several, spreads work over them
+#: or runs one process per GPU (model-parallel and multi-GPU code chooses GPU 1 on purpose)
+_PLANS_SEVERAL_GPUS = re.compile(
+    r"device_count\s*\(|min_cuda_gpus|DataParallel|device_ids|local_rank|LOCAL_RANK|\brpc\b|torch\.distributed|set_device\s*\("
+)
 #: a name handed to a move or a factory's `device=` (formatted with the escaped name)
 _PLACED_BY_NAME = r"(?:\.to\(|\.cuda\(|device\s*=)\s*{}\s*[,)]"
 #: the function asks where its inputs are (``x.is_cuda``, ``x.device.type == "cuda"``)
@@ -100,6 +105,12 @@ class HardcodedCuda(Rule):
     choice is not flagged: a test of `torch.cuda.device_count()` in the same expression, an
     enclosing `if`, the enclosing function, or a decorator of it or of its class (a test
     skipped below two GPUs).
+    In a program that asks whether CUDA is available (it is meant to run on machines it does
+    not know) and plans for no second GPU - it never counts them, names `device_ids`, uses
+    DataParallel, RPC, `torch.distributed` or a local rank - a GPU index above 0 is flagged
+    wherever it places something, not only in the branch of the test: `.to("cuda:1")`,
+    `device = torch.device("cuda:1")` handed to a move, a parameter defaulting to it
+    (`def train(..., device=torch.device("cuda:1"))`) that the code places with.
 
     ## Why is this bad?
     The layer or loss works only where its author ran it. On a CPU run the hard-coded tensor
@@ -482,12 +493,20 @@ class HardcodedCuda(Rule):
         self._report_against_cpu_choice()
         if _NONZERO_GPU_INDEX.search(self.ctx.source) is None:
             return  # the common case costs a text search, not a walk
-        finder = _GuardedGpuIndex(self.ctx.source, self.ctx.analyzer.body_text)
+        portable = "is_available(" in self.ctx.source and _PLANS_SEVERAL_GPUS.search(self.ctx.source) is None
+        finder = _GuardedGpuIndex(self.ctx.source, self.ctx.analyzer.body_text, portable)
         walk.visit(self.ctx.module, finder)
-        for literal, label in finder.found:
+        for literal, label, guarded in finder.found:
+            if guarded:
+                said = f"`{label}` is chosen whenever CUDA is available"
+            else:
+                said = (
+                    f"`{label}` is hard-coded in a program meant for other machines (it asks whether CUDA is available) "
+                    "that never counts the GPUs"
+                )
             self.ctx.report(
                 literal,
-                f"`{label}` is chosen whenever CUDA is available, but a machine with one GPU has no GPU {label.split(':')[1]}: "
+                f"{said}, but a machine with one GPU has no GPU {label.split(':')[1]}: "
                 "the first move there fails (\"invalid device ordinal\"); use `\"cuda\"` (the current GPU), "
                 "or take the index from configuration or the local rank",
             )
@@ -755,10 +774,15 @@ class _GuardedGpuIndex(cst.CSTVisitor):
     alone: an enclosing ``if`` on the count, the enclosing function (an early ``return`` for
     one GPU), or a decorator of an enclosing class (a test skipped below two GPUs)."""
 
-    def __init__(self, source: str, body_text: Callable[[cst.FunctionDef], str]) -> None:
+    def __init__(self, source: str, body_text: Callable[[cst.FunctionDef], str], portable: bool = False) -> None:
         self.source = source
         self._body_text = body_text
-        self.found: list[tuple[cst.SimpleString, str]] = []
+        #: the program asks whether CUDA is available and plans for no second GPU (see
+        #: _PLANS_SEVERAL_GPUS): a GPU index above 0 is wrong wherever it places something,
+        #: not only in the branch of the availability test
+        self._portable = portable
+        #: the literal, its label, and whether an availability test chose it
+        self.found: list[tuple[cst.SimpleString, str, bool]] = []
         #: per enclosing function, class and ``if``: does it count the GPUs (in its test, its
         #: body or its decorators)? and how many of them do
         self._counts: list[bool] = []
@@ -778,6 +802,17 @@ class _GuardedGpuIndex(cst.CSTVisitor):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         counts = _COUNTS_GPUS.search(self._body_text(node)) is not None
         self._enter(counts or any(_counts_gpus(decorator) for decorator in node.decorators))
+        if not self._portable or self._counting:
+            return
+        # a parameter defaulting to a second GPU (`device=torch.device("cuda:1")`), which the
+        # function places with or keeps in an attribute that is placed with
+        params = node.params
+        for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+            if param.default is None:
+                continue
+            name = param.name.value
+            stored = re.findall(rf"\b(self\.\w+)\s*=\s*{re.escape(name)}\s*$", self._body_text(node), re.MULTILINE)
+            self._choice(param.default, [name, *stored], guarded=False)
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self._leave()
@@ -807,13 +842,19 @@ class _GuardedGpuIndex(cst.CSTVisitor):
         for arg in node.args:
             if (arg.keyword is not None and arg.keyword.value == "device") or (arg.keyword is None and moves):
                 self._placing.add(id(device_argument(arg.value)))
+                if self._portable and not self._counting:
+                    self._choice(arg.value, [], placed=True, guarded=False)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         self._bound = (id(device_argument(node.value)), _names(target.target for target in node.targets))
+        if self._portable and not self._counting:
+            self._choice(node.value, self._bound[1], guarded=False)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if node.value is not None:
             self._bound = (id(device_argument(node.value)), _names([node.target]))
+            if self._portable and not self._counting:
+                self._choice(node.value, self._bound[1], guarded=False)
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         if self._counting or not asks_cuda_available(node.test):
@@ -821,9 +862,9 @@ class _GuardedGpuIndex(cst.CSTVisitor):
         names = self._bound[1] if self._bound[0] == id(node) else []
         self._choice(node.body, names, placed=id(node) in self._placing)
 
-    def _choice(self, value: cst.BaseExpression, names: list[str], placed: bool = False) -> None:
+    def _choice(self, value: cst.BaseExpression, names: list[str], placed: bool = False, guarded: bool = True) -> None:
         literal = device_argument(value)
-        if not isinstance(literal, cst.SimpleString):
+        if not isinstance(literal, cst.SimpleString) or any(found is literal for found, _, _ in self.found):
             return
         label = str(string_value(literal))
         if not _NONZERO_GPU_INDEX.fullmatch(label):
@@ -832,7 +873,7 @@ class _GuardedGpuIndex(cst.CSTVisitor):
             re.search(_PLACED_BY_NAME.format(re.escape(name)), self.source) for name in names
         )
         if placed:
-            self.found.append((literal, label))
+            self.found.append((literal, label, guarded))
 
 
 def _names(targets: "Iterable[cst.BaseExpression]") -> list[str]:

@@ -8,7 +8,7 @@ import libcst as cst
 from devicelint.analysis import torch_api as api
 from devicelint.analysis import walk
 from devicelint.analysis.events import CallEvent
-from devicelint.analysis.names import keyword_arg, positional_args
+from devicelint.analysis.names import dotted_name, keyword_arg, positional_args
 from devicelint.analysis.values import Kind, Value
 from devicelint.rule_api import FixSpec, NodeEdit
 from devicelint.findings import Severity
@@ -56,6 +56,10 @@ class LegacyDeviceApi(Rule):
     available, while the model they are fed to stays where it is (pytorch-summary: "Input type
     (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) should be the same"); a choice
     that follows a tensor's placement (`... if mu.is_cuda else torch.FloatTensor`) is left alone.
+    It also flags a check that refuses what is not a CPU typed tensor, `if not isinstance(mask,
+    torch.BoolTensor): raise ...`: those classes are the host types, and a GPU tensor is an
+    instance of `torch.cuda.BoolTensor` only. A positive test (`isinstance(t, (int,
+    torch.LongTensor))`) and one that also names the CUDA type or `torch.Tensor` are left alone.
 
     ## Why is this bad?
     The typed constructors are legacy: they ignore `torch.set_default_device`, mix
@@ -116,6 +120,9 @@ class LegacyDeviceApi(Rule):
         # a legacy constructor told the CPU, or a device left at None, makes its host tensor
         "import torch\nx = torch.Tensor([0.0, 1.0], device='cpu')\ny = torch.LongTensor(4, device=torch.device('cpu'))\n",
         "import torch\ndef scores(n, device=None):\n    return torch.Tensor([0.0] * n, device=device)\nscores(3)\n",
+        # a type test that picks host integer tensors out, or names the CUDA type as well
+        "import torch\ndef step(t):\n    if isinstance(t, (int, torch.LongTensor)):\n        raise ValueError(t)\n",
+        "import torch\ndef check(m):\n    if not isinstance(m, (torch.BoolTensor, torch.cuda.BoolTensor)):\n        raise TypeError(m)\n",
     )
     invalid = (
         Example(
@@ -149,6 +156,10 @@ class LegacyDeviceApi(Rule):
             "    return model(torch.rand(2, *size).type(dtype))\nsummary(nn.Linear(4, 2), (4,))\n"
         ),
         Example("from torch import cuda\nids = cuda.LongTensor([1, 2])  # expect: DL306\n"),
+        Example(
+            "import torch\ndef masked_mean(x, keep):\n    if not isinstance(keep, torch.BoolTensor):  # expect: DL306\n"
+            "        raise TypeError('keep must be boolean')\n    return x[keep].mean()\n"
+        ),
         Example("import torch\ntorch.set_default_tensor_type('torch.cuda.FloatTensor')  # expect: DL306\n"),
         Example(
             "import torch\nmodel.cuda(device_id=1)  # expect: DL306\n",
@@ -185,6 +196,33 @@ class LegacyDeviceApi(Rule):
             qualname = self.ctx.analyzer.qualname_of(candidate, self.ctx.analyzer.module_state)
             if qualname in CUDA_TYPED_CONSTRUCTORS:
                 self._stored.setdefault(id(candidate), (candidate, qualname))
+
+    def on_condition(self, node: cst.BaseExpression, value: Value) -> None:
+        """`if not isinstance(mask, torch.BoolTensor): raise ...`: the CPU typed tensor classes
+        are the host types (a tensor on the GPU is a `torch.cuda.BoolTensor`, which is no
+        subclass of them), so the check rejects every GPU tensor. Only the negated test - the
+        one that refuses what is not a host tensor - is flagged: a positive test that picks
+        host integer tensors out (`isinstance(t, (int, torch.LongTensor))`) lets a GPU one
+        through, not away."""
+        if not (isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not)):
+            return
+        call = node.expression
+        if not (isinstance(call, cst.Call) and dotted_name(call.func) == "isinstance" and len(call.args) == 2):
+            return
+        classes = call.args[1].value
+        elements = [element.value for element in classes.elements] if isinstance(classes, cst.Tuple) else [classes]
+        names = [self.ctx.analyzer.qualname_of(element, self.ctx.analyzer.module_state) for element in elements]
+        host_types = [name for name in names if name in api.LEGACY_TYPED_CONSTRUCTORS and name != "torch.Tensor"]
+        if not host_types or any(name not in api.LEGACY_TYPED_CONSTRUCTORS for name in names) or "torch.Tensor" in names:
+            return  # also a CUDA type, `torch.Tensor`, or a class of its own: GPU tensors may pass
+        spelled = self.ctx.source_of(call.args[1].value)
+        cuda_type = "torch.cuda." + host_types[0].rsplit(".", 1)[1]
+        dtype = api_dtype(host_types[0])
+        self.ctx.report(
+            call,
+            f"`{spelled}` is the CPU tensor type: a tensor on the GPU is a `{cuda_type}`, not an instance of it, so this "
+            f"check rejects every GPU tensor; test the dtype instead (`{self.ctx.source_of(call.args[0].value)}.dtype == {dtype}`)",
+        )
 
     def on_call(self, event: CallEvent) -> None:
         qualname = event.qualname
@@ -363,6 +401,11 @@ class LegacyDeviceApi(Rule):
 _PLACEMENT_TEST = re.compile(r"\.(is_cuda|device|get_device\s*\()")
 #: keywords of `.to(...)` that do not name a device
 _NOT_A_DEVICE = frozenset({"dtype", "non_blocking", "copy", "memory_format"})
+
+
+def api_dtype(host_type: str) -> str:
+    """The dtype of a CPU typed tensor class (`torch.BoolTensor` -> `torch.bool`)."""
+    return CUDA_TYPED_CONSTRUCTORS.get("torch.cuda." + host_type.rsplit(".", 1)[1], "torch.float32")
 
 
 def _may_place_on_gpu(event: CallEvent) -> bool:

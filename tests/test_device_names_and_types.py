@@ -1,0 +1,135 @@
+"""Device spellings that fail on common machines: a second GPU hard-coded in a portable program
+(DL302), a CPU tensor type demanded by a check (DL306), a device flag that shadows the move
+method of its object (DL305)."""
+
+from __future__ import annotations
+
+import textwrap
+
+from conftest import lint
+
+
+def _codes(source: str, code: str, saying: str = "") -> list[int]:
+    return sorted(
+        finding.line for finding in lint(textwrap.dedent(source), rule_code=code) if finding.code == code and saying in finding.message
+    )
+
+
+def test_a_second_gpu_hard_coded_in_a_program_that_asks_for_a_gpu_is_flagged() -> None:
+    source = """
+        import torch
+
+        def evaluate(net, batch, device=torch.device("cuda:2")):
+            return net.to(device)(batch.to(device))
+
+        class Runner:
+            def __init__(self, net, dev="cuda:3"):
+                self.dev = dev
+                self.net = net
+
+            def run(self, x):
+                return self.net(x.to(self.dev))
+
+        def probe(points):
+            cloud = torch.randn(8, 3).to("cuda:1")
+            return cloud + points
+
+        if torch.cuda.is_available():
+            target = "cuda:1"
+        else:
+            target = "cpu"
+        print(evaluate(torch.nn.Linear(3, 1), torch.rand(2, 3), device=target))
+    """
+    assert _codes(source, "DL302", "has no GPU") == [4, 8, 16, 20]
+
+
+def test_a_second_gpu_in_code_planned_for_several_gpus_is_left_alone() -> None:
+    # counts the GPUs
+    counted = """
+        import torch
+        n = torch.cuda.device_count()
+        dev = "cuda" if torch.cuda.is_available() else "cpu"
+        x = torch.rand(3).to("cuda:1")
+    """
+    # spreads a model over two GPUs on purpose (model parallel with DataParallel pieces)
+    parallel = """
+        import torch
+        from torch import nn
+        dev = "cuda" if torch.cuda.is_available() else "cpu"
+        left = nn.DataParallel(nn.Linear(4, 4), device_ids=[0, 1]).to("cuda:0")
+        right = nn.Linear(4, 2).to("cuda:1")
+    """
+    # a script that never asks whether a GPU exists (DL314's kind of program)
+    script = """
+        import torch
+        net = torch.nn.Linear(4, 2).to("cuda:1")
+    """
+    # a device only compared, never used to place anything
+    compared = """
+        import torch
+        expected = torch.device("cuda:1")
+        ok = torch.cuda.is_available() and parse("1") == expected
+    """
+    for source in (counted, parallel, script, compared):
+        assert _codes(source, "DL302", "has no GPU") == [], source
+
+
+def test_a_check_that_demands_a_cpu_tensor_type_is_flagged_but_a_filter_is_not() -> None:
+    source = """
+        import torch
+        from torch import LongTensor
+
+        def pool(x, keep):
+            if not isinstance(keep, torch.BoolTensor):
+                raise TypeError("keep")
+            return x[keep]
+
+        def gather(x, idx):
+            if not isinstance(idx, LongTensor):
+                idx = torch.as_tensor(idx)
+            return x[idx]
+
+        def step(t):
+            if isinstance(t, (int, torch.LongTensor)):
+                raise ValueError("pass a float timestep")
+            if not isinstance(t, torch.Tensor):
+                t = torch.tensor(t)
+            if not isinstance(t, (torch.FloatTensor, torch.cuda.FloatTensor)):
+                raise TypeError("float")
+            return t
+    """
+    assert _codes(source, "DL306") == [6, 11]
+
+
+def test_a_device_flag_that_shadows_the_move_method_is_flagged() -> None:
+    source = """
+        import torch
+        from torch import nn
+
+        class Wrapper:
+            def cpu(self):
+                self.net = self.net.cpu()
+                self.cpu = True
+                return self
+
+        class Net(nn.Module):
+            def __init__(self, use_gpu):
+                super().__init__()
+                self.cuda = use_gpu and torch.cuda.is_available()
+
+        class Trainer(nn.Module):
+            def __init__(self, cuda=False):
+                super().__init__()
+                self.cuda = cuda
+
+        class Settings:
+            def __init__(self):
+                self.cuda = torch.cuda.is_available()
+
+        class Patched(nn.Module):
+            def __init__(self, mover):
+                super().__init__()
+                self.to = mover.to
+                self.cpu = lambda: self
+    """
+    assert _codes(source, "DL305") == [8, 14, 19]
