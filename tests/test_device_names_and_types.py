@@ -133,3 +133,54 @@ def test_a_device_flag_that_shadows_the_move_method_is_flagged() -> None:
                 self.cpu = lambda: self
     """
     assert _codes(source, "DL305") == [8, 14, 19]
+
+
+def test_a_model_grown_by_a_method_in_the_loop_is_moved_there_on_purpose() -> None:
+    source = """
+        import torch
+        from torch import nn
+
+        class Incremental(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.blocks = nn.ModuleList()
+                self.head = None
+
+            def grow(self, classes):
+                self.blocks.append(nn.Linear(4, 4))
+
+            def new_head(self, classes):
+                self.head = nn.Linear(4, classes)
+
+            def freeze(self):
+                for p in self.parameters():
+                    p.requires_grad_(False)
+
+        def tasks(device):
+            net = Incremental()
+            for classes in (2, 4):
+                net.grow(classes)
+                net.to(device)
+            other = Incremental()
+            for classes in (2, 4):
+                other.new_head(classes)
+                other.to(device)
+            fixed = Incremental()
+            for classes in (2, 4):
+                fixed.freeze()
+                fixed.to(device)
+    """
+    assert _codes(source, "DL401") == [33]
+
+
+def test_a_legacy_constructor_of_a_zero_is_data_not_an_empty_placeholder() -> None:
+    source = """
+        import torch
+
+        def thresholds(scores):
+            order = torch.nonzero(scores).flatten()
+            ends = torch.cat((order, torch.LongTensor([0])))
+            empty = torch.cat((order, torch.LongTensor([])))
+            return ends, empty
+    """
+    assert _codes(source, "DL202") == [6]

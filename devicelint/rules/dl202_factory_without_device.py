@@ -833,12 +833,18 @@ _VALUE_RANGE_FACTORIES = frozenset(
 
 
 def _empty_placeholder(call: cst.Call, qualname: str) -> bool:
-    """``torch.empty([0])``, ``torch.zeros(0)``: a zero-element placeholder for an unused argument."""
+    """``torch.empty([0])``, ``torch.zeros(0)``, ``torch.LongTensor([])``: a zero-element
+    placeholder for an unused argument."""
     if qualname in _VALUE_RANGE_FACTORIES:
         return False
     positional = [arg for arg in call.args if arg.keyword is None]
     for arg in positional[:1] if qualname == "torch.full" else positional:  # full(size, fill_value)
         value = arg.value
+        if qualname in api.LEGACY_TYPED_CONSTRUCTORS and isinstance(value, (cst.List, cst.Tuple)):
+            # `torch.LongTensor([0])` holds the data 0: only an empty list makes an empty tensor
+            if not value.elements:
+                return True
+            continue
         elements = [e.value for e in value.elements] if isinstance(value, (cst.List, cst.Tuple)) else [value]
         if any(isinstance(e, cst.Integer) and e.evaluated_value == 0 for e in elements):
             return True

@@ -5,7 +5,7 @@ import libcst as cst
 from devicelint.analysis import torch_api as api
 from devicelint.analysis import walk
 from devicelint.analysis.events import CallEvent
-from devicelint.analysis.facts import LoopInfo
+from devicelint.analysis.facts import ClassInfo, LoopInfo
 from devicelint.analysis.names import NamesRead, bound_names, dotted_name
 from devicelint.analysis.values import Kind, Value
 from devicelint.findings import Severity
@@ -42,6 +42,9 @@ class MoveInLoop(Rule):
     writes into, carries forward or keeps in an entry of a container (`mask[:i] = False`,
     `states = step(states)`, `state["step"] = torch.tensor(0.0).cuda()`): hoisting would
     share one tensor between iterations, and DL402 (create it with `device=`) is the fix there.
+    A model the loop grows - it calls a method of the model's class that builds new
+    submodules into it (`self.fc = nn.Linear(...)`, `self.heads.append(Head())`) - changes
+    there: the move in each iteration places the new, CPU-born layers.
 
     ## Why is this bad?
     Each iteration pays a host-to-device copy (and for a module a walk over all its parameters)
@@ -91,6 +94,10 @@ class MoveInLoop(Rule):
         # an optimizer's per-parameter state: each entry needs a tensor of its own (Adam-mini)
         "import torch\nfor p in params:\n    state = opt.state[p]\n    if len(state) == 0:\n"
         "        state['vmean'] = torch.tensor(0.0).to(device)\n    state['vmean'].mul_(0.9)\n",
+        # a network that grows a new CPU head in each task: the move places it (PyCIL)
+        "import torch\nfrom torch import nn\nclass Grow(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.heads = nn.ModuleList()\n    def add_task(self, n):\n        self.heads.append(nn.Linear(8, n))\n"
+        "net = Grow()\nfor n in (2, 3):\n    net.add_task(n)\n    net.to('cuda')\n",
     )
     invalid = (
         Example(
@@ -124,7 +131,7 @@ class MoveInLoop(Rule):
         if receiver.kind in (Kind.MODULE, Kind.CRITERION):
             if event.method == "to" and not _names_a_device(event.node):
                 return  # `vae.to(dtype=...)`: a conversion, not a move
-            if self._invariant(receiver_node, loop) and not self._shuttled(receiver_node, loop):
+            if self._invariant(receiver_node, loop) and not self._shuttled(receiver_node, loop) and not self._grown(receiver_node, receiver, loop):
                 what = "model" if receiver.kind == Kind.MODULE else "criterion"
                 self._report(event, loop, f"the {what} `{self.ctx.source_of(receiver_node)}`")
             return
@@ -166,6 +173,40 @@ class MoveInLoop(Rule):
         finder = _MoveTargets(dotted_name(receiver_node) or "")
         walk.visit(loop.node, finder)
         return len(finder.targets) > 1
+
+    def _grown(self, receiver_node: cst.BaseExpression, receiver: Value, loop: LoopInfo) -> bool:
+        """Does the loop call a method of the module (a class of the file) that gives it new
+        submodules (``self.fc = nn.Linear(...)``, ``self.blocks.append(Block())``)? They are
+        built on the CPU, so the move in each iteration is what places them (a network that
+        grows a head per task in continual learning)."""
+        info = receiver.info
+        name = dotted_name(receiver_node)
+        if not isinstance(info, ClassInfo) or name is None:
+            return False
+        calls = _MethodsCalledOn(name)
+        walk.visit(loop.node, calls)
+        for method in calls.methods:
+            found = info.find_method(method)
+            if found is not None and self._adds_submodule(found[0]):
+                return True
+        return False
+
+    def _adds_submodule(self, method: cst.FunctionDef) -> bool:
+        params = method.params.params
+        if not params:
+            return False
+        finder = _BuiltSubmodules(params[0].name.value)
+        walk.visit(method.body, finder)
+        state = self.ctx.analyzer.module_state
+        for built in finder.built:
+            value = self.ctx.analyzer.lookup(built.split(".", 1)[0], state)
+            if value.kind == Kind.CLASS and isinstance(value.info, ClassInfo) and value.info.is_module:
+                return True
+            qualname = self.ctx.analyzer.qualname_of(cst.parse_expression(built), state) or ""
+            leaf = qualname.rsplit(".", 1)[-1]
+            if qualname.startswith("torch.nn.") and leaf[:1].isupper() and ".functional." not in qualname:
+                return True
+        return False
 
     def _constant_factory(self, call: cst.Call, receiver: Value, loop: LoopInfo) -> bool:
         if receiver.origin is None or receiver.origin.node is not call:
@@ -285,6 +326,45 @@ def _changed_after_binding(call: cst.Call, loop: LoopInfo) -> bool:
     changes = _Changes(binding.names, binding.statement)
     walk.visit(loop.node, changes)
     return changes.found
+
+
+class _MethodsCalledOn(cst.CSTVisitor):
+    """The methods called on one object (``network.update_fc(n)``)."""
+
+    def __init__(self, receiver: str) -> None:
+        self.receiver = receiver
+        self.methods: set[str] = set()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Attribute) and dotted_name(func.value) == self.receiver:
+            self.methods.add(func.attr.value)
+
+
+class _BuiltSubmodules(cst.CSTVisitor):
+    """How a method spells the classes it builds into its object's attributes: ``self.fc =
+    nn.Linear(...)``, ``self.blocks.append(Block())``, ``self.add_module("b", Block())``."""
+
+    def __init__(self, owner: str) -> None:
+        self.owner = owner
+        self.built: list[str] = []
+
+    def _built(self, value: cst.BaseExpression) -> None:
+        if isinstance(value, cst.Call):
+            spelled = dotted_name(value.func)
+            if spelled is not None:
+                self.built.append(spelled)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if any((dotted_name(target.target) or "").startswith(self.owner + ".") for target in node.targets):
+            self._built(node.value)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if not isinstance(func, cst.Attribute) or not (dotted_name(func.value) or "").startswith(self.owner):
+            return
+        if func.attr.value in ("append", "add_module", "register_module", "insert") and node.args:
+            self._built(node.args[-1].value)
 
 
 class _MoveTargets(cst.CSTVisitor):
