@@ -184,3 +184,30 @@ def test_a_legacy_constructor_of_a_zero_is_data_not_an_empty_placeholder() -> No
             return ends, empty
     """
     assert _codes(source, "DL202") == [6]
+
+
+def test_a_stored_device_handed_to_a_helper_that_places_with_it_is_flagged() -> None:
+    source = """
+        import torch
+        from torch import nn
+
+        def pooled(x, width, device="cpu"):
+            out = torch.zeros(x.shape[0], width).to(device)
+            return out + x.mean(1, keepdim=True)
+
+        def described(x, device):
+            print("running on", device)
+            return x * 2
+
+        class Pool(nn.Module):
+            def __init__(self, width, device="cpu"):
+                super().__init__()
+                self.width = width
+                self.device = device
+                self.proj = nn.Linear(width, width)
+
+            def forward(self, x):
+                y = described(x, self.device)
+                return self.proj(pooled(y, self.width, self.device))
+    """
+    assert _codes(source, "DL206") == [22]

@@ -7,7 +7,7 @@ from typing import Optional
 import libcst as cst
 
 from devicelint.analysis import torch_api as api
-from devicelint.analysis import walk
+from devicelint.analysis import helpers, walk
 from devicelint.analysis.events import CallEvent
 from devicelint.analysis.facts import ClassInfo
 from devicelint.analysis.names import dotted_name, keyword_arg, positional_args
@@ -30,6 +30,10 @@ class StoredDeviceInForward(Rule):
     construction, the stored device is where its weights are - unless the file moves the object
     again after building it (`loss = SOTLoss(); loss.to(device)`), or the model that builds it
     as a submodule, which leaves the stored device stale.
+
+    Also flagged: `forward` handing such an attribute to a function of the file that places its
+    tensors with the parameter it binds (`kan_conv2d(x, self.conv, self.device)` where
+    `kan_conv2d` does `torch.zeros(...).to(device)`).
 
     ## Why is this bad?
     The stored device is where the module was meant to run when it was built, not where its
@@ -116,6 +120,10 @@ class StoredDeviceInForward(Rule):
         if not inputs:
             return
         device_node = self._device_argument(event)
+        helper = None
+        if device_node is None:
+            device_node = self._handed_to_placing_helper(event, function)
+            helper = self.ctx.source_of(event.node.func) if device_node is not None else None
         if device_node is None:
             return
         attribute = _self_attribute(device_node, function)
@@ -129,7 +137,7 @@ class StoredDeviceInForward(Rule):
             # file moves the object after building it (decided once every construction is seen)
             self._placed_candidates.append((class_info, device_node, stored, inputs[0]))
             return
-        self._report(device_node, stored, inputs[0])
+        self._report(device_node, stored, inputs[0], helper=helper)
 
     def finish(self) -> None:
         for class_info, device_node, stored, input_name in self._placed_candidates:
@@ -137,12 +145,15 @@ class StoredDeviceInForward(Rule):
             if moved is not None:
                 self._report(device_node, stored, input_name, moved)
 
-    def _report(self, device_node: cst.BaseExpression, stored: cst.CSTNode, input_name: str, moved: Optional[cst.Call] = None) -> None:
+    def _report(
+        self, device_node: cst.BaseExpression, stored: cst.CSTNode, input_name: str, moved: Optional[cst.Call] = None, helper: Optional[str] = None
+    ) -> None:
         spelled = self.ctx.source_of(device_node)
         if moved is None:
+            handed = f", and `{helper}()` places its tensors on it" if helper is not None else ""
             self.ctx.report(
                 device_node,
-                f"`{spelled}` was stored in `__init__` (line {self.ctx.line(stored)}): under DataParallel every replica "
+                f"`{spelled}` was stored in `__init__` (line {self.ctx.line(stored)}){handed}: under DataParallel every replica "
                 f"uses that one device, and after `model.to(...)` it is stale; take the device from the "
                 f"input (`{input_name}.device`)",
             )
@@ -197,6 +208,24 @@ class StoredDeviceInForward(Rule):
                     return True
         return False
 
+    def _handed_to_placing_helper(self, event: CallEvent, function: cst.FunctionDef) -> Optional[cst.BaseExpression]:
+        """``kan_conv2d(x, ..., self.device)``: a ``self.*`` argument bound to a parameter that a
+        function of the file places its tensors with (``.to(device)``, ``device=device``): the
+        helper creates or moves them on the stored device, just as ``forward`` would itself."""
+        callee = event.callee
+        if callee is None or callee.kind != Kind.FUNCTION or not isinstance(callee.info, cst.FunctionDef):
+            return None
+        helper = callee.info
+        body = None
+        for (arg, _), param in zip(event.args, helpers.argument_parameters(helper, event.args, skip_first=False)):
+            if param is None or _self_attribute(arg.value, function) is None:
+                continue
+            if body is None:
+                body = self.ctx.analyzer.body_text(helper)
+            if re.search(_PLACED_BY_PARAMETER.format(re.escape(param)), body):
+                return arg.value
+        return None
+
     def _device_argument(self, event: CallEvent) -> Optional[cst.BaseExpression]:
         if event.qualname is not None and event.qualname in api.FACTORIES:
             keyword = keyword_arg(event.node, "device")
@@ -210,6 +239,9 @@ class StoredDeviceInForward(Rule):
         return None
 
 
+#: a parameter (formatted in, escaped) that a body places tensors with: `.to(d)`, `.to(device=d)`,
+#: `.cuda(d)`, `device=d`
+_PLACED_BY_PARAMETER = r"(?:\.(?:to|cuda)\(\s*(?:device\s*=\s*)?{0}\s*[,)]|\bdevice\s*=\s*{0}\s*[,)])"
 #: a move in a constructor: `.to(` or `.cuda(`
 _MOVES_SOMETHING = re.compile(r"\.(to|cuda)\(")
 
