@@ -211,3 +211,23 @@ def test_a_stored_device_handed_to_a_helper_that_places_with_it_is_flagged() -> 
                 return self.proj(pooled(y, self.width, self.device))
     """
     assert _codes(source, "DL206") == [22]
+
+
+def test_an_in_place_comparison_returns_its_receiver_on_its_device() -> None:
+    source = """
+        import torch
+
+        def binarize(scores):
+            return scores.sigmoid().gt_(0.5)
+
+        def polygons(masks):
+            return [row.nonzero() for row in masks.int().numpy()]
+
+        def polygons_on_host(masks):
+            return [row.nonzero() for row in masks.int().cpu().numpy()]
+
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        scores = torch.randn(3, 8, 8, device=device)
+        print(polygons(binarize(scores)), polygons_on_host(binarize(scores)))
+    """
+    assert _codes(source, "DL204") == [8]

@@ -90,7 +90,10 @@ SAME_DEVICE_METHODS = frozenset(
         "erf erfc erfinv log1p expm1 exp2 log2 log10 sinh cosh tan asin acos atan atan2 asinh acosh "
         "atanh reciprocal trunc frac lgamma digamma logit hypot fmod remainder sinc deg2rad rad2deg "
         "erf_ erfinv_ log1p_ expm1_ reciprocal_ trunc_ fmod_ remainder_ square_ exponential_ "
-        "cauchy_ log_normal_ geometric_ random_"
+        "cauchy_ log_normal_ geometric_ random_ "
+        # in-place comparisons, casts of shape and other in-place forms: they return the receiver
+        "eq_ ne_ lt_ le_ gt_ ge_ clip_ sin_ cos_ tan_ sign_ logical_not_ t_ transpose_ squeeze_ unsqueeze_ "
+        "bernoulli_ copy_"
     ).split()
 )
 
