@@ -231,3 +231,36 @@ def test_an_in_place_comparison_returns_its_receiver_on_its_device() -> None:
         print(polygons(binarize(scores)), polygons_on_host(binarize(scores)))
     """
     assert _codes(source, "DL204") == [8]
+
+
+def test_a_host_gradient_handed_to_backward_of_a_placed_output_is_flagged() -> None:
+    source = """
+        import torch
+
+        class Saliency:
+            def __init__(self, model):
+                self.model = model
+                self.device = "cuda" if torch.cuda.is_available() else "cpu"
+
+            def explain(self, image, label=None):
+                self.model = self.model.to(self.device)
+                out = self.model(image.to(self.device))
+                if label is None:
+                    seed = None
+                else:
+                    seed = torch.zeros(1, out.shape[-1])
+                    seed[0, label] = 1.0
+                out.backward(retain_graph=True, gradient=seed)
+                return out
+
+            def explain_on_device(self, image):
+                self.model = self.model.to(self.device)
+                out = self.model(image.to(self.device))
+                out.backward(torch.ones(1, out.shape[-1], device=out.device))
+                return out
+
+        s = Saliency(torch.nn.Linear(3, 4))
+        s.explain(torch.rand(1, 3), 2)
+        s.explain_on_device(torch.rand(1, 3))
+    """
+    assert _codes(source, "DL202") == [15]

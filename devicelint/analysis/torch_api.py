@@ -103,7 +103,9 @@ BINARY_TENSOR_METHODS = frozenset(
     "add_ sub_ mul_ div_ eq ne lt le gt ge logical_and logical_or where masked_fill "
     "index_select gather scatter scatter_ scatter_add scatter_add_ scatter_reduce scatter_reduce_ "
     "index_add index_add_ index_copy index_copy_ index_fill index_fill_ masked_scatter masked_scatter_ "
-    "masked_fill_ addcmul addcmul_ addcdiv addcdiv_ lerp_ stft istft".split()
+    "masked_fill_ addcmul addcmul_ addcdiv addcdiv_ lerp_ stft istft "
+    # `out.backward(gradient)`: the gradient must be on the output's device
+    "backward".split()
     # not copy_ (it copies across devices), expand_as/view_as/reshape_as (they read the other's
     # shape only) nor type_as (it converts to the other's device)
 )
@@ -119,7 +121,7 @@ NON_TENSOR_METHODS = frozenset(
 
 #: keyword arguments of mixing functions that are operands (``index_select(x, 0, index=i)``);
 #: others, such as ``ctc_loss``'s lengths, may legally stay on the host
-OPERAND_KEYWORDS = frozenset({"input", "other", "index", "mask", "src", "tensor", "target", "weight"})
+OPERAND_KEYWORDS = frozenset({"input", "other", "index", "mask", "src", "tensor", "target", "weight", "gradient"})
 
 #: arguments PyTorch reads on the host, whatever device the call's other tensors are on: a
 #: tensor given there must be a CPU tensor - a GPU one raises, even a 0-dim one - (a Python

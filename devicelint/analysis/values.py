@@ -409,6 +409,13 @@ def none_on_one_arm(value: Value) -> Optional[NoneOnOneArm]:
     return value.info if value.kind == Kind.UNKNOWN and isinstance(value.info, NoneOnOneArm) else None
 
 
+def tensor_where_given(value: Value) -> Value:
+    """For an argument that takes a tensor or None (``out.backward(gradient=g)``, a loss's
+    ``weight=``): the tensor a TensorOrNone value holds where it is one, else the value."""
+    found = _tensor_or_none(value)
+    return found if found is not None else value
+
+
 def _tensor_or_none(value: Value) -> Optional[Value]:
     """The tensor of a TensorOrNone value, the value itself for a tensor; else None."""
     if value.kind == Kind.TENSOR:

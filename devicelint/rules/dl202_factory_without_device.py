@@ -7,7 +7,7 @@ import libcst as cst
 from devicelint.analysis import torch_api as api
 from devicelint.analysis import walk
 from devicelint.analysis.events import BinaryEvent, CallEvent
-from devicelint.analysis.values import Homogeneous, HostBesideAccelerator, Kind, Role, Value
+from devicelint.analysis.values import Homogeneous, HostBesideAccelerator, Kind, Role, Value, tensor_where_given
 from devicelint.rule_api import FixSpec, NodeEdit
 from devicelint.findings import Severity
 from devicelint.rules._flag_paths import calls_without_gpu
@@ -22,7 +22,8 @@ class FactoryWithoutDevice(Rule):
     tensor made by a torch factory without `device=` (`torch.zeros`, `torch.arange`,
     `torch.tensor([...])`, ...) or a legacy constructor (`torch.LongTensor(ids)`) that is then
     combined - by an operator, a torch function, a tensor method such as
-    `masked_fill` or `scatter_add_`, a submodule call, or a subscript whose index or mask is
+    `masked_fill` or `scatter_add_` (also `out.backward(gradient)`, whose gradient may be
+    `None` on another path), a submodule call, or a subscript whose index or mask is
     such a tensor (`table[idx]`: PyTorch reads it only with indices on the CPU or on the
     table's device; a factory subscripted where it is made is DL207's) - with a tensor that can be on an
     accelerator: the model's (a submodule's output, a parameter or buffer, a module method's
@@ -510,6 +511,15 @@ class FactoryWithoutDevice(Rule):
             if apart is not None:
                 self._report_apart(apart, function, event.node, any_rank=True)
         operands = event.operands(api.OPERAND_KEYWORDS)
+        if event.method == "backward":
+            # `out.backward(g)` takes a tensor or None: where the code gives a tensor, it must
+            # be on the output's device
+            operands = [
+                (arg.value, tensor_where_given(value))
+                for position, (arg, value) in enumerate(event.args)
+                if (position == 0 and arg.keyword is None and not arg.star or arg.keyword is not None and arg.keyword.value == "gradient")
+                and tensor_where_given(value).is_tensor_like
+            ]
         if event.qualname in api.MIXING_FUNCTIONS:
             self._check_operands(operands, function, event.node)
         elif event.method in api.BINARY_TENSOR_METHODS and isinstance(event.node.func, cst.Attribute) and event.receiver is not None:
