@@ -264,3 +264,31 @@ def test_a_host_gradient_handed_to_backward_of_a_placed_output_is_flagged() -> N
         s.explain_on_device(torch.rand(1, 3))
     """
     assert _codes(source, "DL202") == [15]
+
+
+def test_a_loss_object_compares_its_input_with_a_host_target() -> None:
+    source = """
+        import torch
+        from torch import nn
+
+        class Ratio:
+            def __init__(self, net, device):
+                self.net = net.to(device)
+                self.device = device
+                self.criterion = nn.BCEWithLogitsLoss()
+
+            def loss(self, pairs):
+                logits = self.net(pairs.to(self.device)).squeeze(-1)
+                labels = torch.ones(logits.shape[0])
+                return self.criterion(logits, labels)
+
+            def loss_on_device(self, pairs):
+                logits = self.net(pairs.to(self.device)).squeeze(-1)
+                labels = torch.ones(logits.shape[0], device=logits.device)
+                return self.criterion(logits, labels)
+
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+        r = Ratio(nn.Linear(6, 1), device)
+        r.loss(torch.rand(8, 6)); r.loss_on_device(torch.rand(8, 6))
+    """
+    assert _codes(source, "DL202") == [13]

@@ -486,6 +486,18 @@ class FactoryWithoutDevice(Rule):
         function = self._function()
         if function is None:
             return
+        if event.callee.kind == Kind.CRITERION:
+            # a loss compares its input with its target: the two must share a device
+            # (`nn.BCELoss()(probs, labels)`, as `F.binary_cross_entropy(probs, labels)`); its
+            # other arguments need not (CTCLoss reads its lengths on the host)
+            compared = [
+                (arg.value, value)
+                for position, (arg, value) in enumerate(event.args)
+                if (position < 2 and arg.keyword is None and not arg.star or arg.keyword is not None and arg.keyword.value in ("input", "target"))
+                and value.is_tensor_like
+            ]
+            self._check_operands(compared, function, event.node)
+            return
         if event.callee.kind == Kind.MODULE:  # `self.proj(x)` too: the analysis resolves submodule calls
             self._module_calls.add(id(event.node))
             module = event.callee
