@@ -140,7 +140,7 @@ class HardcodedCuda(Rule):
     code = "DL302"
     name = "hardcoded-cuda"
     severity = Severity.WARNING
-    summary = "`.cuda()` / `device=\"cuda\"` hard-coded (or chosen because a GPU exists) in a module's methods or a function of tensor arguments, which otherwise run where their inputs are, or in a program that chooses the CPU without a GPU; or `\"cuda:1\"` chosen whenever CUDA is available."
+    summary = "`.cuda()` / `device=\"cuda\"` hard-coded (or chosen because a GPU exists) in a module's methods or a function of tensor arguments, which otherwise run where their inputs are, or in a program that chooses the CPU without a GPU; or `\"cuda:1\"` chosen whenever CUDA is available, or hard-coded in a program that asks for a GPU and never counts them."
     valid = (
         # ... the same, with the device made current for the bare moves
         "import torch\ndef train_step(net, batch, device):\n    torch.cuda.set_device(device)\n"

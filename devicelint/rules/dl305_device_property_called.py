@@ -78,7 +78,7 @@ class DevicePropertyCalled(Rule):
     code = "DL305"
     name = "device-property-called"
     severity = Severity.ERROR
-    summary = "`x.is_cuda()`, `x.device()`: calling a tensor property raises TypeError."
+    summary = "`x.is_cuda()`, `x.device()`: calling a tensor property raises TypeError; so does `model.cuda()` after `self.cuda = True` shadowed the method."
     fix_safety = "safe"
     valid = (
         "import torch\nx = torch.zeros(3)\nif x.is_cuda:\n    pass\n",

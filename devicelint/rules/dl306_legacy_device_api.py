@@ -96,7 +96,7 @@ class LegacyDeviceApi(Rule):
     code = "DL306"
     name = "legacy-device-api"
     severity = Severity.WARNING
-    summary = "Legacy device APIs: typed CUDA constructors, a CPU typed constructor given a GPU `device=`, `set_default_tensor_type`, `.cuda(device_id=)`, `memory_cached`, `torch.distributed.launch`."
+    summary = "Legacy device APIs: typed CUDA constructors, a CPU typed constructor given a GPU `device=`, `set_default_tensor_type`, `.cuda(device_id=)`, `memory_cached`, `torch.distributed.launch`; `not isinstance(x, torch.BoolTensor)`, which rejects GPU tensors."
     fix_safety = "safe"
     # a typed CUDA constructor in code its caller places is hard-coded CUDA first: DL302 says
     # where the tensor belongs (the input's device), where this rule's fix would write "cuda"
