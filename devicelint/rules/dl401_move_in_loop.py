@@ -361,8 +361,10 @@ class _BuiltSubmodules(cst.CSTVisitor):
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
-        if not isinstance(func, cst.Attribute) or not (dotted_name(func.value) or "").startswith(self.owner):
+        spelled = dotted_name(func.value) if isinstance(func, cst.Attribute) else None
+        if spelled is None or not (spelled == self.owner or spelled.startswith(self.owner + ".")):
             return
+        assert isinstance(func, cst.Attribute)
         if func.attr.value in ("append", "add_module", "register_module", "insert") and node.args:
             self._built(node.args[-1].value)
 
