@@ -545,6 +545,16 @@ class Summaries(ParameterUses):
         assumed_in = caller if own_analysis and caller in self._forward_parameters_assumed else None
         self._site_calls.setdefault(function, []).append(SiteCall(call, handed, mixed, assumed_in))
 
+    def sole_call_of(self, function: cst.FunctionDef) -> Optional[cst.Call]:
+        """The one call the file makes of ``function``, where its analysis starts from what
+        that call hands it (see _bound_by_callers): that call; None where there are several,
+        none, or one the analysis could not bind."""
+        sites = self._call_sites.get(function)
+        calls = self._site_calls.get(function)
+        if not sites or len(sites) != 1 or sites[0] is None or not calls or len(calls) != 1:
+            return None
+        return calls[0].call
+
     def _inputs_handed_otherwise(self, forward: cst.FunctionDef) -> bool:
         """Does a call of the file of a module whose ``forward`` this is hand it an input placed
         otherwise than its own analysis took it (``lfa(coords, x)`` with ``coords`` moved to the

@@ -6,8 +6,9 @@ import libcst as cst
 
 from devicelint.analysis import torch_api as api
 from devicelint.analysis.events import BinaryEvent, CallEvent
-from devicelint.analysis.names import bound_names
-from devicelint.analysis.values import Kind, Role, Value
+from devicelint.analysis.helpers import argument_parameters
+from devicelint.analysis.names import bound_names, is_static_or_class_method
+from devicelint.analysis.values import UNKNOWN, Kind, Role, Value
 from devicelint.findings import Severity
 from devicelint.rules._messages import where
 from devicelint.rules.base import Example, Rule
@@ -317,6 +318,9 @@ class InputNotMoved(Rule):
         #: a batch (``label = batch["label"]``) and the origin of the batch it read, or None
         #: where the name's last binding was something else
         self._entry_reads: dict[tuple[int, str], Optional[tuple[cst.CSTNode, cst.BaseExpression, Optional[cst.CSTNode]]]] = {}
+        #: id of a call node -> id of the function it is made in (None: the module's top level):
+        #: where a pass of one call site finds the caller's entry reads
+        self._call_functions: dict[int, int] = {}
 
     def on_assign(self, statement: cst.CSTNode, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value) -> None:
         """Remember where names are bound to entries of a batch: the move of an entry that
@@ -376,10 +380,68 @@ class InputNotMoved(Rule):
         )
         return True
 
+    def _report_at_caller(
+        self,
+        node: cst.BaseExpression,
+        value: Value,
+        reaches: str,
+        other: Optional[tuple[cst.BaseExpression, Value]] = None,
+    ) -> bool:
+        """In a pass of one call site (see Rule.follows_call_sites): a batch that the function
+        was handed, as it came in (``target``, ``target.long()``), and never moves. The function
+        does what it is for with what it is given (a loss helper, a graph tracer); the caller
+        handed it a batch it never moved, and the move belongs there: reported once, at the
+        caller's argument - or, where the caller took that argument out of a batch by an
+        assignment (``meta_target = meta_batch["labels"]``), at that assignment."""
+        context = self.ctx.current_function
+        function = context.node
+        if function is None or value.origin is None:
+            return False
+        call = self.ctx.call_context or self.ctx.analyzer.sole_call_of(function)
+        if call is None:
+            return False
+        parameter = self.ctx.analyzer.parameter_read_unchanged(function, node)
+        if parameter is None:
+            return False
+        skip_first = context.class_info is not None and not is_static_or_class_method(function)
+        names = argument_parameters(function, tuple((arg, UNKNOWN) for arg in call.args), skip_first)
+        handed = [arg for arg, name in zip(call.args, names) if name == parameter and not arg.star]
+        if len(handed) != 1:
+            return False
+        argument = handed[0].value
+        caller = self._call_functions.get(id(call))
+        root = argument
+        while isinstance(root, cst.Call) and isinstance(root.func, cst.Attribute):
+            root = root.func.value
+        found = self._entry_reads.get((caller, root.value)) if caller is not None and isinstance(root, cst.Name) else None
+        callee = f"`{self.ctx.source_of(call.func)}()`"
+        where_else = f", {where(other[1], self.ctx)}" if other is not None else ""
+        also = f" with `{self.ctx.source_of(other[0])}`" if other is not None else ""
+        if found is not None and found[2] is value.origin.node:
+            statement, read = found[0], found[1]
+            shown = self.ctx.source_of(read)
+            self.ctx.report(
+                statement,
+                f"`{shown}` is taken out of a batch {where(value, self.ctx)} and never moved, but line {self.ctx.line(call)} "
+                f"hands it to {callee}, which gives it to {reaches}{also}{where_else}; move it here (`{shown}.to(...)`)",
+                related=((call, "the call"),),
+            )
+            return True
+        shown = self.ctx.source_of(argument)
+        moved = f"({shown})" if _needs_parentheses(argument) else shown
+        self.ctx.report(
+            argument,
+            f"`{shown}` is a batch {where(value, self.ctx)} that was never moved, but {callee} gives it to "
+            f"{reaches}{also}{where_else}; move the batch first (`{moved}.to(...)`)",
+            related=((node, "where it is used"),),
+        )
+        return True
+
     def on_binary(self, event: BinaryEvent) -> None:
         self._operations[id(event.node)] = event
 
     def on_call(self, event: CallEvent) -> None:
+        self._call_functions[id(event.node)] = id(self.ctx.current_function.node)
         made = event.result.origin
         if made is not None and made.tokenized and made.node is event.node:
             self._tokenizer_calls.add(id(event.node))
@@ -431,6 +493,8 @@ class InputNotMoved(Rule):
         )
         if within is None and self._report_at_entry_read(event, node, value, moved_how):
             return
+        if within is None and self._report_at_caller(node, value, f"{moved_how} at line {self.ctx.line(event.node)}"):
+            return
         shown = self.ctx.source_of(node)
         moved = f"({shown})" if _needs_parentheses(node) else shown
         entry = f" (in `{_short(self.ctx.source_of(within))}`, which the model gets whole)" if within is not None and within is not node else ""
@@ -481,6 +545,8 @@ class InputNotMoved(Rule):
             other_node, other = on_device[0]
             loss = f"the loss `{self.ctx.source_of(event.node.func)}` with `{self.ctx.source_of(other_node.value)}`, {where(other, self.ctx)}"
             if self._report_at_entry_read(event, arg.value, value, loss):
+                return
+            if self._report_at_caller(arg.value, value, f"the loss `{self.ctx.source_of(event.node.func)}` at line {self.ctx.line(event.node)}", other=(other_node.value, other)):
                 return
             self.ctx.report(
                 event.node,
