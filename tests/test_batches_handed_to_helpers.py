@@ -67,3 +67,39 @@ def test_helper_that_draws_its_own_batch_is_still_reported_inside_it():
     )
     findings = [f for f in lint(source) if f.code == "DL203"]
     assert [f.line for f in findings] == [8]
+
+
+def test_batch_handed_to_a_helper_that_feeds_its_outputs_back_is_reported_where_it_is_taken():
+    # the helper rebinds its parameter to what the model made (an autoregressive loop): its
+    # first step still runs the model on the caller's batch as it came in
+    source = _HEAD + (
+        "def rollout(steps, window):\n"  # 6
+        "    outs = []\n"  # 7
+        "    for _ in range(steps):\n"  # 8
+        "        out = net(window)\n"  # 9
+        "        outs.append(out)\n"  # 10
+        "        window = torch.cat([window[:, 3:], out], dim=1)\n"  # 11
+        "    return outs\n"  # 12
+        "def predict(loader):\n"  # 13
+        "    for batch in loader:\n"  # 14
+        "        window = batch[0]\n"  # 15
+        "        rollout(4, window)\n"  # 16
+        "predict(DataLoader(ds, batch_size=4))\n"  # 17
+    )
+    findings = [f for f in lint(source) if f.code == "DL203"]
+    assert [f.line for f in findings] == [15]
+    assert "hands it to `rollout()`" in findings[0].message
+
+
+def test_helper_that_moves_what_it_is_handed_stays_quiet():
+    source = _HEAD + (
+        "def rollout(steps, window):\n"
+        "    window = window.to(device)\n"
+        "    return [net(window) for _ in range(steps)]\n"
+        "def predict(loader):\n"
+        "    for batch in loader:\n"
+        "        window = batch[0]\n"
+        "        rollout(4, window)\n"
+        "predict(DataLoader(ds, batch_size=4))\n"
+    )
+    assert [f for f in lint(source) if f.code in ("DL201", "DL203")] == []

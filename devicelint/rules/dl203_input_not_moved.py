@@ -5,6 +5,7 @@ from typing import Optional
 import libcst as cst
 
 from devicelint.analysis import torch_api as api
+from devicelint.analysis import walk
 from devicelint.analysis.events import BinaryEvent, CallEvent
 from devicelint.analysis.helpers import argument_parameters
 from devicelint.analysis.names import bound_names, is_static_or_class_method
@@ -321,6 +322,8 @@ class InputNotMoved(Rule):
         #: id of a call node -> id of the function it is made in (None: the module's top level):
         #: where a pass of one call site finds the caller's entry reads
         self._call_functions: dict[int, int] = {}
+        #: id of a function -> ids of its nodes (see _made_in)
+        self._function_nodes: dict[int, set[int]] = {}
 
     def on_assign(self, statement: cst.CSTNode, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value) -> None:
         """Remember where names are bound to entries of a batch: the move of an entry that
@@ -400,9 +403,9 @@ class InputNotMoved(Rule):
         call = self.ctx.call_context or self.ctx.analyzer.sole_call_of(function)
         if call is None:
             return False
-        parameter = self.ctx.analyzer.parameter_read_unchanged(function, node)
-        if parameter is None:
-            return False
+        parameter = _parameter_read(function, node)
+        if parameter is None or self._made_in(function, value.origin.node):
+            return False  # not a parameter, or a value the function made (or moved) itself
         skip_first = context.class_info is not None and not is_static_or_class_method(function)
         names = argument_parameters(function, tuple((arg, UNKNOWN) for arg in call.args), skip_first)
         handed = [arg for arg, name in zip(call.args, names) if name == parameter and not arg.star]
@@ -436,6 +439,15 @@ class InputNotMoved(Rule):
             related=((node, "where it is used"),),
         )
         return True
+
+    def _made_in(self, function: cst.FunctionDef, node: cst.CSTNode) -> bool:
+        """Is ``node`` part of ``function`` (its nodes are collected once, on the first question)?"""
+        nodes = self._function_nodes.get(id(function))
+        if nodes is None:
+            collector = _NodeIds()
+            walk.visit(function, collector)
+            nodes = self._function_nodes[id(function)] = collector.ids
+        return id(node) in nodes
 
     def on_binary(self, event: BinaryEvent) -> None:
         self._operations[id(event.node)] = event
@@ -595,6 +607,33 @@ def _host_batch_in_sequence(node: cst.BaseExpression, value: Value) -> Optional[
             continue
         return (written[position] if written is not None else node), entry
     return None
+
+
+def _parameter_read(function: cst.FunctionDef, expression: cst.BaseExpression) -> Optional[str]:
+    """The parameter of ``function`` that ``expression`` reads: the name itself, or a chain of
+    tensor methods that keep the device and subscripts on it (``target.long()``,
+    ``series[:, 1:]``); None for anything else."""
+    node = expression
+    while True:
+        if isinstance(node, cst.Subscript):
+            node = node.value
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in api.SAME_DEVICE_METHODS:
+            node = node.func.value
+        else:
+            break
+    if not isinstance(node, cst.Name):
+        return None
+    params = function.params
+    return node.value if node.value in {p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]} else None
+
+
+class _NodeIds(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.ids: set[int] = set()
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self.ids.add(id(node))
+        return True
 
 
 def _read_root(read: cst.BaseExpression) -> cst.BaseExpression:
