@@ -43,7 +43,10 @@ class MixedDeviceOp(Rule):
     rebuilt - that is where the move it forgot goes, as it went on the model it replaces - once
     however many calls meet it, naming the first call and noting it as a related location. A
     model never moved anywhere is reported at the call, where its inputs meet it (the move can
-    go at either place; the inputs' device is known there).
+    go at either place; the inputs' device is known there). A model moved to the host to take
+    its state dict (`torch.save(model.cpu().state_dict(), path)`: a module's `cpu()` works in
+    place, it makes no copy) and then fed tensors on the accelerator again is reported at that
+    move, once, naming the first call that meets its host weights.
 
     An argument PyTorch reads on the host whatever the other tensors' device (the lengths of
     `pack_padded_sequence`, the indices of `tensor_split`; see torch_api.HOST_ONLY_ARGUMENTS)
@@ -226,11 +229,12 @@ class MixedDeviceOp(Rule):
             "def run(device):\n    head = Head()\n    return head.embed(torch.randn(2, 8).to(device))\n"
         ),
         # a save helper that takes `model.cpu().state_dict()`: `Module.cpu()` moves the live
-        # model in place, so the next step's inputs on the device meet host weights
+        # model in place, so the next step's inputs on the device meet host weights; the move
+        # is reported, where the fix belongs
         Example(
-            'import io\nimport torch\nfrom torch import nn\ndef save_checkpoint(model, buffer):\n    torch.save(model.cpu().state_dict(), buffer)\n'
+            'import io\nimport torch\nfrom torch import nn\ndef save_checkpoint(model, buffer):\n    torch.save(model.cpu().state_dict(), buffer)  # expect: DL201\n'
             'def train(batches, device):\n    model = nn.Linear(4, 2).to(device)\n    buffer = io.BytesIO()\n'
-            '    for x in batches:\n        out = model(x.to(device))  # expect: DL201\n        save_checkpoint(model, buffer)\n'
+            '    for x in batches:\n        out = model(x.to(device))\n        save_checkpoint(model, buffer)\n'
             "    return out\ntrain([torch.rand(8, 4)], torch.device('cuda' if torch.cuda.is_available() else 'cpu'))\n"
         ),
         # a metric whose state its base class registers as buffers (torchmetrics' add_state),
@@ -487,6 +491,11 @@ class MixedDeviceOp(Rule):
         self._handed_to_method: list[tuple[CallEvent, cst.Arg, Value, cst.FunctionDef, str, Optional[cst.Call]]] = []
         #: arguments PyTorch reads on the host (`pack_padded_sequence`'s lengths)
         self._host_only = HostOnlyArguments(ctx)
+        #: ids of the move calls whose result is asked for its state dict (`model.cpu().state_dict()`)
+        self._moves_for_state: set[int] = set()
+        #: module calls whose module a move to the host placed there, with accelerator inputs:
+        #: decided once the file is done (see _report_at_move_for_state)
+        self._after_host_moves: list[tuple[CallEvent, cst.Arg, Value, cst.Call, Optional[cst.Call]]] = []
 
     def on_binary(self, event: BinaryEvent) -> None:
         self._note_parameter_meetings(event.node, [(event.left_node, event.left), (event.right_node, event.right)])
@@ -497,6 +506,8 @@ class MixedDeviceOp(Rule):
 
     def on_call(self, event: CallEvent) -> None:
         self._host_only.on_call(event)
+        if event.method == "state_dict" and isinstance(event.node.func, cst.Attribute) and _host_move_call(event.node.func.value):
+            self._moves_for_state.add(id(event.node.func.value))
         if event.qualname in api.MIXING_FUNCTIONS:
             operands = event.operands()
             self._note_parameter_meetings(event.node, operands)
@@ -578,8 +589,18 @@ class MixedDeviceOp(Rule):
             called_from=called_from,
         )
 
-    def _report_module_input(self, event: CallEvent, arg: cst.Arg, value: Value, called_from: Optional[cst.Call] = None) -> None:
+    def _report_module_input(
+        self, event: CallEvent, arg: cst.Arg, value: Value, called_from: Optional[cst.Call] = None, decided: bool = False
+    ) -> None:
         if self._report_at_rebuild(event, arg.value, value, called_from):
+            return
+        move = event.callee.origin.node if event.callee.origin is not None else None
+        if (
+            not decided and isinstance(move, cst.Call) and _host_move_call(move) and event.callee.device is not None
+            and event.callee.device.is_cpu and value.device is not None and value.device.may_be_accelerator
+        ):
+            # whether the move was made to take a state dict is known once the file is done
+            self._after_host_moves.append((event, arg, value, move, called_from or self.ctx.call_context))
             return
         self.ctx.report(
             event.node,
@@ -587,6 +608,27 @@ class MixedDeviceOp(Rule):
             f"`{self.ctx.source_of(arg.value)}` is {where(value, self.ctx)}",
             called_from=called_from,
         )
+
+    def _report_at_move_for_state(self, event: CallEvent, arg: cst.Arg, value: Value, move: cst.Call, called_from: Optional[cst.Call]) -> bool:
+        """``torch.save(model.cpu().state_dict(), path)``: ``Module.cpu()`` (and ``.to("cpu")``)
+        moves the model itself, in place - it makes no host copy of the weights to save - and a
+        call that goes on feeding the model tensors on the accelerator fails on its host
+        weights. The move is the mistake: reported there, once however many calls meet it, with
+        the first call as a related location. Whether it reported."""
+        if id(move) not in self._moves_for_state:
+            return False
+        assert isinstance(move.func, cst.Attribute)
+        model = self.ctx.source_of(move.func.value)
+        self.ctx.report(
+            move,
+            f"`{self.ctx.source_of(move)}` moves `{model}` itself to the CPU (a module's `{move.func.attr.value}()` works in place) "
+            f"to take its state dict, but the model is used again: at line {self.ctx.line(event.node)} it is called on "
+            f"`{self.ctx.source_of(arg.value)}`, {where(value, self.ctx)}; save a host copy instead "
+            f"(`{{k: v.cpu() for k, v in {model}.state_dict().items()}}`)",
+            related=((event.node, "the model is called here on its host weights"),),
+            called_from=called_from,
+        )
+        return True
 
     def _note_parameter_meetings(self, node: cst.CSTNode, operands: list[tuple[cst.BaseExpression, Value]]) -> None:
         """In a module's ``forward``: an operation where a parameter, as it came in
@@ -631,6 +673,9 @@ class MixedDeviceOp(Rule):
                 self._report_method_input(event, arg, value, called_from)
             for node, other in failing:
                 self._report_meeting(event, event.receiver, method, value, parameter, node, other, called_from)
+        for event, arg, value, move, called_from in self._after_host_moves:
+            if not self._report_at_move_for_state(event, arg, value, move, called_from):
+                self._report_module_input(event, arg, value, called_from, decided=True)
 
     def _failing_meetings(self, method: cst.FunctionDef, parameter: str, value: Value) -> list[tuple[cst.CSTNode, cst.BaseExpression]]:
         """The operations of ``method`` where ``parameter``, handed ``value``, meets the
@@ -748,3 +793,19 @@ def _unmoved_target(host: Value, other: Value) -> bool:
         and host.device is not None and host.device.is_cpu
         and other.kind == Kind.TENSOR and other.device is not None and other.device.may_be_accelerator and not other.device.argument
     )
+
+
+def _host_move_call(node: cst.BaseExpression) -> bool:
+    """``x.cpu()``, ``x.to("cpu")``, ``x.to(device="cpu")``, ``x.to(torch.device("cpu"))``: a call that moves
+    its receiver to the host (for a module: in place)."""
+    if not isinstance(node, cst.Call) or not isinstance(node.func, cst.Attribute):
+        return False
+    method = node.func.attr.value
+    if method == "cpu":
+        return not node.args
+    if method != "to" or len(node.args) != 1:
+        return False
+    target = node.args[0].value
+    if isinstance(target, cst.Call) and len(target.args) == 1:
+        target = target.args[0].value  # torch.device("cpu")
+    return isinstance(target, cst.SimpleString) and target.evaluated_value == "cpu"

@@ -48,6 +48,9 @@ class InputNotMoved(Rule):
     for the object's other methods. So is a model that a helper of the file moves in place
     (`def place(model, device): model.to(device)`), or a plain class whose `__init__` keeps
     `self.model = model.to(device)`: the caller's model is on that device after the call.
+    A batch handed as it is to a helper of the file (a graph tracer, a loss wrapper) that gives
+    it to the moved model or a loss is reported at the caller's argument - or at the caller's
+    assignment that took it out of a batch - where the move belongs, not inside the helper.
 
     ## Why is this bad?
     The first forward raises `RuntimeError: Expected all tensors to be on the same device` on a
