@@ -141,6 +141,8 @@ class FlowAnalyzer(Expressions, Summaries, TorchSemantics, ProjectImports):
         #: object, see Summaries._run_for_init) the states its ``return``s leave
         self._exit_states: list[Optional[list[State]]] = []
         self._summaries: dict[tuple, Value] = {}
+        #: per function: whether it is a recursive move helper, and how (see Summaries._recursive_mover)
+        self._recursive_movers: dict = {}
         #: per summarised call (the key of ``_summaries``): where the helper left the modules it
         #: was handed, or their modules kept as attributes, that it moved in place (see
         #: Summaries.modules_left_in_arguments)

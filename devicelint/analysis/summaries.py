@@ -1329,6 +1329,43 @@ class Summaries(ParameterUses):
         positional = [*function.params.posonly_params, *function.params.params]
         return bool(positional) and positional[0].name.value == receiver_key
 
+    def _recursive_mover(self, function: cst.FunctionDef) -> Optional[tuple[str, cst.Call]]:
+        """``def move_to_device(batch, device)`` that returns ``{k: move_to_device(v, device) for
+        k, v in batch.items()}`` for a dict, the same over the items of a list or tuple, and
+        ``batch.to(device)`` (or ``batch`` itself) for anything else: a helper that moves every
+        tensor of a nested batch and keeps its structure. Every ``return`` of its body calls the
+        function itself, moves the parameter (``.to(...)``/``.cuda(...)``) or returns it as it
+        is; at least one recurses and one moves. The parameter and the move; None for any other
+        function (computed once per function)."""
+        memo = self.function_memo(function, self._recursive_movers, "recursive movers")
+        if function not in memo:
+            memo[function] = _find_recursive_mover(function)
+        return memo[function]
+
+    def _run_recursive_mover(
+        self,
+        function: cst.FunctionDef,
+        class_info: Optional[ClassInfo],
+        mover: tuple[str, cst.Call],
+        self_param: Optional[cst.Param],
+        self_value: Optional[Value],
+        bound: dict[str, Value],
+        state: State,
+    ) -> Optional[Value]:
+        """What a recursive move helper (see _recursive_mover) returns for what it is handed:
+        the value with every tensor in it (entries of a tuple, fields of a dict, the element of
+        a list) where the helper's move puts one. None where the move gives no device."""
+        parameter, move = mover
+        enclosing = state if function in self._nested_functions else None
+        with self._silent_run(function), self._running(function, class_info, enclosing):
+            local = self._parameter_state(function, self_param, self_value or UNKNOWN, None, bound, use_defaults=True)
+            local[parameter] = Value(Kind.TENSOR, CPU, scalar=False)
+            one = self.eval(move, local)
+        if one.kind != Kind.TENSOR or one.device is None:
+            return None
+        one = _in_caller_terms(helpers.attributed_to(one, function, self.factory_home), bound)
+        return _moved_through(bound[parameter], one, 0)
+
     def _run_for_init(
         self,
         function: cst.FunctionDef,
@@ -1432,6 +1469,11 @@ class Summaries(ParameterUses):
         if binding is None:
             return UNKNOWN
         self_param, bound = binding
+        mover = self._recursive_mover(function)
+        if mover is not None and mover[0] in bound:
+            moved = self._run_recursive_mover(function, class_info, mover, self_param, self_value, bound, state)
+            if moved is not None:
+                return moved
         default = self._default_device(state)
         ready = class_info is None or self._attributes_ready(class_info)
         known = tuple(sorted(carried.items())) if carried and self_param is not None else ()
@@ -2590,6 +2632,100 @@ def _read_on_host(name: str) -> "re.Pattern[str]":
 
 #: ``model.cpu(``, ``state.model.to(``: a name, or one attribute of it, moved by a method that
 #: moves a module in place
+def _find_recursive_mover(function: cst.FunctionDef) -> Optional[tuple[str, cst.Call]]:
+    """See Summaries._recursive_mover."""
+    params = function.params
+    names = {p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]}
+    finder = _Returns(function.name.value)
+    walk.visit(function.body, finder)
+    if finder.other or finder.yields or not finder.returns:
+        return None
+    recursive = False
+    moves: list[tuple[str, cst.Call]] = []
+    kept: set[str] = set()
+    for value, calls_itself in finder.returns:
+        if calls_itself:
+            recursive = True
+        elif (
+            isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in ("to", "cuda")
+            and isinstance(value.func.value, cst.Name) and value.func.value.value in names
+        ):
+            moves.append((value.func.value.value, value))
+        elif isinstance(value, cst.Name) and value.value in names:
+            kept.add(value.value)
+        else:
+            return None
+    moved = {name for name, _ in moves}
+    if not recursive or len(moved) != 1 or not kept <= moved:
+        return None
+    return moves[0]
+
+
+class _Returns(cst.CSTVisitor):
+    """The ``return`` values of a function body (not of functions nested in it), each with
+    whether it calls the function ``name`` itself."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.returns: list[tuple[cst.BaseExpression, bool]] = []
+        self.other = False  # a bare `return`
+        self.yields = False
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_Yield(self, node: cst.Yield) -> bool:
+        self.yields = True
+        return False
+
+    def visit_Return(self, node: cst.Return) -> bool:
+        if node.value is None:
+            self.other = True
+            return False
+        calls = _CallsOf(self.name)
+        walk.visit(node.value, calls)
+        self.returns.append((node.value, calls.found))
+        return False
+
+
+class _CallsOf(cst.CSTVisitor):
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.found = False
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        if isinstance(node.func, cst.Name) and node.func.value == self.name:
+            self.found = True
+        return not self.found
+
+
+def _moved_through(value: Value, moved: Value, depth: int) -> Value:
+    """``value`` with every tensor in it put where ``moved`` (one tensor the move made) is:
+    tensors and batches, the entries of a tuple, the element of a list, the fields of a dict;
+    anything else as it is."""
+    if depth > 4:
+        return value
+    if value.kind == Kind.TENSOR:
+        return Value(Kind.TENSOR, moved.device, moved.origin, scalar=value.scalar)
+    if value.kind == Kind.BATCH:
+        return Value(Kind.BATCH, moved.device, moved.origin, scalar=value.scalar, role=value.role, info=value.info)
+    if value.kind != Kind.CONTAINER:
+        return value
+    info = value.info
+    if isinstance(info, tuple):
+        info = tuple(_moved_through(item, moved, depth + 1) if isinstance(item, Value) else item for item in info)
+    elif isinstance(info, Homogeneous):
+        info = replace(info, element=_moved_through(info.element, moved, depth + 1))
+    fields = tuple((name, _moved_through(item, moved, depth + 1)) for name, item in value.fields) if value.fields else value.fields
+    return replace(value, info=info, fields=fields)
+
+
 _MOVED_IN_PLACE = re.compile(r"(?<![.\w])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?)\s*\.\s*(?:to|cuda|cpu)\s*\(")
 
 
