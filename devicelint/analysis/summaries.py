@@ -1339,7 +1339,9 @@ class Summaries(ParameterUses):
         function (computed once per function)."""
         memo = self.function_memo(function, self._recursive_movers, "recursive movers")
         if function not in memo:
-            memo[function] = _find_recursive_mover(function)
+            text = self._body_text(function)
+            calls_itself = re.search(rf"(?<![\w.]){re.escape(function.name.value)}\s*\(", text) is not None
+            memo[function] = _find_recursive_mover(function) if calls_itself and _MOVE_TEXT.search(text) else None
         return memo[function]
 
     def _run_recursive_mover(
@@ -2632,6 +2634,10 @@ def _read_on_host(name: str) -> "re.Pattern[str]":
 
 #: ``model.cpu(``, ``state.model.to(``: a name, or one attribute of it, moved by a method that
 #: moves a module in place
+#: a move method called (``x.to(``, ``x.cuda(``)
+_MOVE_TEXT = re.compile(r"\.\s*(?:to|cuda)\s*\(")
+
+
 def _find_recursive_mover(function: cst.FunctionDef) -> Optional[tuple[str, cst.Call]]:
     """See Summaries._recursive_mover."""
     params = function.params
