@@ -143,6 +143,9 @@ class FlowAnalyzer(Expressions, Summaries, TorchSemantics, ProjectImports):
         self._summaries: dict[tuple, Value] = {}
         #: per function: whether it is a recursive move helper, and how (see Summaries._recursive_mover)
         self._recursive_movers: dict = {}
+        #: per function: the default device (``torch.set_default_device``) at each summarised
+        #: call of it, None where there was none (see Summaries._callers_default)
+        self._call_defaults: dict[cst.FunctionDef, list[Optional[Value]]] = {}
         #: per summarised call (the key of ``_summaries``): where the helper left the modules it
         #: was handed, or their modules kept as attributes, that it moved in place (see
         #: Summaries.modules_left_in_arguments)

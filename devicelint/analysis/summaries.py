@@ -439,6 +439,9 @@ class Summaries(ParameterUses):
                 self_value = Value(Kind.UNKNOWN, info=class_info)
             attributes_of = class_info if node.name.value != "__init__" else None
         state = self._parameter_state(node, self_param, self_value, attributes_of, bound, use_defaults=False)
+        default = self._callers_default(node)
+        if default is not None:
+            state[DEFAULT_DEVICE_KEY] = default
         if self.call_context is None and self_param is not None and class_info is not None and class_info.is_module and node.name.value == "forward":
             names = [param.name.value for param in [*params.posonly_params, *params.params, *params.kwonly_params] if param is not self_param]
             self._forward_parameters_assumed[node] = {name: state[name] for name in names if name in state}
@@ -447,6 +450,26 @@ class Summaries(ParameterUses):
         with self._running(node, class_info, enclosing):
             self.exec_block(helpers.body_statements(node), state)
         return state, self_param
+
+    def _callers_default(self, function: cst.FunctionDef) -> Optional[Value]:
+        """The default device every call of ``function`` the file makes runs it under
+        (``torch.set_default_device("cuda")`` before ``model.fit(x)``: the factories and
+        samplers of ``fit`` make their tensors there): that device, where every call the
+        analysis noted had one, the same, that may be an accelerator; None otherwise."""
+        defaults = self._call_defaults.get(function)
+        sites = self._call_sites.get(function)
+        if not defaults or not sites or len(defaults) != len(sites) or any(default is None for default in defaults):
+            return None
+        first = defaults[0]
+        assert first is not None
+        if first.device is None or not first.device.may_be_accelerator or any(default.device != first.device for default in defaults if default is not None):
+            return None
+        return first
+
+    def default_device_at(self, state: State) -> Optional[Value]:
+        """The default device factories use where ``state`` holds (``torch.set_default_device``,
+        ``with torch.device(...)``, or the one every caller runs the function under)."""
+        return self._default_device(state)
 
     def _specialise_by_call_site(self) -> None:
         """A function whose calls hand it values placed differently - one a model moved to the
@@ -1459,6 +1482,7 @@ class Summaries(ParameterUses):
         ``__init__`` is noted as a construction instead)."""
         if self.emitting and note:
             self._note_call_site(function, args, bind_self, carried, call)
+            self._call_defaults.setdefault(function, []).append(self._default_device(state))
         if self._inline_depth >= helpers.MAX_DEPTH or function in self._inlining:
             return UNKNOWN
         summarisable, falls_off, _ = self._facts_of(function)

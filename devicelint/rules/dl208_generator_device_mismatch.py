@@ -29,7 +29,12 @@ class GeneratorDeviceMismatch(Rule):
     checks the device type only: a `cuda:0` generator may draw on `cuda:1`). A draw on a name
     the function sets to the generator's own device where the two differ (diffusers'
     `randn_tensor`: `if generator.device.type != ...: rand_device = generator.device`) is left
-    alone: the analysis joins both paths, the code takes the one that matches. There is no fix:
+    alone: the analysis joins both paths, the code takes the one that matches. A shuffling
+    `DataLoader(..., shuffle=True)` (or a `RandomSampler`) built without `generator=` where the
+    default device may be an accelerator (`torch.set_default_device("cuda")`, also where every
+    call of the function runs under it) is flagged too: its sampler seeds a CPU
+    `torch.Generator()` and draws `torch.randperm(n, generator=...)` on the default device
+    (the state where the loader is built is taken for the one where it is iterated). There is no fix:
     either the generator or the draw has to move, and which one decides the random stream.
 
     Verified on torch 2.13: `torch.manual_seed(0)` returns a CPU `torch.Generator`,
@@ -114,6 +119,7 @@ class GeneratorDeviceMismatch(Rule):
     def on_call(self, event: CallEvent) -> None:
         generator = _keyword(event, "generator")
         if generator is None:
+            self._check_shuffle_under_default(event)
             return
         generator_node, generator_value = generator
         if generator_value.kind != Kind.GENERATOR or generator_value.device is None:
@@ -140,6 +146,40 @@ class GeneratorDeviceMismatch(Rule):
             f"{place}: PyTorch raises \"Expected a '{want}' device type for generator but found '{got}'\"; "
             "make the generator on the device it draws for (`torch.Generator(device=...)`), or draw on the "
             "generator's device and move the result",
+        )
+
+    def _check_shuffle_under_default(self, event: CallEvent) -> None:
+        """``DataLoader(ds, shuffle=True)`` (or ``RandomSampler(ds)``) without a ``generator=``
+        where the default device may be an accelerator (``torch.set_default_device("cuda")``,
+        also set by every caller of the function): the sampler seeds a CPU ``torch.Generator()``
+        and draws ``torch.randperm(n, generator=...)``, which the default device puts on the GPU."""
+        qualname = event.qualname
+        if qualname in api.DATALOADER_NAMES:
+            if any(arg.star for arg, _ in event.args) or _keyword(event, "sampler") or _keyword(event, "batch_sampler"):
+                return
+            shuffle = _keyword(event, "shuffle")
+            if shuffle is None:
+                positional = [(arg.value, value) for arg, value in event.args if arg.keyword is None]
+                shuffle = positional[2] if len(positional) > 2 else None
+            if shuffle is None or not (isinstance(shuffle[0], cst.Name) and shuffle[0].value == "True"):
+                return
+            what = f"`{self.ctx.source_of(event.node.func)}(..., shuffle=True)`"
+        elif qualname in ("torch.utils.data.RandomSampler", "torch.utils.data.sampler.RandomSampler"):
+            if any(arg.star for arg, _ in event.args):
+                return
+            what = f"`{self.ctx.source_of(event.node.func)}(...)`"
+        else:
+            return
+        default = self.ctx.analyzer.default_device_at(event.state)
+        if default is None or default.device is None or not default.device.may_be_accelerator:
+            return
+        self.ctx.report(
+            event.node,
+            f"{what} shuffles with a CPU generator it makes itself (no `generator=`), but the default device here is "
+            f"{default.device.describe()}"
+            + (f" (set at line {self.ctx.line(default.origin.node)})" if default.origin is not None else "")
+            + ": its sampler's `torch.randperm` draws there and PyTorch raises \"Expected a 'cuda' device type for "
+            "generator but found 'cpu'\"; pass `generator=torch.Generator(device=...)` on the default device",
         )
 
     def _draws_on_generator_device_where_they_differ(self, event: CallEvent, generator_node: cst.BaseExpression) -> bool:
