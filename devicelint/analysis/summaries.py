@@ -249,6 +249,37 @@ class Summaries(ParameterUses):
         if receiver_key is not None and not self._take_what_it_leaves(setter, owner, receiver, args, state, receiver_key, carried):
             self._forget_what_it_writes(setter, receiver_key, state)
 
+    def _host_module_never_moved(self, class_info: ClassInfo, attribute: str, value: Value) -> bool:
+        """``self.metric = Metric()`` left on the host by the ``__init__`` of a plain class of the
+        file (not an ``nn.Module``: a move of whatever owns its objects does not reach it): does
+        it stay there for the class's other methods? Only where the file's text can move it by no
+        path at all: every ``.<attribute>`` in the file is called, assigned or has an attribute
+        other than a move read (never handed on, put in a container or moved), the class has no
+        ``to()``/``cuda()`` or ``__getattr__`` of its own, and the file never walks an object's
+        ``__dict__``/``vars()``."""
+        if value.kind not in (Kind.MODULE, Kind.CRITERION) or value.device is None or not value.device.is_cpu or value.origin is None:
+            return False
+        if any(class_info.find_method(method) is not None for method in ("to", "cuda", "__getattr__", "__setattr__")):
+            return False
+        if not any(_contains(info.node, value.origin.node) for info in (class_info, *class_info.bases)):
+            return False  # a module handed to the constructor: placed by whoever built it
+        text = self._file_text()
+        if "__dict__" in text or "vars(" in text or "setattr(" in text or "getattr(" in text:
+            return False
+        for match in re.finditer(r"\.%s\b" % re.escape(attribute), text):
+            rest = text[match.end():match.end() + 40]
+            if rest.startswith("("):
+                continue
+            follower = re.match(r"\s*\.\s*([A-Za-z_]\w*)", rest)
+            if follower is not None:
+                if follower.group(1) in _HOST_MODULE_MOVES:
+                    return False
+                continue
+            if re.match(r"\s*=(?!=)", rest):
+                continue
+            return False
+        return True
+
     def _file_text(self) -> str:
         """The module's source: as read, or generated from the tree where none was given."""
         return self.text if self.text is not None else self.source_of(self.module)
@@ -364,6 +395,9 @@ class Summaries(ParameterUses):
                 state[name] = self_value
                 if attributes_of is not None:
                     for attribute, value in self._attributes_seen_by_methods(attributes_of, function).items():
+                        if not attributes_of.is_module and self._host_module_never_moved(attributes_of, attribute, value):
+                            state[f"{name}.{attribute}"] = value  # nothing in the file can move it: it stays on the host
+                            continue
                         state[f"{name}.{attribute}"] = _as_seen_from_method(value, self.model_device(attributes_of) if attributes_of.is_module else None)
                     prefix = name + "."
                     for key, value in bound.items():
@@ -2850,6 +2884,21 @@ _REGISTERS = re.compile(r"\.register_(?:buffer|parameter)\s*\(")
 
 def _inherits_from(info: ClassInfo, ancestor: ClassInfo) -> bool:
     return any(base is ancestor or _inherits_from(base, ancestor) for base in info.bases)
+
+
+def _contains(root: cst.CSTNode, node: cst.CSTNode) -> bool:
+    """Is ``node`` ``root`` or inside it?"""
+    stack = [root]
+    while stack:
+        current = stack.pop()
+        if current is node:
+            return True
+        stack.extend(current.children)
+    return False
+
+
+#: methods that move a module (or hand its tensors to another device) in place
+_HOST_MODULE_MOVES = frozenset({"to", "cuda", "cpu", "xpu", "mps", "npu", "to_empty", "apply", "_apply", "share_memory", "load_state_dict", "half", "float", "double", "type"})
 
 
 def _as_seen_from_method(value: Value, model_device: Optional[Device]) -> Value:
