@@ -251,21 +251,30 @@ class Summaries(ParameterUses):
 
     def _host_module_never_moved(self, class_info: ClassInfo, attribute: str, value: Value) -> bool:
         """``self.metric = Metric()`` left on the host by the ``__init__`` of a plain class of the
-        file (not an ``nn.Module``: a move of whatever owns its objects does not reach it): does
-        it stay there for the class's other methods? Only where the file's text can move it by no
-        path at all: every ``.<attribute>`` in the file is called, assigned or has an attribute
-        other than a move read (never handed on, put in a container or moved), the class has no
+        file (not an ``nn.Module``: a move of whatever owns its objects does not reach it), built
+        there or by the code that builds the object (``Trainer(model=Net())``): does it stay
+        there for the class's other methods? Only where the file's text can move it by no path
+        at all: every ``.<attribute>`` in the file is called, assigned on ``self`` or has an
+        attribute other than a move read (never handed on, put in a container or moved), so is
+        every use of the name the caller bound it to (see _name_never_moved), the class has no
         ``to()``/``cuda()`` or ``__getattr__`` of its own, and the file never walks an object's
-        ``__dict__``/``vars()``."""
+        ``__dict__``/``vars()`` nor sets or gets attributes by name. A module put on the host
+        by a move is left alone: that is deliberate (offloading)."""
         if value.kind not in (Kind.MODULE, Kind.CRITERION) or value.device is None or not value.device.is_cpu or value.origin is None:
+            return False
+        if not value.origin.how.startswith("created by"):
             return False
         if any(class_info.find_method(method) is not None for method in ("to", "cuda", "__getattr__", "__setattr__")):
             return False
-        if not any(_contains(info.node, value.origin.node) for info in (class_info, *class_info.bases)):
-            return False  # a module handed to the constructor: placed by whoever built it
         text = self._file_text()
         if "__dict__" in text or "vars(" in text or "setattr(" in text or "getattr(" in text:
             return False
+        if not any(_contains(info.node, value.origin.node) for info in (class_info, *class_info.bases)):
+            # a module handed to the constructor: built on the host by the code that builds the
+            # object (never a move to the CPU, which is deliberate), and never moved by name
+            outside = text.replace(self.source_of(class_info.node), "")  # the class's own uses of its parameter
+            if not _name_never_moved(outside, self.source_of(value.origin.node), class_info.name):
+                return False
         for match in re.finditer(r"\.%s\b" % re.escape(attribute), text):
             rest = text[match.end():match.end() + 40]
             if rest.startswith("("):
@@ -275,8 +284,8 @@ class Summaries(ParameterUses):
                 if follower.group(1) in _HOST_MODULE_MOVES:
                     return False
                 continue
-            if re.match(r"\s*=(?!=)", rest):
-                continue
+            if re.match(r"\s*=(?!=)", rest) and text[max(0, match.start() - 4):match.start()] == "self":
+                continue  # the class's own store (what other methods store is _written_elsewhere's)
             return False
         return True
 
@@ -2884,6 +2893,45 @@ _REGISTERS = re.compile(r"\.register_(?:buffer|parameter)\s*\(")
 
 def _inherits_from(info: ClassInfo, ancestor: ClassInfo) -> bool:
     return any(base is ancestor or _inherits_from(base, ancestor) for base in info.bases)
+
+
+#: comments and triple-quoted strings: prose, where a name is no use of it
+_COMMENTS_AND_DOCSTRINGS = re.compile(r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|#[^\n]*')
+
+
+def _name_never_moved(text: str, construction: str, class_name: str) -> bool:
+    """``model = Net()`` handed to ``Trainer(model=model)``: where the file binds the module
+    ``construction`` builds to a name, is every bare use of that name in the file's text one that
+    cannot move it - an attribute read other than a move, a call, an assignment to it, or an
+    argument of a construction of ``class_name``? A module built in the argument list itself
+    has no name to be moved by."""
+    text = _COMMENTS_AND_DOCSTRINGS.sub("", text)
+    bound = re.search(r"(?<![\w.])([A-Za-z_]\w*)\s*=\s*" + re.escape(construction), text)
+    if bound is None:
+        return True
+    name = bound.group(1)
+    spans = []
+    for start in re.finditer(r"(?<![\w.])%s\s*\(" % re.escape(class_name), text):
+        depth, index = 0, start.end() - 1
+        while index < len(text):
+            depth += {"(": 1, ")": -1}.get(text[index], 0)
+            if depth == 0:
+                break
+            index += 1
+        spans.append((start.end(), index))
+    for match in re.finditer(r"(?<![\w.])%s\b" % re.escape(name), text):
+        rest = text[match.end():match.end() + 40]
+        follower = re.match(r"\s*\.\s*([A-Za-z_]\w*)", rest)
+        if follower is not None:
+            if follower.group(1) in _HOST_MODULE_MOVES:
+                return False
+            continue
+        if rest.startswith("(") or re.match(r"\s*=(?!=)", rest):
+            continue
+        if any(begin <= match.start() < end for begin, end in spans):
+            continue
+        return False
+    return True
 
 
 def _contains(root: cst.CSTNode, node: cst.CSTNode) -> bool:
