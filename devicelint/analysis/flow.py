@@ -143,6 +143,8 @@ class FlowAnalyzer(Expressions, Summaries, TorchSemantics, ProjectImports):
         self._summaries: dict[tuple, Value] = {}
         #: per function: whether it is a recursive move helper, and how (see Summaries._recursive_mover)
         self._recursive_movers: dict = {}
+        #: per (plain class, attribute, construction): does its host module stay there (see Summaries._host_module_never_moved)
+        self._host_modules_never_moved: dict = {}
         #: per function: the default device (``torch.set_default_device``) at each summarised
         #: call of it, None where there was none (see Summaries._callers_default)
         self._call_defaults: dict[cst.FunctionDef, list[Optional[Value]]] = {}

@@ -264,6 +264,17 @@ class Summaries(ParameterUses):
             return False
         if not value.origin.how.startswith("created by"):
             return False
+        if self._current_home is not None or any(method in self._foreign_home for method in class_info.methods.values()):
+            return False  # a class of another module of the project: this file's text says nothing of who moves it
+        memo = self._host_modules_never_moved
+        key = (class_info.node, attribute, value.origin.node)
+        if key not in memo:
+            memo[key] = self._nothing_in_the_text_moves(class_info, attribute, value)
+        return memo[key]
+
+    def _nothing_in_the_text_moves(self, class_info: ClassInfo, attribute: str, value: Value) -> bool:
+        """See _host_module_never_moved."""
+        assert value.origin is not None
         if any(class_info.find_method(method) is not None for method in ("to", "cuda", "__getattr__", "__setattr__")):
             return False
         text = self._file_text()
