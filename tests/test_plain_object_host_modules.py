@@ -102,3 +102,8 @@ def test_a_handed_module_moved_to_the_host_on_purpose_stays_quiet():
 
 def test_a_kept_module_replaced_from_outside_stays_quiet():
     assert lint(_TRACKER.replace("rec.log(", "rec.tracker = shared_tracker\nrec.log(")) == []
+
+
+def test_a_class_with_a_base_the_analysis_cannot_see_stays_quiet():
+    code = _TRACKER.replace("class Recorder:", "from somewhere import Base\nclass Recorder(Base):")
+    assert lint(code) == []

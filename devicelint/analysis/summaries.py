@@ -266,6 +266,8 @@ class Summaries(ParameterUses):
             return False
         if self._current_home is not None or any(method in self._foreign_home for method in class_info.methods.values()):
             return False  # a class of another module of the project: this file's text says nothing of who moves it
+        if not _plain_all_the_way(class_info):
+            return False  # a base the analysis cannot see may be a module, or move what it keeps
         memo = self._host_modules_never_moved
         key = (class_info.node, attribute, value.origin.node)
         if key not in memo:
@@ -2908,6 +2910,17 @@ def _inherits_from(info: ClassInfo, ancestor: ClassInfo) -> bool:
 
 #: comments and triple-quoted strings: prose, where a name is no use of it
 _COMMENTS_AND_DOCSTRINGS = re.compile(r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|#[^\n]*')
+
+
+def _plain_all_the_way(class_info: ClassInfo) -> bool:
+    """Is every base of the class (and of its bases) ``object`` or a plain class of the file
+    (no keyword such as ``metaclass=``)?"""
+    written = [arg for arg in class_info.node.bases if not (isinstance(arg.value, cst.Name) and arg.value.value == "object")]
+    if class_info.node.keywords or any(arg.keyword is not None or arg.star for arg in class_info.node.bases):
+        return False
+    if len(written) != len(class_info.bases):
+        return False
+    return all(not base.is_module and _plain_all_the_way(base) for base in class_info.bases)
 
 
 def _name_never_moved(text: str, construction: str, class_name: str) -> bool:
