@@ -78,3 +78,34 @@ def test_a_host_tensor_or_a_number_beside_an_array_is_quiet():
     assert line_codes(NUMPY.format(op="bound.cpu() * np.ones(n)")) == []
     assert line_codes(NUMPY.format(op="bound * float(np.ones(n).sum())")) == []
     assert line_codes(NUMPY.format(op="np.ones(n) * 2.0")) == []
+
+
+BLOCKS = (
+    "import torch\nfrom torch import nn\n"
+    "class Mixer(nn.Module):\n"
+    "    def __init__(self, dim, device='cuda'):\n"
+    "        super().__init__()\n"
+    "        self.device = device\n"
+    "        self.proj = nn.Linear(dim, dim)\n"
+    "    def forward(self, x):\n"
+    "        return self.proj(x.to(self.device))\n"
+    "class Stack(nn.Module):\n"
+    "    def __init__(self, dim, device='cuda'):\n"
+    "        super().__init__()\n"
+    "        self.first = Mixer(dim, device=device)\n"
+    "        self.second = {second}\n"
+    "    def forward(self, x):\n"
+    "        return self.second(self.first(x))\n"
+)
+
+
+def test_a_sibling_construction_left_at_a_hard_coded_cuda_default_is_reported():
+    found = [item for item in line_codes(BLOCKS.format(second="Mixer(dim)")) if item[1] == "DL206"]
+    assert (14, "DL206") in found
+
+
+def test_a_sibling_construction_handed_the_device_is_not_reported_there():
+    found = [item for item in line_codes(BLOCKS.format(second="Mixer(dim, device)")) if item[1] == "DL206"]
+    assert (14, "DL206") not in found
+    alone = BLOCKS.format(second="nn.Identity()").replace("Mixer(dim, device=device)", "Mixer(dim)")
+    assert (13, "DL206") not in [item for item in line_codes(alone) if item[1] == "DL206"]
