@@ -109,3 +109,30 @@ def test_a_sibling_construction_handed_the_device_is_not_reported_there():
     assert (14, "DL206") not in found
     alone = BLOCKS.format(second="nn.Identity()").replace("Mixer(dim, device=device)", "Mixer(dim)")
     assert (13, "DL206") not in [item for item in line_codes(alone) if item[1] == "DL206"]
+
+
+REGISTERED = (
+    "import torch\nfrom torch import nn\n"
+    "def add_scale(module: nn.Module, name):\n"
+    "    module.register_parameter(name, nn.Parameter({made}, requires_grad=False))\n"
+    "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+    "layer = nn.Linear(4, 4){moved}\n"
+    "add_scale(layer, 'scale')\n"
+)
+
+
+def test_a_host_tensor_registered_into_a_module_placed_by_its_caller_is_reported():
+    assert line_codes(REGISTERED.format(made="torch.ones(4)", moved=".to(device)")) == [(4, "DL202")]
+
+
+def test_registering_into_an_unmoved_module_or_with_its_device_is_quiet():
+    assert line_codes(REGISTERED.format(made="torch.ones(4)", moved="")) == []
+    code = REGISTERED.format(made="torch.ones(4, device=next(module.parameters()).device)", moved=".to(device)")
+    assert line_codes(code) == []
+    own = (
+        "import torch\nfrom torch import nn\nclass Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.fc = nn.Linear(4, 4)\n        self.register_buffer('scale', torch.ones(4))\n"
+        "    def forward(self, x):\n        return self.fc(x) * self.scale\n"
+        "net = Net().to('cuda')\n"
+    )
+    assert line_codes(own) == []

@@ -42,6 +42,10 @@ class FactoryWithoutDevice(Rule):
     fails there. Left alone where the other path only moves a tensor under a test (`if use_cuda:
     x = x.cuda()`) or where the branch's test is about placement (`if x.is_cuda:`, a flag that also
     chooses the device).
+    So is one registered (`register_parameter`, `register_buffer`, also as an `nn.Parameter`)
+    into a module its caller already placed where the accelerator may be: registering moves
+    nothing, and the module's computations with it mix devices (not on `self` in the module's
+    own methods, which build it before it is moved).
     So is one kept in a list beside such tensors that `torch.cat`/`torch.stack` then join,
     also a 0-dim one (`losses.append(torch.tensor(0.0))` next to GPU losses): those functions
     take no 0-dim exception.
@@ -506,6 +510,9 @@ class FactoryWithoutDevice(Rule):
             ]
             self._check_operands(compared, function, event.node)
             return
+        if event.method in ("register_parameter", "register_buffer") and len(event.args) >= 2:
+            self._check_registered(event, function)
+            return
         if event.callee.kind == Kind.MODULE:  # `self.proj(x)` too: the analysis resolves submodule calls
             self._module_calls.add(id(event.node))
             module = event.callee
@@ -544,6 +551,25 @@ class FactoryWithoutDevice(Rule):
             self._check_operands(operands, function, event.node)
         elif event.method in api.BINARY_TENSOR_METHODS and isinstance(event.node.func, cst.Attribute) and event.receiver is not None:
             self._check_operands([(event.node.func.value, event.receiver), *operands], function, event.node)
+
+    def _check_registered(self, event: CallEvent, function: cst.FunctionDef) -> None:
+        """``module.register_parameter(name, nn.Parameter(torch.empty(0)))`` on a module already
+        placed where the accelerator may be (the caller moved it): `register_*` moves nothing,
+        so the module now holds a host tensor beside its GPU weights, and its forward (or
+        whatever reads the new entry with the module's inputs) mixes devices. Not on ``self``
+        in the module's own methods, which build it before it is moved."""
+        func = event.node.func
+        receiver = event.receiver
+        if not isinstance(func, cst.Attribute) or receiver is None or receiver.kind != Kind.MODULE:
+            return
+        if receiver.device is None or not receiver.device.may_be_accelerator or receiver.device.argument or receiver.device.kind == "follows":
+            return
+        positional = [*function.params.posonly_params, *function.params.params]
+        if isinstance(func.value, cst.Name) and positional and func.value.value == positional[0].name.value and self.ctx.current_function.class_info is not None:
+            return
+        (_, tensor_arg), = [item for item in event.args[1:2]]
+        for factory in self._cpu_factories(tensor_arg, allow_unknown_rank=True, allow_placeholder=True):
+            self._report(factory, function, event.node, other=(func.value, receiver), registered=True)
 
     def on_return(self, node: cst.Return, value: Value) -> None:
         """``return outputs, hidden`` from a module's ``forward``: callers take what a model
@@ -715,6 +741,7 @@ class FactoryWithoutDevice(Rule):
         other: Optional[tuple[cst.CSTNode, Value]] = None,
         returned: bool = False,
         indexed: bool = False,
+        registered: bool = False,
     ) -> None:
         factory, home = found
         if id(factory) in self._reported:
@@ -730,7 +757,7 @@ class FactoryWithoutDevice(Rule):
         other_text = "the model's tensors"
         if other is not None and other[1].device is not None:
             other_text = f"`{_short(self.ctx.source_of(other[0]))}`, {where(other[1], self.ctx)}"
-        meets = "is indexed by" if indexed else "meets"
+        meets = "is indexed by" if indexed else "is registered (nothing moves it) into" if registered else "meets"
         if returned:
             via = "" if home is method else f"`{home.name.value}()` makes it for `forward`, and "
             place = (
@@ -771,7 +798,7 @@ class FactoryWithoutDevice(Rule):
             return
         failure = (
             "PyTorch raises \"indices should be either on cpu or on the same device as the indexed tensor\""
-            if indexed else "this fails with mixed devices"
+            if indexed else "the module's computations with it fail with mixed devices" if registered else "this fails with mixed devices"
         )
         self._defer((
             factory,
