@@ -131,6 +131,14 @@ class TorchSemantics:
         found = (self._device_less_factory_of(origin) for origin in (value.origin, *value.origin.alternatives))
         return [made for made in found if made is not None]
 
+    def factories_on_host_paths(self, value: Value) -> list[tuple[cst.Call, str, Optional[cst.FunctionDef]]]:
+        """For a tensor placed where an accelerator can be on some paths and made on the host on
+        others (see Device.also_on_host): the device-less factory calls of those other paths."""
+        if value.kind != Kind.TENSOR or value.device is None or not value.device.also_on_host or value.origin is None:
+            return []
+        found = (self._device_less_factory_of(origin) for origin in (value.origin, *value.origin.alternatives))
+        return [made for made in found if made is not None]
+
     def _device_less_factory_of(self, origin: Origin) -> Optional[tuple[cst.Call, str, Optional[cst.FunctionDef]]]:
         if not isinstance(origin.node, cst.Call):
             return None

@@ -474,6 +474,8 @@ def join(first: Value, second: Value) -> Value:
         origin = second.origin if device is second.device and device is not first.device else first.origin
         if device.is_cpu and first.kind == Kind.TENSOR:
             origin = merged_host_origin(origin, second.origin if origin is first.origin else first.origin)
+        elif device.also_on_host and first.kind == Kind.TENSOR:
+            origin = _host_origin_kept(origin, first, second)
     scalar = first.scalar if first.scalar == second.scalar else None
     info = first.info if first.info is second.info else None
     if first.kind == Kind.CRITERION and info is None and (first.info is None or second.info is None):
@@ -493,6 +495,21 @@ def join(first: Value, second: Value) -> Value:
     qualname = first.qualname if first.qualname == second.qualname else None
     fields = first.fields if first.fields is second.fields else None
     return Value(first.kind, device, origin, qualname, scalar, info, role=role, fields=fields)
+
+
+def _host_origin_kept(origin: Optional[Origin], first: Value, second: Value) -> Optional[Origin]:
+    """A tensor made on the host on one path and placed where an accelerator can be on the
+    other (``kernel = gaussian(..., device)`` on one branch, ``torch.ones(...)`` on the other):
+    the joined value's origin, with the host side's places among its alternatives, so that
+    what meets the tensor on the accelerator can still name where the host one was made."""
+    host = next((side for side in (first, second) if side.device is not None and side.device.is_cpu), None)
+    if host is None or host.origin is None:
+        return origin
+    placed = second if host is first else first
+    if placed.origin is None or placed.origin is host.origin:
+        return origin
+    # the placed side's origin first: where the value is on a GPU run (see join_devices)
+    return merged_host_origin(placed.origin, host.origin)
 
 
 def _host_or_accelerator(first: Optional[Device], second: Optional[Device]) -> bool:

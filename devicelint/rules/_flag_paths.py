@@ -99,3 +99,111 @@ def flag_paths(module: cst.Module) -> FlagPaths:
     finder = FlagPaths()
     walk.visit(module, finder)
     return finder
+
+
+#: attributes whose test asks where a tensor is (``x.is_cuda``, ``x.device.type == "cuda"``)
+_DEVICE_QUESTIONS = frozenset({"is_cuda", "is_cpu", "device", "is_mps", "is_xpu"})
+
+
+class _Guards(cst.CSTVisitor):
+    """Per call, the tests of its enclosing ``if``/``elif``/conditional expressions; and the
+    flags (names, attributes) whose ``if``/conditional expression chooses a place: an arm that
+    names a device (``"cuda"``, ``"cpu"``) or moves something (``.cuda()``, ``.to(...)``)."""
+
+    def __init__(self) -> None:
+        self.tests: dict[int, tuple[cst.BaseExpression, ...]] = {}
+        self.placing_flags: set[str] = set()
+        self._stack: list[cst.BaseExpression] = []
+
+    def _branches(self, test: cst.BaseExpression, arms: tuple[Optional[cst.CSTNode], ...]) -> bool:
+        walk.visit(test, self)
+        flag = _flag_test(test)
+        if flag is not None and any(arm is not None and _places(arm) for arm in arms):
+            self.placing_flags.add(flag[0])
+        self._stack.append(test)
+        for arm in arms:
+            if arm is not None:
+                walk.visit(arm, self)
+        self._stack.pop()
+        return False
+
+    def visit_If(self, node: cst.If) -> bool:
+        return self._branches(node.test, (node.body, node.orelse))
+
+    def visit_IfExp(self, node: cst.IfExp) -> bool:
+        return self._branches(node.test, (node.body, node.orelse))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self._stack:
+            self.tests[id(node)] = tuple(self._stack)
+
+
+class _Places(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.found = False
+
+    def visit_SimpleString(self, node: cst.SimpleString) -> None:
+        text = node.value.strip("'\"rbuRBU")
+        if text == "cpu" or text.startswith("cuda"):
+            self.found = True
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value in ("cuda", "to", "cpu"):
+            self.found = True
+
+
+def _places(node: cst.CSTNode) -> bool:
+    finder = _Places()
+    walk.visit(node, finder)
+    return finder.found
+
+
+class PlacementGuards:
+    """Which calls run only on paths that a test about placement selects: a test that asks
+    where a tensor is (``if x.is_cuda:``), whether a GPU is there, or a flag that elsewhere in
+    the module chooses a device or a move (``dev = "cuda" if use_gpu else "cpu"``). A tensor
+    made on the host on such a path is on the host on purpose: where the test holds otherwise,
+    the code's tensors are placed otherwise too."""
+
+    def __init__(self, module: cst.Module) -> None:
+        self._guards = _Guards()
+        walk.visit(module, self._guards)
+
+    def guarded(self, call: cst.CSTNode) -> bool:
+        return any(self._about_placement(test) for test in self._guards.tests.get(id(call), ()))
+
+    def conditional(self, call: cst.CSTNode) -> bool:
+        """Does ``call`` run only where some test holds (the entry-point guard
+        ``if __name__ == "__main__":`` aside)? A move under one (``if use_cuda: x = x.cuda()``,
+        ``x.cuda(i) if i >= 0 else x``) leaves the value where it was on the other path."""
+        return any(not _entry_point_test(test) for test in self._guards.tests.get(id(call), ()))
+
+    def _about_placement(self, test: cst.BaseExpression) -> bool:
+        finder = _Questions(self._guards.placing_flags)
+        walk.visit(test, finder)
+        return finder.found
+
+
+def _entry_point_test(test: cst.BaseExpression) -> bool:
+    return (
+        isinstance(test, cst.Comparison)
+        and isinstance(test.left, cst.Name)
+        and test.left.value == "__name__"
+    )
+
+
+class _Questions(cst.CSTVisitor):
+    def __init__(self, flags: set[str]) -> None:
+        self.flags = flags
+        self.found = False
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        if node.attr.value in _DEVICE_QUESTIONS or node.attr.value in ("is_available", "device_count"):
+            self.found = True
+        if dotted_name(node) in self.flags:
+            self.found = True
+        return True
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if node.value in self.flags:
+            self.found = True

@@ -10,7 +10,7 @@ from devicelint.analysis.events import BinaryEvent, CallEvent
 from devicelint.analysis.values import Homogeneous, HostBesideAccelerator, Kind, Role, Value, tensor_where_given
 from devicelint.rule_api import FixSpec, NodeEdit
 from devicelint.findings import Severity
-from devicelint.rules._flag_paths import calls_without_gpu
+from devicelint.rules._flag_paths import PlacementGuards, calls_without_gpu
 from devicelint.rules._messages import where
 from devicelint.rules.base import Example, Rule
 
@@ -36,6 +36,16 @@ class FactoryWithoutDevice(Rule):
     callers take the output to be on the model's device. A module class of the file that holds
     nothing of its own (a parameter-free loss) computes where each call's inputs are: a factory
     in its `forward` that meets the tensors a call hands it is flagged, naming that call.
+    So is a factory on one path of a branch whose other path gives a tensor where the
+    accelerator may be (`kernel = torch.ones(k)` in one arm, a kernel made on the inputs' device
+    in the other) when the merged value meets a GPU tensor: a GPU run that takes the host path
+    fails there. Left alone where the other path only moves a tensor under a test (`if use_cuda:
+    x = x.cuda()`) or where the branch's test is about placement (`if x.is_cuda:`, a flag that also
+    chooses the device).
+    So is one registered (`register_parameter`, `register_buffer`, also as an `nn.Parameter`)
+    into a module its caller already placed where the accelerator may be: registering moves
+    nothing, and the module's computations with it mix devices (not on `self` in the module's
+    own methods, which build it before it is moved).
     So is one kept in a list beside such tensors that `torch.cat`/`torch.stack` then join,
     also a 0-dim one (`losses.append(torch.tensor(0.0))` next to GPU losses): those functions
     take no 0-dim exception.
@@ -471,6 +481,8 @@ class FactoryWithoutDevice(Rule):
         self._reported: set[int] = set()
         #: per function, the calls that run only without a GPU (see calls_without_gpu)
         self._without_gpu: dict[cst.FunctionDef, frozenset[int]] = {}
+        #: the module's tests about placement, walked on demand (see _on_placement_path)
+        self._guards: Optional[PlacementGuards] = None
         #: findings kept for ``finish``, each with the call whose pass made it (None for the
         #: function's own analysis; see Rule.follows_call_sites)
         self._pending: list[tuple[cst.CSTNode, str, Optional[FixSpec], Optional[cst.Call]]] = []
@@ -497,6 +509,9 @@ class FactoryWithoutDevice(Rule):
                 and value.is_tensor_like
             ]
             self._check_operands(compared, function, event.node)
+            return
+        if event.method in ("register_parameter", "register_buffer") and len(event.args) >= 2:
+            self._check_registered(event, function)
             return
         if event.callee.kind == Kind.MODULE:  # `self.proj(x)` too: the analysis resolves submodule calls
             self._module_calls.add(id(event.node))
@@ -536,6 +551,25 @@ class FactoryWithoutDevice(Rule):
             self._check_operands(operands, function, event.node)
         elif event.method in api.BINARY_TENSOR_METHODS and isinstance(event.node.func, cst.Attribute) and event.receiver is not None:
             self._check_operands([(event.node.func.value, event.receiver), *operands], function, event.node)
+
+    def _check_registered(self, event: CallEvent, function: cst.FunctionDef) -> None:
+        """``module.register_parameter(name, nn.Parameter(torch.empty(0)))`` on a module already
+        placed where the accelerator may be (the caller moved it): `register_*` moves nothing,
+        so the module now holds a host tensor beside its GPU weights, and its forward (or
+        whatever reads the new entry with the module's inputs) mixes devices. Not on ``self``
+        in the module's own methods, which build it before it is moved."""
+        func = event.node.func
+        receiver = event.receiver
+        if not isinstance(func, cst.Attribute) or receiver is None or receiver.kind != Kind.MODULE:
+            return
+        if receiver.device is None or not receiver.device.may_be_accelerator or receiver.device.argument or receiver.device.kind == "follows":
+            return
+        positional = [*function.params.posonly_params, *function.params.params]
+        if isinstance(func.value, cst.Name) and positional and func.value.value == positional[0].name.value and self.ctx.current_function.class_info is not None:
+            return
+        (_, tensor_arg), = [item for item in event.args[1:2]]
+        for factory in self._cpu_factories(tensor_arg, allow_unknown_rank=True, allow_placeholder=True):
+            self._report(factory, function, event.node, other=(func.value, receiver), registered=True)
 
     def on_return(self, node: cst.Return, value: Value) -> None:
         """``return outputs, hidden`` from a module's ``forward``: callers take what a model
@@ -586,12 +620,23 @@ class FactoryWithoutDevice(Rule):
             if self._host_attribute_of_module(operand):
                 continue
             factories = self._cpu_factories(value)
+            merged = False
+            if not factories:
+                # made on the host on one path, where the accelerator may be on another
+                # (`kernel = torch.ones(k)` in one branch, a kernel on the inputs' device in the
+                # other): a GPU run that takes the host path fails where it meets a GPU tensor
+                factories = [] if self._moved_on_some_path(value) else [
+                    found for found in self._cpu_factories(value, on_host_paths=True) if not self._on_placement_path(found[0])
+                ]
+                merged = True
             if not factories:
                 continue
             for other, other_value in operands:
                 if other is operand:
                     continue
-                if other_value.device is not None and other_value.device.may_be_accelerator:
+                if other_value.device is not None and other_value.device.may_be_accelerator and not (
+                    merged and (other_value.device.also_on_host or other_value.device.argument)
+                ):
                     # every host operand of the operation needs the device, not only the first
                     for factory in factories:
                         self._report(factory, function, node, other=(other, other_value))
@@ -663,7 +708,8 @@ class FactoryWithoutDevice(Rule):
         return kept is not None and kept.kind == Kind.TENSOR and kept.device is not None and kept.device.is_cpu
 
     def _cpu_factories(
-        self, value: Value, allow_unknown_rank: bool = False, allow_placeholder: bool = False, any_rank: bool = False
+        self, value: Value, allow_unknown_rank: bool = False, allow_placeholder: bool = False, any_rank: bool = False,
+        on_host_paths: bool = False,
     ) -> list[tuple[cst.Call, cst.FunctionDef]]:
         """The device-less factory calls, made in a function, that a host tensor comes from:
         every place it may come from where paths merged (``torch.zeros(a)`` on one branch,
@@ -676,7 +722,8 @@ class FactoryWithoutDevice(Rule):
         # the analysis records every factory call with the function it ran in - also one in a
         # helper that a method's call summarised (the helper itself may be analysed later)
         found = []
-        for call, qualname, home in self.ctx.analyzer.device_less_factories(value):
+        made = self.ctx.analyzer.factories_on_host_paths(value) if on_host_paths else self.ctx.analyzer.device_less_factories(value)
+        for call, qualname, home in made:
             if qualname not in api.FUNCTION_HOST_FACTORIES or home is None or self.ctx.analyzer.constructs_module(home):
                 continue
             if self.ctx.analyzer.made_while_building_module(call):
@@ -694,6 +741,7 @@ class FactoryWithoutDevice(Rule):
         other: Optional[tuple[cst.CSTNode, Value]] = None,
         returned: bool = False,
         indexed: bool = False,
+        registered: bool = False,
     ) -> None:
         factory, home = found
         if id(factory) in self._reported:
@@ -709,7 +757,7 @@ class FactoryWithoutDevice(Rule):
         other_text = "the model's tensors"
         if other is not None and other[1].device is not None:
             other_text = f"`{_short(self.ctx.source_of(other[0]))}`, {where(other[1], self.ctx)}"
-        meets = "is indexed by" if indexed else "meets"
+        meets = "is indexed by" if indexed else "is registered (nothing moves it) into" if registered else "meets"
         if returned:
             via = "" if home is method else f"`{home.name.value}()` makes it for `forward`, and "
             place = (
@@ -750,7 +798,7 @@ class FactoryWithoutDevice(Rule):
             return
         failure = (
             "PyTorch raises \"indices should be either on cpu or on the same device as the indexed tensor\""
-            if indexed else "this fails with mixed devices"
+            if indexed else "the module's computations with it fail with mixed devices" if registered else "this fails with mixed devices"
         )
         self._defer((
             factory,
@@ -759,6 +807,28 @@ class FactoryWithoutDevice(Rule):
             + (f" (e.g. `device={source}.device`)" if source else ""),
             self._fix(factory, source),
         ))
+
+    def _on_placement_path(self, factory: cst.Call) -> bool:
+        """Is the factory on a path that a test about placement selects (``if x.is_cuda:``, a
+        flag that also picks the device)? Then the tensors it meets are placed by that test
+        too, and on the path that makes it they may well be on the host."""
+        if self._guards is None:
+            self._guards = PlacementGuards(self.ctx.module)
+        return self._guards.guarded(factory)
+
+    def _moved_on_some_path(self, value: Value) -> bool:
+        """Was the value put where the accelerator may be by a call that runs only where some
+        test holds (``if use_cuda: x = x.cuda()``, ``x.to(d) if x.device != d else x``)? Then the
+        host tensor of the other path is most likely the very one it moves, left where it is
+        on purpose; a host tensor made apart from the placed one is judged where it is made."""
+        origin = value.origin
+        if origin is None or not isinstance(origin.node, cst.Call):
+            return True
+        if not origin.how.startswith("moved"):
+            return False  # made there (`torch.full(..., device=x.device)` on one branch): a tensor of its own
+        if self._guards is None:
+            self._guards = PlacementGuards(self.ctx.module)
+        return self._guards.conditional(origin.node)
 
     def _runs_without_gpu(self, function: cst.FunctionDef) -> frozenset[int]:
         found = self._without_gpu.get(function)

@@ -5,7 +5,7 @@ from typing import Optional
 import libcst as cst
 
 from devicelint.analysis import helpers
-from devicelint.analysis.events import CallEvent
+from devicelint.analysis.events import BinaryEvent, CallEvent
 from devicelint.analysis.values import Homogeneous, Kind, Value
 from devicelint.rule_api import FixSpec, NodeEdit
 from devicelint.findings import Severity
@@ -25,6 +25,13 @@ def _on_accelerator(value: Value, called_numpy: bool = False) -> bool:
         # numpy converts every element, so one GPU tensor appended among others is enough
         return _on_accelerator(value.info.element) or value.info.some is not None and _on_accelerator(value.info.some)
     return False
+
+
+#: operators torch hands to the other operand when that is a numpy array (comparisons raise a
+#: TypeError of their own)
+_ARITHMETIC = (
+    cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power,
+)
 
 
 def _appended_metric(value: Value) -> Optional[cst.CSTNode]:
@@ -69,6 +76,10 @@ class NumpyOnDeviceTensor(Rule):
     helper is written for numpy data. A helper written for torch tensors, which brings them to
     the host itself (`X = X.cpu()`, `predictions.numpy()`), is flagged inside, at the tensor
     it does not move.
+
+    A GPU tensor on the left of an arithmetic operator whose right operand is a numpy array
+    (`bound * np.ones(shape)`) is flagged too: torch takes no array operand, so Python hands the
+    operation to numpy, which converts the tensor and fails the same way.
 
     The same holds for a 0-dim GPU tensor put among the values of a dict of metrics
     (`OrderedDict([("loss", loss.item()), ("acc", acc)])`) whose values are collected into a
@@ -335,6 +346,25 @@ class NumpyOnDeviceTensor(Rule):
             f"`{self.ctx.source_of(value_node)}` lives on {value.device.describe()}: storing it into a numpy array "
             "raises \"can't convert cuda:0 device type tensor to numpy\"; store `.item()` or move it with `.cpu()` first",
             fix=fix,
+        )
+
+    def on_binary(self, event: BinaryEvent) -> None:
+        """``gpu_tensor * array``: torch takes no ndarray operand, so Python hands the operation
+        to the array, and numpy converts the tensor (``__array__``) - which fails on a GPU.
+        (``array * gpu_tensor`` fails too, with a TypeError that names no device: left alone.)"""
+        operator = getattr(event.node, "operator", None)
+        if not isinstance(operator, _ARITHMETIC) or event.right.kind != Kind.NDARRAY:
+            return
+        if event.left.kind != Kind.TENSOR or not _on_accelerator(event.left):
+            return
+        if isinstance(event.node, cst.AugAssign):
+            return  # `t *= array`: not seen to fail this way
+        self.ctx.report(
+            event.node,
+            f"`{self.ctx.source_of(event.left_node)}` lives on {event.left.device.describe()} and "
+            f"`{self.ctx.source_of(event.right_node)}` is a numpy array: torch does not take the array, "
+            "so numpy converts the tensor and raises \"can't convert cuda:0 device type tensor to numpy\"; "
+            "move the tensor with `.cpu()` first (or make the array a tensor on its device)",
         )
 
     def _placed_on_another_path(self, call: cst.Call, value: Value) -> bool:

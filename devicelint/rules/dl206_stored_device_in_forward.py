@@ -35,6 +35,12 @@ class StoredDeviceInForward(Rule):
     tensors with the parameter it binds (`kan_conv2d(x, self.conv, self.device)` where
     `kan_conv2d` does `torch.zeros(...).to(device)`).
 
+    And a construction of such a module class of the file that leaves its device parameter at
+    a hard-coded CUDA default (`device="cuda"`), stored in `__init__` and used by `forward` to
+    move its input, in a function that hands its own parameter of that name to another
+    construction (`FeedForward(dim, device=device)`, then `Attention(dim)`): the submodule keeps
+    sending its inputs to that GPU whatever device the model was built for.
+
     ## Why is this bad?
     The stored device is where the module was meant to run when it was built, not where its
     inputs are. Under `nn.DataParallel` every replica creates these tensors on the stored GPU
@@ -114,6 +120,9 @@ class StoredDeviceInForward(Rule):
         context = self.ctx.current_function
         class_info = context.class_info
         function = context.node
+        if event.callee.kind == Kind.CLASS and isinstance(event.callee.info, ClassInfo) and function is not None:
+            self._check_construction(event, function)
+            return
         if class_info is None or function is None or not class_info.is_module or function.name.value != "forward":
             return  # other methods (an EMA update, a generate loop) may use a stored device on purpose
         inputs = _tensor_inputs(function)
@@ -207,6 +216,42 @@ class StoredDeviceInForward(Rule):
                 if other_init is not None and _MOVES_SOMETHING.search(self.ctx.analyzer.body_text(other_init)):
                     return True
         return False
+
+    def _check_construction(self, event: CallEvent, function: cst.FunctionDef) -> None:
+        """``Attention(dim, heads)`` in a function that hands its own ``device`` to the other
+        modules it builds (``FeedForward(dim, device=device)``), where the class built takes a
+        device whose default is a hard-coded CUDA string and its ``forward`` moves the input to
+        the stored one: this submodule keeps sending its inputs to that GPU whatever device the
+        model was built for or moved to."""
+        built = event.callee.info
+        assert isinstance(built, ClassInfo)
+        if not built.is_module or any(arg.star for arg, _ in event.args):
+            return
+        init = built.methods.get("__init__")
+        forward = built.methods.get("forward")
+        if init is None or forward is None:
+            return
+        given = set(name for name in helpers.argument_parameters(init, event.args, skip_first=True) if name is not None)
+        own = {param.name.value for param in [*function.params.posonly_params, *function.params.params, *function.params.kwonly_params]}
+        for param in [*init.params.posonly_params, *init.params.params, *init.params.kwonly_params][1:]:
+            name = param.name.value
+            if name in given or name not in own or param.default is None or not _cuda_literal(param.default):
+                continue
+            attribute = _stored_from(init, name)
+            if attribute is None or not re.search(_PLACED_BY_PARAMETER.format(r"self\." + re.escape(attribute)), self.ctx.analyzer.body_text(forward)):
+                continue
+            sibling = _handing_on(function, name, event.node)
+            if sibling is None:
+                continue
+            self.ctx.report(
+                event.node,
+                f"`{self.ctx.source_of(event.node.func)}(...)` leaves `{name}` at its default "
+                f"{self.ctx.source_of(param.default)}, while `{self.ctx.source_of(sibling.func)}(...)` at line "
+                f"{self.ctx.line(sibling)} is handed this function's `{name}`: its `forward` moves the input to the stored "
+                f"{self.ctx.source_of(param.default)} whatever device the model was built for or moved to; pass `{name}={name}`",
+                related=((sibling, f"`{name}` handed on here"),),
+            )
+            return
 
     def _handed_to_placing_helper(self, event: CallEvent, function: cst.FunctionDef) -> Optional[cst.BaseExpression]:
         """``kan_conv2d(x, ..., self.device)``: a ``self.*`` argument bound to a parameter that a
@@ -319,3 +364,41 @@ class _AssignmentFinder(cst.CSTVisitor):
             name = dotted_name(target.target)
             if name is not None and name.split(".", 1)[-1] == self.attribute and "." in name and self.node is None:
                 self.node = node
+
+
+def _cuda_literal(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.SimpleString) and re.fullmatch(r"cuda(:\d+)?", node.value.strip("'\"")) is not None
+
+
+def _stored_from(init: cst.FunctionDef, parameter: str) -> Optional[str]:
+    """The attribute ``__init__`` keeps the parameter in (``self.device = device``)."""
+    for statement in helpers.body_statements(init):
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.value, cst.Name) and small.value.value == parameter:
+                name = dotted_name(small.targets[0].target)
+                if name is not None and name.count(".") == 1 and name.startswith("self."):
+                    return name.split(".", 1)[1]
+    return None
+
+
+class _Handing(cst.CSTVisitor):
+    def __init__(self, parameter: str, besides: cst.Call) -> None:
+        self.parameter = parameter
+        self.besides = besides
+        self.found: Optional[cst.Call] = None
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.found is not None or node is self.besides:
+            return
+        keyword = keyword_arg(node, self.parameter)
+        if keyword is not None and isinstance(keyword.value, cst.Name) and keyword.value.value == self.parameter:
+            self.found = node
+
+
+def _handing_on(function: cst.FunctionDef, parameter: str, besides: cst.Call) -> Optional[cst.Call]:
+    """A call in ``function`` that hands it its own parameter by keyword (``FeedForward(dim, device=device)``)."""
+    finder = _Handing(parameter, besides)
+    walk.visit(function, finder)
+    return finder.found
