@@ -20,6 +20,7 @@ from typing import Callable, Optional
 
 import libcst as cst
 
+from devicelint.analysis import torch_api as api
 from devicelint.analysis import walk
 from devicelint.analysis.names import OwnScopeVisitor, dotted_name
 from devicelint.deferred_bodies import unparsed_body
@@ -602,3 +603,21 @@ def attributed_to(
         return value  # said already (the helper's result came back into it: ``f(f(x))``)
     return replace(value, origin=Origin(origin.node, f"{origin.how} in `{helper.name.value}()`", origin.from_data))
 
+
+
+def parameter_read_through(function: cst.FunctionDef, expression: cst.BaseExpression) -> Optional[str]:
+    """The parameter of ``function`` that ``expression`` reads: the name itself, or a chain of
+    tensor methods that keep the device and subscripts on it (``labels.view(-1)``,
+    ``series[:, 1:]``); None for anything else. Whether the body rebinds it is not asked."""
+    node = expression
+    while True:
+        if isinstance(node, cst.Subscript):
+            node = node.value
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in api.SAME_DEVICE_METHODS:
+            node = node.func.value
+        else:
+            break
+    if not isinstance(node, cst.Name):
+        return None
+    params = function.params
+    return node.value if any(p.name.value == node.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)) else None

@@ -2231,24 +2231,14 @@ class Summaries(ParameterUses):
         itself, or a chain of tensor methods that keep the device and subscripts on it
         (``labels.view(-1)``, ``labels[:, 0]``); None where the body rebinds the parameter
         anywhere (``labels = labels.to(logits.device)``) or the expression is anything else."""
-        node = expression
-        while True:
-            if isinstance(node, cst.Subscript):
-                node = node.value
-            elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in api.SAME_DEVICE_METHODS:
-                node = node.func.value
-            else:
-                break
-        if not isinstance(node, cst.Name):
-            return None
-        params = function.params
-        if node.value not in {p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]}:
+        parameter = helpers.parameter_read_through(function, expression)
+        if parameter is None:
             return None
         memo = self.function_memo(function, self._rebound_names, "rebound names")
         rebound = memo.get(function)
         if rebound is None:
             rebound = memo[function] = helpers.assigned_names(helpers.body_statements(function))
-        return None if node.value in rebound else node.value
+        return None if parameter in rebound else parameter
 
     def placed_where_parameter_is(self, function: cst.FunctionDef, value: Value) -> Optional[str]:
         """The parameter of ``function`` whose device a value was put on or made on, read as it
@@ -2747,7 +2737,7 @@ def _find_recursive_mover(function: cst.FunctionDef) -> Optional[tuple[str, cst.
     return moves[0]
 
 
-class _Returns(cst.CSTVisitor):
+class _Returns(OwnScopeVisitor):
     """The ``return`` values of a function body (not of functions nested in it), each with
     whether it calls the function ``name`` itself."""
 
@@ -2756,15 +2746,6 @@ class _Returns(cst.CSTVisitor):
         self.returns: list[tuple[cst.BaseExpression, bool]] = []
         self.other = False  # a bare `return`
         self.yields = False
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
 
     def visit_Yield(self, node: cst.Yield) -> bool:
         self.yields = True

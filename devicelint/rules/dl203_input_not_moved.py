@@ -7,7 +7,7 @@ import libcst as cst
 from devicelint.analysis import torch_api as api
 from devicelint.analysis import walk
 from devicelint.analysis.events import BinaryEvent, CallEvent
-from devicelint.analysis.helpers import argument_parameters
+from devicelint.analysis.helpers import argument_parameters, parameter_read_through
 from devicelint.analysis.names import bound_names, is_static_or_class_method
 from devicelint.analysis.values import UNKNOWN, Kind, Role, Value
 from devicelint.findings import Severity
@@ -406,7 +406,7 @@ class InputNotMoved(Rule):
         call = self.ctx.call_context or self.ctx.analyzer.sole_call_of(function)
         if call is None:
             return False
-        parameter = _parameter_read(function, node)
+        parameter = parameter_read_through(function, node)
         if parameter is None or self._made_in(function, value.origin.node):
             return False  # not a parameter, or a value the function made (or moved) itself
         skip_first = context.class_info is not None and not is_static_or_class_method(function)
@@ -610,24 +610,6 @@ def _host_batch_in_sequence(node: cst.BaseExpression, value: Value) -> Optional[
             continue
         return (written[position] if written is not None else node), entry
     return None
-
-
-def _parameter_read(function: cst.FunctionDef, expression: cst.BaseExpression) -> Optional[str]:
-    """The parameter of ``function`` that ``expression`` reads: the name itself, or a chain of
-    tensor methods that keep the device and subscripts on it (``target.long()``,
-    ``series[:, 1:]``); None for anything else."""
-    node = expression
-    while True:
-        if isinstance(node, cst.Subscript):
-            node = node.value
-        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in api.SAME_DEVICE_METHODS:
-            node = node.func.value
-        else:
-            break
-    if not isinstance(node, cst.Name):
-        return None
-    params = function.params
-    return node.value if node.value in {p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]} else None
 
 
 class _NodeIds(cst.CSTVisitor):
