@@ -1161,7 +1161,7 @@ def _stored_on_every_iteration(loop: cst.CSTNode, target: cst.CSTNode) -> bool:
     a plain statement of the loop's body, with no ``continue``/``break``/``return`` before it."""
     body = getattr(loop, "body", None)
     for statement in body.body if isinstance(body, cst.IndentedBlock) else ():
-        if _contains(statement, target):
+        if walk.contains(statement, target):
             return isinstance(statement, cst.SimpleStatementLine)
         if _contains_jump(statement):
             return False
@@ -1184,12 +1184,6 @@ class _Finder(cst.CSTVisitor):
             self.found = True
             return False
         return True
-
-
-def _contains(statement: cst.CSTNode, target: cst.CSTNode) -> bool:
-    finder = _Finder(lambda node: node is target)
-    walk.visit(statement, finder)
-    return finder.found
 
 
 def _contains_jump(statement: cst.CSTNode) -> bool:

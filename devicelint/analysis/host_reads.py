@@ -23,6 +23,9 @@ from typing import Callable, Optional
 
 import libcst as cst
 
+from devicelint.analysis import walk
+from devicelint.analysis.names import is_static_or_class_method
+
 #: tensor methods whose result, for a tensor on the host, is again a tensor on the host, and
 #: whose arguments are dimensions, sizes or flags, never another tensor
 _SHAPING_METHODS = frozenset(
@@ -373,7 +376,7 @@ class _Reader:
         if not any(arguments):
             return
         method = self._find_method(name) if self._depth < _MAX_DEPTH else None
-        if method is None or _is_static_or_class_method(method):
+        if method is None or is_static_or_class_method(method):
             raise _Escaped
         positional = [*method.params.posonly_params, *method.params.params][1:]
         for position, (arg, derived) in enumerate(zip(node.args, arguments)):
@@ -402,7 +405,7 @@ def _names_in(node: cst.CSTNode) -> list[cst.Name]:
         current = stack.pop()
         if isinstance(current, cst.Name):
             found.append(current)
-        stack.extend(current.children)
+        stack.extend(walk.children(current))
     return found
 
 
@@ -435,10 +438,3 @@ def _is_none(node: cst.BaseExpression) -> bool:
 def _is_plain_value(node: cst.BaseExpression) -> bool:
     """``1``, ``-1.0``, ``True``, ``None``: a value that is no tensor."""
     return _is_literal_number(node) or isinstance(node, cst.Name) and node.value in ("True", "False", "None")
-
-
-def _is_static_or_class_method(method: cst.FunctionDef) -> bool:
-    return any(
-        isinstance(decorator.decorator, cst.Name) and decorator.decorator.value in ("staticmethod", "classmethod")
-        for decorator in method.decorators
-    )

@@ -282,7 +282,7 @@ class Summaries(ParameterUses):
         text = self._file_text()
         if "__dict__" in text or "vars(" in text or "setattr(" in text or "getattr(" in text:
             return False
-        if not any(_contains(info.node, value.origin.node) for info in (class_info, *class_info.bases)):
+        if not any(walk.contains(info.node, value.origin.node) for info in (class_info, *class_info.bases)):
             # a module handed to the constructor: built on the host by the code that builds the
             # object (never a move to the CPU, which is deliberate), and never moved by name
             outside = text.replace(self.source_of(class_info.node), "")  # the class's own uses of its parameter
@@ -2702,8 +2702,6 @@ def _read_on_host(name: str) -> "re.Pattern[str]":
     )
 
 
-#: ``model.cpu(``, ``state.model.to(``: a name, or one attribute of it, moved by a method that
-#: moves a module in place
 #: a move method called (``x.to(``, ``x.cuda(``)
 _MOVE_TEXT = re.compile(r"\.\s*(?:to|cuda)\s*\(")
 
@@ -2793,6 +2791,8 @@ def _moved_through(value: Value, moved: Value, depth: int) -> Value:
     return replace(value, info=info, fields=fields)
 
 
+#: ``model.cpu(``, ``state.model.to(``: a name, or one attribute of it, moved by a method that
+#: moves a module in place
 _MOVED_IN_PLACE = re.compile(r"(?<![.\w])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?)\s*\.\s*(?:to|cuda|cpu)\s*\(")
 
 
@@ -2937,17 +2937,6 @@ def _name_never_moved(text: str, construction: str, class_name: str) -> bool:
             continue
         return False
     return True
-
-
-def _contains(root: cst.CSTNode, node: cst.CSTNode) -> bool:
-    """Is ``node`` ``root`` or inside it?"""
-    stack = [root]
-    while stack:
-        current = stack.pop()
-        if current is node:
-            return True
-        stack.extend(current.children)
-    return False
 
 
 #: methods that move a module (or hand its tensors to another device) in place

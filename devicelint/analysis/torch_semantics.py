@@ -122,19 +122,15 @@ class TorchSemantics:
             return None
         return self._device_less_factory_of(value.origin)
 
-    def device_less_factories(self, value: Value) -> list[tuple[cst.Call, str, Optional[cst.FunctionDef]]]:
+    def device_less_factories(self, value: Value, on_host_paths: bool = False) -> list[tuple[cst.Call, str, Optional[cst.FunctionDef]]]:
         """As device_less_factory, for every place the host tensor may come from where paths
         merged (``torch.zeros(a)`` on one branch, ``torch.zeros(b)`` on the other): the primary
-        one first, if it is a factory."""
-        if value.kind != Kind.TENSOR or value.device is None or not value.device.is_cpu or value.origin is None:
+        one first, if it is a factory. With ``on_host_paths``, for a tensor placed where an
+        accelerator can be on some paths and made on the host on others (see
+        Device.also_on_host): the device-less factory calls of those other paths."""
+        if value.kind != Kind.TENSOR or value.device is None or value.origin is None:
             return []
-        found = (self._device_less_factory_of(origin) for origin in (value.origin, *value.origin.alternatives))
-        return [made for made in found if made is not None]
-
-    def factories_on_host_paths(self, value: Value) -> list[tuple[cst.Call, str, Optional[cst.FunctionDef]]]:
-        """For a tensor placed where an accelerator can be on some paths and made on the host on
-        others (see Device.also_on_host): the device-less factory calls of those other paths."""
-        if value.kind != Kind.TENSOR or value.device is None or not value.device.also_on_host or value.origin is None:
+        if not (value.device.also_on_host if on_host_paths else value.device.is_cpu):
             return []
         found = (self._device_less_factory_of(origin) for origin in (value.origin, *value.origin.alternatives))
         return [made for made in found if made is not None]

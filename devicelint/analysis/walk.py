@@ -99,6 +99,17 @@ def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     return children
 
 
+def contains(root: cst.CSTNode, node: cst.CSTNode) -> bool:
+    """Is ``node`` ``root`` itself or inside it (among the children that hold code)?"""
+    stack = [root]
+    while stack:
+        current = stack.pop()
+        if current is node:
+            return True
+        stack.extend(children(current))
+    return False
+
+
 def _holds_code(kind: type) -> bool:
     holds = _HOLDS_CODE.get(kind)
     if holds is None:

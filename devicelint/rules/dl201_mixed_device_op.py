@@ -8,6 +8,7 @@ from devicelint.analysis import torch_api as api
 from devicelint.analysis.events import BinaryEvent, CallEvent
 from devicelint.analysis.values import MODEL_DEVICE, Kind, Role, Value, conflicting, conflicting_on_an_arm
 from devicelint.findings import Severity
+from devicelint.rules._cuda_code import device_spelling
 from devicelint.rules._host_only_arguments import HostOnlyArguments
 from devicelint.rules._messages import where
 from devicelint.rules.base import Example, Rule
@@ -803,9 +804,4 @@ def _host_move_call(node: cst.BaseExpression) -> bool:
     method = node.func.attr.value
     if method == "cpu":
         return not node.args
-    if method != "to" or len(node.args) != 1:
-        return False
-    target = node.args[0].value
-    if isinstance(target, cst.Call) and len(target.args) == 1:
-        target = target.args[0].value  # torch.device("cpu")
-    return isinstance(target, cst.SimpleString) and target.evaluated_value == "cpu"
+    return method == "to" and len(node.args) == 1 and device_spelling(node.args[0].value) == "cpu"

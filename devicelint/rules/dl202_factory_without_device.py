@@ -567,7 +567,7 @@ class FactoryWithoutDevice(Rule):
         positional = [*function.params.posonly_params, *function.params.params]
         if isinstance(func.value, cst.Name) and positional and func.value.value == positional[0].name.value and self.ctx.current_function.class_info is not None:
             return
-        (_, tensor_arg), = [item for item in event.args[1:2]]
+        tensor_arg = event.args[1][1]
         for factory in self._cpu_factories(tensor_arg, allow_unknown_rank=True, allow_placeholder=True):
             self._report(factory, function, event.node, other=(func.value, receiver), registered=True)
 
@@ -722,7 +722,7 @@ class FactoryWithoutDevice(Rule):
         # the analysis records every factory call with the function it ran in - also one in a
         # helper that a method's call summarised (the helper itself may be analysed later)
         found = []
-        made = self.ctx.analyzer.factories_on_host_paths(value) if on_host_paths else self.ctx.analyzer.device_less_factories(value)
+        made = self.ctx.analyzer.device_less_factories(value, on_host_paths)
         for call, qualname, home in made:
             if qualname not in api.FUNCTION_HOST_FACTORIES or home is None or self.ctx.analyzer.constructs_module(home):
                 continue
@@ -812,9 +812,7 @@ class FactoryWithoutDevice(Rule):
         """Is the factory on a path that a test about placement selects (``if x.is_cuda:``, a
         flag that also picks the device)? Then the tensors it meets are placed by that test
         too, and on the path that makes it they may well be on the host."""
-        if self._guards is None:
-            self._guards = PlacementGuards(self.ctx.module)
-        return self._guards.guarded(factory)
+        return self._placement_guards().guarded(factory)
 
     def _moved_on_some_path(self, value: Value) -> bool:
         """Was the value put where the accelerator may be by a call that runs only where some
@@ -826,9 +824,13 @@ class FactoryWithoutDevice(Rule):
             return True
         if not origin.how.startswith("moved"):
             return False  # made there (`torch.full(..., device=x.device)` on one branch): a tensor of its own
+        return self._placement_guards().conditional(origin.node)
+
+    def _placement_guards(self) -> PlacementGuards:
+        """The module's tests about placement, walked once, when first asked."""
         if self._guards is None:
             self._guards = PlacementGuards(self.ctx.module)
-        return self._guards.conditional(origin.node)
+        return self._guards
 
     def _runs_without_gpu(self, function: cst.FunctionDef) -> frozenset[int]:
         found = self._without_gpu.get(function)

@@ -325,8 +325,6 @@ class InputNotMoved(Rule):
         #: id of a call node -> id of the function it is made in (None: the module's top level):
         #: where a pass of one call site finds the caller's entry reads
         self._call_functions: dict[int, int] = {}
-        #: id of a function -> ids of its nodes (see _made_in)
-        self._function_nodes: dict[int, set[int]] = {}
 
     def on_assign(self, statement: cst.CSTNode, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value) -> None:
         """Remember where names are bound to entries of a batch: the move of an entry that
@@ -407,7 +405,7 @@ class InputNotMoved(Rule):
         if call is None:
             return False
         parameter = parameter_read_through(function, node)
-        if parameter is None or self._made_in(function, value.origin.node):
+        if parameter is None or walk.contains(function, value.origin.node):
             return False  # not a parameter, or a value the function made (or moved) itself
         skip_first = context.class_info is not None and not is_static_or_class_method(function)
         names = argument_parameters(function, tuple((arg, UNKNOWN) for arg in call.args), skip_first)
@@ -442,15 +440,6 @@ class InputNotMoved(Rule):
             related=((node, "where it is used"),),
         )
         return True
-
-    def _made_in(self, function: cst.FunctionDef, node: cst.CSTNode) -> bool:
-        """Is ``node`` part of ``function`` (its nodes are collected once, on the first question)?"""
-        nodes = self._function_nodes.get(id(function))
-        if nodes is None:
-            collector = _NodeIds()
-            walk.visit(function, collector)
-            nodes = self._function_nodes[id(function)] = collector.ids
-        return id(node) in nodes
 
     def on_binary(self, event: BinaryEvent) -> None:
         self._operations[id(event.node)] = event
@@ -610,15 +599,6 @@ def _host_batch_in_sequence(node: cst.BaseExpression, value: Value) -> Optional[
             continue
         return (written[position] if written is not None else node), entry
     return None
-
-
-class _NodeIds(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.ids: set[int] = set()
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        self.ids.add(id(node))
-        return True
 
 
 def _read_root(read: cst.BaseExpression) -> cst.BaseExpression:

@@ -13,6 +13,7 @@ from devicelint.analysis.facts import ClassInfo
 from devicelint.analysis.names import dotted_name, keyword_arg, positional_args
 from devicelint.analysis.values import Kind
 from devicelint.findings import Severity
+from devicelint.rules._cuda_code import is_cuda_literal
 from devicelint.rules.base import Example, Rule
 
 
@@ -235,7 +236,7 @@ class StoredDeviceInForward(Rule):
         own = {param.name.value for param in [*function.params.posonly_params, *function.params.params, *function.params.kwonly_params]}
         for param in [*init.params.posonly_params, *init.params.params, *init.params.kwonly_params][1:]:
             name = param.name.value
-            if name in given or name not in own or param.default is None or not _cuda_literal(param.default):
+            if name in given or name not in own or param.default is None or not is_cuda_literal(param.default):
                 continue
             attribute = _stored_from(init, name)
             if attribute is None or not re.search(_PLACED_BY_PARAMETER.format(r"self\." + re.escape(attribute)), self.ctx.analyzer.body_text(forward)):
@@ -364,10 +365,6 @@ class _AssignmentFinder(cst.CSTVisitor):
             name = dotted_name(target.target)
             if name is not None and name.split(".", 1)[-1] == self.attribute and "." in name and self.node is None:
                 self.node = node
-
-
-def _cuda_literal(node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.SimpleString) and re.fullmatch(r"cuda(:\d+)?", node.value.strip("'\"")) is not None
 
 
 def _stored_from(init: cst.FunctionDef, parameter: str) -> Optional[str]:

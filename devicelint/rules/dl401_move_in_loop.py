@@ -198,11 +198,11 @@ class MoveInLoop(Rule):
         finder = _BuiltSubmodules(params[0].name.value)
         walk.visit(method.body, finder)
         state = self.ctx.analyzer.module_state
-        for built in finder.built:
-            value = self.ctx.analyzer.lookup(built.split(".", 1)[0], state)
+        for built, spelled in finder.built:
+            value = self.ctx.analyzer.lookup(spelled.split(".", 1)[0], state)
             if value.kind == Kind.CLASS and isinstance(value.info, ClassInfo) and value.info.is_module:
                 return True
-            qualname = self.ctx.analyzer.qualname_of(cst.parse_expression(built), state) or ""
+            qualname = self.ctx.analyzer.qualname_of(built, state) or ""
             leaf = qualname.rsplit(".", 1)[-1]
             if qualname.startswith("torch.nn.") and leaf[:1].isupper() and ".functional." not in qualname:
                 return True
@@ -263,7 +263,7 @@ class _BindingOf(cst.CSTVisitor):
         self.stored_in_entry = False
 
     def visit_Assign(self, node: cst.Assign) -> bool:
-        if self.statement is None and _contains(node.value, self.call):
+        if self.statement is None and walk.contains(node.value, self.call):
             self.statement = node
             for target in node.targets:
                 self.names.update(bound_names(target.target))
@@ -308,12 +308,6 @@ def _has_subscript_target(target: cst.BaseExpression) -> bool:
     return isinstance(target, cst.Subscript)
 
 
-def _contains(tree: cst.CSTNode, node: cst.CSTNode) -> bool:
-    finder = _CallsInside()
-    walk.visit(tree, finder)
-    return any(found is node for found in finder.calls)
-
-
 def _changed_after_binding(call: cst.Call, loop: LoopInfo) -> bool:
     binding = _BindingOf(call)
     walk.visit(loop.node, binding)
@@ -342,18 +336,19 @@ class _MethodsCalledOn(cst.CSTVisitor):
 
 
 class _BuiltSubmodules(cst.CSTVisitor):
-    """How a method spells the classes it builds into its object's attributes: ``self.fc =
+    """The classes a method builds into its object's attributes, as it spells them: ``self.fc =
     nn.Linear(...)``, ``self.blocks.append(Block())``, ``self.add_module("b", Block())``."""
 
     def __init__(self, owner: str) -> None:
         self.owner = owner
-        self.built: list[str] = []
+        #: the callee of each construction, with its dotted spelling
+        self.built: list[tuple[cst.BaseExpression, str]] = []
 
     def _built(self, value: cst.BaseExpression) -> None:
         if isinstance(value, cst.Call):
             spelled = dotted_name(value.func)
             if spelled is not None:
-                self.built.append(spelled)
+                self.built.append((value.func, spelled))
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if any((dotted_name(target.target) or "").startswith(self.owner + ".") for target in node.targets):
