@@ -8,8 +8,9 @@
 #      (numpy/scipy upstream) and wrap them with torch.from_numpy - all CPU tensors, written into the GPU score matrix.
 #      PR #1997 (commit b6b90a4a, "fix random, admmslim, slimelastic") gives torch.rand device=self.device and moves the
 #      two wrapped results .to(self.device); the three lines it changed are marked (DL202, the closest rule: a tensor
-#      made on the host in a module's method, next to the device's tensors). The host matrices are CPU torch tensors
-#      here (NumPy and scipy are absent), the Interaction and the trainer are reduced.
+#      made on the host in a module's method, next to the device's tensors). The host matrices are dense numpy arrays
+#      here (scipy sparse upstream), the Interaction and the trainer are reduced.
+import numpy as np
 import torch
 import torch.nn as nn
 
@@ -48,19 +49,19 @@ class ADMMSLIM(GeneralRecommender):
         super().__init__(config, dataset)
         self.dummy_param = nn.Parameter(torch.zeros(1))
         self.interaction_matrix = dataset["inter_matrix"]
-        self.item_means = self.interaction_matrix.mean(dim=0)
-        self.item_similarity = torch.rand(self.n_items, self.n_items)
+        self.item_means = self.interaction_matrix.mean(axis=0)
+        self.item_similarity = np.random.rand(self.n_items, self.n_items).astype(np.float32)
         self.center_columns = True
 
     def predict(self, interaction):
-        user = interaction[self.USER_ID].cpu()
-        item = interaction[self.ITEM_ID].cpu()
+        user = interaction[self.USER_ID].cpu().numpy()
+        item = interaction[self.ITEM_ID].cpu().numpy()
         user_interactions = self.interaction_matrix[user, :]
         if self.center_columns:
-            r = ((user_interactions - self.item_means) * self.item_similarity[:, item].T).sum(dim=1) + self.item_means[item]
+            r = ((user_interactions - self.item_means) * self.item_similarity[:, item].T).sum(axis=1).flatten() + self.item_means[item]
         else:
-            r = (user_interactions * self.item_similarity[:, item].T).sum(dim=1)
-        return add_noise(torch.as_tensor(r))  # expect: DL202
+            r = (user_interactions * self.item_similarity[:, item].T).sum(axis=1).flatten()
+        return add_noise(torch.from_numpy(r))  # expect: DL202
 
 
 class SLIMElastic(GeneralRecommender):
@@ -68,12 +69,12 @@ class SLIMElastic(GeneralRecommender):
         super().__init__(config, dataset)
         self.dummy_param = nn.Parameter(torch.zeros(1))
         self.interaction_matrix = dataset["inter_matrix"]
-        self.item_similarity = torch.rand(self.n_items, self.n_items)
+        self.item_similarity = np.random.rand(self.n_items, self.n_items).astype(np.float32)
 
     def predict(self, interaction):
-        user = interaction[self.USER_ID].cpu()
-        item = interaction[self.ITEM_ID].cpu()
-        r = torch.as_tensor((self.interaction_matrix[user, :] * self.item_similarity[:, item].T).sum(dim=1))  # expect: DL202
+        user = interaction[self.USER_ID].cpu().numpy()
+        item = interaction[self.ITEM_ID].cpu().numpy()
+        r = torch.from_numpy((self.interaction_matrix[user, :] * self.item_similarity[:, item].T).sum(axis=1).flatten())  # expect: DL202
         return r
 
 
@@ -119,7 +120,7 @@ def uni100_eval_data(n_users, n_items, device, batches=2, users_per_batch=4):
 if __name__ == "__main__":
     torch.manual_seed(42)
     config = {"device": torch.device("cuda:0" if torch.cuda.is_available() else "cpu"), "ITEM_ID_FIELD": "item_id"}
-    dataset = {"n_users": 20, "n_items": 200, "inter_matrix": (torch.rand(20, 200) < 0.05).float()}
+    dataset = {"n_users": 20, "n_items": 200, "inter_matrix": (np.random.rand(20, 200) < 0.05).astype(np.float32)}
     for model_class in (Random, ADMMSLIM, SLIMElastic):
         model = model_class(config, dataset).to(config["device"])
         trainer = Trainer(config, model)

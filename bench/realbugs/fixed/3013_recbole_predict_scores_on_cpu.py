@@ -1,6 +1,7 @@
 # source: https://github.com/RUCAIBox/RecBole/issues/1984
 # fixed twin: PR #1997 (commit b6b90a4a) draws Random's scores with torch.rand(..., device=self.device) and moves the
 #             scores ADMMSLIM and SLIMElastic compute on the host .to(self.device).
+import numpy as np
 import torch
 import torch.nn as nn
 
@@ -39,19 +40,19 @@ class ADMMSLIM(GeneralRecommender):
         super().__init__(config, dataset)
         self.dummy_param = nn.Parameter(torch.zeros(1))
         self.interaction_matrix = dataset["inter_matrix"]
-        self.item_means = self.interaction_matrix.mean(dim=0)
-        self.item_similarity = torch.rand(self.n_items, self.n_items)
+        self.item_means = self.interaction_matrix.mean(axis=0)
+        self.item_similarity = np.random.rand(self.n_items, self.n_items).astype(np.float32)
         self.center_columns = True
 
     def predict(self, interaction):
-        user = interaction[self.USER_ID].cpu()
-        item = interaction[self.ITEM_ID].cpu()
+        user = interaction[self.USER_ID].cpu().numpy()
+        item = interaction[self.ITEM_ID].cpu().numpy()
         user_interactions = self.interaction_matrix[user, :]
         if self.center_columns:
-            r = ((user_interactions - self.item_means) * self.item_similarity[:, item].T).sum(dim=1) + self.item_means[item]
+            r = ((user_interactions - self.item_means) * self.item_similarity[:, item].T).sum(axis=1).flatten() + self.item_means[item]
         else:
-            r = (user_interactions * self.item_similarity[:, item].T).sum(dim=1)
-        return add_noise(torch.as_tensor(r)).to(self.device)
+            r = (user_interactions * self.item_similarity[:, item].T).sum(axis=1).flatten()
+        return add_noise(torch.from_numpy(r)).to(self.device)
 
 
 class SLIMElastic(GeneralRecommender):
@@ -59,12 +60,12 @@ class SLIMElastic(GeneralRecommender):
         super().__init__(config, dataset)
         self.dummy_param = nn.Parameter(torch.zeros(1))
         self.interaction_matrix = dataset["inter_matrix"]
-        self.item_similarity = torch.rand(self.n_items, self.n_items)
+        self.item_similarity = np.random.rand(self.n_items, self.n_items).astype(np.float32)
 
     def predict(self, interaction):
-        user = interaction[self.USER_ID].cpu()
-        item = interaction[self.ITEM_ID].cpu()
-        r = torch.as_tensor((self.interaction_matrix[user, :] * self.item_similarity[:, item].T).sum(dim=1)).to(self.device)
+        user = interaction[self.USER_ID].cpu().numpy()
+        item = interaction[self.ITEM_ID].cpu().numpy()
+        r = torch.from_numpy((self.interaction_matrix[user, :] * self.item_similarity[:, item].T).sum(axis=1).flatten()).to(self.device)
         return r
 
 
@@ -110,7 +111,7 @@ def uni100_eval_data(n_users, n_items, device, batches=2, users_per_batch=4):
 if __name__ == "__main__":
     torch.manual_seed(42)
     config = {"device": torch.device("cuda:0" if torch.cuda.is_available() else "cpu"), "ITEM_ID_FIELD": "item_id"}
-    dataset = {"n_users": 20, "n_items": 200, "inter_matrix": (torch.rand(20, 200) < 0.05).float()}
+    dataset = {"n_users": 20, "n_items": 200, "inter_matrix": (np.random.rand(20, 200) < 0.05).astype(np.float32)}
     for model_class in (Random, ADMMSLIM, SLIMElastic):
         model = model_class(config, dataset).to(config["device"])
         trainer = Trainer(config, model)
