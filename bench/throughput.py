@@ -175,6 +175,9 @@ def main() -> None:
     parse_torch = time_parse(torch_only)
     parse_torch_paused = time_parse(torch_only, gc_paused=True)
     lint_all, found_all = time_devicelint(everything)
+    # the CLI's default on a whole tree in one process: one batch, so a module imported by
+    # several files is parsed once and a linted file's own tree serves its importers
+    default_all = time_devicelint_pool([path for path, _, _ in everything], 1)
     pool = time_devicelint_pool([path for path, _, _ in everything], options.jobs)
     print(row("bare libcst.parse_module, all files", parse_all, len(everything), lines, parse_all))
     print(row("bare parse, torch-mentioning files", parse_torch, len(torch_only), torch_lines, parse_torch))
@@ -182,6 +185,11 @@ def main() -> None:
     print(
         f"  devicelint / parse of the same (torch-mentioning) files: {lint_all / parse_torch:.2f}x "
         f"({lint_all / parse_torch_paused:.2f}x parse with GC paused)"
+    )
+    print(row("devicelint default (reads imports), --jobs 1", default_all, len(everything), lines, parse_all))
+    print(
+        f"  devicelint default / parse of the same (torch-mentioning) files: {default_all / parse_torch:.2f}x "
+        f"({default_all / parse_torch_paused:.2f}x parse with GC paused)"
     )
     print(row(f"devicelint, --jobs {options.jobs}", pool, len(everything), lines, parse_all))
 
