@@ -13,6 +13,7 @@ from devicelint.findings import Severity
 from devicelint.rules.base import Example, Rule
 
 _DATA_PARALLEL = frozenset({"torch.nn.DataParallel", "torch.nn.parallel.DataParallel", "torch.nn.parallel.data_parallel.DataParallel"})
+_DISTRIBUTED_DATA_PARALLEL = frozenset({"torch.nn.parallel.DistributedDataParallel", "torch.nn.parallel.distributed.DistributedDataParallel"})
 
 
 @dataclass
@@ -88,6 +89,14 @@ class DataParallelDevice0(Rule):
         "import os\nimport torch\nfrom torch import nn\ndef main():\n    local_rank = int(os.environ['LOCAL_RANK'])\n"
         "    net = nn.Linear(4, 4).to(torch.device(f'cuda:{local_rank}'))\n"
         "    model = nn.DataParallel(net, device_ids=[local_rank])  # noqa: DL405\n    return model\n",
+        # DistributedDataParallel: a model moved to the process's GPU first, one moved only on
+        # some path (`if args.gpu is not None: model.cuda(args.gpu)`), a CPU model without
+        # `device_ids`, a model handed in
+        "import torch\nfrom torch import nn\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n"
+        "def wrap(gpu, args, given):\n    net = nn.Linear(4, 4)\n    net.cuda(gpu)\n    a = DDP(net, device_ids=[gpu])\n"
+        "    other = nn.Linear(4, 4)\n    if args.gpu is not None:\n        other.cuda(args.gpu)\n"
+        "    b = DDP(other, device_ids=[args.gpu])\n    c = DDP(nn.Linear(4, 4), device_ids=None)\n"
+        "    d = DDP(nn.Linear(4, 4))\n    e = DDP(given, device_ids=[gpu])\n    return a, b, c, d, e\n",
         # moved to the rank's GPU, then back to one fixed GPU before wrapping
         "import os\nimport torch\nfrom torch import nn\nlocal_rank = int(os.environ['LOCAL_RANK'])\n"
         "net = nn.Linear(4, 4)\nnet.cuda(local_rank)\nnet.to('cuda:0')\nmodel = nn.DataParallel(net)  # noqa: DL405\n",
@@ -121,6 +130,13 @@ class DataParallelDevice0(Rule):
             "    device = torch.device('cuda', int(os.environ['LOCAL_RANK']))\n    net = nn.Linear(4, 4)\n    net.to(device)\n"
             "    model = nn.DataParallel(net)  # noqa: DL405  # expect: DL205\n    return model\n"
         ),
+        # DistributedDataParallel given `device_ids` around a model still on the CPU raises in
+        # its constructor; moving the wrapper afterwards is too late
+        Example(
+            "import torch\nfrom torch import nn\ndef worker(gpu):\n    torch.cuda.set_device(gpu)\n    net = nn.Linear(4, 4)\n"
+            "    model = nn.parallel.DistributedDataParallel(net, device_ids=[gpu])  # expect: DL205\n"
+            "    return model.cuda()\n"
+        ),
         # a forward before the model is placed; handing it on afterwards does not help
         Example(
             "import torch\nfrom torch import nn\ndef train(net, loader, devices):\n"
@@ -143,6 +159,8 @@ class DataParallelDevice0(Rule):
         self._current_rank: dict[int, Role] = {}
 
     def on_call(self, event: CallEvent) -> None:
+        if event.qualname in _DISTRIBUTED_DATA_PARALLEL:
+            self._distributed_wrapper(event)
         if event.qualname in _DATA_PARALLEL:
             self._wrapper_built(event)
             return
@@ -174,6 +192,28 @@ class DataParallelDevice0(Rule):
             for wrapper in here:
                 if arg.value is wrapper.call or (spelled is not None and spelled in wrapper.names):
                     wrapper.escaped = True
+
+    def _distributed_wrapper(self, event: CallEvent) -> None:
+        """`DistributedDataParallel(model, device_ids=[...])` around a model known to be on the
+        CPU: DDP's constructor raises "device_ids and output_device arguments only work with
+        single-device/multiple-device GPU modules or CPU modules" at once, so a later move comes
+        too late (pytorch/pytorch#46821: the `model.cuda(args.gpu)` before it commented out)."""
+        positional = positional_args(event.node)
+        module_arg = keyword_arg(event.node, "module")
+        module_node = module_arg.value if module_arg is not None else (positional[0].value if positional else None)
+        ids_arg = keyword_arg(event.node, "device_ids")
+        ids_node = ids_arg.value if ids_arg is not None else (positional[1].value if len(positional) > 1 else None)
+        if module_node is None or not isinstance(ids_node, (cst.List, cst.Tuple)) or not ids_node.elements:
+            return  # no device_ids, `None`, or a value that may be None / empty on the CPU path
+        inner = next((value for arg, value in event.args if arg.value is module_node), None)
+        if inner is None or inner.kind != Kind.MODULE or inner.device is None or not inner.device.is_cpu:
+            return
+        self.ctx.report(
+            event.node,
+            "the wrapped model is still on the CPU, but `device_ids` is given: DistributedDataParallel raises at once "
+            "(\"device_ids and output_device arguments only work with single-device/multiple-device GPU modules or CPU "
+            "modules\"); move the model to its GPU before wrapping it, or leave `device_ids` out for a CPU model",
+        )
 
     def _rank_move(self, event: CallEvent, receiver: Optional[str]) -> None:
         """Remember a move of a module onto the GPU of the process's rank, and forget the rank
