@@ -1,6 +1,14 @@
 from __future__ import annotations
 
+from typing import Optional
 
+import libcst as cst
+
+from devicelint.analysis import walk
+from devicelint.analysis.events import CallEvent
+from devicelint.analysis.helpers import argument_parameters
+from devicelint.analysis.names import OwnScopeVisitor, dotted_name
+from devicelint.analysis.values import Kind, Value
 from devicelint.findings import Severity
 from devicelint.rules._optimizer_order import BuiltBeforeMove, LoadedInHelper, OptimizerOrderRule, OrderCase
 from devicelint.rules.base import Example
@@ -16,6 +24,11 @@ class OptimizerBeforeMove(OptimizerOrderRule):
       (`Checkpoint(net, opt).load()`); a load in another function is reported at the load as
       well;
     - it is an optimizer that creates its state in its constructor (`torch.optim.Adagrad`).
+
+    The first `step()` of such an optimizer after the move - in the same function, or in a
+    function of the file the optimizer is handed to after the move (`train_epoch(model, loader,
+    optimizer)`) - is reported as well: that is where the run fails, and the traceback points
+    there; the message names the construction and the move.
 
     The move is followed as DL409 follows it: in the same function, in a function the model is
     handed to, in the `__init__` of a class of the file (or a base class's, through
@@ -90,6 +103,12 @@ class OptimizerBeforeMove(OptimizerOrderRule):
         "        for k, v in state.items():\n            if torch.is_tensor(v):\n                state[k] = v.to(device)\n"
         "model = torch.nn.Linear(2, 2)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
         "resume('c.pt', model, opt, 'cuda')\nmodel.cuda()\n",
+        # steps of an optimizer built after the move, and of another optimizer handed to the
+        # same helper
+        "import torch\ndef fit(net, opt):\n    opt.step()\n"
+        "def main(path):\n    net = torch.nn.Linear(2, 2)\n    old = torch.optim.SGD(net.parameters(), lr=0.1)\n"
+        "    net.cuda()\n    opt = torch.optim.SGD(net.parameters(), lr=0.1)\n    opt.load_state_dict(torch.load(path))\n"
+        "    fit(net, opt)\n    opt.step()\n",
         # parameter groups of two different models
         "import torch\na = torch.nn.Linear(2, 2)\nb = torch.nn.Linear(2, 2)\n"
         "opt = torch.optim.Adagrad([{'params': a.parameters()}, {'params': b.parameters(), 'lr': 0.01}], lr=0.1)\na.cuda()\n",
@@ -122,6 +141,16 @@ class OptimizerBeforeMove(OptimizerOrderRule):
             "model = Net()\nopt = torch.optim.Adam(model.groups(1e-3))  # expect: DL407\n"
             "resume('c.pt', model, opt)\nmodel.cuda()\n"
         ),
+        # the first step after the move, here or in a function the optimizer is handed to, is
+        # where the run fails: it is reported too (microsoft/Cream#2)
+        Example(
+            "import torch\ndef fit(net, batches, opt):\n    for x in batches:\n        net(x).sum().backward()\n"
+            "        opt.step()  # expect: DL407\n        opt.zero_grad()\n"
+            "def main(path, batches):\n    net = torch.nn.Linear(2, 2)\n"
+            "    opt = torch.optim.SGD(net.parameters(), lr=0.1, momentum=0.9)  # expect: DL407\n"
+            "    opt.load_state_dict(torch.load(path, map_location='cpu'))\n    opt.step()\n    net.cuda()\n"
+            "    fit(net, batches, opt)\n    opt.step()\n"
+        ),
         # an object that keeps the optimizer restores its state before the move (cv-lee/BraTs#10)
         Example(
             "import torch\nclass Checkpoint:\n    def __init__(self, model, optimizer):\n"
@@ -141,6 +170,86 @@ class OptimizerBeforeMove(OptimizerOrderRule):
             "    def cuda(self):\n        self.net.cuda()\ntrainer = Trainer('sgd', {})\ntrainer.cuda()\n"
         ),
     )
+
+    def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(ctx)
+        #: call nodes in the order the analysis met them (the first time)
+        self._order_seen: dict[int, int] = {}
+        #: (function node id, name) -> [(its call order, the optimizer's constructor)]: the
+        #: optimizers a name was bound to
+        self._bindings: dict[tuple[int, str], list[tuple[int, int]]] = {}
+        #: optimizer constructor -> the function node id and the name it was bound to first
+        self._bound_to: dict[int, tuple[int, str]] = {}
+        #: per function node id: `<name>.step()` calls, and calls of functions of the file, in order
+        self._steps: dict[int, list[tuple[int, str, cst.Call]]] = {}
+        self._handed: dict[int, list[tuple[int, cst.FunctionDef, CallEvent]]] = {}
+        #: the crashing cases, for the step that fails: (constructor, move, why)
+        self._crashing: list[tuple[cst.Call, cst.Call, str]] = []
+
+    def on_assign(self, statement: cst.CSTNode, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value) -> None:
+        super().on_assign(statement, target, value_node, value)
+        name = dotted_name(target)
+        if name is not None and value.kind == Kind.OPTIMIZER and isinstance(value_node, cst.Call):
+            scope = id(self.ctx.current_function.node)
+            self._bindings.setdefault((scope, name), []).append((self._order_seen.get(id(value_node), len(self._order_seen)), id(value_node)))
+            self._bound_to.setdefault(id(value_node), (scope, name))
+
+    def on_call(self, event: CallEvent) -> None:
+        order = self._order_seen.setdefault(id(event.node), len(self._order_seen))
+        super().on_call(event)
+        scope = id(self.ctx.current_function.node)
+        func = event.node.func
+        if event.method == "step" and isinstance(func, cst.Attribute):
+            name = dotted_name(func.value)
+            if name is not None:
+                self._steps.setdefault(scope, []).append((order, name, event.node))
+        elif event.callee.kind == Kind.FUNCTION and isinstance(event.callee.info, cst.FunctionDef):
+            self._handed.setdefault(scope, []).append((order, event.callee.info, event))
+
+    def finish(self) -> None:
+        super().finish()
+        for optimizer, move, why in self._crashing:
+            step = self._first_step_after(optimizer, move)
+            if step is None:
+                continue
+            self.ctx.report(
+                step,
+                f"this step fails on a GPU: the optimizer built at line {self.ctx.line(optimizer)} {why}, and its model "
+                f"was moved only afterwards (line {self.ctx.line(move)}); the state stays on the CPU and meets the gradients on "
+                "the GPU here (\"Expected all tensors to be on the same device\"); move the model before building the "
+                "optimizer and restoring its state",
+                related=((optimizer, "the optimizer is built here"), (move, "the model is moved here")),
+            )
+
+    def _first_step_after(self, optimizer: cst.Call, move: cst.Call) -> Optional[cst.Call]:
+        """The first `step()` of the optimizer built at ``optimizer`` after ``move``: in the
+        function that binds it to a name, or in a function of the file that name is handed to
+        after the move (its parameter's `step()`)."""
+        bound = self._bound_to.get(id(optimizer))
+        moved_at = self._order_seen.get(id(move))
+        if bound is None or moved_at is None:
+            return None
+        scope, name = bound
+        bindings = self._bindings.get(bound, [])
+
+        def holds_it(order: int) -> bool:
+            latest = max((binding for binding in bindings if binding[0] < order), default=None)
+            return latest is not None and latest[1] == id(optimizer)
+
+        found: list[tuple[int, cst.Call]] = [
+            (order, call) for order, receiver, call in self._steps.get(scope, ()) if order > moved_at and receiver == name and holds_it(order)
+        ]
+        for order, function, event in self._handed.get(scope, ()):
+            if order <= moved_at or not holds_it(order) or any(earlier < order for earlier, _ in found):
+                continue
+            for (arg, _), parameter in zip(event.args, argument_parameters(function, event.args, skip_first=False)):
+                if parameter is not None and dotted_name(arg.value) == name:
+                    finder = _StepFinder(parameter)
+                    walk.visit(function.body, finder)
+                    if finder.found is not None:
+                        found.append((order, finder.found))
+                        break
+        return min(found, key=lambda item: item[0])[1] if found else None
 
     def _report(self, case: OrderCase) -> None:
         """The cases whose state stays on the CPU; an optimizer that makes its state at its
@@ -169,9 +278,28 @@ class OptimizerBeforeMove(OptimizerOrderRule):
             why = f"`{case.eager_state}` creates its state in its constructor, next to the parameters"
         else:
             return
+        self._crashing.append((
+            case.optimizer, case.move,
+            f"is `{case.eager_state}`, which creates its state in its constructor" if case.state_load is None
+            else f"had its state restored before the move (line {line(case.state_load.call)})",
+        ))
         self.ctx.report(
             case.optimizer,
             f"{case.described}, and {why}: the move leaves that state on the CPU, and the first `step()` mixes "
             "it with the gradients on the GPU; move the model first, then build the optimizer",
             related=tuple(related),
         )
+
+
+class _StepFinder(OwnScopeVisitor):
+    """The first ``<receiver>.step()`` call of a body."""
+
+    def __init__(self, receiver: str) -> None:
+        self.receiver = receiver
+        self.found: Optional[cst.Call] = None
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        func = node.func
+        if self.found is None and isinstance(func, cst.Attribute) and func.attr.value == "step" and dotted_name(func.value) == self.receiver:
+            self.found = node
+        return self.found is None
