@@ -127,6 +127,11 @@ class OptimizerOrder:
         self._from_groups: set[int] = set()
         #: optimizers whose loaded state the code moves itself
         self._state_moved: set[int] = set()
+        #: parallel wrapper constructions (`DataParallel(net)`) -> the model they wrap
+        self._wrapped: dict[int, str] = {}
+        #: optimizer constructor -> the model whose submodules functions of the file took its
+        #: parameter groups from (None: not such groups), asked once
+        self._helper_groups: dict[int, Optional[str]] = {}
 
     def on_assign(self, statement: cst.CSTNode, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value) -> None:
         name = dotted_name(target)
@@ -174,6 +179,13 @@ class OptimizerOrder:
                 assert owner is not None
                 self._optimized.setdefault((scope, owner), []).append(event.node)
                 self._from_groups.add(id(event.node))
+            elif self._helper_groups_owner(event) is not None:
+                # `Adam([{"params": get_conv_weights(net.backbone)}, ...])`: groups that
+                # functions of the file take from submodules of one model
+                owner = self._helper_groups_owner(event)
+                assert owner is not None
+                self._optimized.setdefault((scope, owner), []).append(event.node)
+                self._from_groups.add(id(event.node))
             elif event.callee.kind == Kind.FUNCTION and isinstance(event.result.info, Value) and event.result.info.kind == Kind.PARAMETERS:
                 # `build_optimizer(model, lr)`: a helper (of this file or another module of the
                 # project) that builds it from the parameters of a model handed to it
@@ -183,6 +195,10 @@ class OptimizerOrder:
                     if owner is not None and value.kind == Kind.MODULE and not placed:
                         self._optimized.setdefault((scope, owner), []).append(event.node)
             return
+        if event.qualname in api.PARALLEL_WRAPPERS and event.args and event.args[0][0].keyword is None:
+            wrapped = dotted_name(event.args[0][0].value)
+            if wrapped is not None:
+                self._wrapped[id(event.node)] = wrapped
         self._note_state_load(scope, event)
         if event.method is not None and event.receiver is not None and isinstance(event.receiver.info, ClassInfo):
             self._object_calls.append((event.receiver.info, event.method, event.node))
@@ -200,7 +216,8 @@ class OptimizerOrder:
             return
         func = event.node.func
         assert isinstance(func, cst.Attribute)
-        owner = dotted_name(func.value)
+        # `DataParallel(net).cuda()` moves `net` with its wrapper
+        owner = dotted_name(func.value) or self._wrapped.get(id(func.value))
         for optimizer in self._optimized.pop((scope, owner or ""), ()):
             # the line to change is the optimizer's: the case sits there, and points at the move
             taken = f"parameter groups of `{owner}`" if id(optimizer) in self._from_groups else f"`{owner}.parameters()`"
@@ -219,6 +236,53 @@ class OptimizerOrder:
             return
         state_load = self._state_load(optimizer, owner, move, built_in if built_in is not None else self.ctx.current_function.node)
         self._sink(BuiltBeforeMove(optimizer, owner, described, move, move_note, state_load, self._eager_state.get(id(optimizer))))
+
+    def _helper_groups_owner(self, event: CallEvent) -> Optional[str]:
+        """The model whose parameters an optimizer is built from, where its argument is a literal
+        list of parameter groups, each ``{"params": f(model.sub, ...), ...}`` with ``f`` a
+        function of the file that walks the module it is handed (``.modules()``,
+        ``.parameters()``, ...; lightweight-human-pose-estimation's ``get_parameters_conv``):
+        the same model, not yet placed, in every group."""
+        if id(event.node) in self._helper_groups:
+            return self._helper_groups[id(event.node)]
+        self._helper_groups[id(event.node)] = None
+        groups = event.args[0][0].value
+        if event.args[0][0].keyword is not None or not isinstance(groups, (cst.List, cst.Tuple)) or not groups.elements:
+            return None
+        owners: set[str] = set()
+        for element in groups.elements:
+            group = element.value
+            params = next(
+                (item.value for item in group.elements if isinstance(group, cst.Dict) and isinstance(item, cst.DictElement)
+                 and isinstance(item.key, cst.SimpleString) and item.key.evaluated_value == "params"),
+                None,
+            ) if isinstance(group, cst.Dict) else None
+            if not isinstance(params, cst.Call) or not isinstance(params.func, cst.Name):
+                return None
+            helper = self.ctx.analyzer.lookup(params.func.value, event.state)
+            if helper.kind != Kind.FUNCTION or not isinstance(helper.info, cst.FunctionDef):
+                return None
+            text = self.ctx.analyzer.body_text(helper.info)
+            args = tuple((arg, Value(Kind.UNKNOWN)) for arg in params.args)
+            walked = None
+            for (arg, _), parameter in zip(args, argument_parameters(helper.info, args, skip_first=False)):
+                spelled = dotted_name(arg.value)
+                if parameter is None or spelled is None:
+                    continue
+                if re.search(rf"\b{re.escape(parameter)}\s*\.\s*(modules|named_modules|children|parameters|named_parameters)\s*\(", text):
+                    walked = spelled.split(".", 1)[0]
+                    break
+            if walked is None:
+                return None
+            owners.add(walked)
+        if len(owners) != 1:
+            return None
+        owner = owners.pop()
+        model = self.ctx.analyzer.lookup(owner, event.state)
+        if model.kind != Kind.MODULE or model.device is not None and model.device.may_be_accelerator:
+            return None
+        self._helper_groups[id(event.node)] = owner
+        return owner
 
     def _groups_owner(self, scope: int, argument: cst.BaseExpression) -> Optional[str]:
         """The module whose parameter groups ``argument`` is: a call of a method of its class

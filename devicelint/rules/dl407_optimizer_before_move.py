@@ -109,6 +109,13 @@ class OptimizerBeforeMove(OptimizerOrderRule):
         "def main(path):\n    net = torch.nn.Linear(2, 2)\n    old = torch.optim.SGD(net.parameters(), lr=0.1)\n"
         "    net.cuda()\n    opt = torch.optim.SGD(net.parameters(), lr=0.1)\n    opt.load_state_dict(torch.load(path))\n"
         "    fit(net, opt)\n    opt.step()\n",
+        # groups from a helper that does not walk the module it is handed, and groups of a
+        # model moved first
+        "import torch\nfrom torch import nn\ndef lookup(module, table):\n    return table[module]\n"
+        "def weights(module):\n    return [m.weight for m in module.modules()]\n"
+        "def main(state, table):\n    net = nn.Linear(2, 2)\n    opt = torch.optim.Adam([{'params': lookup(net, table)}])\n"
+        "    opt.load_state_dict(state)\n    net.cuda()\n    other = nn.Linear(2, 2).cuda()\n"
+        "    opt2 = torch.optim.Adam([{'params': weights(other)}])\n    opt2.load_state_dict(state)\n    other.cuda()\n",
         # parameter groups of two different models
         "import torch\na = torch.nn.Linear(2, 2)\nb = torch.nn.Linear(2, 2)\n"
         "opt = torch.optim.Adagrad([{'params': a.parameters()}, {'params': b.parameters(), 'lr': 0.01}], lr=0.1)\na.cuda()\n",
@@ -150,6 +157,17 @@ class OptimizerBeforeMove(OptimizerOrderRule):
             "    opt = torch.optim.SGD(net.parameters(), lr=0.1, momentum=0.9)  # expect: DL407\n"
             "    opt.load_state_dict(torch.load(path, map_location='cpu'))\n    opt.step()\n    net.cuda()\n"
             "    fit(net, batches, opt)\n    opt.step()\n"
+        ),
+        # parameter groups that a function of the file takes from submodules of one model, and
+        # the model moved with its DataParallel wrapper (lightweight-human-pose-estimation#208)
+        Example(
+            "import torch\nfrom torch import nn\ndef weights(module):\n"
+            "    return [m.weight for m in module.modules() if isinstance(m, nn.Linear)]\n"
+            "class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.body, self.head = nn.Linear(2, 2), nn.Linear(2, 2)\n"
+            "def main(state):\n    net = Net()\n"
+            "    opt = torch.optim.Adam([{'params': weights(net.body)}, {'params': weights(net.head), 'lr': 0.1}])  # expect: DL407\n"
+            "    opt.load_state_dict(state)\n    net = nn.DataParallel(net).cuda()  # noqa: DL405\n    return net, opt\n"
         ),
         # an object that keeps the optimizer restores its state before the move (cv-lee/BraTs#10)
         Example(
