@@ -9,8 +9,8 @@ from devicelint.analysis import helpers, walk
 from devicelint.analysis import torch_api as api
 from devicelint.analysis.facts import ClassInfo
 from devicelint.analysis.events import CallEvent
-from devicelint.analysis.names import dotted_name, has_decorator, keyword_arg, positional_args, string_value
-from devicelint.analysis.values import PLACED_KINDS, Kind, container_items
+from devicelint.analysis.names import OwnScopeVisitor, dotted_name, has_decorator, keyword_arg, positional_args, string_value
+from devicelint.analysis.values import PLACED_KINDS, Kind, Value, container_items
 from devicelint.findings import Severity
 from devicelint.rules._cuda_code import CUDA_ONLY_FILE, device_argument, device_spelling, is_cuda_literal, is_cuda_literal_label
 from devicelint.rules._cpu_choice import CpuChoices
@@ -145,6 +145,13 @@ class HardcodedCuda(Rule):
         # ... the same, with the device made current for the bare moves
         "import torch\ndef train_step(net, batch, device):\n    torch.cuda.set_device(device)\n"
         "    points = batch['points'].to(device=device)\n    joints = batch['joints'].cuda()\n    return net(points, joints)\n",
+        # a device type chosen from the input for autocast (no index wanted), a device made
+        # current first, a device chosen from a tensor the function does not take
+        "import torch\ndef run(model, x):\n    kind = 'cuda' if x.is_cuda else 'cpu'\n"
+        "    with torch.autocast(device_type=kind):\n        return model(x)\n"
+        "def pinned(x):\n    device = 'cuda' if x.is_cuda else 'cpu'\n    with torch.cuda.device(x.device):\n"
+        "        return torch.zeros(3, device=device)\n"
+        "def helper(n):\n    device = 'cuda' if WEIGHTS.is_cuda else 'cpu'\n    return torch.zeros(n, device=device)\n",
         # a helper of a CUDA script moving the host frames it is handed (dino's video
         # segmentation evaluation): the script's own placement, DL314's concern
         "import torch\ndef extract(model, frame):\n    return model(frame.unsqueeze(0).cuda())\n"
@@ -224,6 +231,19 @@ class HardcodedCuda(Rule):
             "import torch\ndef make_one_hot(labels, classes):\n"
             "    one_hot = torch.cuda.FloatTensor(labels.size(0), classes).zero_()  # expect: DL302\n"
             "    return one_hot.scatter_(1, labels.unsqueeze(1), 1)\n"
+        ),
+        # a device chosen by name because the input is on a GPU, placed with here or by the
+        # callers of the helper that returns it (snntorch#188)
+        Example(
+            "import torch\ndef zeros_like_rows(x):\n    device = 'cuda' if x.is_cuda else 'cpu'  # expect: DL302\n"
+            "    return torch.zeros(x.size(0), device=device)\n"
+        ),
+        Example(
+            "import torch\nclass Loss:\n    def _check(self, out):\n        device = 'cpu'\n        if out.is_cuda:\n"
+            "            device = 'cuda'  # expect: DL302\n        return device, out.size(0)\n"
+            "    def __call__(self, out, target):\n        device, steps = self._check(out)\n"
+            "        total = torch.zeros(1, device=device)\n        for step in range(steps):\n"
+            "            total += ((out[step] - target) ** 2).mean()\n        return total\n"
         ),
         # a CUDA path chosen for inputs on a GPU, but on the current GPU, not theirs (the
         # chamfer-distance extension's output buffers: "cuda:6 and cuda:0")
@@ -349,9 +369,81 @@ class HardcodedCuda(Rule):
         #: per function of the file called: its parameters defaulting to CUDA that it places with
         self._cuda_default_params: dict[cst.FunctionDef, tuple[cst.Param, ...]] = {}
         self._cuda_only: Optional[bool] = None
+        #: per function: the values assigned in branches taken because a tensor is on a GPU
+        self._tensor_assignments: dict[cst.FunctionDef, dict[int, str]] = {}
+        self._named_devices_seen: set[int] = set()
         #: hard-coded CUDA outside code its caller places: the node spelling it, its call, and
         #: the function it is in
         self._unchosen: list[tuple[cst.CSTNode, cst.Call, Optional[cst.FunctionDef]]] = []
+
+    def on_assign(self, statement: cst.CSTNode, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value) -> None:
+        """``device = "cuda"`` in the branch taken because a tensor argument is on a GPU (``if
+        x.is_cuda:``, or ``"cuda" if x.is_cuda else "cpu"``), a device the function then places
+        with or returns to callers that do: it names the current GPU, not the tensor's
+        (snntorch#188: ``_prediction_check``)."""
+        if not isinstance(target, cst.Name) or not isinstance(value_node, (cst.SimpleString, cst.Call, cst.IfExp)):
+            return
+        if id(value_node) in self._named_devices_seen:
+            return
+        self._named_devices_seen.add(id(value_node))
+        literal = value_node
+        tested: Optional[str] = None
+        if isinstance(value_node, cst.IfExp):
+            test = _tensor_on_cuda_test(value_node.test)
+            if test is not None:
+                literal = value_node.body if test[1] else value_node.orelse
+                tested = test[0]
+        if not _names_cuda(literal):
+            return
+        function = self.ctx.current_function.node
+        if function is None or self._cuda_only_file():
+            return
+        if tested is None:
+            tested = self._tensor_on_cuda_assignments(function).get(id(value_node))
+        if tested is None or tested.split(".", 1)[0] not in _parameter_names(function):
+            return
+        body = self.ctx.analyzer.body_text(function)
+        if _PINS_CURRENT_GPU.search(body):
+            return
+        use = self._named_device_use(function, target.value, body)
+        if use is None:
+            return
+        self.ctx.report(
+            literal,
+            f"this device is chosen by name because `{tested}` is on a GPU, but `\"cuda\"` is the current GPU (GPU 0 "
+            f"unless the program sets another), not `{tested}`'s: "
+            f"what is placed with it ({use}) meets `{tested}` on different devices; use `{tested}.device`",
+        )
+
+    def _tensor_on_cuda_assignments(self, function: cst.FunctionDef) -> dict[int, str]:
+        """The values assigned in ``function``'s branches taken because a tensor is on a GPU,
+        with the tensor's spelling (the innermost such test that holds)."""
+        found = self._tensor_assignments.get(function)
+        if found is None:
+            finder = _AssignmentConditions(_tensor_on_cuda_test)
+            walk.visit(function.body, finder)
+            found = self._tensor_assignments[function] = {
+                value: next(tensor for tensor, holds in reversed(conditions) if holds)
+                for value, conditions in finder.conditions.items()
+                if any(holds for _, holds in conditions)
+            }
+        return found
+
+    def _named_device_use(self, function: cst.FunctionDef, name: str, body: str) -> Optional[str]:
+        """How ``name`` is used as a device: here (``device=name``, ``.to(name)``), or returned
+        (alone or in a tuple) to a call of ``function`` in the file whose result, bound to a
+        name, places something in the calling function; a phrase for the message, or None."""
+        if re.search(_PLACED_BY_NAME.format(re.escape(name)), body):
+            return "here"
+        returned = _returned_position(function, name)
+        if returned is None:
+            return None
+        finder = _CallResultNames(function.name.value, returned)
+        walk.visit(self.ctx.module, finder)
+        for caller, bound in finder.found:
+            if re.search(_PLACED_BY_NAME.format(re.escape(bound)), self.ctx.analyzer.body_text(caller)):
+                return f"by `{caller.name.value}()`, which takes it from this function's result"
+        return None
 
     def on_call(self, event: CallEvent) -> None:
         self._check_cuda_default_left(event)
@@ -888,3 +980,74 @@ def _tests_data(test: cst.BaseExpression) -> bool:
     """Does an ``if`` test ask about the data - its size or emptiness (``len(x)``, ``x.shape``,
     ``x.numel()``, a comparison with an empty list) - rather than a flag or the device?"""
     return _DATA_TEST.search(cst.Module([]).code_for_node(test)) is not None and _CHECKS_DEVICE.search(cst.Module([]).code_for_node(test)) is None
+
+
+class _AssignmentConditions(BranchConditions):
+    """BranchConditions for the values of plain assignments (``name = value``)."""
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if self._stack:
+            self.conditions[id(node.value)] = tuple(self._stack)
+
+
+def _parameter_names(function: cst.FunctionDef) -> set[str]:
+    params = function.params
+    return {param.name.value for param in (*params.posonly_params, *params.params, *params.kwonly_params)}
+
+
+def _returned_position(function: cst.FunctionDef, name: str) -> Optional[int]:
+    """Where ``function`` returns ``name``: -1 alone, its index in a returned tuple, or None."""
+    finder = _ReturnedName(name)
+    walk.visit(function.body, finder)
+    return finder.position
+
+
+class _ReturnedName(OwnScopeVisitor):
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.position: Optional[int] = None
+
+    def visit_Return(self, node: cst.Return) -> None:
+        value = node.value
+        if self.position is not None or value is None:
+            return
+        if isinstance(value, cst.Name) and value.value == self.name:
+            self.position = -1
+        elif isinstance(value, cst.Tuple):
+            for index, element in enumerate(value.elements):
+                if isinstance(element.value, cst.Name) and element.value.value == self.name:
+                    self.position = index
+
+
+class _CallResultNames(cst.CSTVisitor):
+    """``x = f(...)`` / ``a, x, c = self.f(...)``: the functions of the module that bind the
+    result of a call of ``f`` (at ``position`` of a returned tuple, -1 for the whole result)
+    to a plain name, with that name."""
+
+    def __init__(self, called: str, position: int) -> None:
+        self.called = called
+        self.position = position
+        self.found: list[tuple[cst.FunctionDef, str]] = []
+        self._functions: list[cst.FunctionDef] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._functions.append(node)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._functions.pop()
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        call = node.value
+        if not self._functions or not isinstance(call, cst.Call) or len(node.targets) != 1:
+            return
+        func = call.func
+        called = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) else None
+        if called != self.called:
+            return
+        target = node.targets[0].target
+        if self.position == -1 and isinstance(target, cst.Name):
+            self.found.append((self._functions[-1], target.value))
+        elif self.position >= 0 and isinstance(target, (cst.Tuple, cst.List)) and self.position < len(target.elements):
+            element = target.elements[self.position].value
+            if isinstance(element, cst.Name):
+                self.found.append((self._functions[-1], element.value))
