@@ -8,6 +8,7 @@ import libcst as cst
 from devicelint.analysis.events import CallEvent
 from devicelint.analysis.values import Kind, Value, container_items
 from devicelint.findings import Severity
+from devicelint.rules._flag_paths import PlacementGuards
 from devicelint.rules.base import Example, Rule
 
 #: torch.distributed collectives and point-to-point calls: every tensor they are handed must be
@@ -41,6 +42,13 @@ class HostTensorInNcclCollective(Rule):
     where the fix goes (make it on the GPU); otherwise (a tensor made in several places, or
     brought to the host) it is at the collective, naming where the tensor comes from.
 
+    Also flags a device-less factory of the function on one path where the tensor handed to the
+    collective is on the GPU on the others (`total = torch.tensor(0.0)` when a rank has no
+    gradients, the norm of its gradients otherwise): a run that takes that path fails. Not
+    where a test about placement selects that path (`if not x.is_cuda:`, a flag that also
+    picks the device), nor where the other path is a move under a test (`if use_cuda: t =
+    t.cuda()`).
+
     Left alone: files that call no `init_process_group` or never name NCCL (`"nccl"`,
     `dist.Backend.NCCL`): the backend is chosen elsewhere; a backend string per device type (`"cpu:gloo,cuda:nccl"`,
     which serves host tensors with gloo), and calls given a `group=` where the file makes a
@@ -73,6 +81,11 @@ class HostTensorInNcclCollective(Rule):
     severity = Severity.ERROR
     summary = "A host tensor handed to a `torch.distributed` collective in a program whose process group uses NCCL, which takes GPU tensors only."
     valid = (
+        # the host path is the one a run without a GPU takes, or the placed path a move under a flag
+        "import torch\nimport torch.distributed as dist\ndist.init_process_group('nccl' if torch.cuda.is_available() else 'gloo')\n"
+        "def share(x):\n    if x.is_cuda:\n        count = torch.ones(1, device=x.device)\n    else:\n        count = torch.ones(1)\n"
+        "    dist.all_reduce(count)\n"
+        "def share2(n, use_cuda):\n    t = torch.tensor([n])\n    if use_cuda:\n        t = t.cuda()\n    dist.all_reduce(t)\n",
         "import torch\nimport torch.distributed as dist\ndist.init_process_group('nccl')\n"
         "total = torch.tensor([1.0, 2.0], device='cuda')\ndist.all_reduce(total)\n",
         # a file that never sets up the process group: its backend is chosen elsewhere
@@ -93,6 +106,13 @@ class HostTensorInNcclCollective(Rule):
         "    total = torch.tensor(values)\n    dist.all_reduce(total)\n    return total\n",
     )
     invalid = (
+        # made on the host on the path where nothing was collected, on the GPU otherwise
+        Example(
+            "import torch\nimport torch.distributed as dist\ndist.init_process_group('nccl')\n"
+            "def total_loss(losses):\n    if not losses:\n        total = torch.zeros(())  # expect: DL316\n"
+            "    else:\n        total = torch.stack(losses).sum()\n    dist.all_reduce(total)\n    return total\n"
+            "def main(model, batches):\n    model.cuda()\n    return total_loss([model(b.cuda()).mean() for b in batches])\n"
+        ),
         # pytorch/examples' ImageNet meters (the construction is where the fix went)
         Example(
             "import torch\nimport torch.distributed as dist\nclass Meter:\n    def all_reduce(self):\n"
@@ -126,6 +146,7 @@ class HostTensorInNcclCollective(Rule):
         #: (each read from its text once)
         self._nccl: Optional[bool] = None
         self._gloo_group: Optional[bool] = None
+        self._guards: Optional[PlacementGuards] = None
 
     def on_call(self, event: CallEvent) -> None:
         if event.qualname not in _COLLECTIVES or not self._uses_nccl():
@@ -134,10 +155,50 @@ class HostTensorInNcclCollective(Rule):
             return
         for arg, value in event.args:
             for tensor in container_items(value):
+                if tensor.kind == Kind.TENSOR and tensor.device is not None and tensor.device.also_on_host and self._report_host_paths(event, arg, tensor):
+                    return
                 if tensor.kind != Kind.TENSOR or tensor.device is None or not tensor.device.is_cpu or tensor.device.only_on is not None:
                     continue
                 self._report(event, arg, tensor)
                 return
+
+    def _report_host_paths(self, event: CallEvent, arg: cst.Arg, tensor: Value) -> bool:
+        """A tensor made on the GPU on some paths and by a device-less factory of this function
+        on another (``total = torch.tensor(0.0)`` when a rank has no gradients, the norm of its
+        gradients otherwise): a run that takes the host path hands NCCL a CPU tensor (NeMo
+        Automodel#793). Left alone where the host path is selected by a test about placement
+        (``if not x.is_cuda:``, a flag that also picks the device: the path of a run without
+        a GPU, and without NCCL), or where the placed path is a move under a test (``if
+        use_cuda: t = t.cuda()``)."""
+        origin = tensor.origin
+        if origin is None or not isinstance(origin.node, cst.Call):
+            return False
+        if origin.how.startswith("moved") and self._placement_guards().conditional(origin.node):
+            return False
+        here = self.ctx.current_function.node
+        factories = [
+            factory for factory, _, home in self.ctx.analyzer.device_less_factories(tensor, on_host_paths=True)
+            if home is here and not self._placement_guards().guarded(factory)
+        ]
+        if not factories:
+            return False
+        spelled = self.ctx.source_of(arg.value)
+        collective = self.ctx.source_of(event.node.func)
+        for factory in factories:
+            self.ctx.report(
+                factory,
+                f"`{self.ctx.source_of(factory.func)}` makes `{spelled}` on the CPU on this path (on the GPU on the others), "
+                f"and `{collective}` shares it at line {self.ctx.line(event.node)} over a process group that uses NCCL, which "
+                "takes GPU tensors only (\"No backend type associated with device type cpu\"): a run that takes this path "
+                "fails there; make it on the device of the other paths (`device=`)",
+                related=((event.node, "handed to the collective here"),),
+            )
+        return True
+
+    def _placement_guards(self) -> PlacementGuards:
+        if self._guards is None:
+            self._guards = PlacementGuards(self.ctx.module)
+        return self._guards
 
     def _report(self, event: CallEvent, arg: cst.Arg, tensor: Value) -> None:
         spelled = self.ctx.source_of(arg.value)
