@@ -31,6 +31,8 @@ _COUNTS_GPUS = re.compile(r"device_count\s*\(")
 _PLANS_SEVERAL_GPUS = re.compile(
     r"device_count\s*\(|min_cuda_gpus|DataParallel|device_ids|local_rank|LOCAL_RANK|\brpc\b|torch\.distributed|set_device\s*\("
 )
+#: NCCL named as a process group's backend
+_NCCL = re.compile(r"""['"]nccl['"]|Backend\.NCCL\b""")
 #: a name handed to a move or a factory's `device=` (formatted with the escaped name)
 _PLACED_BY_NAME = r"(?:\.to\(|\.cuda\(|device\s*=)\s*{}\s*[,)]"
 #: the function asks where its inputs are (``x.is_cuda``, ``x.device.type == "cuda"``)
@@ -145,6 +147,11 @@ class HardcodedCuda(Rule):
         # ... the same, with the device made current for the bare moves
         "import torch\ndef train_step(net, batch, device):\n    torch.cuda.set_device(device)\n"
         "    points = batch['points'].to(device=device)\n    joints = batch['joints'].cuda()\n    return net(points, joints)\n",
+        # the rank's GPU made current first; a process group set up by another function
+        "import os\nimport torch\nimport torch.distributed as dist\ndef main(net):\n    dist.init_process_group('nccl')\n"
+        "    torch.cuda.set_device(int(os.environ['LOCAL_RANK']))\n    return net.cuda()\n",
+        "import torch\nimport torch.distributed as dist\ndef setup():\n    dist.init_process_group('nccl')\n"
+        "def evaluate(net, x):\n    if torch.cuda.is_available():\n        net, x = net.cuda(), x.cuda()\n    return net(x)\n",
         # a device type chosen from the input for autocast (no index wanted), a device made
         # current first, a device chosen from a tensor the function does not take
         "import torch\ndef run(model, x):\n    kind = 'cuda' if x.is_cuda else 'cpu'\n"
@@ -231,6 +238,12 @@ class HardcodedCuda(Rule):
             "import torch\ndef make_one_hot(labels, classes):\n"
             "    one_hot = torch.cuda.FloatTensor(labels.size(0), classes).zero_()  # expect: DL302\n"
             "    return one_hot.scatter_(1, labels.unsqueeze(1), 1)\n"
+        ),
+        # one process per GPU under NCCL, and the current GPU never set: every rank on GPU 0
+        Example(
+            "import torch\nimport torch.distributed as dist\ndef setup():\n    dist.init_process_group('nccl')\n"
+            "    return dist.get_rank()\ndef main(net, batches):\n    rank = setup()\n    net = net.cuda()  # expect: DL302\n"
+            "    for x in batches:\n        net(x.cuda())\n"
         ),
         # a device chosen by name because the input is on a GPU, placed with here or by the
         # callers of the helper that returns it (snntorch#188)
@@ -372,6 +385,10 @@ class HardcodedCuda(Rule):
         #: per function: the values assigned in branches taken because a tensor is on a GPU
         self._tensor_assignments: dict[cst.FunctionDef, dict[int, str]] = {}
         self._named_devices_seen: set[int] = set()
+        #: functions that set up an NCCL process group -> whether their first hard-coded CUDA
+        #: placement afterwards was met (see _report_every_rank_on_gpu0)
+        self._grouped: dict[cst.FunctionDef, bool] = {}
+        self._per_gpu: Optional[bool] = None
         #: hard-coded CUDA outside code its caller places: the node spelling it, its call, and
         #: the function it is in
         self._unchosen: list[tuple[cst.CSTNode, cst.Call, Optional[cst.FunctionDef]]] = []
@@ -415,6 +432,51 @@ class HardcodedCuda(Rule):
             f"what is placed with it ({use}) meets `{tested}` on different devices; use `{tested}.device`",
         )
 
+    def _note_process_group(self, event: CallEvent) -> None:
+        """Remember the functions that set up an NCCL process group, one process per GPU:
+        ``dist.init_process_group(...)`` here, or a call of a function of the file that makes it."""
+        if not self._one_process_per_gpu():
+            return
+        function = self.ctx.current_function.node
+        if function is None or function in self._grouped:
+            return
+        called = event.callee.info if event.callee.kind == Kind.FUNCTION and isinstance(event.callee.info, cst.FunctionDef) else None
+        if event.qualname == "torch.distributed.init_process_group" or (
+            called is not None and "init_process_group(" in self.ctx.analyzer.body_text(called)
+        ):
+            self._grouped[function] = False
+
+    def _report_every_rank_on_gpu0(self, found: cst.CSTNode) -> bool:
+        """The first hard-coded CUDA placement (``.cuda()``, ``device="cuda"``) of a function
+        after it set up an NCCL process group, in a program that never makes the rank's GPU the
+        current one (no ``torch.cuda.set_device``, ``with torch.cuda.device(...)``,
+        ``CUDA_VISIBLE_DEVICES``): ``"cuda"`` is the current GPU, GPU 0 in every process, so
+        every rank works on GPU 0 (MMAudio#57)."""
+        function = self.ctx.current_function.node
+        if function is None or self._grouped.get(function) is not False:
+            return False
+        self._grouped[function] = True  # the first placement only: the rest follow from it
+        self.ctx.report(
+            found,
+            "this process set up an NCCL process group (one process per GPU), but the program never makes the rank's GPU "
+            "its current one: hard-coded CUDA is GPU 0 in every process, so every rank works on GPU 0 (its memory, and "
+            "the collectives on one GPU); call `torch.cuda.set_device(local_rank)` after `init_process_group`, or place "
+            "with the rank's device",
+        )
+        return True
+
+    def _one_process_per_gpu(self) -> bool:
+        """Does the file set up an NCCL process group and never set the current GPU?"""
+        if self._per_gpu is None:
+            source = re.sub(r"#[^\n]*", "", self.ctx.source)  # what the code does, not what its comments say
+            self._per_gpu = (
+                "init_process_group" in source
+                and _NCCL.search(source) is not None
+                and _PINS_CURRENT_GPU.search(source) is None
+                and "CUDA_VISIBLE_DEVICES" not in source
+            )
+        return self._per_gpu
+
     def _tensor_on_cuda_assignments(self, function: cst.FunctionDef) -> dict[int, str]:
         """The values assigned in ``function``'s branches taken because a tensor is on a GPU,
         with the tensor's spelling (the innermost such test that holds)."""
@@ -448,8 +510,11 @@ class HardcodedCuda(Rule):
     def on_call(self, event: CallEvent) -> None:
         self._check_cuda_default_left(event)
         availability_argument = _availability_choice_argument(event)
+        self._note_process_group(event)
         found = availability_argument or _hard_coded_cuda(event, any_receiver=True)
         if found is None or self._cuda_only_file():
+            return
+        if availability_argument is None and self._report_every_rank_on_gpu0(found):
             return
         # a tensor placed on CUDA is judged in code its caller places; a module or an object of
         # unknown kind moved there only against the program's choice of the CPU
