@@ -50,7 +50,11 @@ class DataParallelDevice0(Rule):
     (`model.to(torch.device(f"cuda:{local_rank}"))`, `model.cuda()` after
     `torch.cuda.set_device(local_rank)`; the rank read from `LOCAL_RANK`, `RANK`, the
     `--local-rank` option `torch.distributed.launch` passes, `dist.get_rank()`): every process
-    but one has it on another GPU.
+    but one has it on another GPU. And it flags `DistributedDataParallel(model,
+    device_ids=[...])` around a model known to be on the CPU (built here and not moved before
+    the wrapper): DDP's constructor raises at once ("device_ids and output_device arguments
+    only work with single-device/multiple-device GPU modules or CPU modules"), so a move of the
+    wrapper afterwards comes too late.
 
     ## Why is this bad?
     DataParallel scatters inputs from and gathers outputs to `device_ids[0]`, and it requires the

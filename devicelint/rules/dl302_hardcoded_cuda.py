@@ -74,6 +74,15 @@ class HardcodedCuda(Rule):
     `torch.cuda.set_device`); with `x` on a second GPU the two meet on different devices.
     So is hard-coded CUDA in a function that places its other tensors on a device it is
     handed (`.to(device=cuda)` with `cuda` a parameter): the bare `.cuda()` ignores it.
+    So is a device chosen by name on that path (`device = "cuda"` under `if x.is_cuda:`, or
+    `"cuda" if x.is_cuda else "cpu"`, with `x` a parameter) that the function places with or
+    returns to callers of the file that place with it, instead of `x.device`.
+
+    In a program that sets up an NCCL process group (one process per GPU) and never makes the
+    rank's GPU the current one (no `torch.cuda.set_device`, `with torch.cuda.device(...)` or
+    `CUDA_VISIBLE_DEVICES` in its code), it flags the first hard-coded CUDA placement of a
+    function after it called `init_process_group` (itself or through a function of the file):
+    `"cuda"` is GPU 0 in every process, so every rank works on GPU 0.
 
     In a program that chooses the CPU when there is no GPU - a conditional expression or an
     `if` with a CUDA device on one side and the CPU on the other (`torch.device("cuda" if
