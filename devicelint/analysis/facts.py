@@ -171,6 +171,9 @@ class SiteCall(NamedTuple):
     #: the module ``forward`` whose own analysis made the call, on what it assumed of its
     #: inputs (on the model's device); None for any other pass
     assumed_in: Optional[cst.FunctionDef]
+    #: the function that makes the call (None: the module's top level) and its class
+    caller: Optional[cst.FunctionDef] = None
+    caller_class: Optional[ClassInfo] = None
 
 
 @dataclass(eq=False)

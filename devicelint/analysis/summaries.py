@@ -559,7 +559,7 @@ class Summaries(ParameterUses):
                 sites = self._site_calls[function]
                 start = looked_at.get(function, 0)
                 looked_at[function] = len(sites)
-                for call, site, mixed, assumed_in in sites[start:]:
+                for call, site, mixed, assumed_in, _, _ in sites[start:]:
                     if passes_left <= 0 or len(placements) > _CALL_SITE_PASSES_PER_FUNCTION:
                         break
                     if mixed:
@@ -622,7 +622,9 @@ class Summaries(ParameterUses):
         own_analysis = self.call_context is None and caller is not None
         mixed = own_analysis and caller in self._joined_differing_calls
         assumed_in = caller if own_analysis and caller in self._forward_parameters_assumed else None
-        self._site_calls.setdefault(function, []).append(SiteCall(call, handed, mixed, assumed_in))
+        self._site_calls.setdefault(function, []).append(
+            SiteCall(call, handed, mixed, assumed_in, caller, self.current_function.class_info if caller is not None else None)
+        )
 
     def sole_call_of(self, function: cst.FunctionDef) -> Optional[cst.Call]:
         """The one call the file makes of ``function``, where its analysis starts from what
@@ -633,6 +635,66 @@ class Summaries(ParameterUses):
         if not sites or len(sites) != 1 or sites[0] is None or not calls or len(calls) != 1:
             return None
         return calls[0].call
+
+    def _site_call_of(self, function: cst.FunctionDef, call: Optional[cst.Call]) -> Optional[SiteCall]:
+        """The noted call of ``function`` that is ``call``, or where ``call`` is None, the one
+        call the file makes of it (see sole_call_of); None where there is no such call."""
+        if call is None:
+            call = self.sole_call_of(function)
+        if call is None:
+            return None
+        return next((site for site in self._site_calls.get(function, ()) if site.call is call), None)
+
+    def model_input_hand_off(
+        self, function: cst.FunctionDef, expression: cst.BaseExpression, value: Value
+    ) -> Optional[tuple[cst.Call, cst.Arg, cst.FunctionDef, str]]:
+        """A host tensor that came into the model through one of its own methods - handed by a
+        caller outside the class to ``model.predict(batch)``, which hands it on within the
+        model (``self.score(batch)``) to the method being analysed, ``function``, where
+        ``expression`` reads it as it came in (``batch[:, 0]``): the call in that entry method
+        that hands it on, the argument it is there, the entry method and its parameter. The
+        model is called on it from outside through that entry, which holds the device (the
+        model's own): the move belongs there, where the input enters the model's computation,
+        not where a layer deep inside meets it, and not at the caller of a method the model
+        offers for inputs. None where ``function`` is not a method of a module class reached
+        by a call on ``self`` from another method of it that hands on its own parameter (a
+        method called only from outside the class, or from ``forward``, whose callers are
+        held to move the inputs), for a value not on the host, and for one made in the model's
+        methods or by a device-less factory of a function (DL202's, DL103's)."""
+        if value.kind not in (Kind.TENSOR, Kind.BATCH) or value.device is None or not value.device.is_cpu:
+            return None
+        if value.origin is None or value.scalar is True:
+            return None
+        made = self.device_less_factory(value)
+        if made is not None and made[2] is not None:
+            return None
+        hand_off: Optional[tuple[cst.Call, cst.Arg]] = None
+        current, read, call = function, expression, self.call_context
+        seen: set[int] = set()
+        while True:
+            analysed = self._analysed_as.get(current)
+            if not _model_method(current, analysed[0] if analysed is not None else None):
+                return None
+            parameter = helpers.parameter_read_through(current, read)
+            if parameter is None or walk.contains(current, value.origin.node):
+                return None  # not what came in: made (or moved) here
+            seen.add(id(current))
+            site = self._site_call_of(current, call)
+            if site is None or site.caller is None or id(site.caller) in seen or not _model_method(site.caller, site.caller_class):
+                break
+            receiver = _first_parameter(site.caller)
+            func = site.call.func
+            if receiver is None or not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == receiver):
+                break  # not a call the model makes of its own method
+            names = helpers.argument_parameters(current, tuple((arg, UNKNOWN) for arg in site.call.args), True)
+            handed = [arg for arg, name in zip(site.call.args, names) if name == parameter and not arg.star]
+            if len(handed) != 1:
+                break
+            hand_off = (site.call, handed[0])
+            current, read, call = site.caller, handed[0].value, None
+        if hand_off is None:
+            return None
+        return hand_off[0], hand_off[1], current, parameter
 
     def _inputs_handed_otherwise(self, forward: cst.FunctionDef) -> bool:
         """Does a call of the file of a module whose ``forward`` this is hand it an input placed
@@ -3066,3 +3128,16 @@ def _element_annotation(node: cst.BaseExpression, qualname_of: Callable[[cst.Bas
         return arguments[0]
     return None
 
+
+def _model_method(function: cst.FunctionDef, class_info: Optional[ClassInfo]) -> bool:
+    """A method of a module class that runs on the model's inputs other than ``forward`` (whose
+    callers are held to move them) and ``__init__``."""
+    return (
+        class_info is not None and class_info.is_module and not is_static_or_class_method(function)
+        and function.name.value not in ("__init__", "forward", "__call__")
+    )
+
+
+def _first_parameter(function: cst.FunctionDef) -> Optional[str]:
+    positional = [*function.params.posonly_params, *function.params.params]
+    return positional[0].name.value if positional else None

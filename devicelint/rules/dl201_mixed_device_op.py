@@ -455,6 +455,15 @@ class MixedDeviceOp(Rule):
             return not self.ctx.analyzer.attribute_moved_where_read(host)
         return self.ctx.current_function.node is not None and made[1] in api.FUNCTION_HOST_FACTORIES
 
+    def _handed_in_by_model_entry(self, arg: cst.Arg, value: Value, module: Value) -> bool:
+        """A host tensor a caller handed to one of the model's own methods, which handed it on
+        within the model to where this layer, which may be on the accelerator, takes it: DL203
+        reports it in that entry method (one bug, one finding)."""
+        function = self.ctx.current_function.node
+        if function is None or arg.star or module.device is None or not module.device.may_be_accelerator or module.device.argument:
+            return False
+        return self.ctx.analyzer.model_input_hand_off(function, arg.value, value) is not None
+
     def _placed_by_the_caller(self, host: Value, other: Value) -> bool:
         """In a pass of one call site: a tensor the function moved to a device it holds in a
         variable (``x.to(device)``: the device its caller chose, the CPU on this call) meeting
@@ -544,6 +553,8 @@ class MixedDeviceOp(Rule):
                     return
                 continue
             if self._said_by_another_rule(value, module) or self._placed_by_the_caller(value, module):
+                continue
+            if self._handed_in_by_model_entry(arg, value, module):
                 continue
             parameter = forward[1][position] if forward is not None else None
             if forward is not None and parameter is not None:

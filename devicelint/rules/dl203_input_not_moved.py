@@ -478,6 +478,8 @@ class InputNotMoved(Rule):
                 continue
             if value.kind not in (Kind.TENSOR, Kind.BATCH) and not (arg.star == "**" and value.kind == Kind.BATCH):
                 continue
+            if not arg.star and self._report_at_model_entry(event, arg.value, value):
+                return
             if value.device is None or not value.device.is_cpu or not (value.origin is not None and value.origin.from_data):
                 continue
             if value.origin.tokenized and id(value.origin.node) in self._tokenizer_calls:
@@ -511,6 +513,29 @@ class InputNotMoved(Rule):
             + (f" at line {self.ctx.line(module.origin.node)}" if module.origin else "")
             + f"; move the batch first (`{moved}.to(...)`)",
         )
+
+    def _report_at_model_entry(self, event: CallEvent, node: cst.BaseExpression, value: Value) -> bool:
+        """A host tensor a caller handed to one of the model's own methods (``predict(batch)``),
+        which hands it on within the model (``self.score(batch)``) to where a layer takes it:
+        reported once, in that entry method, at the call that hands it on - where the move
+        belongs (see Summaries.model_input_hand_off). Whether it reported."""
+        function = self.ctx.current_function.node
+        if function is None:
+            return False
+        found = self.ctx.analyzer.model_input_hand_off(function, node, value)
+        if found is None:
+            return False
+        call, arg, entry, parameter = found
+        shown = self.ctx.source_of(arg.value)
+        moved = f"({shown})" if _needs_parentheses(arg.value) else shown
+        self.ctx.report(
+            arg.value,
+            f"`{parameter}` comes into the model's `{entry.name.value}()` {where(value, self.ctx)}, and `{entry.name.value}()` hands it "
+            f"on to `{self.ctx.source_of(call.func)}()`, where `{self.ctx.source_of(event.callee_node)}` (on the model's device) "
+            f"takes it at line {self.ctx.line(event.node)}; the model never moves its input: move it here (`{moved}.to(...)`)",
+            related=((event.node, "where a layer of the model takes it"),),
+        )
+        return True
 
     def _report_at_tokenizer(self, event: CallEvent, arg: cst.Arg, value: Value) -> None:
         """A tokenizer's host tensors reach the moved model unmoved: the finding goes on the
