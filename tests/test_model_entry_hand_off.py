@@ -1,0 +1,72 @@
+"""A host tensor that a caller hands to one of the model's own methods (``ranker.rank(ids)``),
+which hands it on within the model (``self._score(ids)``) to where a layer takes it: DL203
+reports it once, in that entry method, at the call that hands it on - where the move belongs -
+instead of DL201 at the layer deep inside."""
+
+from __future__ import annotations
+
+from conftest import lint
+
+_MODEL = (
+    "import torch\n"  # 1
+    "from torch import nn\n"  # 2
+    "class Ranker(nn.Module):\n"  # 3
+    "    def __init__(self):\n"  # 4
+    "        super().__init__()\n"  # 5
+    "        self.device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"  # 6
+    "        self.items = nn.Embedding(50, 8)\n"  # 7
+    "    def placed(self):\n"  # 8
+    "        return self.to(self.device)\n"  # 9
+    "    def _lookup(self, ids):\n"  # 10
+    "        return self.items(ids[:, 0])\n"  # 11
+    "    def _score(self, ids):\n"  # 12
+    "        return self._lookup(ids).sum(-1)\n"  # 13
+)
+
+
+def test_host_input_handed_on_within_the_model_is_reported_in_the_entry_method():
+    source = _MODEL + (
+        "    def rank(self, ids):\n"  # 14
+        "        self.eval()\n"  # 15
+        "        return self._score(ids)\n"  # 16
+        "ranker = Ranker().placed()\n"  # 17
+        "print(ranker.rank(torch.tensor([[3, 4]])))\n"  # 18
+    )
+    findings = [f for f in lint(source) if f.code in ("DL201", "DL203")]
+    assert [(f.code, f.line) for f in findings] == [("DL203", 16)]
+    assert "`ids` comes into the model's `rank()`" in findings[0].message
+    assert "`self.items`" in findings[0].message
+
+
+def test_entry_method_that_moves_its_input_is_silent():
+    source = _MODEL + (
+        "    def rank(self, ids):\n"  # 14
+        "        ids = ids.to(self.device)\n"  # 15
+        "        return self._score(ids)\n"  # 16
+        "ranker = Ranker().placed()\n"  # 17
+        "print(ranker.rank(torch.tensor([[3, 4]])))\n"  # 18
+    )
+    assert [f for f in lint(source) if f.code in ("DL201", "DL203")] == []
+
+
+def test_input_handed_on_by_forward_stays_with_the_callers_of_the_model():
+    # `forward`'s callers are held to move its inputs: a layer's meeting with them is theirs
+    source = _MODEL + (
+        "    def forward(self, ids):\n"  # 14
+        "        return self._score(ids)\n"  # 15
+        "ranker = Ranker().placed()\n"  # 16
+        "print(ranker(torch.tensor([[3, 4]]).to(ranker.device)))\n"  # 17
+    )
+    assert [f for f in lint(source) if f.code in ("DL201", "DL203")] == []
+
+
+def test_tensor_made_by_a_device_less_factory_in_the_entry_method_is_not_an_input():
+    # made by the model's own method, not handed in: DL202's
+    source = _MODEL + (
+        "    def rank_all(self, n):\n"  # 14
+        "        ids = torch.arange(n).view(-1, 1)\n"  # 15
+        "        return self._score(ids)\n"  # 16
+        "ranker = Ranker().placed()\n"  # 17
+        "print(ranker.rank_all(4))\n"  # 18
+    )
+    assert [f.code for f in lint(source) if f.code == "DL203"] == []
