@@ -63,6 +63,9 @@ class ClassInfo:
     item_text_keys: Optional[tuple[str, ...]] = None
     #: a subclass of a diffusers pipeline (see torch_api.is_diffusers_pipeline)
     diffusers_pipeline: bool = False
+    #: a subclass of ``dict`` (``collections.OrderedDict``, ``UserDict``), directly or through a
+    #: class of the file: its objects are mappings of what they are built from
+    is_mapping: bool = False
     #: per attribute its own ``__init__`` keeps a parameter in as it came in (``self.encoder =
     #: encoder``), that parameter; None until computed (see Summaries.kept_arguments)
     kept_arguments: Optional[dict[str, str]] = None

@@ -805,6 +805,9 @@ class FlowAnalyzer(Expressions, Summaries, TorchSemantics, ProjectImports):
         framework = any(api.is_framework_module_base(q) for q in qualnames) or any(info.framework_placed for info in base_infos)
         is_dataset = any(q in api.DATASET_BASES for q in qualnames) or any(info.is_dataset for info in base_infos)
         pipeline = any(api.is_diffusers_pipeline(q) for q in qualnames) or any(info.diffusers_pipeline for info in base_infos)
+        mapping = any(q in api.MAPPING_BASES for q in qualnames) or any(info.is_mapping for info in base_infos) or any(
+            isinstance(base.value, cst.Name) and base.value.value == "dict" and "dict" not in state for base in node.bases
+        )
         methods: dict[str, cst.FunctionDef] = {}
         body = node.body.body if isinstance(node.body, cst.IndentedBlock) else []
         for statement in body:
@@ -820,6 +823,7 @@ class FlowAnalyzer(Expressions, Summaries, TorchSemantics, ProjectImports):
             bases=base_infos,
             methods=methods,
             diffusers_pipeline=pipeline,
+            is_mapping=mapping,
             is_process=any(q in api.PROCESS_CLASSES for q in qualnames) or any(info.is_process for info in base_infos),
             is_optimizer=any(q in api.OPTIMIZER_BASES for q in qualnames) or any(info.is_optimizer for info in base_infos),
         )

@@ -1923,7 +1923,32 @@ class Summaries(ParameterUses):
             return Value(Kind.DATASET, device, Origin(node, "dataset", from_data=True), info=info, role=_item_role(info))
         if self.emitting:
             self._note_construction(info, args)
+        held = self._mapping_entries(node, info, args)
+        if held is not None:
+            return held
         return Value(Kind.UNKNOWN, info=info, fields=_dataclass_fields_given(info, args))
+
+    def _mapping_entries(self, node: cst.Call, info: ClassInfo, args: tuple[tuple[cst.Arg, Value], ...]) -> Optional[Value]:
+        """An object of a ``dict`` subclass of the file that builds it as ``dict`` does (no
+        ``__init__`` or ``__new__`` of its own): a mapping of what it is given - one mapping,
+        or keyword arguments (``Encoding(input_ids=ids, attention_mask=mask)``). Where every
+        entry is a tensor, it is a dict batch where they are, which still runs the class's own
+        methods (its ``to()``); None for anything else."""
+        if not info.is_mapping or info.find_method("__init__") is not None or info.find_method("__new__") is not None:
+            return None
+        positional = [value for arg, value in args if arg.keyword is None and not arg.star]
+        if len(positional) == 1 and len(args) == 1 and positional[0].kind == Kind.CONTAINER and isinstance(positional[0].info, Homogeneous):
+            mapping = positional[0]
+        elif args and not positional:
+            mapping = self._mapping_of_pairs(node, args)
+        else:
+            return None
+        if mapping.kind != Kind.CONTAINER or not isinstance(mapping.info, Homogeneous) or mapping.info.some is not None:
+            return None
+        entry = mapping.info.element
+        if entry.kind not in (Kind.TENSOR, Kind.BATCH) or entry.device is None:
+            return None
+        return Value(Kind.BATCH, entry.device, entry.origin, scalar=False, info=info)
 
     def kept_arguments(self, info: ClassInfo) -> dict[str, str]:
         """``self.encoder = encoder`` (also ``self.model = model.eval()``, ``self.encoder,

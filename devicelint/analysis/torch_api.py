@@ -148,6 +148,9 @@ HOST_ONLY_METHOD_ARGUMENTS: dict[str, tuple[int, frozenset[str], str]] = {
 }
 
 #: methods that move a tensor or module; on a module they move it in place
+#: library mappings a class of the file may subclass (a plain ``dict`` base is seen by name)
+MAPPING_BASES = frozenset({"collections.OrderedDict", "collections.UserDict", "typing.Dict", "builtins.dict"})
+
 MOVE_METHODS = frozenset({"to", "cuda", "cpu", "pin_memory", "xpu", "mps"})
 
 #: torch.* and torch.nn.functional.* functions whose tensor arguments must share one device

@@ -630,9 +630,14 @@ class TorchSemantics:
             return result
         if result.kind not in (Kind.UNKNOWN, Kind.CONTAINER, Kind.TENSOR, Kind.BATCH) or result.device is not None and not result.device.is_cpu:
             return result
-        if isinstance(result.info, ClassInfo):
-            return result  # an object of a class of the file: its fields are what its methods made
         asked = next((value for arg, value in args if arg.keyword is not None and arg.keyword.value == "return_tensors"), None)
+        if isinstance(result.info, ClassInfo):
+            if result.kind == Kind.BATCH and result.info.is_mapping and asked is not None and asked.literal == "pt" and result.device is not None:
+                # a dict of host tensors of a class of the file (an encoding written to the
+                # convention): the text handed in, made into tensors, is the program's data
+                origin = Origin(node, f"made into host tensors by `{spelled(node)}`", from_data=True, tokenized=True)
+                return Value(Kind.BATCH, CPU, origin, scalar=False, info=result.info)
+            return result  # an object of a class of the file: its fields are what its methods made
         if asked is None or asked.literal != "pt":
             return result
         origin = Origin(node, f"made into host tensors by `{spelled(node)}`", from_data=True, tokenized=True)
@@ -1111,6 +1116,15 @@ def propagate(left: Value, right: Value) -> Value:
             # dimension came from both places, each needing the same fix
             origin = merged_host_origin(origin, right.origin)
         return Value(Kind.TENSOR, left.device, origin, scalar=_broadcast_scalar(left, right))
+    for placed, host in ((left, right), (right, left)):
+        if (
+            placed.device is not None and placed.device.may_be_accelerator and host.device is not None and host.device.is_cpu
+            and host.scalar is False and placed.scalar is not True
+        ):
+            # a host tensor with a dimension meets one that may be on the accelerator: the
+            # operation fails there (DL201 says so); where it runs, both were on one device,
+            # the accelerator's on a GPU run
+            return Value(Kind.TENSOR, placed.device, placed.origin, scalar=False)
     if left.scalar is False and left.device is not None:
         return Value(Kind.TENSOR, left.device, left.origin, scalar=False)
     if right.scalar is False and right.device is not None:

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Optional
 
 import libcst as cst
@@ -445,7 +446,8 @@ class MixedDeviceOp(Rule):
             return True
         if host.role is Role.LEGACY_TYPE_CAST:
             return True  # `.type(torch.FloatTensor)` moved it to the host: DL313's
-        made = self.ctx.analyzer.device_less_factory(host)
+        # (a dict batch of a class of the file holds what the factory made: its entries)
+        made = self.ctx.analyzer.device_less_factory(replace(host, kind=Kind.TENSOR) if host.kind == Kind.BATCH else host)
         if made is None or made[2] is None:
             return False
         if self.ctx.analyzer.constructs_module(made[2]):
