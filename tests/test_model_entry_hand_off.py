@@ -70,3 +70,36 @@ def test_tensor_made_by_a_device_less_factory_in_the_entry_method_is_not_an_inpu
         "print(ranker.rank_all(4))\n"  # 18
     )
     assert [f.code for f in lint(source) if f.code == "DL203"] == []
+
+
+def test_tensor_of_rows_looked_up_from_what_a_helper_was_handed_is_data():
+    # `torch.tensor([... for row in rows])` of the rows a function was handed: the program's
+    # data, as `torch.tensor(rows)` is - the model's entry method should have moved it
+    source = _MODEL + (
+        "    def rank(self, ids):\n"  # 14
+        "        return self._score(ids)\n"  # 15
+        "class Vocab:\n"  # 16
+        "    def __init__(self, words):\n"  # 17
+        "        self.index = {w: i for i, w in enumerate(words)}\n"  # 18
+        "    def encode(self, pairs):\n"  # 19
+        "        return torch.tensor([[self.index[a], self.index[b]] for a, b in pairs])\n"  # 20
+        "ranker = Ranker().placed()\n"  # 21
+        "vocab = Vocab(['x', 'y'])\n"  # 22
+        "print(ranker.rank(vocab.encode([('x', 'y')])))\n"  # 23
+    )
+    findings = [f for f in lint(source) if f.code in ("DL201", "DL202", "DL203")]
+    assert [(f.code, f.line) for f in findings] == [("DL203", 15)]
+    assert "created from data" in findings[0].message
+
+
+def test_tensor_of_the_entries_of_a_tensor_stays_a_factory():
+    # the entries of a tensor read one by one on the host: a constant-like factory (DL202's)
+    source = (
+        "import torch\n"  # 1
+        "import torch.nn.functional as F\n"  # 2
+        "class Loss(torch.nn.Module):\n"  # 3
+        "    def forward(self, prediction, target):\n"  # 4
+        "        remapped = torch.tensor([int(v) % 3 for v in target])\n"  # 5
+        "        return F.cross_entropy(prediction, remapped)\n"  # 6
+    )
+    assert [f.code for f in lint(source) if f.code in ("DL202", "DL203")] == ["DL202"]

@@ -666,7 +666,7 @@ class Summaries(ParameterUses):
         if value.origin is None or value.scalar is True:
             return None
         made = self.device_less_factory(value)
-        if made is not None and made[2] is not None:
+        if made is not None and made[2] is not None and not value.origin.from_data:
             return None
         hand_off: Optional[tuple[cst.Call, cst.Arg]] = None
         current, read, call = function, expression, self.call_context

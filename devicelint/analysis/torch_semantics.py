@@ -392,11 +392,11 @@ class TorchSemantics:
         else:
             default = self._default_device(state)
             device = CPU if default is None else default.device
-            if device is CPU and self._reads_data(qualname, positional):
+            if device is CPU and self._reads_data(qualname, positional, state):
                 origin = Origin(node, f"created from data by `{spelled(node)}`", from_data=True)
         return Value(Kind.TENSOR, device, origin, scalar=_factory_scalar(qualname, positional, node))
 
-    def _reads_data(self, qualname: str, positional: list[tuple[cst.Arg, Value]]) -> bool:
+    def _reads_data(self, qualname: str, positional: list[tuple[cst.Arg, Value]], state: State) -> bool:
         """``torch.tensor(image)`` / ``torch.as_tensor(array)`` of a numpy array or of what the
         function was handed (a parameter that is no tensor): the program's data, turned into a
         host tensor as ``torch.from_numpy`` does - not a constant the code writes out."""
@@ -406,6 +406,17 @@ class TorchSemantics:
         if value.kind == Kind.NDARRAY:
             return True
         function = self.current_function.node
+        if isinstance(node, (cst.ListComp, cst.GeneratorExp)) and value.kind == Kind.CONTAINER:
+            # `torch.tensor([[vocab[w] for w in row] for row in rows])`: rows of what the
+            # function was handed, looked up or converted one by one (not in a module's
+            # methods, whose inputs are tensors: their entries read one by one are DL202's)
+            class_info = self.current_function.class_info
+            if class_info is not None and class_info.is_module:
+                return False
+            node = node.for_in.iter
+            value = self.lookup(node.value, state) if isinstance(node, cst.Name) else UNKNOWN
+            if value.device is not None or value.is_tensor_like:
+                return False  # the entries of a tensor read on the host: DL202's
         if not isinstance(node, cst.Name) or function is None or value.kind not in (Kind.UNKNOWN, Kind.CONTAINER):
             return False
         return node.value in {param.name.value for param in (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params)}
