@@ -103,3 +103,29 @@ def test_tensor_of_the_entries_of_a_tensor_stays_a_factory():
         "        return F.cross_entropy(prediction, remapped)\n"  # 6
     )
     assert [f.code for f in lint(source) if f.code in ("DL202", "DL203")] == ["DL202"]
+
+
+def test_plain_object_handed_to_a_model_keeps_its_host_records():
+    # a module keeps a plain object of the file it is handed (a triples store): what that
+    # object's `__init__` made from records stays on the host, next to the model's own tensors
+    source = (
+        "import torch\n"  # 1
+        "from torch import nn\n"  # 2
+        "class Store:\n"  # 3
+        "    def __init__(self, pairs):\n"  # 4
+        "        self.ids = {p: i for i, p in enumerate(sorted({a for a, _ in pairs}))}\n"  # 5
+        "        self.known = torch.tensor([[self.ids[a], len(b)] for a, b in pairs])\n"  # 6
+        "class Model(nn.Module):\n"  # 7
+        "    def __init__(self, store):\n"  # 8
+        "        super().__init__()\n"  # 9
+        "        self.store = store\n"  # 10
+        "        self.table = nn.Embedding(8, 2)\n"  # 11
+        "    def is_known(self, a, n):\n"  # 12
+        "        pair = torch.tensor([[a, n]], device=self.table.weight.device)\n"  # 13
+        "        return bool((pair == self.store.known).all(dim=1).any())\n"  # 14
+        "model = Model(Store([('x', 'ab'), ('y', 'c')]))\n"  # 15
+        "model.to('cuda')\n"  # 16
+        "print(model.is_known(0, 2))\n"  # 17
+    )
+    findings = [f for f in lint(source) if f.code in ("DL201", "DL202")]
+    assert [(f.code, f.line) for f in findings] == [("DL201", 14)]

@@ -2011,9 +2011,17 @@ class Summaries(ParameterUses):
         for attribute, parameter in kept.items():
             handed = [built.bound.get(parameter) for built in sites]
             first = handed[0]
-            if first is None or first.kind not in (Kind.MODULE, Kind.CRITERION) or not isinstance(first.info, ClassInfo):
+            if first is None or not isinstance(first.info, ClassInfo):
+                continue
+            plain = first.kind == Kind.UNKNOWN and not first.info.is_module and not first.info.is_dataset
+            if first.kind not in (Kind.MODULE, Kind.CRITERION) and not plain:
                 continue
             if any(value is None or value.kind != first.kind or value.info is not first.info for value in handed[1:]):
+                continue
+            if plain:
+                # an object of a plain class of the file (a triples factory, a vocabulary): its
+                # attributes are what that class's `__init__` leaves
+                injected[attribute] = Value(Kind.UNKNOWN, None, Origin(sites[0].node, f"the `{first.info.name}` handed to `{info.name}()`"), info=first.info)
                 continue
             injected[attribute] = Value(first.kind, None, Origin(sites[0].node, f"the `{first.info.name}` module handed to `{info.name}()`"), info=first.info)
         return injected

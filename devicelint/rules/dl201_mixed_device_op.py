@@ -455,6 +455,8 @@ class MixedDeviceOp(Rule):
             # unless the class moves it where it reads it elsewhere (`self.w.to(x.device)`):
             # then it knows the attribute stays on the host, and this read forgot to move it
             return not self.ctx.analyzer.attribute_moved_where_read(host)
+        if host.origin is not None and host.origin.from_data and made[0] is host.origin.node and made[0].args and isinstance(made[0].args[0].value, (cst.ListComp, cst.GeneratorExp)):
+            return False  # records made a tensor one by one (`torch.tensor([... for row in rows])`): data, not DL202's constant
         return self.ctx.current_function.node is not None and made[1] in api.FUNCTION_HOST_FACTORIES
 
     def _handed_in_by_model_entry(self, arg: cst.Arg, value: Value, module: Value) -> bool:

@@ -730,6 +730,8 @@ class FactoryWithoutDevice(Rule):
                 continue  # a helper built it for a module's `__init__`: an attribute, DL103's
             if not allow_placeholder and _empty_placeholder(call, qualname):
                 continue
+            if value.origin is not None and value.origin.from_data and call is value.origin.node and _of_records(call):
+                continue  # records made a tensor one by one (`torch.tensor([... for row in rows])`): data, not a constant missing `device=`
             found.append((call, home))
         return found
 
@@ -978,3 +980,10 @@ class _ArgumentsOfModuleCalls(cst.CSTVisitor):
 
 def _short(text: str) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _of_records(call: cst.Call) -> bool:
+    """``torch.tensor([[vocab[a], vocab[b]] for a, b in pairs])``: a factory given a
+    comprehension (the analysis takes it for data where it runs over what the function was
+    handed)."""
+    return bool(call.args) and isinstance(call.args[0].value, (cst.ListComp, cst.GeneratorExp))
