@@ -13,6 +13,7 @@ from devicelint.analysis.names import NamesRead, OwnScopeVisitor, dotted_name, k
 from devicelint.analysis.values import Homogeneous, Kind, Value
 from devicelint.findings import Severity
 from devicelint.rule_api import FixSpec, NodeEdit
+from devicelint.rules._cuda_code import device_spelling
 from devicelint.rules._messages import where
 from devicelint.rules.base import Example, Rule
 
@@ -63,6 +64,13 @@ class DeviceParameterIgnored(Rule):
     the class): those reject tensors on two devices, 0-dim CPU tensors too. A tensor moved to the
     CPU on purpose and used there - indexed on the host, or a 0-dim element mixed in arithmetic,
     as diffusers' schedulers do - is left alone.
+
+    A function that takes a device and runs a helper of the file whose own device parameter
+    defaults to the CPU (`def pairwise_distance(a, b, device=torch.device("cpu"))`, which moves
+    its operands there) without passing it is flagged at that call - or where it binds the
+    helper to a name (`distance_fn = pairwise_distance`) that all its calls there run without
+    the device: the helper works on the CPU whatever device the function was given. A helper
+    handed on uncalled, or called with `*args`/`**kwargs`, is left alone.
 
     One bug, one finding: where the CPU tensor meets a tensor that can be on the accelerator
     in the same function, DL202 (factory-without-device) reports the factory and this rule
@@ -195,7 +203,23 @@ class DeviceParameterIgnored(Rule):
     def on_binary(self, event: BinaryEvent) -> None:
         self._check_operands([(event.left_node, event.left), (event.right_node, event.right)], event.node)
 
+    def on_assign(self, statement: cst.CSTNode, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value) -> None:
+        """``distance_fn = pairwise_distance`` in a function that takes a device, where every call
+        of ``distance_fn`` there leaves the helper's own device parameter - which defaults to the
+        CPU - out (see _check_helper)."""
+        if not isinstance(target, cst.Name) or not isinstance(value_node, cst.Name):
+            return
+        function = self.ctx.current_function.node
+        if function is None or value.kind != Kind.FUNCTION or not isinstance(value.info, cst.FunctionDef):
+            return
+        calls = _calls_of(function, target.value)
+        if calls:
+            self._check_helper(function, value.info, calls, statement)
+
     def on_call(self, event: CallEvent) -> None:
+        function = self.ctx.current_function.node
+        if function is not None and isinstance(event.node.func, cst.Name) and event.callee.kind == Kind.FUNCTION and isinstance(event.callee.info, cst.FunctionDef):
+            self._check_helper(function, event.callee.info, [event.node], event.node)
         if event.method in ("to", "cpu") and _moved_to_host(event.result, event.node):
             self._note_move_to_host(event.node)
         if event.qualname in api.CONCATENATING and event.args and event.args[0][0].keyword is None:
@@ -204,6 +228,38 @@ class DeviceParameterIgnored(Rule):
             self._check_operands(event.operands(api.OPERAND_KEYWORDS), event.node)
         elif event.method in api.BINARY_TENSOR_METHODS and isinstance(event.node.func, cst.Attribute) and event.receiver is not None:
             self._check_operands([(event.node.func.value, event.receiver), *event.operands(api.OPERAND_KEYWORDS)], event.node)
+
+    def _check_helper(self, function: cst.FunctionDef, helper: cst.FunctionDef, calls: list[cst.Call], at: cst.CSTNode) -> None:
+        """A function that takes a device runs a helper of the file whose own device parameter
+        defaults to the CPU (``def pairwise_distance(a, b, device=torch.device("cpu"))``, which
+        moves its operands there), and ``calls`` all leave that parameter out: the helper's
+        work runs on the CPU whatever device the function was given (the operands are copied to
+        the host and back, or its results meet the device's tensors). Reported at ``at``: the
+        call, or the binding of the helper that the calls run."""
+        if helper is function or id(at) in self._reported:
+            return
+        defaulted = _cpu_defaulted(helper)
+        if not defaulted:
+            return
+        devices = self._devices_of(function)
+        if not devices:
+            return
+        helper_devices = {found.name for found in self._devices_of(helper)}
+        positional = [param.name.value for param in (*helper.params.posonly_params, *helper.params.params)]
+        for name in defaulted:
+            if name not in helper_devices:
+                continue
+            index = positional.index(name) if name in positional else None
+            if any(_binds(call, name, index) for call in calls):
+                continue
+            self._reported.add(id(at))
+            self.ctx.report(
+                at,
+                f"`{helper.name.value}()` takes `{name}` and defaults it to the CPU, but `{function.name.value}()`, which takes "
+                f"the device `{devices[0].name}` ({devices[0].evidence}), leaves it out: the helper's work runs on the CPU, "
+                f"not where the caller asked; pass `{name}={devices[0].name}` (`functools.partial` for a helper handed on)",
+            )
+            return
 
     def _check_operands(self, operands: list[tuple[cst.BaseExpression, Value]], node: cst.CSTNode) -> None:
         function = self.ctx.current_function.node
@@ -402,3 +458,56 @@ class _DeviceUses(OwnScopeVisitor):
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if isinstance(node.value, cst.Name) and node.value.value in self.names and node.attr.value in _TENSOR_ATTRIBUTES:
             self.not_devices.add(node.value.value)
+
+
+def _cpu_defaulted(function: cst.FunctionDef) -> list[str]:
+    """The parameters of ``function`` whose default is the CPU device (``device="cpu"``,
+    ``device=torch.device("cpu")``)."""
+    params = [*function.params.posonly_params, *function.params.params, *function.params.kwonly_params]
+    return [param.name.value for param in params if param.default is not None and device_spelling(param.default) == "cpu"]
+
+
+def _binds(call: cst.Call, name: str, index: Optional[int]) -> bool:
+    """Does ``call`` hand the parameter ``name`` (at position ``index``) a value, or may it
+    (``*args``, ``**kwargs``)?"""
+    positional = 0
+    for arg in call.args:
+        if arg.star:
+            return True
+        if arg.keyword is None:
+            positional += 1
+        elif arg.keyword.value == name:
+            return True
+    return index is not None and positional > index
+
+
+def _calls_of(function: cst.FunctionDef, name: str) -> list[cst.Call]:
+    """The calls ``name(...)`` in ``function``'s own body; none where the name is handed on
+    uncalled (to another function, returned, stored): its callers elsewhere may pass the device."""
+    finder = _NameCalls(name)
+    walk.visit(function.body, finder)
+    return [] if finder.escapes else finder.calls
+
+
+class _NameCalls(OwnScopeVisitor):
+    """The calls of one name in a body, and whether the name is also read otherwise (handed
+    on, returned, stored, compared): its assignments aside."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.calls: list[cst.Call] = []
+        self.escapes = False
+        self._not_reads: set[int] = set()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if isinstance(node.func, cst.Name) and node.func.value == self.name:
+            self.calls.append(node)
+            self._not_reads.add(id(node.func))
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        if isinstance(node.target, cst.Name):
+            self._not_reads.add(id(node.target))
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if node.value == self.name and id(node) not in self._not_reads:
+            self.escapes = True
