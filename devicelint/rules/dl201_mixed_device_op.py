@@ -11,6 +11,7 @@ from devicelint.analysis.values import MODEL_DEVICE, Kind, Role, Value, conflict
 from devicelint.findings import Severity
 from devicelint.rules._cuda_code import device_spelling
 from devicelint.rules._host_only_arguments import HostOnlyArguments
+from devicelint.rules._inputs_moved_beside import unmoved_beside_moved
 from devicelint.rules._messages import where
 from devicelint.rules.base import Example, Rule
 
@@ -560,6 +561,8 @@ class MixedDeviceOp(Rule):
                 continue
             if self._handed_in_by_model_entry(arg, value, module):
                 continue
+            if unmoved_beside_moved(self.ctx.current_function.node, event, arg, value) is not None:
+                continue  # DL203's: the function moves the model's other inputs itself
             parameter = forward[1][position] if forward is not None else None
             if forward is not None and parameter is not None:
                 # the file's own `forward` may show where the input meets the model's tensors:

@@ -11,6 +11,7 @@ from devicelint.analysis.helpers import argument_parameters, parameter_read_thro
 from devicelint.analysis.names import bound_names, is_static_or_class_method
 from devicelint.analysis.values import UNKNOWN, Kind, Role, Value
 from devicelint.findings import Severity
+from devicelint.rules._inputs_moved_beside import unmoved_beside_moved
 from devicelint.rules._messages import where
 from devicelint.rules.base import Example, Rule
 
@@ -322,6 +323,9 @@ class InputNotMoved(Rule):
         #: a batch (``label = batch["label"]``) and the origin of the batch it read, or None
         #: where the name's last binding was something else
         self._entry_reads: dict[tuple[int, str], Optional[tuple[cst.CSTNode, cst.BaseExpression, Optional[cst.CSTNode]]]] = {}
+        #: (function, name) -> the statement that last bound the name to a method chain on
+        #: itself (``rxn_fp = rxn_fp.view(1, -1)``), None where its last binding was anything else
+        self._last_bindings: dict[tuple[int, str], Optional[cst.CSTNode]] = {}
         #: id of a call node -> id of the function it is made in (None: the module's top level):
         #: where a pass of one call site finds the caller's entry reads
         self._call_functions: dict[int, int] = {}
@@ -331,6 +335,11 @@ class InputNotMoved(Rule):
         never moves belongs there (``label = batch["label"].to(device)``)."""
         function = id(self.ctx.current_function.node)
         if isinstance(target, cst.Name):
+            chain = value_node
+            while isinstance(chain, cst.Call) and isinstance(chain.func, cst.Attribute):
+                chain = chain.func.value
+            reshaped = chain is not value_node and isinstance(chain, cst.Name) and chain.value == target.value
+            self._last_bindings[(function, target.value)] = statement if reshaped else None
             pairs = [(target, value_node, value)]
         elif (
             isinstance(target, (cst.Tuple, cst.List)) and isinstance(value_node, (cst.Tuple, cst.List))
@@ -480,6 +489,8 @@ class InputNotMoved(Rule):
                 continue
             if not arg.star and self._report_at_model_entry(event, arg.value, value):
                 return
+            if self._report_unmoved_beside_moved(event, arg, value):
+                return
             if value.device is None or not value.device.is_cpu or not (value.origin is not None and value.origin.from_data):
                 continue
             if value.origin.tokenized and id(value.origin.node) in self._tokenizer_calls:
@@ -513,6 +524,28 @@ class InputNotMoved(Rule):
             + (f" at line {self.ctx.line(module.origin.node)}" if module.origin else "")
             + f"; move the batch first (`{moved}.to(...)`)",
         )
+
+    def _report_unmoved_beside_moved(self, event: CallEvent, arg: cst.Arg, value: Value) -> bool:
+        """A function that moves the other inputs it hands the moved model itself
+        (``input_solvents.to(self.device)``) hands it one that came in on the host, unmoved (see
+        _inputs_moved_beside): reported at the statement that last reshaped it
+        (``rxn_fp = rxn_fp.unsqueeze(0)``), where the move belongs, or at the argument."""
+        function = self.ctx.current_function.node
+        parameter = unmoved_beside_moved(function, event, arg, value)
+        if parameter is None:
+            return False
+        at: cst.CSTNode = arg.value
+        binding = self._last_bindings.get((id(function), parameter))
+        if binding is not None and isinstance(arg.value, cst.Name) and arg.value.value == parameter:
+            at = binding
+        self.ctx.report(
+            at,
+            f"`{parameter}` comes in {where(value, self.ctx)} and reaches `{self.ctx.source_of(event.callee_node)}` at line "
+            f"{self.ctx.line(event.node)} never moved, while this function moves the model's other inputs there itself; "
+            f"move it too (`.to(...)`)",
+            related=((event.node, "the model call"),),
+        )
+        return True
 
     def _report_at_model_entry(self, event: CallEvent, node: cst.BaseExpression, value: Value) -> bool:
         """A host tensor a caller handed to one of the model's own methods (``predict(batch)``),
