@@ -491,6 +491,14 @@ class InputNotMoved(Rule):
                 return
             if self._report_unmoved_beside_moved(event, arg, value):
                 return
+            if value.device is not None and not value.device.is_cpu and not arg.star:
+                # `model(inputs - center)` with `center` on the device: the result is where a GPU
+                # run would put it, and the batch it was computed from is what never moved
+                operand_node, operand = self._operand_to_move(arg.value, value)
+                if operand_node is not arg.value and operand.origin is not None and operand.origin.from_data:
+                    self._report_unmoved(event, operand_node, operand)
+                    return
+                continue
             if value.device is None or not value.device.is_cpu or not (value.origin is not None and value.origin.from_data):
                 continue
             if value.origin.tokenized and id(value.origin.node) in self._tokenizer_calls:
