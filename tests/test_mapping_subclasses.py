@@ -89,3 +89,24 @@ def test_result_of_a_host_tensor_and_a_model_output_is_on_the_accelerator():
         "embed(torch.nn.Linear(4, 4).to(device), torch.zeros(2, 3, 4), [[1, 1, 1], [1, 1, 0]])\n"  # 10
     )
     assert 9 in [f.line for f in lint(source) if f.code == "DL204"]
+
+
+def test_dataclass_over_an_ordered_dict_is_not_taken_for_a_dict_of_its_arguments():
+    # transformers' and diffusers' outputs: `@dataclass` subclasses of an OrderedDict base, built
+    # by their generated `__init__` from fields - not a dict batch of what they are given
+    source = _HEAD + (
+        "from collections import OrderedDict\n"  # 14
+        "from dataclasses import dataclass\n"  # 15
+        "class BaseOutput(OrderedDict):\n"  # 16
+        "    pass\n"  # 17
+        "@dataclass\n"  # 18
+        "class Inputs(BaseOutput):\n"  # 19
+        "    ids: torch.Tensor\n"  # 20
+        "    weights: torch.Tensor\n"  # 21
+        "def tag(rows):\n"  # 22
+        "    ids = torch.from_numpy(np.asarray(rows))\n"  # 23
+        "    tagger = Tagger().to(device)\n"  # 24
+        "    return tagger(**Inputs(ids=ids, weights=ids.float()))\n"  # 25
+        "tag([[1, 2]])\n"  # 26
+    )
+    assert [f for f in lint(source) if f.code in ("DL201", "DL203")] == []

@@ -1936,6 +1936,8 @@ class Summaries(ParameterUses):
         methods (its ``to()``); None for anything else."""
         if not info.is_mapping or info.find_method("__init__") is not None or info.find_method("__new__") is not None:
             return None
+        if any(_is_dataclass(klass) for klass in (info, *info.ancestors())):
+            return None  # a dataclass's generated `__init__` takes its fields (transformers' and diffusers' outputs)
         positional = [value for arg, value in args if arg.keyword is None and not arg.star]
         if len(positional) == 1 and len(args) == 1 and positional[0].kind == Kind.CONTAINER and isinstance(positional[0].info, Homogeneous):
             mapping = positional[0]
@@ -3174,3 +3176,13 @@ def _model_method(function: cst.FunctionDef, class_info: Optional[ClassInfo]) ->
 def _first_parameter(function: cst.FunctionDef) -> Optional[str]:
     positional = [*function.params.posonly_params, *function.params.params]
     return positional[0].name.value if positional else None
+
+
+def _is_dataclass(info: ClassInfo) -> bool:
+    """Is the class decorated ``@dataclass`` (``@dataclasses.dataclass``, ``@dataclass(...)``)?"""
+    for decorator in info.node.decorators:
+        found = decorator.decorator.func if isinstance(decorator.decorator, cst.Call) else decorator.decorator
+        name = dotted_name(found)
+        if name is not None and name.split(".")[-1] == "dataclass":
+            return True
+    return False

@@ -1130,11 +1130,13 @@ def propagate(left: Value, right: Value) -> Value:
     for placed, host in ((left, right), (right, left)):
         if (
             placed.device is not None and placed.device.may_be_accelerator and host.device is not None and host.device.is_cpu
-            and host.scalar is False and placed.scalar is not True
+            and host.scalar is False and placed.scalar is not True and host.origin is not None and host.origin.from_data
         ):
-            # a host tensor with a dimension meets one that may be on the accelerator: the
-            # operation fails there (DL201 says so); where it runs, both were on one device,
-            # the accelerator's on a GPU run
+            # the program's data left on the host (a tokenized mask, a batch) meets a tensor that
+            # may be on the accelerator: the operation fails there (DL201, DL203 say so), and
+            # where it runs the data was moved with the rest - the result is the accelerator's.
+            # (A constant made on the host keeps the result there, so what it meets next is not
+            # reported again: its fix comes first)
             return Value(Kind.TENSOR, placed.device, placed.origin, scalar=False)
     if left.scalar is False and left.device is not None:
         return Value(Kind.TENSOR, left.device, left.origin, scalar=False)
