@@ -65,3 +65,16 @@ def test_helper_handed_on_uncalled_is_silent():
         "    return torch.zeros(1, device=device), gap\n"  # 12
     )
     assert _dl311(source) == []
+
+
+def test_helper_that_only_makes_new_tensors_on_its_default_is_silent():
+    # the caller builds them on the host and moves them after, on purpose
+    source = _HELPERS + (
+        "def random_points(n, device='cpu'):\n"  # 9
+        "    return torch.rand(n, 2, device=device)\n"  # 10
+        "def check(device):\n"  # 11
+        "    base = torch.rand(3, 2).to(device)\n"  # 12
+        "    points = random_points(3)\n"  # 13
+        "    return base + points.to(device)\n"  # 14
+    )
+    assert _dl311(source) == []

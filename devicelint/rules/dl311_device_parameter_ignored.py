@@ -9,7 +9,7 @@ import libcst as cst
 from devicelint.analysis import torch_api as api
 from devicelint.analysis import walk
 from devicelint.analysis.events import BinaryEvent, CallEvent
-from devicelint.analysis.names import NamesRead, OwnScopeVisitor, dotted_name, keyword_arg, looks_like_dtype_name, positional_args
+from devicelint.analysis.names import NamesRead, OwnScopeVisitor, dotted_name, keyword_arg, looks_like_dtype_name, own_scope_calls, positional_args
 from devicelint.analysis.values import Homogeneous, Kind, Value
 from devicelint.findings import Severity
 from devicelint.rule_api import FixSpec, NodeEdit
@@ -66,11 +66,14 @@ class DeviceParameterIgnored(Rule):
     as diffusers' schedulers do - is left alone.
 
     A function that takes a device and runs a helper of the file whose own device parameter
-    defaults to the CPU (`def pairwise_distance(a, b, device=torch.device("cpu"))`, which moves
-    its operands there) without passing it is flagged at that call - or where it binds the
-    helper to a name (`distance_fn = pairwise_distance`) that all its calls there run without
-    the device: the helper works on the CPU whatever device the function was given. A helper
-    handed on uncalled, or called with `*args`/`**kwargs`, is left alone.
+    defaults to the CPU and which moves the tensors it is handed there (`def
+    pairwise_distance(a, b, device=torch.device("cpu")): a, b = a.to(device), b.to(device)`)
+    without passing it is flagged at that call - or where it binds the helper to a name
+    (`distance_fn = pairwise_distance`) that all its calls there run without the device: the
+    caller's tensors are copied to the host and worked on there, whatever device the function
+    was given. A helper that only makes new tensors on its default device (the caller may build
+    them on the host and move them after), one handed on uncalled, or one called with
+    `*args`/`**kwargs`, is left alone.
 
     One bug, one finding: where the CPU tensor meets a tensor that can be on the accelerator
     in the same function, DL202 (factory-without-device) reports the factory and this rule
@@ -231,8 +234,9 @@ class DeviceParameterIgnored(Rule):
 
     def _check_helper(self, function: cst.FunctionDef, helper: cst.FunctionDef, calls: list[cst.Call], at: cst.CSTNode) -> None:
         """A function that takes a device runs a helper of the file whose own device parameter
-        defaults to the CPU (``def pairwise_distance(a, b, device=torch.device("cpu"))``, which
-        moves its operands there), and ``calls`` all leave that parameter out: the helper's
+        defaults to the CPU and which moves the tensors it is handed there (``def
+        pairwise_distance(a, b, device=torch.device("cpu"))``), and ``calls`` all leave that
+        parameter out: the helper's
         work runs on the CPU whatever device the function was given (the operands are copied to
         the host and back, or its results meet the device's tensors). Reported at ``at``: the
         call, or the binding of the helper that the calls run."""
@@ -247,7 +251,7 @@ class DeviceParameterIgnored(Rule):
         helper_devices = {found.name for found in self._devices_of(helper)}
         positional = [param.name.value for param in (*helper.params.posonly_params, *helper.params.params)]
         for name in defaulted:
-            if name not in helper_devices:
+            if name not in helper_devices or not _moves_its_inputs(helper, name):
                 continue
             index = positional.index(name) if name in positional else None
             if any(_binds(call, name, index) for call in calls):
@@ -465,6 +469,24 @@ def _cpu_defaulted(function: cst.FunctionDef) -> list[str]:
     ``device=torch.device("cpu")``)."""
     params = [*function.params.posonly_params, *function.params.params, *function.params.kwonly_params]
     return [param.name.value for param in params if param.default is not None and device_spelling(param.default) == "cpu"]
+
+
+def _moves_its_inputs(helper: cst.FunctionDef, device: str) -> bool:
+    """Does ``helper`` move a tensor it is handed to its parameter ``device``
+    (``data1.to(device)``)? Then a caller's tensors on the accelerator are copied to the host
+    and worked on there. A helper that only makes new tensors there (``random_boxes(n,
+    device="cpu")``) leaves its caller free to build them on the host and move them after."""
+    params = {param.name.value for param in (*helper.params.posonly_params, *helper.params.params, *helper.params.kwonly_params)}
+    for call in own_scope_calls(helper.body):
+        func = call.func
+        if not isinstance(func, cst.Attribute) or func.attr.value != "to" or not isinstance(func.value, cst.Name):
+            continue
+        if func.value.value not in params or func.value.value == device:
+            continue
+        target = next((arg.value for arg in call.args if arg.keyword is None or arg.keyword.value == "device"), None)
+        if isinstance(target, cst.Name) and target.value == device:
+            return True
+    return False
 
 
 def _binds(call: cst.Call, name: str, index: Optional[int]) -> bool:
