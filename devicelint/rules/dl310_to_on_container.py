@@ -49,9 +49,17 @@ class ToOnContainer(Rule):
       (and `MultiLeRobotDataset`) is such a dataset: since its v2.0 format each item also holds
       the task's text under "task".
 
+    * a name an isinstance test narrows to a Python container: after `if not isinstance(x,
+      tuple): return ...` (or `raise`) at the top of the function, what follows runs only for
+      tuples, and inside `if isinstance(x, (list, tuple)):` `x` is one; there `x.device` handed
+      to a call (`.to(x.device)`, `device=x.device`) and the moves of `x` itself raise
+      AttributeError (pytorch-semseg's multi-scale loss). Only tests whose every type is
+      `tuple`, `list`, `dict` or `set`, and only names the function never re-binds.
+
     A value of unknown kind (a parameter, a batch from a loader whose dataset returns a tensor
     or is not known) is left alone, and so is a name the function checks with `isinstance`,
-    `hasattr` or `type(...)` - such helpers route containers elsewhere. There is no fix: the
+    `hasattr` or `type(...)` - such helpers route containers elsewhere (but see the narrowing
+    above: a read the test itself leaves to containers is flagged). There is no fix: the
     move belongs on each element, and which elements are tensors is the program's to say.
 
     ## Why is this bad?
@@ -185,8 +193,12 @@ class ToOnContainer(Rule):
         self._checked: dict[int, frozenset[str]] = {}
         #: the module's top-level statements other than definitions, once asked for
         self._script: Optional[str] = None
+        #: per function node: its isinstance guards on containers (see `_container_guards`)
+        self._guards: dict[int, tuple[tuple[str, str, cst.If, bool], ...]] = {}
 
     def on_call(self, event: CallEvent) -> None:
+        if self._narrowed_device_read(event):
+            return
         if event.method not in _MOVES or event.receiver is None or not isinstance(event.node.func, cst.Attribute):
             return
         what = _container_kind(event.receiver)
@@ -208,6 +220,88 @@ class ToOnContainer(Rule):
             event.node,
             f"`{shown}` is {what}, not a tensor: `.{event.method}()` raises {error}; move each tensor in it instead",
         )
+
+    def _narrowed_device_read(self, event: CallEvent) -> bool:
+        """``x.device`` handed to a call (``.to(x.device)``, ``device=x.device``), or a move of
+        ``x`` itself, where an isinstance test says ``x`` is a Python container: after ``if not
+        isinstance(x, tuple): return ...`` at the top of the function (what follows runs only
+        for tuples), or inside ``if isinstance(x, (list, tuple)):``. Containers have neither
+        ``.device`` nor the moves: AttributeError."""
+        function = self.ctx.current_function.node
+        if function is None:
+            return False
+        guards = self._container_guards(function)
+        if not guards:
+            return False
+        reads: list[tuple[cst.BaseExpression, str, str]] = []
+        for arg, _ in event.args:
+            value = arg.value
+            if isinstance(value, cst.Attribute) and value.attr.value == "device" and isinstance(value.value, cst.Name):
+                reads.append((value, value.value.value, "device"))
+        func = event.node.func
+        if event.method in _MOVES and isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
+            reads.append((func, func.value.value, event.method or ""))
+        for read, name, attribute in reads:
+            for guarded, python_type, guard, negated in guards:
+                if guarded != name or not self._narrows(function, guard, negated, event.node):
+                    continue
+                how = (
+                    f"the `if not isinstance({name}, ...)` at line {self.ctx.line(guard)} leaves the function for "
+                    f"everything else" if negated else f"inside `if isinstance({name}, ...)` at line {self.ctx.line(guard)}"
+                )
+                self.ctx.report(
+                    read,
+                    f"`{name}` is a {python_type} here ({how}), not a tensor: `{self.ctx.source_of(read)}` raises "
+                    f"AttributeError: '{python_type}' object has no attribute '{attribute}'; take the device from a "
+                    f"tensor in it (`{name}[0].device`) or from another argument",
+                    related=((guard, "the isinstance test"),),
+                )
+                return True
+        return False
+
+    def _container_guards(self, function: cst.FunctionDef) -> tuple[tuple[str, str, cst.If, bool], ...]:
+        """The function's `if [not] isinstance(name, <tuple|list|dict|set types>)` tests, as
+        (name, first type, the if, negated); a negated one only at the top of the body, with
+        no else and a body that ends in `return` or `raise`. Names the function assigns to are
+        left out (what they hold after the test is not what was tested)."""
+        key = id(function)
+        if key in self._guards:
+            return self._guards[key]
+        found: list[tuple[str, str, cst.If, bool]] = []
+        text = self.ctx.analyzer.body_text(function)
+        if re.search(r"isinstance\(\s*\w+\s*,\s*\(?\s*(?:tuple|list|dict|set)\b", text):
+            top = set(id(statement) for statement in function.body.body) if isinstance(function.body, cst.IndentedBlock) else set()
+            bound = _bound_names(function.body)
+            for node in _walk(function.body):
+                if not isinstance(node, cst.If):
+                    continue
+                test, negated = node.test, False
+                if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+                    test, negated = test.expression, True
+                checked = _container_isinstance(test)
+                if checked is None:
+                    continue
+                name, python_type = checked
+                if name in bound:
+                    continue  # re-bound somewhere in the function
+                if negated and (id(node) not in top or node.orelse is not None or not _exits(node.body)):
+                    continue
+                found.append((name, python_type, node, negated))
+        self._guards[key] = tuple(found)
+        return self._guards[key]
+
+    @staticmethod
+    def _narrows(function: cst.FunctionDef, guard: cst.If, negated: bool, call: cst.Call) -> bool:
+        if not negated:
+            return any(node is call for node in _walk(guard.body))
+        body = function.body.body if isinstance(function.body, cst.IndentedBlock) else ()
+        after = False
+        for statement in body:
+            if statement is guard:
+                after = True
+            elif after and any(node is call for node in _walk(statement)):
+                return True
+        return False
 
     def _report_text_entry(self, event: CallEvent, shown: str) -> None:
         """``for key, value in batch.items(): value.to(d)`` over a dict batch whose dataset puts
@@ -281,3 +375,55 @@ def _python_type(node: cst.BaseExpression, value: Value) -> str | None:
     if isinstance(node, cst.Tuple):
         return "tuple"
     return None
+
+
+_CONTAINER_TYPES = {"tuple": "tuple", "list": "list", "dict": "dict", "set": "set"}
+
+
+def _container_isinstance(test: cst.BaseExpression) -> Optional[tuple[str, str]]:
+    """``isinstance(name, tuple)`` / ``isinstance(name, (list, tuple))`` where every type
+    named is a Python container: (name, the first type)."""
+    if not (isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "isinstance"):
+        return None
+    if len(test.args) != 2 or not isinstance(test.args[0].value, cst.Name):
+        return None
+    types = test.args[1].value
+    names = [element.value for element in types.elements] if isinstance(types, cst.Tuple) else [types]
+    if not names or not all(isinstance(name, cst.Name) and name.value in _CONTAINER_TYPES for name in names):
+        return None
+    return test.args[0].value.value, _CONTAINER_TYPES[names[0].value]  # type: ignore[union-attr]
+
+
+def _exits(block: cst.BaseSuite) -> bool:
+    """Does the block end in ``return`` or ``raise``?"""
+    if not isinstance(block, cst.IndentedBlock) or not block.body:
+        return isinstance(block, cst.SimpleStatementSuite) and isinstance(block.body[-1], (cst.Return, cst.Raise))
+    last = block.body[-1]
+    return isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], (cst.Return, cst.Raise))
+
+
+def _walk(node: cst.CSTNode):  # type: ignore[no-untyped-def]
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        if not isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) or current is node:
+            stack.extend(current.children)
+
+
+def _bound_names(block: cst.CSTNode) -> set[str]:
+    """Names a block assigns to (``=``, ``+=``, ``:=``, ``for`` and ``with ... as`` targets)."""
+    targets: list[cst.BaseExpression] = []
+    for node in _walk(block):
+        if isinstance(node, cst.Assign):
+            targets.extend(target.target for target in node.targets)
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.NamedExpr, cst.For, cst.CompFor)):
+            targets.append(node.target)
+        elif isinstance(node, cst.AsName):
+            targets.append(node.name)  # type: ignore[arg-type]
+    names: set[str] = set()
+    for target in targets:
+        for node in _walk(target):
+            if isinstance(node, cst.Name):
+                names.add(node.value)
+    return names
