@@ -43,7 +43,11 @@ CUDA_TYPED_CONSTRUCTORS = frozenset(
 #: accelerator, is DL202's finding (DL201 and DL207 leave it to DL202): those that take
 #: ``device=``, and the legacy typed constructors (``torch.LongTensor(ids)``), which make host
 #: tensors just the same
-FUNCTION_HOST_FACTORIES = DEVICE_KEYWORD_FACTORIES | LEGACY_TYPED_CONSTRUCTORS
+FUNCTION_HOST_FACTORIES = DEVICE_KEYWORD_FACTORIES | LEGACY_TYPED_CONSTRUCTORS | frozenset(
+    # ``torch.zeros_like(t)`` of a host tensor another factory made: recorded as a factory of
+    # its own (see TorchSemantics), the call that can be given ``device=``
+    f"torch.{name}_like" for name in "zeros ones empty full rand randn randint".split()
+)
 
 #: torch functions that always return a CPU tensor
 CPU_PRODUCERS = frozenset({"torch.from_numpy", "torch.frombuffer"})

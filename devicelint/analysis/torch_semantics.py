@@ -215,6 +215,17 @@ class TorchSemantics:
             device_arg = keyword_arg(node, "device")
             if device_arg is not None:
                 return Value(Kind.TENSOR, self.device_of(device_arg.value, self.eval(device_arg.value, state)), Origin(node, "created"))
+            if (
+                first.kind == Kind.TENSOR
+                and first.device is not None
+                and first.device.is_cpu
+                and first.origin is not None
+                and self.factory_name(first.origin.node) is not None
+            ):
+                # a new tensor on the device of a host tensor some factory made: this call is a
+                # factory too, and the one that could be given `device=`
+                self.factory_calls[id(node)] = (qualname, self.current_function.node)
+                return Value(Kind.TENSOR, first.device, Origin(node, f"created by `{spelled(node)}`"), scalar=first.scalar)
             return Value(Kind.TENSOR, first.device, first.origin, scalar=first.scalar)
         if qualname == "torch.nn.Parameter" or qualname == "torch.nn.parameter.Parameter":
             data = args[0][1] if args else UNKNOWN

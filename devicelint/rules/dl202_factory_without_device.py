@@ -49,8 +49,11 @@ class FactoryWithoutDevice(Rule):
     So is one kept in a list beside such tensors that `torch.cat`/`torch.stack` then join,
     also a 0-dim one (`losses.append(torch.tensor(0.0))` next to GPU losses): those functions
     take no 0-dim exception.
-    Elsewhere 0-dim tensors (`torch.tensor(0.5)`), factories given `device=`, `*_like` and `x.new_*`
-    factories, results used only for shapes or on the host, code under
+    A `*_like` factory (`torch.zeros_like(t)`) copies its argument's device: where that
+    argument is a host tensor another factory made (a helper's index table), the `*_like`
+    call is the factory flagged - the one that can be given `device=` - not the argument's.
+    Elsewhere 0-dim tensors (`torch.tensor(0.5)`), factories given `device=`, other `*_like` and `x.new_*`
+    factories (they follow their argument), results used only for shapes or on the host, code under
     `torch.set_default_device` / `with torch.device(...)`, a factory in the branch only a
     machine without a GPU takes (`else:` of `if torch.cuda.is_available():`), and a module
     class that a file which never names a device (no `cuda`, `device`, `.to(`) builds and runs
@@ -802,9 +805,14 @@ class FactoryWithoutDevice(Rule):
             "PyTorch raises \"indices should be either on cpu or on the same device as the indexed tensor\""
             if indexed else "the module's computations with it fail with mixed devices" if registered else "this fails with mixed devices"
         )
+        made = (
+            "makes its tensor where its argument is, on the CPU"
+            if (self.ctx.analyzer.factory_name(factory) or "").endswith("_like")
+            else "makes a CPU tensor"
+        )
         self._defer((
             factory,
-            f"`{spelled}` without `device=` makes a CPU tensor, and {place}; "
+            f"`{spelled}` without `device=` {made}, and {place}; "
             f"on a GPU {failure}: pass `device=`"
             + (f" (e.g. `device={source}.device`)" if source else ""),
             self._fix(factory, source),
