@@ -18,7 +18,7 @@ from devicelint.analysis import walk
 from devicelint.analysis.facts import ClassInfo
 from devicelint.analysis.names import OwnScopeVisitor, is_static_or_class_method, own_scope_calls
 from devicelint.analysis.state import State
-from devicelint.analysis.tensor_evidence import TENSOR_ONLY_METHOD_NAMES
+from devicelint.analysis.tensor_evidence import TENSOR_ONLY_METHOD_NAMES, takes_tensor_first
 from devicelint.analysis.torch_semantics import MODULE_INPUT_MEMBERS, TENSOR_ONLY_MEMBERS
 from devicelint.analysis.values import MODEL_DEVICE, UNKNOWN, Device, Kind, Origin, Value, follows
 
@@ -27,6 +27,11 @@ from devicelint.analysis.values import MODEL_DEVICE, UNKNOWN, Device, Kind, Orig
 #: ``x.type(torch.FloatTensor)``: only tensors (and modules) take a torch type there
 _TORCH_TYPE_CAST = r"type\s*\(\s*torch\."
 _TENSOR_ONLY_USE = re.compile(rf"(?<![\w.])([A-Za-z_]\w*(?:\.\w+)*?)\s*\.\s*(?:{TENSOR_ONLY_MEMBERS}|{_TORCH_TYPE_CAST})")
+#: ``torch.flip(scores.argsort(-1), [-1])``: a method numpy arrays share, whose result is of
+#: the receiver's library, handed first to a torch function (which refuses numpy arrays)
+_TORCH_FIRST_OF_ARRAY_METHOD = re.compile(
+    r"(?<![\w.])torch\s*\.\s*([a-z]\w*)\s*\(\s*([A-Za-z_]\w*)\s*\.\s*(?:argsort|flatten|reshape|transpose|ravel|cumsum|cumprod|clip|round|swapaxes)\s*\("
+)
 #: ``[:, 0]``, ``[..., 1]``, ``[0, :]``: text that may index an array (see tensor_evidence)
 _ARRAY_INDEX_TEXT = re.compile(r"\[\s*(:|\.\.\.)|,\s*(:|\.\.\.|None\b)")
 #: a name indexed: ``x[``
@@ -90,7 +95,14 @@ class ParameterUses:
             if names:
                 pattern = _MODULE_INPUT_USE if in_module else _TENSOR_ONLY_USE
                 wanted = set(names)
-                used = {match.group(1) for match in pattern.finditer(self._body_text(function)) if match.group(1).split(".", 1)[0] in wanted}
+                text = self._body_text(function)
+                used = {match.group(1) for match in pattern.finditer(text) if match.group(1).split(".", 1)[0] in wanted}
+                if not in_module:
+                    used |= {
+                        match.group(2)
+                        for match in _TORCH_FIRST_OF_ARRAY_METHOD.finditer(text)
+                        if match.group(2) in wanted and takes_tensor_first(f"torch.{match.group(1)}")
+                    }
                 rest = wanted - used
                 if rest:
                     used |= self._indexed_as_tensors(function, rest)
