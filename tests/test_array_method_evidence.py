@@ -36,3 +36,28 @@ def test_numpy_function_of_the_method_result_is_no_evidence():
             return torch.cat((torch.as_tensor(steps), torch.LongTensor([len(ranked) - 1])))
     """
     assert dl202_lines(code) == []
+
+
+def test_arithmetic_with_a_number_handed_to_a_torch_function_makes_the_parameter_a_tensor():
+    code = """
+        import torch
+
+        def counts_with_start(hits, order):
+            hits = hits == 1
+            running = torch.cumsum(hits * 1, dim=-1)[order]
+            return torch.cat((torch.LongTensor([0]), running))
+    """
+    assert dl202_lines(code) == [7]
+
+
+def test_arithmetic_with_a_tensor_or_a_list_is_no_evidence():
+    code = """
+        import torch
+
+        def draws(p, parts, n):
+            mask = torch.bernoulli(p * torch.ones(3))
+            joined = torch.cat(parts + [torch.zeros(2)])
+            powers = torch.pow(n * 2, torch.arange(3))
+            return mask.sum() + joined.sum() + powers.sum() + torch.zeros(3)
+    """
+    assert dl202_lines(code) == []

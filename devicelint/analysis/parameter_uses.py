@@ -14,6 +14,7 @@ from typing import Callable, Optional
 import libcst as cst
 
 from devicelint.analysis import helpers
+from devicelint.analysis import torch_api as api
 from devicelint.analysis import walk
 from devicelint.analysis.facts import ClassInfo
 from devicelint.analysis.names import OwnScopeVisitor, is_static_or_class_method, own_scope_calls
@@ -28,9 +29,18 @@ from devicelint.analysis.values import MODEL_DEVICE, UNKNOWN, Device, Kind, Orig
 _TORCH_TYPE_CAST = r"type\s*\(\s*torch\."
 _TENSOR_ONLY_USE = re.compile(rf"(?<![\w.])([A-Za-z_]\w*(?:\.\w+)*?)\s*\.\s*(?:{TENSOR_ONLY_MEMBERS}|{_TORCH_TYPE_CAST})")
 #: ``torch.flip(scores.argsort(-1), [-1])``: a method numpy arrays share, whose result is of
-#: the receiver's library, handed first to a torch function (which refuses numpy arrays)
+#: the receiver's library, handed first to a torch function (which refuses numpy arrays, and
+#: numbers); likewise ``torch.cumsum(hits * 1, -1)``, ``torch.log(p + 1e-8)``: arithmetic with a
+#: number literal on a numpy array, a list or a number gives no tensor either
 _TORCH_FIRST_OF_ARRAY_METHOD = re.compile(
-    r"(?<![\w.])torch\s*\.\s*([a-z]\w*)\s*\(\s*([A-Za-z_]\w*)\s*\.\s*(?:argsort|flatten|reshape|transpose|ravel|cumsum|cumprod|clip|round|swapaxes)\s*\("
+    r"(?<![\w.])torch\s*\.\s*([a-z]\w*)\s*\(\s*([A-Za-z_]\w*)\s*(?:\.\s*(?:argsort|flatten|reshape|transpose|ravel|cumsum|cumprod|clip|round|swapaxes)\s*\(|(?:[-+*/]|\*\*)\s*\d[\d.eE+-]*\s*[,)])"
+)
+#: torch functions that also take a Python number first (``torch.pow(2, x)``): a number
+#: computed there says nothing of a tensor
+_SCALAR_FIRST_FUNCTIONS = frozenset(
+    "pow float_power remainder fmod xlogy normal polar complex bitwise_and bitwise_or bitwise_xor "
+    "bitwise_left_shift bitwise_right_shift add sub mul div true_divide floor_divide maximum minimum "
+    "eq ne lt le gt ge where full_like".split()
 )
 #: ``[:, 0]``, ``[..., 1]``, ``[0, :]``: text that may index an array (see tensor_evidence)
 _ARRAY_INDEX_TEXT = re.compile(r"\[\s*(:|\.\.\.)|,\s*(:|\.\.\.|None\b)")
@@ -101,7 +111,13 @@ class ParameterUses:
                     used |= {
                         match.group(2)
                         for match in _TORCH_FIRST_OF_ARRAY_METHOD.finditer(text)
-                        if match.group(2) in wanted and takes_tensor_first(f"torch.{match.group(1)}")
+                        if match.group(2) in wanted
+                        and takes_tensor_first(f"torch.{match.group(1)}")
+                        and match.group(1) not in _SCALAR_FIRST_FUNCTIONS
+                        # `torch.cat(parts + [h])`, `torch.einsum(spec + "->i", x)`: lists and strings add too
+                        and f"torch.{match.group(1)}" not in api.MIXING_FUNCTIONS
+                        and f"torch.{match.group(1)}" not in api.CONCATENATING
+                        and match.group(1) not in ("einsum", "meshgrid", "broadcast_tensors", "block_diag", "cartesian_prod", "chain_matmul")
                     }
                 rest = wanted - used
                 if rest:
