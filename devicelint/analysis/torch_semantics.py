@@ -15,7 +15,7 @@ interpreter's ``eval``/``lookup``/``element_of``/``_label``, its ``_escape`` and
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Optional
+from typing import Iterator, Optional
 
 import libcst as cst
 
@@ -723,7 +723,7 @@ class TorchSemantics:
 
     def _apply_method(self, node: cst.Call, receiver: Value, method: str, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> Value:
         kind = receiver.kind
-        if method in api.MOVE_METHODS and self._runs_own_move_method(receiver, method):
+        if method in api.MOVE_METHODS and self._runs_own_move_method(receiver, method) and not kept_batch(receiver):
             # a plain class of the file with a `to()` of its own (a pipeline that moves its
             # models and keeps the device, a dataclass of tensors rebuilt from moved fields):
             # that method is what runs
@@ -1086,8 +1086,41 @@ class TorchSemantics:
 
 def moves_in_place(batch: Value) -> bool:
     """Does ``batch.to(device)`` move the batch itself, not only return a moved copy? A
-    transformers BatchEncoding's ``to`` replaces its entries with moved ones and returns itself."""
-    return batch.kind == Kind.BATCH and batch.role is Role.TOKENIZED_BATCH
+    transformers BatchEncoding's ``to`` replaces its entries with moved ones and returns itself;
+    so does a batch object of the file (see kept_batch) whose own ``to()`` returns ``self``."""
+    if batch.kind == Kind.BATCH and batch.role is Role.TOKENIZED_BATCH:
+        return True
+    if not kept_batch(batch):
+        return False
+    assert isinstance(batch.info, ClassInfo)
+    found = batch.info.find_method("to")
+    return found is not None and _returns_itself(found[0])
+
+
+def kept_batch(value: Value) -> bool:
+    """A batch object of a plain class of the file (not a dict subclass) with a ``to()`` of its
+    own, built from host data it keeps (see Summaries._kept_batch): it moves as a batch does."""
+    return value.kind == Kind.BATCH and isinstance(value.info, ClassInfo) and not value.info.is_mapping and not value.info.is_module
+
+
+def _returns_itself(function: cst.FunctionDef) -> bool:
+    """Does every ``return`` of a method give back its own object (``return self``)?"""
+    positional = [*function.params.posonly_params, *function.params.params]
+    if not positional:
+        return False
+    owner = positional[0].name.value
+    returns = list(_walk_returns(function.body))
+    return bool(returns) and all(isinstance(node.value, cst.Name) and node.value.value == owner for node in returns)
+
+
+def _walk_returns(node: cst.CSTNode) -> Iterator[cst.Return]:
+    for child in node.children:
+        if isinstance(child, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        if isinstance(child, cst.Return):
+            yield child
+        else:
+            yield from _walk_returns(child)
 
 
 def is_model_factory(qualname: str) -> bool:

@@ -1,0 +1,68 @@
+"""A plain class of the file with a ``to()`` of its own whose ``__init__`` keeps the host tensors
+it is handed (a batch-input object) is a batch on the host where one of them is the program's
+data: handed unmoved to a moved model it is DL203's; its own ``to()`` returning ``self`` moves it
+in place (no DL101, and the model call after it is fine)."""
+
+from __future__ import annotations
+
+from conftest import lint
+
+_HEAD = (
+    "import numpy as np\n"  # 1
+    "import torch\n"  # 2
+    "from torch import nn\n"  # 3
+    "class Inputs:\n"  # 4
+    "    def __init__(self, tokens, lengths):\n"  # 5
+    "        self.tokens = tokens\n"  # 6
+    "        self.lengths = lengths\n"  # 7
+    "    def to(self, device):\n"  # 8
+    "        self.tokens = self.tokens.to(device)\n"  # 9
+    "        self.lengths = self.lengths.to(device)\n"  # 10
+    "        return self\n"  # 11
+    "class Reader(nn.Module):\n"  # 12
+    "    def __init__(self):\n"  # 13
+    "        super().__init__()\n"  # 14
+    "        self.table = nn.Embedding(50, 8)\n"  # 15
+    "    def forward(self, inputs):\n"  # 16
+    "        return self.table(inputs.tokens).sum(1) / inputs.lengths.unsqueeze(-1)\n"  # 17
+    "def encode(rows):\n"  # 18
+    "    tokens = torch.from_numpy(np.asarray(rows))\n"  # 19
+    "    return Inputs(tokens, torch.ones(len(rows)))\n"  # 20
+    "device = 'cuda' if torch.cuda.is_available() else 'cpu'\n"  # 21
+    "reader = Reader().to(device)\n"  # 22
+)
+
+
+def test_unmoved_input_object_of_data_reaches_a_moved_model():
+    source = _HEAD + (
+        "batch = encode([[3, 4], [5, 6]])\n"  # 23
+        "out = reader(batch)\n"  # 24
+    )
+    findings = [f for f in lint(source) if f.severity.value in ("error", "warning")]
+    assert [(f.line, f.code) for f in findings] == [(24, "DL203")]
+
+
+def test_input_object_moved_in_place_by_its_own_to_is_fine():
+    source = _HEAD + (
+        "batch = encode([[3, 4], [5, 6]])\n"  # 23
+        "batch.to(device)\n"  # 24
+        "out = reader(batch)\n"  # 25
+    )
+    assert [f for f in lint(source) if f.severity.value in ("error", "warning")] == []
+
+
+def test_input_object_of_constants_is_not_a_batch():
+    # made of constants, not of data: nothing says it is the program's input
+    source = _HEAD + (
+        "batch = Inputs(torch.zeros(2, 3, dtype=torch.long), torch.ones(2))\n"  # 23
+        "out = reader(batch)\n"  # 24
+    )
+    assert [f for f in lint(source) if f.code in ("DL203", "DL101")] == []
+
+
+def test_input_object_without_own_to_is_left_alone():
+    source = _HEAD.replace("    def to(self, device):\n", "    def moved(self, device):\n") + (
+        "batch = encode([[3, 4], [5, 6]])\n"  # 23
+        "out = reader(batch)\n"  # 24
+    )
+    assert [f for f in lint(source) if f.code == "DL203"] == []
