@@ -66,3 +66,61 @@ def test_input_object_without_own_to_is_left_alone():
         "out = reader(batch)\n"  # 24
     )
     assert [f for f in lint(source) if f.code == "DL203"] == []
+
+
+_TOKENS = (
+    "import torch\n"  # 1
+    "from torch import nn\n"  # 2
+    "from transformers import AutoTokenizer\n"  # 3
+    "class Scorer(nn.Module):\n"  # 4
+    "    def __init__(self):\n"  # 5
+    "        super().__init__()\n"  # 6
+    "        self.table = nn.Embedding(100, 4)\n"  # 7
+    "    def forward(self, input_ids, attention_mask):\n"  # 8
+    "        return (self.table(input_ids) * attention_mask.unsqueeze(-1)).sum(1)\n"  # 9
+    "    def score(self, input_ids, attention_mask, **options):\n"  # 10
+    "        return self(input_ids, attention_mask)\n"  # 11
+    "tokenizer = AutoTokenizer.from_pretrained('bert-base-uncased')\n"  # 12
+    "device = 'cuda' if torch.cuda.is_available() else 'cpu'\n"  # 13
+    "scorer = Scorer().to(device)\n"  # 14
+)
+
+
+def test_text_stored_beside_tokens_leaves_them_on_the_host():
+    # a string entry put into the tokenizer's batch does not move its tensors
+    source = _TOKENS + (
+        "def run(text):\n"  # 15
+        "    enc = tokenizer(text, return_tensors='pt')\n"  # 16
+        "    enc['text'] = text\n"  # 17
+        "    return scorer(enc['input_ids'], enc['attention_mask'])\n"  # 18
+        "run('hello')\n"  # 19
+    )
+    assert (16, "DL203") in [(f.line, f.code) for f in lint(source)]
+
+
+def test_input_left_unmoved_beside_one_the_caller_moves_through_a_spread_call():
+    # `_ask(enc, **options)` binds `enc` though the call spreads keywords; the caller moves
+    # the ids it hands the model's method and not the mask: reported in the caller, where it
+    # takes the mask out of the batch (not at the tokenizer call)
+    source = _TOKENS + (
+        "class Runner:\n"  # 15
+        "    def prepare(self, text):\n"  # 16
+        "        enc = tokenizer(text, return_tensors='pt')\n"  # 17
+        "        enc['text'] = text\n"  # 18
+        "        return enc\n"  # 19
+        "    def _ask(self, enc, **options):\n"  # 20
+        "        ids = enc['input_ids']\n"  # 21
+        "        mask = enc['attention_mask']\n"  # 22
+        "        return scorer.score(\n"  # 23
+        "            input_ids=ids.to(device),\n"  # 24
+        "            attention_mask=mask,\n"  # 25
+        "            **options,\n"  # 26
+        "        )\n"  # 27
+        "    def __call__(self, text, **options):\n"  # 28
+        "        return self._ask(self.prepare(text), **options)\n"  # 29
+        "print(Runner()('hello'))\n"  # 30
+    )
+    found = [(f.line, f.code) for f in lint(source) if f.code == "DL203"]
+    assert found == [(22, "DL203")]
+    fixed = source.replace("attention_mask=mask,", "attention_mask=mask.to(device),")
+    assert [f for f in lint(fixed) if f.code in ("DL203", "DL201")] == []

@@ -1451,7 +1451,10 @@ class Summaries(ParameterUses):
         """Remember what a reporting pass's call hands the function: its own analysis starts
         from the join over its calls (see _bound_by_callers), and a call that hands it values
         placed otherwise may get a pass of its own (see _specialise_by_call_site)."""
-        site = helpers.bind_arguments(function, args, bind_self)
+        # `self._forward(inputs, **kwargs)`: what it names binds, the spread may give any
+        # parameter left (unknown, not its default)
+        spread = any(arg.star == "**" for arg, _ in args) and not any(arg.star == "*" for arg, _ in args)
+        site = helpers.bind_arguments(function, args, bind_self, forwarding=spread)
         if site is not None and carried and site[0] is not None:
             prefix = site[0].name.value + "."
             site = (site[0], {**site[1], **{prefix + attribute: value for attribute, value in carried.items()}})
