@@ -124,3 +124,50 @@ def test_input_left_unmoved_beside_one_the_caller_moves_through_a_spread_call():
     assert found == [(22, "DL203")]
     fixed = source.replace("attention_mask=mask,", "attention_mask=mask.to(device),")
     assert [f for f in lint(fixed) if f.code in ("DL203", "DL201")] == []
+
+
+_METRICS = (
+    "import torch\n"  # 1
+    "from torch import nn\n"  # 2
+    "def agree(p, q):\n"  # 3
+    "    return (p.argmax(dim=1) == q.argmax(dim=1)).float().mean().item()\n"  # 4
+    "def gap(p, q):\n"  # 5
+    "    return (p - q).abs().mean().item()\n"  # 6
+    "def evaluate(net, xs, ys, score=agree):\n"  # 7
+    "    out = net(xs.to('cuda'))\n"  # 8
+    "    return score(out, ys)\n"  # 9
+    "net = nn.Linear(4, 3).cuda()\n"  # 10
+    "xs = torch.randn(8, 4)\n"  # 11
+    "ys = torch.randn(8, 3)\n"  # 12
+)
+
+
+def test_each_callback_a_call_hands_or_leaves_to_its_default_is_followed():
+    source = _METRICS + (
+        "print(evaluate(net, xs, ys))\n"  # 13
+        "print(evaluate(net, xs, ys, score=gap))\n"  # 14
+    )
+    found = [(f.line, f.code) for f in lint(source) if f.code == "DL201"]
+    assert found == [(4, "DL201"), (6, "DL201")]
+
+
+def test_callbacks_given_moved_targets_are_fine():
+    source = _METRICS + (
+        "print(evaluate(net, xs, ys.cuda()))\n"  # 13
+        "print(evaluate(net, xs, ys.cuda(), score=gap))\n"  # 14
+    )
+    assert [f for f in lint(source) if f.code == "DL201"] == []
+
+
+def test_reduction_along_a_later_dimension_keeps_one():
+    # `q.argmax(dim=1)` has a dimension; `q.argmax()` (or along dim 0 of a vector) may not
+    source = (
+        "import torch\n"
+        "def f(p, q):\n"
+        "    return p.cuda().argmax(dim=1) == q.argmax(dim=1)\n"  # 3
+        "def g(p, q):\n"
+        "    return p.cuda().argmax() == q.argmax()\n"  # 5
+        "f(torch.randn(4, 3), torch.randn(4, 3))\n"
+        "g(torch.randn(4, 3), torch.randn(4, 3))\n"
+    )
+    assert [(f.line, f.code) for f in lint(source) if f.code == "DL201"] == [(3, "DL201")]

@@ -567,6 +567,9 @@ class Summaries(ParameterUses):
                     if assumed_in is not None and self._inputs_handed_otherwise(assumed_in):
                         continue  # made on what a `forward` assumed of inputs its calls hand otherwise
                     bound = _informative(site)
+                    for name, default in self._defaults_left(function, site).items():
+                        if default.kind == Kind.FUNCTION:
+                            bound[name] = default  # a callback left to its default, which calls handing others do not run
                     key = _placements(bound)
                     if key in placements or not _placed_otherwise(bound, joined):
                         continue
@@ -2489,6 +2492,10 @@ def _placement(value: Optional[Value]) -> tuple[Kind, Optional[str]]:
     they hand it, follows the chain)."""
     if value is None:
         return Kind.UNKNOWN, None
+    if value.kind == Kind.FUNCTION and isinstance(value.info, cst.FunctionDef):
+        # a function of the file handed as a callback (`metric=neg_mse`): which one it is says
+        # what calling the parameter runs
+        return value.kind, f"def {value.info.name.value} {id(value.info)}"
     device = value.device
     if value.kind == Kind.CONTAINER and device is None:
         device = _where_every_tensor_is(value)  # a list of tensors (`[torch.as_tensor(page) for page in pages]`)

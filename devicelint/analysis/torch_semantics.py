@@ -62,6 +62,8 @@ _MODULE_PARAMETER_METHODS = frozenset({"parameters", "named_parameters", "buffer
 _RANK_REDUCING_METHODS = api.FULL_REDUCTIONS | frozenset(
     "squeeze select argmax argmin dot item view reshape flatten unbind split chunk topk sort".split()
 )
+#: reductions that drop the one dimension their ``dim`` names (the rest stay)
+_REDUCING_ALONG_DIM = frozenset("argmax argmin sum mean prod amax amin std var logsumexp all any nansum nanmean".split())
 #: methods of nn.Module that optimizers, pipelines, datasets and tensors do not have
 MODULE_ONLY_METHODS = frozenset(
     "eval train parameters named_parameters modules named_modules children named_children buffers".split()
@@ -794,6 +796,8 @@ class TorchSemantics:
                     scalar = False
                 elif receiver.scalar is False and method not in _RANK_REDUCING_METHODS:
                     scalar = False
+                elif method in _REDUCING_ALONG_DIM and _reduced_past_first_dimension(node):
+                    scalar = False  # `t.argmax(dim=1)`: `t` had two dimensions at least, one is left
                 return Value(Kind.TENSOR, receiver.device, receiver.origin, scalar=scalar)
             return UNKNOWN
         if kind == Kind.GENERATOR:
@@ -1417,3 +1421,15 @@ def _cast_receiver(node: cst.BaseExpression) -> Optional[cst.Name]:
     if node.func.attr.value not in _DTYPE_CAST_METHODS or not isinstance(node.func.value, cst.Name):
         return None
     return node.func.value
+
+
+def _reduced_past_first_dimension(node: cst.Call) -> bool:
+    """``t.argmax(dim=1)``, ``t.sum(2)``: a reduction along a dimension numbered 1 or more (an
+    integer literal), which ``t`` has only with two dimensions at least: the result keeps one."""
+    for position, arg in enumerate(node.args):
+        if arg.star:
+            return False
+        if arg.keyword is not None and arg.keyword.value == "dim" or arg.keyword is None and position == 0:
+            value = arg.value
+            return isinstance(value, cst.Integer) and int(value.value, 0) >= 1
+    return False
