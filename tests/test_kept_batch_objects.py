@@ -171,3 +171,45 @@ def test_reduction_along_a_later_dimension_keeps_one():
         "g(torch.randn(4, 3), torch.randn(4, 3))\n"
     )
     assert [(f.line, f.code) for f in lint(source) if f.code == "DL201"] == [(3, "DL201")]
+
+
+_ENCODE = (
+    "import torch\n"  # 1
+    "from torch import nn\n"  # 2
+    "class Chars:\n"  # 3
+    "    def encode(self, text):\n"  # 4
+    "        return [ord(c) % 64 for c in text]\n"  # 5
+    "def to_ids(text, vocab):\n"  # 6
+    "    return torch.tensor(vocab.encode(text)).unsqueeze(0)\n"  # 7
+    "def extend(net, ids, steps):\n"  # 8
+    "    for _ in range(steps):\n"  # 9
+    "        window = ids[:, -4:]\n"  # 10
+    "        nxt = net(window)[:, -1].argmax(-1, keepdim=True)\n"  # 11
+    "        ids = torch.cat((ids, nxt), dim=1)\n"  # 12
+    "    return ids\n"  # 13
+    "net = nn.Embedding(64, 64)\n"  # 14
+    "net.to('cuda')\n"  # 15
+)
+
+
+def test_text_converted_by_a_call_is_data_reported_where_the_caller_hands_it():
+    # `torch.tensor(vocab.encode(text))` of the text a plain function is handed: the program's
+    # data; the helper that slices it for the model got it unmoved from its caller
+    source = _ENCODE + "out = extend(net, to_ids('hello', Chars()), 3)\n"  # 16
+    assert [(f.line, f.code) for f in lint(source) if f.code == "DL203"] == [(16, "DL203")]
+    fixed = source.replace("to_ids('hello', Chars())", "to_ids('hello', Chars()).to('cuda')")
+    assert [f for f in lint(fixed) if f.code == "DL203"] == []
+
+
+def test_tensor_of_a_call_on_module_inputs_is_not_data():
+    # in a module's own methods the inputs are tensors: what they convert is not the data
+    source = (
+        "import torch\nfrom torch import nn\n"
+        "class Net(nn.Module):\n"
+        "    def __init__(self):\n        super().__init__()\n        self.fc = nn.Linear(3, 3)\n"
+        "    def forward(self, x, sizes):\n"
+        "        s = torch.tensor(sizes.tolist())\n"
+        "        return self.fc(x) * s\n"
+        "net = Net().cuda()\nnet(torch.randn(2, 3).cuda(), torch.ones(3))\n"
+    )
+    assert [f for f in lint(source) if f.code == "DL203"] == []

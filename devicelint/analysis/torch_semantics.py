@@ -419,6 +419,22 @@ class TorchSemantics:
             value = self.lookup(node.value, state) if isinstance(node, cst.Name) else UNKNOWN
             if value.device is not None or value.is_tensor_like:
                 return False  # the entries of a tensor read on the host: DL202's
+        if (
+            isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and function is not None
+            and value.kind in (Kind.UNKNOWN, Kind.CONTAINER) and value.device is None
+        ):
+            # `torch.tensor(tokenizer.encode(text))`: what the function was handed (`text`),
+            # converted by a call (not in a module's methods, whose inputs are tensors)
+            class_info = self.current_function.class_info
+            if class_info is not None and class_info.is_module:
+                return False
+            handed = [arg.value for arg in node.args if not arg.star and isinstance(arg.value, cst.Name)]
+            names = {param.name.value for param in (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params)}
+            return any(
+                name.value in names and self.lookup(name.value, state).kind in (Kind.UNKNOWN, Kind.STR, Kind.CONTAINER)
+                and not self.lookup(name.value, state).is_tensor_like and self.lookup(name.value, state).device is None
+                for name in handed
+            )
         if not isinstance(node, cst.Name) or function is None or value.kind not in (Kind.UNKNOWN, Kind.CONTAINER):
             return False
         return node.value in {param.name.value for param in (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params)}

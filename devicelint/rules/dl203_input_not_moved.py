@@ -544,6 +544,13 @@ class InputNotMoved(Rule):
         moved_how = f"`{self.ctx.source_of(event.callee_node)}` (" + (module.origin.how if module.origin else "moved") + (
             f" at line {self.ctx.line(module.origin.node)})" if module.origin else ")"
         )
+        found = self._entry_read_of(node, value) if within is None else None
+        if (
+            found is not None and self.ctx.current_function.node is not None
+            and parameter_read_through(self.ctx.current_function.node, found[1]) is not None
+            and self._report_at_caller(found[1], value, f"{moved_how} at line {self.ctx.line(event.node)}")
+        ):
+            return  # `idx_cond = idx[:, -n:]` of a parameter `idx`: the caller handed it unmoved
         if within is None and self._report_at_entry_read(event, node, value, moved_how):
             return
         if within is None and self._report_at_caller(node, value, f"{moved_how} at line {self.ctx.line(event.node)}"):
