@@ -925,7 +925,9 @@ class FlowAnalyzer(Expressions, Summaries, TorchSemantics, ProjectImports):
                 if base.kind == Kind.NDARRAY:
                     self.sink.on_ndarray_store(target, value_node, value)
             key = dotted_name(target.value)
-            if key is not None and key in state and state[key].kind in (Kind.BATCH, Kind.CONTAINER):
+            if key is not None and key in state and state[key].kind == Kind.BATCH and value.kind in (Kind.STR, Kind.NUMBER):
+                pass  # batch["text"] = text: a string or number beside its tensors leaves them where they are
+            elif key is not None and key in state and state[key].kind in (Kind.BATCH, Kind.CONTAINER):
                 # batch["x"] = batch["x"].to(d): the collection is no longer all-CPU
                 state[key] = (
                     self._placeholder_replaced(state[key], target, value)

@@ -567,6 +567,9 @@ class Summaries(ParameterUses):
                     if assumed_in is not None and self._inputs_handed_otherwise(assumed_in):
                         continue  # made on what a `forward` assumed of inputs its calls hand otherwise
                     bound = _informative(site)
+                    for name, default in self._defaults_left(function, site).items():
+                        if default.kind == Kind.FUNCTION:
+                            bound[name] = default  # a callback left to its default, which calls handing others do not run
                     key = _placements(bound)
                     if key in placements or not _placed_otherwise(bound, joined):
                         continue
@@ -1451,7 +1454,10 @@ class Summaries(ParameterUses):
         """Remember what a reporting pass's call hands the function: its own analysis starts
         from the join over its calls (see _bound_by_callers), and a call that hands it values
         placed otherwise may get a pass of its own (see _specialise_by_call_site)."""
-        site = helpers.bind_arguments(function, args, bind_self)
+        # `self._forward(inputs, **kwargs)`: what it names binds, the spread may give any
+        # parameter left (unknown, not its default)
+        spread = any(arg.star == "**" for arg, _ in args) and not any(arg.star == "*" for arg, _ in args)
+        site = helpers.bind_arguments(function, args, bind_self, forwarding=spread)
         if site is not None and carried and site[0] is not None:
             prefix = site[0].name.value + "."
             site = (site[0], {**site[1], **{prefix + attribute: value for attribute, value in carried.items()}})
@@ -1924,9 +1930,51 @@ class Summaries(ParameterUses):
         if self.emitting:
             self._note_construction(info, args)
         held = self._mapping_entries(node, info, args)
+        if held is None:
+            held = self._kept_batch(info, args)
         if held is not None:
             return held
         return Value(Kind.UNKNOWN, info=info, fields=_dataclass_fields_given(info, args))
+
+    def _kept_batch(self, info: ClassInfo, args: tuple[tuple[cst.Arg, Value], ...]) -> Optional[Value]:
+        """An object of a plain class of the file with a ``to()`` of its own, built from host
+        tensors its ``__init__`` keeps as they came in (``self.ids = ids``, also in a dict of
+        them), one of them the program's data: a batch on the host, which its class moves (its
+        own ``to()`` still runs); its kept attributes read what it was given. None for anything
+        else: a class without ``to()``, a kept tensor not on the host or of unknown place, no
+        data among them."""
+        own_to = info.find_method("to")
+        init = info.find_method("__init__")
+        if own_to is None or init is None or init[1] is not info:
+            return None
+        kept = self.kept_arguments(info)
+        if not kept:
+            return None
+        bound = helpers.bind_arguments(init[0], args, skip_first=True)
+        if bound is None:
+            return None
+        fields: list[tuple[str, Value]] = []
+        data: Optional[Value] = None
+        for attribute, parameter in kept.items():
+            value = bound[1].get(parameter)
+            if value is None:
+                continue
+            entries = [value]
+            if value.kind == Kind.CONTAINER and isinstance(value.info, Homogeneous):
+                entries = [value.info.element]
+            elif value.kind == Kind.CONTAINER and isinstance(value.info, tuple):
+                entries = [item for item in value.info if isinstance(item, Value)]
+            for entry in entries:
+                if entry.kind not in (Kind.TENSOR, Kind.BATCH):
+                    continue
+                if entry.device is None or not entry.device.is_cpu:
+                    return None
+                if data is None and entry.origin is not None and entry.origin.from_data:
+                    data = entry
+            fields.append((attribute, value))
+        if data is None:
+            return None
+        return Value(Kind.BATCH, CPU, data.origin, scalar=False, info=info, fields=tuple(fields))
 
     def _mapping_entries(self, node: cst.Call, info: ClassInfo, args: tuple[tuple[cst.Arg, Value], ...]) -> Optional[Value]:
         """An object of a ``dict`` subclass of the file that builds it as ``dict`` does (no
@@ -2444,6 +2492,10 @@ def _placement(value: Optional[Value]) -> tuple[Kind, Optional[str]]:
     they hand it, follows the chain)."""
     if value is None:
         return Kind.UNKNOWN, None
+    if value.kind == Kind.FUNCTION and isinstance(value.info, cst.FunctionDef):
+        # a function of the file handed as a callback (`metric=neg_mse`): which one it is says
+        # what calling the parameter runs
+        return value.kind, f"def {value.info.name.value} {id(value.info)}"
     device = value.device
     if value.kind == Kind.CONTAINER and device is None:
         device = _where_every_tensor_is(value)  # a list of tensors (`[torch.as_tensor(page) for page in pages]`)

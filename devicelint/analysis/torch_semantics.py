@@ -15,7 +15,7 @@ interpreter's ``eval``/``lookup``/``element_of``/``_label``, its ``_escape`` and
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Optional
+from typing import Iterator, Optional
 
 import libcst as cst
 
@@ -62,6 +62,8 @@ _MODULE_PARAMETER_METHODS = frozenset({"parameters", "named_parameters", "buffer
 _RANK_REDUCING_METHODS = api.FULL_REDUCTIONS | frozenset(
     "squeeze select argmax argmin dot item view reshape flatten unbind split chunk topk sort".split()
 )
+#: reductions that drop the one dimension their ``dim`` names (the rest stay)
+_REDUCING_ALONG_DIM = frozenset("argmax argmin sum mean prod amax amin std var logsumexp all any nansum nanmean".split())
 #: methods of nn.Module that optimizers, pipelines, datasets and tensors do not have
 MODULE_ONLY_METHODS = frozenset(
     "eval train parameters named_parameters modules named_modules children named_children buffers".split()
@@ -428,6 +430,22 @@ class TorchSemantics:
             value = self.lookup(node.value, state) if isinstance(node, cst.Name) else UNKNOWN
             if value.device is not None or value.is_tensor_like:
                 return False  # the entries of a tensor read on the host: DL202's
+        if (
+            isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and function is not None
+            and value.kind in (Kind.UNKNOWN, Kind.CONTAINER) and value.device is None
+        ):
+            # `torch.tensor(tokenizer.encode(text))`: what the function was handed (`text`),
+            # converted by a call (not in a module's methods, whose inputs are tensors)
+            class_info = self.current_function.class_info
+            if class_info is not None and class_info.is_module:
+                return False
+            handed = [arg.value for arg in node.args if not arg.star and isinstance(arg.value, cst.Name)]
+            names = {param.name.value for param in (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params)}
+            return any(
+                name.value in names and self.lookup(name.value, state).kind in (Kind.UNKNOWN, Kind.STR, Kind.CONTAINER)
+                and not self.lookup(name.value, state).is_tensor_like and self.lookup(name.value, state).device is None
+                for name in handed
+            )
         if not isinstance(node, cst.Name) or function is None or value.kind not in (Kind.UNKNOWN, Kind.CONTAINER):
             return False
         return node.value in {param.name.value for param in (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params)}
@@ -734,7 +752,7 @@ class TorchSemantics:
 
     def _apply_method(self, node: cst.Call, receiver: Value, method: str, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> Value:
         kind = receiver.kind
-        if method in api.MOVE_METHODS and self._runs_own_move_method(receiver, method):
+        if method in api.MOVE_METHODS and self._runs_own_move_method(receiver, method) and not kept_batch(receiver):
             # a plain class of the file with a `to()` of its own (a pipeline that moves its
             # models and keeps the device, a dataclass of tensors rebuilt from moved fields):
             # that method is what runs
@@ -805,6 +823,8 @@ class TorchSemantics:
                     scalar = False
                 elif receiver.scalar is False and method not in _RANK_REDUCING_METHODS:
                     scalar = False
+                elif method in _REDUCING_ALONG_DIM and _reduced_past_first_dimension(node):
+                    scalar = False  # `t.argmax(dim=1)`: `t` had two dimensions at least, one is left
                 return Value(Kind.TENSOR, receiver.device, receiver.origin, scalar=scalar)
             return UNKNOWN
         if kind == Kind.GENERATOR:
@@ -1097,8 +1117,41 @@ class TorchSemantics:
 
 def moves_in_place(batch: Value) -> bool:
     """Does ``batch.to(device)`` move the batch itself, not only return a moved copy? A
-    transformers BatchEncoding's ``to`` replaces its entries with moved ones and returns itself."""
-    return batch.kind == Kind.BATCH and batch.role is Role.TOKENIZED_BATCH
+    transformers BatchEncoding's ``to`` replaces its entries with moved ones and returns itself;
+    so does a batch object of the file (see kept_batch) whose own ``to()`` returns ``self``."""
+    if batch.kind == Kind.BATCH and batch.role is Role.TOKENIZED_BATCH:
+        return True
+    if not kept_batch(batch):
+        return False
+    assert isinstance(batch.info, ClassInfo)
+    found = batch.info.find_method("to")
+    return found is not None and _returns_itself(found[0])
+
+
+def kept_batch(value: Value) -> bool:
+    """A batch object of a plain class of the file (not a dict subclass) with a ``to()`` of its
+    own, built from host data it keeps (see Summaries._kept_batch): it moves as a batch does."""
+    return value.kind == Kind.BATCH and isinstance(value.info, ClassInfo) and not value.info.is_mapping and not value.info.is_module
+
+
+def _returns_itself(function: cst.FunctionDef) -> bool:
+    """Does every ``return`` of a method give back its own object (``return self``)?"""
+    positional = [*function.params.posonly_params, *function.params.params]
+    if not positional:
+        return False
+    owner = positional[0].name.value
+    returns = list(_walk_returns(function.body))
+    return bool(returns) and all(isinstance(node.value, cst.Name) and node.value.value == owner for node in returns)
+
+
+def _walk_returns(node: cst.CSTNode) -> Iterator[cst.Return]:
+    for child in node.children:
+        if isinstance(child, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        if isinstance(child, cst.Return):
+            yield child
+        else:
+            yield from _walk_returns(child)
 
 
 def is_model_factory(qualname: str) -> bool:
@@ -1395,3 +1448,15 @@ def _cast_receiver(node: cst.BaseExpression) -> Optional[cst.Name]:
     if node.func.attr.value not in _DTYPE_CAST_METHODS or not isinstance(node.func.value, cst.Name):
         return None
     return node.func.value
+
+
+def _reduced_past_first_dimension(node: cst.Call) -> bool:
+    """``t.argmax(dim=1)``, ``t.sum(2)``: a reduction along a dimension numbered 1 or more (an
+    integer literal), which ``t`` has only with two dimensions at least: the result keeps one."""
+    for position, arg in enumerate(node.args):
+        if arg.star:
+            return False
+        if arg.keyword is not None and arg.keyword.value == "dim" or arg.keyword is None and position == 0:
+            value = arg.value
+            return isinstance(value, cst.Integer) and int(value.value, 0) >= 1
+    return False

@@ -393,6 +393,26 @@ class InputNotMoved(Rule):
         )
         return True
 
+    def _moved_beside_by_caller(self, node: cst.BaseExpression) -> bool:
+        """In a pass of one call site: ``node`` reads a parameter as it came in, and the call
+        that handed it moves another of its arguments right there (``generate(input_ids=
+        ids.to(model.device), attention_mask=mask)``): the caller moves the inputs it hands on
+        itself, and the move of this one belongs beside the other's."""
+        context = self.ctx.current_function
+        function = context.node
+        call = self.ctx.call_context or (self.ctx.analyzer.sole_call_of(function) if function is not None else None)
+        if function is None or call is None:
+            return False
+        parameter = parameter_read_through(function, node)
+        if parameter is None:
+            return False
+        skip_first = context.class_info is not None and not is_static_or_class_method(function)
+        names = argument_parameters(function, tuple((arg, UNKNOWN) for arg in call.args), skip_first)
+        handed = [arg for arg, name in zip(call.args, names) if name == parameter and not arg.star]
+        if len(handed) != 1 or _moves(handed[0].value):
+            return False
+        return any(arg is not handed[0] and not arg.star and _moves(arg.value) for arg in call.args)
+
     def _report_at_caller(
         self,
         node: cst.BaseExpression,
@@ -502,6 +522,14 @@ class InputNotMoved(Rule):
             if value.device is None or not value.device.is_cpu or not (value.origin is not None and value.origin.from_data):
                 continue
             if value.origin.tokenized and id(value.origin.node) in self._tokenizer_calls:
+                module = event.callee
+                moved_how = f"`{self.ctx.source_of(event.callee_node)}` (" + (module.origin.how if module.origin else "moved") + (
+                    f" at line {self.ctx.line(module.origin.node)})" if module.origin else ")"
+                )
+                if self._moved_beside_by_caller(arg.value) and self._report_at_caller(
+                    arg.value, value, f"{moved_how} at line {self.ctx.line(event.node)}, while the call moves its other inputs itself"
+                ):
+                    return
                 self._report_at_tokenizer(event, arg, value)
                 return
             self._report_unmoved(event, *self._operand_to_move(arg.value, value))
@@ -516,6 +544,13 @@ class InputNotMoved(Rule):
         moved_how = f"`{self.ctx.source_of(event.callee_node)}` (" + (module.origin.how if module.origin else "moved") + (
             f" at line {self.ctx.line(module.origin.node)})" if module.origin else ")"
         )
+        found = self._entry_read_of(node, value) if within is None else None
+        if (
+            found is not None and self.ctx.current_function.node is not None
+            and parameter_read_through(self.ctx.current_function.node, found[1]) is not None
+            and self._report_at_caller(found[1], value, f"{moved_how} at line {self.ctx.line(event.node)}")
+        ):
+            return  # `idx_cond = idx[:, -n:]` of a parameter `idx`: the caller handed it unmoved
         if within is None and self._report_at_entry_read(event, node, value, moved_how):
             return
         if within is None and self._report_at_caller(node, value, f"{moved_how} at line {self.ctx.line(event.node)}"):
@@ -710,3 +745,8 @@ def _short(text: str, limit: int = 40) -> str:
     """``text`` on one line, cut to ``limit`` characters for a message."""
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+
+
+def _moves(node: cst.BaseExpression) -> bool:
+    """``x.to(...)``, ``x.cuda()``: an argument moved where it is handed."""
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in ("to", "cuda")
