@@ -19,7 +19,7 @@ from typing import Iterator, Optional
 
 import libcst as cst
 
-from devicelint.analysis import graphs, helpers
+from devicelint.analysis import graphs, helpers, walk
 from devicelint.analysis import torch_api as api
 from devicelint.analysis.facts import ClassInfo, CriterionInfo, LoaderInfo, StreamContext
 from devicelint.analysis.names import dotted_name, keyword_arg, looks_like_dtype_name, positional_args
@@ -1145,7 +1145,7 @@ def _returns_itself(function: cst.FunctionDef) -> bool:
 
 
 def _walk_returns(node: cst.CSTNode) -> Iterator[cst.Return]:
-    for child in node.children:
+    for child in walk.children(node):  # libcst's own `.children` rebuilds the node
         if isinstance(child, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
             continue
         if isinstance(child, cst.Return):

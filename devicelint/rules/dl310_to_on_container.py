@@ -5,6 +5,7 @@ from typing import Optional
 
 import libcst as cst
 
+from devicelint.analysis import walk
 from devicelint.analysis.events import CallEvent
 from devicelint.analysis.names import dotted_name
 from devicelint.analysis.values import CollatedMapping, Kind, Role, Value
@@ -271,7 +272,7 @@ class ToOnContainer(Rule):
         text = self.ctx.analyzer.body_text(function)
         if re.search(r"isinstance\(\s*\w+\s*,\s*\(?\s*(?:tuple|list|dict|set)\b", text):
             top = set(id(statement) for statement in function.body.body) if isinstance(function.body, cst.IndentedBlock) else set()
-            bound = _bound_names(function.body)
+            bound: Optional[set[str]] = None  # walked for only where a test is found
             for node in _walk(function.body):
                 if not isinstance(node, cst.If):
                     continue
@@ -282,6 +283,8 @@ class ToOnContainer(Rule):
                 if checked is None:
                     continue
                 name, python_type = checked
+                if bound is None:
+                    bound = _bound_names(function.body)
                 if name in bound:
                     continue  # re-bound somewhere in the function
                 if negated and (id(node) not in top or node.orelse is not None or not _exits(node.body)):
@@ -408,7 +411,7 @@ def _walk(node: cst.CSTNode):  # type: ignore[no-untyped-def]
         current = stack.pop()
         yield current
         if not isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) or current is node:
-            stack.extend(current.children)
+            stack.extend(walk.children(current))  # libcst's own `.children` rebuilds the node
 
 
 def _bound_names(block: cst.CSTNode) -> set[str]:
