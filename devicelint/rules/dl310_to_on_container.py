@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import re
-from typing import Optional
+from typing import Iterator, Optional
 
 import libcst as cst
 
@@ -11,6 +11,9 @@ from devicelint.analysis.names import dotted_name
 from devicelint.analysis.values import CollatedMapping, Kind, Role, Value
 from devicelint.findings import Severity
 from devicelint.rules.base import Example, Rule
+
+#: ``isinstance(x, (list, tuple))``: a test of a name against a Python container type
+_CONTAINER_TEST = re.compile(r"isinstance\(\s*\w+\s*,\s*\(?\s*(?:tuple|list|dict|set)\b")
 
 #: the moves a tensor (or module) has and a Python list, tuple or dict lacks
 _MOVES = frozenset({"to", "cuda", "cpu", "xpu", "mps", "pin_memory"})
@@ -196,6 +199,8 @@ class ToOnContainer(Rule):
         self._script: Optional[str] = None
         #: per function node: its isinstance guards on containers (see `_container_guards`)
         self._guards: dict[int, tuple[tuple[str, str, cst.If, bool], ...]] = {}
+        #: does the file test anything against a container type at all (asked once)
+        self._tests_containers: Optional[bool] = None
 
     def on_call(self, event: CallEvent) -> None:
         if self._narrowed_device_read(event):
@@ -231,6 +236,10 @@ class ToOnContainer(Rule):
         function = self.ctx.current_function.node
         if function is None:
             return False
+        if self._tests_containers is None:
+            self._tests_containers = _CONTAINER_TEST.search(self.ctx.source) is not None
+        if not self._tests_containers:
+            return False  # most files: no function to look at
         guards = self._container_guards(function)
         if not guards:
             return False
@@ -270,12 +279,10 @@ class ToOnContainer(Rule):
             return self._guards[key]
         found: list[tuple[str, str, cst.If, bool]] = []
         text = self.ctx.analyzer.body_text(function)
-        if re.search(r"isinstance\(\s*\w+\s*,\s*\(?\s*(?:tuple|list|dict|set)\b", text):
+        if _CONTAINER_TEST.search(text):
             top = set(id(statement) for statement in function.body.body) if isinstance(function.body, cst.IndentedBlock) else set()
             bound: Optional[set[str]] = None  # walked for only where a test is found
-            for node in _walk(function.body):
-                if not isinstance(node, cst.If):
-                    continue
+            for node in _if_statements(function.body):
                 test, negated = node.test, False
                 if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
                     test, negated = test.expression, True
@@ -403,6 +410,38 @@ def _exits(block: cst.BaseSuite) -> bool:
         return isinstance(block, cst.SimpleStatementSuite) and isinstance(block.body[-1], (cst.Return, cst.Raise))
     last = block.body[-1]
     return isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], (cst.Return, cst.Raise))
+
+
+def _if_statements(block: cst.BaseSuite) -> Iterator[cst.If]:
+    """The ``if`` statements of a body (``elif`` ones included), through its compound
+    statements but not into the functions and classes it defines: statements only, no
+    expression is looked into."""
+    if not isinstance(block, cst.IndentedBlock):
+        return
+    for statement in block.body:
+        if isinstance(statement, cst.If):
+            branch: Optional[cst.If] = statement
+            while branch is not None:
+                yield branch
+                yield from _if_statements(branch.body)
+                orelse = branch.orelse
+                branch = orelse if isinstance(orelse, cst.If) else None
+                if isinstance(orelse, cst.Else):
+                    yield from _if_statements(orelse.body)
+        elif isinstance(statement, (cst.For, cst.While)):
+            yield from _if_statements(statement.body)
+            if statement.orelse is not None:
+                yield from _if_statements(statement.orelse.body)
+        elif isinstance(statement, cst.With):
+            yield from _if_statements(statement.body)
+        elif isinstance(statement, cst.Try):
+            yield from _if_statements(statement.body)
+            for handler in statement.handlers:
+                yield from _if_statements(handler.body)
+            if statement.orelse is not None:
+                yield from _if_statements(statement.orelse.body)
+            if statement.finalbody is not None:
+                yield from _if_statements(statement.finalbody.body)
 
 
 def _walk(node: cst.CSTNode):  # type: ignore[no-untyped-def]
