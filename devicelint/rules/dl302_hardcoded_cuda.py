@@ -106,7 +106,11 @@ class HardcodedCuda(Rule):
     torch.cuda.is_available():` - unless the rest of the program places its work by that same
     test and never on a GPU it picks (by count, index, local rank or configuration): then the
     two agree on every machine. A model run on the CPU of a GPU machine, or on a second GPU,
-    fails there.
+    fails there. The same choice bound to a name (`device = torch.device("cuda" if
+    torch.cuda.is_available() else "cpu")`) in a function handed a model or tensors, which places
+    with it (a move there, or a function of the file that places its parameter), is flagged in a
+    program that puts work on GPUs it picks elsewhere (by count, index or local rank): the
+    caller's model on another GPU is moved to GPU 0 (torchinfo's `summary`).
 
     Anywhere in a file, it also flags a GPU index above 0 written as the device to use
     whenever CUDA is available, and used to place something (a move, a `device=`):
@@ -521,6 +525,8 @@ class HardcodedCuda(Rule):
         availability_argument = _availability_choice_argument(event)
         self._note_process_group(event)
         found = availability_argument or _hard_coded_cuda(event, any_receiver=True)
+        if found is None and event.qualname == "torch.device" and not self._cuda_only_file():
+            self._check_availability_device_name(event)
         if found is None or self._cuda_only_file():
             return
         if availability_argument is None and self._report_every_rank_on_gpu0(found):
@@ -575,6 +581,68 @@ class HardcodedCuda(Rule):
             found,
             f"CUDA is hard-coded in {where}: it fails on a CPU run and puts this tensor on GPU 0 whatever GPU {'the parameters' if in_optimizer else 'the inputs'} are on; use {follow}",
         )
+
+    def _check_availability_device_name(self, event: CallEvent) -> None:
+        """``device = torch.device("cuda" if torch.cuda.is_available() else "cpu")`` in a
+        function handed a model or tensors, which it then places with ``device`` (a move here,
+        or a function of the file that places its parameter): the caller's model or data, on
+        the CPU of a GPU machine or on another GPU, is moved to (or meets) GPU 0. Only in a
+        program that places work on a GPU it picks elsewhere (by count, index or local rank)."""
+        function = self.ctx.current_function.node
+        positional = positional_args(event.node)
+        if function is None or len(positional) != 1 or len(event.node.args) != 1:
+            return
+        choice = positional[0].value
+        if not (isinstance(choice, cst.IfExp) and asks_cuda_available(choice.test) and _names_cuda(choice.body) and device_spelling(choice.orelse) == "cpu"):
+            return
+        finder = _AssignedCall(event.node)
+        walk.visit(function.body, finder)
+        name = finder.name
+        if name is None or not self._handed_placed(function, event):
+            return
+        body = self.ctx.analyzer.body_text(function)
+        # only where the program places work on a GPU it picks elsewhere (by count, index,
+        # local rank): a training function choosing by availability is the program's own choice
+        rest = self.ctx.source.replace(body, "")
+        if _OTHER_GPU_PLACEMENT.search(rest) is None:
+            return
+        if not (re.search(_PLACED_BY_NAME.format(re.escape(name)), body) or self._handed_to_placing_function(function, name)):
+            return
+        self.ctx.report(
+            choice,
+            f"`{name}` is CUDA because a GPU exists, not because the model or tensors this function is handed are on "
+            f"one: this program places work on GPUs it picks, and a caller's model on another GPU (or on the CPU) is "
+            f"placed on GPU 0 here and no longer meets the caller's tensors; take the device from the model "
+            f"(`next(model.parameters()).device`) or the inputs",
+        )
+
+    def _handed_placed(self, function: cst.FunctionDef, event: CallEvent) -> bool:
+        """Is ``function`` handed a model or a tensor (a parameter whose value is one)?"""
+        for param in (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params):
+            if param.name.value in ("self", "cls"):
+                continue
+            value = self.ctx.analyzer.lookup(param.name.value, event.state)
+            if any(item.kind == Kind.MODULE or item.is_tensor_like for item in container_items(value)):
+                return True
+        return False
+
+    def _handed_to_placing_function(self, function: cst.FunctionDef, name: str) -> bool:
+        """Is ``name`` handed (by position or keyword) to a function of the file that places
+        tensors or a model on that parameter (``.to(device)``, ``device=device``)?"""
+        finder = _CallsHanding(name)
+        walk.visit(function.body, finder)
+        if not finder.calls:
+            return False
+        definitions = _module_functions(self.ctx.module)
+        for called, position, keyword in finder.calls:
+            callee = definitions.get(called)
+            if callee is None or callee is function:
+                continue
+            params = [param for param in (*callee.params.posonly_params, *callee.params.params) if param.name.value not in ("self", "cls")]
+            target = keyword if keyword is not None else (params[position].name.value if position is not None and position < len(params) else None)
+            if target is not None and re.search(_PLACED_BY_PARAMETER.format(re.escape(target)), self.ctx.analyzer.body_text(callee)):
+                return True
+        return False
 
     def _check_cuda_default_left(self, event: CallEvent) -> None:
         """A call of a function or method of the file that leaves a parameter defaulting to CUDA
@@ -1125,3 +1193,37 @@ class _CallResultNames(cst.CSTVisitor):
             element = target.elements[self.position].value
             if isinstance(element, cst.Name):
                 self.found.append((self._functions[-1], element.value))
+
+
+class _AssignedCall(OwnScopeVisitor):
+    """``name = <call>``: the plain name the given call node is assigned to."""
+
+    def __init__(self, call: cst.Call) -> None:
+        self.call = call
+        self.name: Optional[str] = None
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if node.value is self.call and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+            self.name = node.targets[0].target.value
+
+
+class _CallsHanding(OwnScopeVisitor):
+    """Calls of plain names (``f(..., name)``) handing ``name``: the called name, the
+    argument's position (or None) and its keyword (or None)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.calls: list[tuple[str, Optional[int], Optional[str]]] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not isinstance(node.func, cst.Name):
+            return
+        for index, arg in enumerate(node.args):
+            if isinstance(arg.value, cst.Name) and arg.value.value == self.name and arg.star == "":
+                keyword = arg.keyword.value if arg.keyword is not None else None
+                self.calls.append((node.func.value, None if keyword is not None else index, keyword))
+
+
+def _module_functions(module: cst.Module) -> dict[str, cst.FunctionDef]:
+    """The module's top-level functions by name."""
+    return {statement.name.value: statement for statement in module.body if isinstance(statement, cst.FunctionDef)}
