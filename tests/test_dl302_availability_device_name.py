@@ -81,3 +81,35 @@ def test_a_device_never_used_to_place_or_a_function_handed_nothing_stays_silent(
     torch.cuda.set_device(torch.cuda.device_count() - 1)
     """
     assert _lines(source) == []
+
+
+def test_a_plain_object_moving_its_tensor_where_a_gpu_exists_for_handed_tensors_is_flagged() -> None:
+    source = """
+    import torch
+
+    class Weighting:
+        def __init__(self, weights):
+            self.w = torch.as_tensor(weights)
+            if torch.cuda.is_available():
+                self.w = self.w.cuda()
+
+        def __call__(self, scores):
+            return (scores * self.w).sum()
+    """
+    assert _lines(source) == [8]
+
+
+def test_a_plain_object_whose_gpu_tensor_meets_no_handed_tensor_stays_silent() -> None:
+    source = """
+    import torch
+
+    class Table:
+        def __init__(self, size):
+            self.t = torch.arange(size)
+            if torch.cuda.is_available():
+                self.t = self.t.cuda()
+
+        def total(self):
+            return self.t.sum() * 2
+    """
+    assert _lines(source) == []

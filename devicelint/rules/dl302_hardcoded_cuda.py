@@ -110,7 +110,10 @@ class HardcodedCuda(Rule):
     torch.cuda.is_available() else "cpu")`) in a function handed a model or tensors, which places
     with it (a move there, or a function of the file that places its parameter), is flagged in a
     program that puts work on GPUs it picks elsewhere (by count, index or local rank): the
-    caller's model on another GPU is moved to GPU 0 (torchinfo's `summary`).
+    caller's model on another GPU is moved to GPU 0 (torchinfo's `summary`). A plain object
+    whose method stores a tensor moved to CUDA in the branch of `if torch.cuda.is_available():`
+    on itself (`self.mask = self.mask.cuda()`), which another of its methods combines with a
+    tensor it is handed (`output * self.mask` in `__call__`), counts as code its caller places.
 
     Anywhere in a file, it also flags a GPU index above 0 written as the device to use
     whenever CUDA is available, and used to place something (a move, a `device=`):
@@ -644,6 +647,30 @@ class HardcodedCuda(Rule):
                 return True
         return False
 
+    def _stored_for_handed_tensors(self, event: CallEvent) -> bool:
+        """A plain object's method that, in the branch of ``if torch.cuda.is_available():``,
+        stores a tensor it moved to CUDA on the object (``self.mask = self.mask.cuda()``), which
+        another method of the class combines with a tensor it is handed (``output * self.mask``
+        in ``__call__``): that tensor is where the caller put it, not where a GPU exists."""
+        context = self.ctx.current_function
+        function, info = context.node, context.class_info
+        if function is None or info is None or info.is_module or id(event.node) not in self._availability_branches(function):
+            return False
+        finder = _AssignedCall(event.node, attribute_of="self")
+        walk.visit(function.body, finder)
+        if finder.name is None:
+            return False
+        for method in info.methods.values():
+            if method is function:
+                continue
+            params = _parameter_names(method) - {"self", "cls"}
+            if params:
+                combined = _CombinedWithParameter(finder.name, params)
+                walk.visit(method.body, combined)
+                if combined.found:
+                    return True
+        return False
+
     def _check_cuda_default_left(self, event: CallEvent) -> None:
         """A call of a function or method of the file that leaves a parameter defaulting to CUDA
         (``def one_hot(x, n, device="cuda")``), which the callee uses to place something, at that
@@ -712,6 +739,8 @@ class HardcodedCuda(Rule):
         module's or an optimizer's method, or a function that makes (not just moves) a tensor
         beside tensors it is handed (with ``by_availability``, on any device)?"""
         if self.ctx.in_module_method or self._in_optimizer_method():
+            return True
+        if self._stored_for_handed_tensors(event):
             return True
         # outside a module, a helper that moves what it is handed (`def to_gpu(x): return
         # x.cuda()`) is a device choice of its own: only what the function makes counts
@@ -1198,13 +1227,52 @@ class _CallResultNames(cst.CSTVisitor):
 class _AssignedCall(OwnScopeVisitor):
     """``name = <call>``: the plain name the given call node is assigned to."""
 
-    def __init__(self, call: cst.Call) -> None:
+    def __init__(self, call: cst.Call, attribute_of: Optional[str] = None) -> None:
         self.call = call
+        #: with a name, the attribute of that name assigned to (``self.x = <call>``: ``x``)
+        self.attribute_of = attribute_of
         self.name: Optional[str] = None
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        if node.value is self.call and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
-            self.name = node.targets[0].target.value
+        if node.value is not self.call or len(node.targets) != 1:
+            return
+        target = node.targets[0].target
+        if self.attribute_of is None:
+            if isinstance(target, cst.Name):
+                self.name = target.value
+        elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == self.attribute_of:
+            self.name = target.attr.value
+
+
+class _CombinedWithParameter(OwnScopeVisitor):
+    """An arithmetic operation with ``self.<attribute>`` on one side and a parameter (or an
+    expression of one) on the other."""
+
+    def __init__(self, attribute: str, params: set[str]) -> None:
+        self.attribute = attribute
+        self.params = params
+        self.found = False
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        sides = (_names_in(node.left), _names_in(node.right))
+        mine = f"self.{self.attribute}"
+        if (mine in sides[0] and sides[1] & self.params) or (mine in sides[1] and sides[0] & self.params):
+            self.found = True
+
+
+def _names_in(node: cst.CSTNode) -> set[str]:
+    """The plain names and ``self.x`` attributes an expression reads."""
+    found: set[str] = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Name):
+            found.add(current.value)
+        elif isinstance(current, cst.Attribute) and isinstance(current.value, cst.Name) and current.value.value == "self":
+            found.add(f"self.{current.attr.value}")
+            continue
+        stack.extend(walk.children(current))
+    return found
 
 
 class _CallsHanding(OwnScopeVisitor):
