@@ -34,6 +34,19 @@ def test_handed_device_ignored_for_an_attribute_device_is_flagged():
     assert _dl311(source) == [9, 10]
 
 
+def test_caller_placing_on_the_callee_device_too_is_flagged():
+    source = _RENDERER + (
+        "    def make_rays(self, pixels, target):\n"  # 8
+        "        return pixels.to(self.device)\n"  # 9
+        "    def render(self, pixels, weights, run_on):\n"  # 10
+        "        grid = torch.zeros(4).to(run_on)\n"  # 11
+        "        rays = self.make_rays(pixels, run_on)\n"  # 12
+        "        weights = weights.to(self.device)\n"  # 13
+        "        return rays * weights, grid\n"  # 14
+    )
+    assert _dl311(source) == [9, 13]
+
+
 def test_callee_that_reads_the_device_it_is_handed_stays_silent():
     source = _RENDERER + (
         "    def make_rays(self, pixels, target):\n"  # 8

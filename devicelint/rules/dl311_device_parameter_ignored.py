@@ -321,7 +321,10 @@ class DeviceParameterIgnored(Rule):
             return
         if _reads_name(callee.body, bound):
             return  # the callee uses what it was handed
+        handed_name = next(arg.value.value for arg in call.args if isinstance(arg.value, cst.Name) and arg.value.value in caller_devices)
+        elsewhere = set()
         for placement, spelled in _explicit_placements(callee):
+            elsewhere.add(spelled)
             if id(placement) in self._reported:
                 continue
             self._reported.add(id(placement))
@@ -330,6 +333,17 @@ class DeviceParameterIgnored(Rule):
                 f"`{callee.name.value}()` is handed the device `{bound}` (`{function.name.value}()` passes the device it uses "
                 f"at line {self.ctx.line(call)}), never reads it, and puts this tensor on `{spelled}` instead: the device the "
                 f"caller chose is dropped; use `{bound}`",
+            )
+        # the caller's own placements on that other device drop its device the same way
+        for placement, spelled in _explicit_placements(function):
+            if spelled not in elsewhere or id(placement) in self._reported:
+                continue
+            self._reported.add(id(placement))
+            self.ctx.report(
+                placement,
+                f"`{function.name.value}()` places its tensors on `{handed_name}` and hands it to `{callee.name.value}()` "
+                f"(line {self.ctx.line(call)}), which drops it for `{spelled}`; this tensor goes to `{spelled}` too, not "
+                f"where the others are: use `{handed_name}`",
             )
 
     def _check_operands(self, operands: list[tuple[cst.BaseExpression, Value]], node: cst.CSTNode) -> None:
