@@ -75,6 +75,14 @@ class DeviceParameterIgnored(Rule):
     them on the host and move them after), one handed on uncalled, or one called with
     `*args`/`**kwargs`, is left alone.
 
+    A method of a class handed, by `self.method(...)`, a name its caller uses as a device
+    (`timesteps.to(device)`), that never reads the parameter it binds and places its tensors on
+    a device spelled as an attribute instead (`image.to(device=self.device)`, `torch.randn(...,
+    device=self.device)`) is flagged at those placements, and so are the caller's own
+    placements on that same attribute: the device the caller chose (a pipeline's execution
+    device under CPU offload) is dropped for another (where the first module's weights sit).
+    A method that reads what it is handed, or a call with `*args`/`**kwargs`, is left alone.
+
     One bug, one finding: where the CPU tensor meets a tensor that can be on the accelerator
     in the same function, DL202 (factory-without-device) reports the factory and this rule
     yields to it on that span; this rule adds the cases DL202 does not see - the tensor is
