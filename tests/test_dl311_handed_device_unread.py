@@ -67,3 +67,14 @@ def test_argument_the_caller_never_uses_as_a_device_stays_silent():
         "        return self.make_rays(pixels, scale * 2)\n"  # 11
     )
     assert _dl311(source) == []
+
+
+def test_placement_following_a_handed_tensor_stays_silent():
+    source = _RENDERER + (
+        "    def scale_ids(self, ids, device=None):\n"  # 8
+        "        return ids * torch.tensor([2, 3], device=ids.device)\n"  # 9
+        "    def render(self, n, run_on):\n"  # 10
+        "        ids = torch.arange(n, device=run_on)\n"  # 11
+        "        return self.scale_ids(ids, device=run_on)\n"  # 12
+    )
+    assert _dl311(source) == []

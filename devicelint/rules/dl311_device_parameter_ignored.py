@@ -77,7 +77,7 @@ class DeviceParameterIgnored(Rule):
 
     A method of a class handed, by `self.method(...)`, a name its caller uses as a device
     (`timesteps.to(device)`), that never reads the parameter it binds and places its tensors on
-    a device spelled as an attribute instead (`image.to(device=self.device)`, `torch.randn(...,
+    the object's own device instead (`image.to(device=self.device)`, `torch.randn(...,
     device=self.device)`) is flagged at those placements, and so are the caller's own
     placements on that same attribute: the device the caller chose (a pipeline's execution
     device under CPU offload) is dropped for another (where the first module's weights sit).
@@ -599,8 +599,8 @@ class _NameReads(cst.CSTVisitor):
 
 
 def _explicit_placements(function: cst.FunctionDef) -> list[tuple[cst.Call, str]]:
-    """The calls of ``function``'s own body that place a tensor on a device spelled as an
-    attribute (``x.to(device=self.device)``, ``x.to(self.device)``, ``torch.randn(...,
+    """The calls of ``function``'s own body that place a tensor on the object's own device
+    (``x.to(device=self.device)``, ``x.to(self.device)``, ``torch.randn(...,
     device=self.device)``): a device other than a parameter or local."""
     found = []
     for call in own_scope_calls(function.body):
@@ -612,8 +612,11 @@ def _explicit_placements(function: cst.FunctionDef) -> list[tuple[cst.Call, str]
             positional = positional_args(call)
             if positional:
                 target = positional[0].value
-        if isinstance(target, cst.Attribute) and target.attr.value == "device":
-            found.append((call, dotted_name(target) or "device"))
+        # the object's own device (``self.device``, ``self.unet.device``); ``x.device`` of a
+        # tensor follows that tensor, which may well be on the device handed
+        spelled = dotted_name(target) if isinstance(target, cst.Attribute) and target.attr.value == "device" else None
+        if spelled is not None and spelled.startswith("self."):
+            found.append((call, spelled))
     return found
 
 
