@@ -75,6 +75,14 @@ class DeviceParameterIgnored(Rule):
     them on the host and move them after), one handed on uncalled, or one called with
     `*args`/`**kwargs`, is left alone.
 
+    A method of a class handed, by `self.method(...)`, a name its caller uses as a device
+    (`timesteps.to(device)`), that never reads the parameter it binds and places its tensors on
+    the object's own device instead (`image.to(device=self.device)`, `torch.randn(...,
+    device=self.device)`) is flagged at those placements, and so are the caller's own
+    placements on that same attribute: the device the caller chose (a pipeline's execution
+    device under CPU offload) is dropped for another (where the first module's weights sit).
+    A method that reads what it is handed, or a call with `*args`/`**kwargs`, is left alone.
+
     One bug, one finding: where the CPU tensor meets a tensor that can be on the accelerator
     in the same function, DL202 (factory-without-device) reports the factory and this rule
     yields to it on that span; this rule adds the cases DL202 does not see - the tensor is
@@ -185,6 +193,8 @@ class DeviceParameterIgnored(Rule):
         self._reported: set[int] = set()
         #: ``.to("cpu")``/``.cpu()`` calls in functions that take a device: the function and the device parameter
         self._moves_to_host: dict[int, tuple[cst.FunctionDef, _DeviceParameter]] = {}
+        #: per caller function: its names used as devices (see _check_handed_device)
+        self._caller_devices: dict[tuple[str, int], frozenset[str]] = {}
 
     # ------------------------------------------------------------------ events
 
@@ -223,6 +233,10 @@ class DeviceParameterIgnored(Rule):
         function = self.ctx.current_function.node
         if function is not None and isinstance(event.node.func, cst.Name) and event.callee.kind == Kind.FUNCTION and isinstance(event.callee.info, cst.FunctionDef):
             self._check_helper(function, event.callee.info, [event.node], event.node)
+        if function is not None:
+            own = self._own_method(event.node)
+            if own is not None:
+                self._check_handed_device(function, own, event.node)
         if event.method in ("to", "cpu") and _moved_to_host(event.result, event.node):
             self._note_move_to_host(event.node)
         if event.qualname in api.CONCATENATING and event.args and event.args[0][0].keyword is None:
@@ -264,6 +278,81 @@ class DeviceParameterIgnored(Rule):
                 f"not where the caller asked; pass `{name}={devices[0].name}` (`functools.partial` for a helper handed on)",
             )
             return
+
+    def _own_method(self, call: cst.Call) -> Optional[cst.FunctionDef]:
+        """The method of the current class that ``self.name(...)`` runs."""
+        func = call.func
+        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self"):
+            return None
+        info = self.ctx.current_function.class_info
+        if info is None:
+            return None
+        return info.methods.get(func.attr.value)
+
+    def _check_handed_device(self, function: cst.FunctionDef, callee: cst.FunctionDef, call: cst.Call) -> None:
+        """``self.prepare_latents(image, ..., device)`` where the caller uses ``device`` as a device
+        (``x.to(device)``, ``device=device``) and the callee never reads the parameter it binds,
+        but places its tensors on another device spelled out (``image.to(device=self.device)``,
+        ``torch.randn(..., device=self.device)``): the device the caller chose is dropped and the
+        tensors go elsewhere (diffusers' execution device under CPU offload against
+        ``self.device``, where the first module's weights sit). Reported at each placement."""
+        if callee is function or any(arg.star for arg in call.args):
+            return
+        handed = {arg.value.value for arg in call.args if isinstance(arg.value, cst.Name)}
+        if not handed:
+            return
+        key = ("handed", id(function))
+        if key not in self._caller_devices:
+            uses = _DeviceUses(_local_names(function))
+            walk.visit(function.body, uses)
+            self._caller_devices[key] = frozenset(set(uses.evidence) - uses.not_devices)
+        caller_devices = self._caller_devices[key]
+        if not handed & caller_devices:
+            return
+        params = [*callee.params.posonly_params, *callee.params.params, *callee.params.kwonly_params]
+        positional = [param.name.value for param in (*callee.params.posonly_params, *callee.params.params)]
+        offset = 1 if positional and positional[0] in ("self", "cls") and isinstance(call.func, cst.Attribute) else 0
+        bound: Optional[str] = None
+        index = 0
+        for arg in call.args:
+            name = None
+            if arg.keyword is None:
+                if offset + index < len(positional):
+                    name = positional[offset + index]
+                index += 1
+            else:
+                name = arg.keyword.value
+            if name is not None and isinstance(arg.value, cst.Name) and arg.value.value in caller_devices:
+                bound = name
+                break
+        if bound is None or bound not in {param.name.value for param in params}:
+            return
+        if _reads_name(callee.body, bound):
+            return  # the callee uses what it was handed
+        handed_name = next(arg.value.value for arg in call.args if isinstance(arg.value, cst.Name) and arg.value.value in caller_devices)
+        elsewhere = set()
+        for placement, spelled in _explicit_placements(callee):
+            elsewhere.add(spelled)
+            if id(placement) in self._reported:
+                continue
+            self._reported.add(id(placement))
+            self.ctx.report(
+                placement,
+                f"`{callee.name.value}()` is handed the device `{bound}` (`{function.name.value}()` passes the device it uses "
+                f"at line {self.ctx.line(call)}), never reads it, and puts this tensor on `{spelled}` instead: the device the "
+                f"caller chose is dropped; use `{bound}`",
+            )
+        # the caller's own placements on that other device drop its device the same way
+        for placement, spelled in _explicit_placements(function):
+            if spelled not in elsewhere or id(placement) in self._reported:
+                continue
+            self._reported.add(id(placement))
+            self.ctx.report(
+                placement,
+                f"`{function.name.value}()` places its tensors on `{handed_name}` and hands it to `{callee.name.value}()` "
+                f"(line {self.ctx.line(call)}), which drops it for `{spelled}`; this tensor goes to `{spelled}` too, not "
+                f"where the others are: use `{handed_name}`",
+            )
 
     def _check_operands(self, operands: list[tuple[cst.BaseExpression, Value]], node: cst.CSTNode) -> None:
         function = self.ctx.current_function.node
@@ -462,6 +551,73 @@ class _DeviceUses(OwnScopeVisitor):
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if isinstance(node.value, cst.Name) and node.value.value in self.names and node.attr.value in _TENSOR_ATTRIBUTES:
             self.not_devices.add(node.value.value)
+
+
+def _local_names(function: cst.FunctionDef) -> set[str]:
+    """The parameters of ``function`` and the plain names it assigns."""
+    params = [*function.params.posonly_params, *function.params.params, *function.params.kwonly_params]
+    names = {param.name.value for param in params} - {"self", "cls"}
+    finder = _AssignedNames()
+    walk.visit(function.body, finder)
+    return names | finder.names
+
+
+class _AssignedNames(OwnScopeVisitor):
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        if isinstance(node.target, cst.Name):
+            self.names.add(node.target.value)
+
+
+def _reads_name(body: cst.CSTNode, name: str) -> bool:
+    """Is ``name`` read anywhere in ``body`` (nested functions too; keyword names of calls and
+    attribute names are not reads)?"""
+    finder = _NameReads(name)
+    walk.visit(body, finder)
+    return finder.found
+
+
+class _NameReads(cst.CSTVisitor):
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.found = False
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        if node.value is not None:
+            walk.visit(node.value, self)
+        return False
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        walk.visit(node.value, self)
+        return False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if node.value == self.name:
+            self.found = True
+
+
+def _explicit_placements(function: cst.FunctionDef) -> list[tuple[cst.Call, str]]:
+    """The calls of ``function``'s own body that place a tensor on the object's own device
+    (``x.to(device=self.device)``, ``x.to(self.device)``, ``torch.randn(...,
+    device=self.device)``): a device other than a parameter or local."""
+    found = []
+    for call in own_scope_calls(function.body):
+        target: Optional[cst.BaseExpression] = None
+        device = keyword_arg(call, "device")
+        if device is not None:
+            target = device.value
+        elif isinstance(call.func, cst.Attribute) and call.func.attr.value == "to":
+            positional = positional_args(call)
+            if positional:
+                target = positional[0].value
+        # the object's own device (``self.device``, ``self.unet.device``); ``x.device`` of a
+        # tensor follows that tensor, which may well be on the device handed
+        spelled = dotted_name(target) if isinstance(target, cst.Attribute) and target.attr.value == "device" else None
+        if spelled is not None and spelled.startswith("self."):
+            found.append((call, spelled))
+    return found
 
 
 def _cpu_defaulted(function: cst.FunctionDef) -> list[str]:
