@@ -62,6 +62,12 @@ def is_static_or_class_method(node: cst.FunctionDef) -> bool:
     return has_decorator(node, "staticmethod") or has_decorator(node, "classmethod")
 
 
+def parameter_names(function: cst.FunctionDef) -> frozenset[str]:
+    """The names of ``function``'s positional and keyword parameters (not ``*args``/``**kwargs``)."""
+    params = function.params
+    return frozenset(param.name.value for param in (*params.posonly_params, *params.params, *params.kwonly_params))
+
+
 def last_identifier(node: cst.BaseExpression) -> Optional[str]:
     if isinstance(node, cst.Name):
         return node.value

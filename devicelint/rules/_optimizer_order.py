@@ -24,7 +24,7 @@ from devicelint.analysis import torch_api as api
 from devicelint.analysis import walk
 from devicelint.analysis.events import CallEvent
 from devicelint.analysis.helpers import argument_parameters
-from devicelint.analysis.names import OwnScopeVisitor, dotted_name, is_static_or_class_method
+from devicelint.analysis.names import OwnScopeVisitor, dotted_name, is_static_or_class_method, own_scope_calls
 from devicelint.analysis.facts import ClassInfo
 from devicelint.analysis.values import Kind, Value, parameters_owner
 from devicelint.rules.base import Rule
@@ -533,11 +533,20 @@ def _base_init_calls(constructor: cst.FunctionDef) -> list[cst.Call]:
 
 
 def _load_state_dict_call(function: cst.FunctionDef, receiver: str) -> Optional[cst.Call]:
-    """The first ``<receiver>.load_state_dict(...)`` call in ``function`` (``receiver`` a name or
-    a dotted attribute chain), outside nested functions, classes and lambdas."""
-    finder = _LoadStateDictFinder(receiver)
-    walk.visit(function.body, finder)
-    return finder.found
+    """The first ``<receiver>.load_state_dict(...)`` call in ``function``."""
+    return first_method_call(function, receiver, "load_state_dict")
+
+
+def first_method_call(function: cst.FunctionDef, receiver: str, method: str) -> Optional[cst.Call]:
+    """The first ``<receiver>.<method>(...)`` call in ``function`` (``receiver`` a name or a
+    dotted attribute chain), outside nested functions, classes and lambdas."""
+    return next(
+        (
+            call for call in own_scope_calls(function.body)
+            if isinstance(call.func, cst.Attribute) and call.func.attr.value == method and dotted_name(call.func.value) == receiver
+        ),
+        None,
+    )
 
 
 class OptimizerOrderRule(Rule):
@@ -560,18 +569,6 @@ class OptimizerOrderRule(Rule):
 
     def _report(self, case: OrderCase) -> None:
         raise NotImplementedError
-
-
-class _LoadStateDictFinder(OwnScopeVisitor):
-    def __init__(self, receiver: str) -> None:
-        self.receiver = receiver
-        self.found: Optional[cst.Call] = None
-
-    def visit_Call(self, node: cst.Call) -> bool:
-        func = node.func
-        if self.found is None and isinstance(func, cst.Attribute) and func.attr.value == "load_state_dict" and dotted_name(func.value) == self.receiver:
-            self.found = node
-        return self.found is None
 
 
 def _returns_own_parameters(method: cst.FunctionDef, self_name: str) -> bool:

@@ -9,7 +9,7 @@ from devicelint.analysis import helpers, walk
 from devicelint.analysis import torch_api as api
 from devicelint.analysis.facts import ClassInfo
 from devicelint.analysis.events import CallEvent
-from devicelint.analysis.names import OwnScopeVisitor, dotted_name, has_decorator, keyword_arg, positional_args, string_value
+from devicelint.analysis.names import OwnScopeVisitor, dotted_name, has_decorator, keyword_arg, parameter_names, positional_args, string_value
 from devicelint.analysis.values import PLACED_KINDS, Kind, Value, container_items
 from devicelint.findings import Severity
 from devicelint.rules._cuda_code import CUDA_ONLY_FILE, device_argument, device_spelling, is_cuda_literal, is_cuda_literal_label
@@ -433,7 +433,7 @@ class HardcodedCuda(Rule):
             return
         if tested is None:
             tested = self._tensor_on_cuda_assignments(function).get(id(value_node))
-        if tested is None or tested.split(".", 1)[0] not in _parameter_names(function):
+        if tested is None or tested.split(".", 1)[0] not in parameter_names(function):
             return
         body = self.ctx.analyzer.body_text(function)
         if _PINS_CURRENT_GPU.search(body):
@@ -663,7 +663,7 @@ class HardcodedCuda(Rule):
         for method in info.methods.values():
             if method is function:
                 continue
-            params = _parameter_names(method) - {"self", "cls"}
+            params = parameter_names(method) - {"self", "cls"}
             if params:
                 combined = _CombinedWithParameter(finder.name, params)
                 walk.visit(method.body, combined)
@@ -1159,11 +1159,6 @@ class _AssignmentConditions(BranchConditions):
     def visit_Assign(self, node: cst.Assign) -> None:
         if self._stack:
             self.conditions[id(node.value)] = tuple(self._stack)
-
-
-def _parameter_names(function: cst.FunctionDef) -> set[str]:
-    params = function.params
-    return {param.name.value for param in (*params.posonly_params, *params.params, *params.kwonly_params)}
 
 
 def _returned_position(function: cst.FunctionDef, name: str) -> Optional[int]:

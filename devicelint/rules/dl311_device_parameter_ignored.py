@@ -9,7 +9,7 @@ import libcst as cst
 from devicelint.analysis import torch_api as api
 from devicelint.analysis import walk
 from devicelint.analysis.events import BinaryEvent, CallEvent
-from devicelint.analysis.names import NamesRead, OwnScopeVisitor, dotted_name, keyword_arg, looks_like_dtype_name, own_scope_calls, positional_args
+from devicelint.analysis.names import NamesRead, OwnScopeVisitor, dotted_name, keyword_arg, looks_like_dtype_name, own_scope_calls, parameter_names, positional_args
 from devicelint.analysis.values import Homogeneous, Kind, Value
 from devicelint.findings import Severity
 from devicelint.rule_api import FixSpec, NodeEdit
@@ -632,7 +632,7 @@ def _moves_its_inputs(helper: cst.FunctionDef, device: str) -> bool:
     (``data1.to(device)``)? Then a caller's tensors on the accelerator are copied to the host
     and worked on there. A helper that only makes new tensors there (``random_boxes(n,
     device="cpu")``) leaves its caller free to build them on the host and move them after."""
-    params = {param.name.value for param in (*helper.params.posonly_params, *helper.params.params, *helper.params.kwonly_params)}
+    params = parameter_names(helper)
     for call in own_scope_calls(helper.body):
         func = call.func
         if not isinstance(func, cst.Attribute) or func.attr.value != "to" or not isinstance(func.value, cst.Name):

@@ -7,7 +7,7 @@ import libcst as cst
 
 from devicelint.analysis.events import CallEvent
 from devicelint.analysis.facts import ClassInfo, LoaderInfo
-from devicelint.analysis.names import keyword_arg
+from devicelint.analysis.names import keyword_arg, parameter_names
 from devicelint.analysis.values import Kind, Value, homogeneous_element
 from devicelint.findings import Severity
 from devicelint.rules.base import Example, Rule
@@ -245,7 +245,7 @@ class CudaTensorInDataset(Rule):
             return
         if result.origin is None or result.origin.node is not event.node:
             return  # not placed by this call: it carries a device from elsewhere
-        if context.name not in _LOADING_METHODS and result.device.is_symbolic and context.node is not None and result.device.label in _parameter_names(context.node):
+        if context.name not in _LOADING_METHODS and result.device.is_symbolic and context.node is not None and result.device.label in parameter_names(context.node):
             # a helper the loading methods call, placing on the device of what they hand it
             # (`device=tensor.device`): not followed back to the caller, so not known
             return
@@ -376,11 +376,6 @@ def _argument_for(call: cst.Call, init: Optional[cst.FunctionDef], parameter: st
     if any(arg.star for arg in given[: index + 1]) or index >= len(given):
         return None
     return given[index].value
-
-
-def _parameter_names(function: cst.FunctionDef) -> frozenset[str]:
-    params = function.params
-    return frozenset(param.name.value for param in [*params.posonly_params, *params.params, *params.kwonly_params])
 
 
 def _batch_tensors(batch: Value) -> list[Value]:

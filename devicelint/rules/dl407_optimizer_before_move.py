@@ -4,13 +4,12 @@ from typing import Optional
 
 import libcst as cst
 
-from devicelint.analysis import walk
 from devicelint.analysis.events import CallEvent
 from devicelint.analysis.helpers import argument_parameters
-from devicelint.analysis.names import OwnScopeVisitor, dotted_name
+from devicelint.analysis.names import dotted_name
 from devicelint.analysis.values import Kind, Value
 from devicelint.findings import Severity
-from devicelint.rules._optimizer_order import BuiltBeforeMove, LoadedInHelper, OptimizerOrderRule, OrderCase
+from devicelint.rules._optimizer_order import BuiltBeforeMove, LoadedInHelper, OptimizerOrderRule, OrderCase, first_method_call
 from devicelint.rules.base import Example
 
 
@@ -262,10 +261,9 @@ class OptimizerBeforeMove(OptimizerOrderRule):
                 continue
             for (arg, _), parameter in zip(event.args, argument_parameters(function, event.args, skip_first=False)):
                 if parameter is not None and dotted_name(arg.value) == name:
-                    finder = _StepFinder(parameter)
-                    walk.visit(function.body, finder)
-                    if finder.found is not None:
-                        found.append((order, finder.found))
+                    step = first_method_call(function, parameter, "step")
+                    if step is not None:
+                        found.append((order, step))
                         break
         return min(found, key=lambda item: item[0])[1] if found else None
 
@@ -307,17 +305,3 @@ class OptimizerBeforeMove(OptimizerOrderRule):
             "it with the gradients on the GPU; move the model first, then build the optimizer",
             related=tuple(related),
         )
-
-
-class _StepFinder(OwnScopeVisitor):
-    """The first ``<receiver>.step()`` call of a body."""
-
-    def __init__(self, receiver: str) -> None:
-        self.receiver = receiver
-        self.found: Optional[cst.Call] = None
-
-    def visit_Call(self, node: cst.Call) -> bool:
-        func = node.func
-        if self.found is None and isinstance(func, cst.Attribute) and func.attr.value == "step" and dotted_name(func.value) == self.receiver:
-            self.found = node
-        return self.found is None
