@@ -1,0 +1,131 @@
+# source: https://github.com/3d-hand-shape/hand-graph-cnn/issues/5
+# error: RuntimeError: expected 'mat1' to be a CPU tensor, but got a CUDA tensor
+#        (python eval_script.py, at y = torch.mm(W, x) in net_util.py's my_sparse_mm)
+# bug: eval_script.py takes the device from the config (cfg.MODEL.DEVICE; configs/eval_real_world_testset.yaml
+#      sets "cpu") and moves the model and batches there, but graph_util.sparse_python_to_torch, which turns each
+#      graph Laplacian into a sparse tensor when Graph_CNN_Feat_Mesh is built, moves it with L.cuda() whenever CUDA
+#      is available. The Laplacians are kept in a plain list (graph_L) that ShapePoseNetwork's own to() does not
+#      move, so on a machine with a GPU the CPU evaluation multiplies a CUDA Laplacian with CPU features. The fix
+#      (commits 17fd76e and 973ba76, "support both cpu and gpu devices", after which the maintainer answered "fixed
+#      in our latest commits") removes the availability-chosen .cuda() - that line is marked (DL302: a device chosen
+#      because a GPU exists, in a program that takes its device from configuration) - and makes to() move graph_L
+#      and hand the moved list to both graph networks. Reductions: the hourglass heat-map network, the mesh template
+#      and the scipy graph coarsening are small stand-ins (dense Laplacians made sparse, five levels), my_sparse_mm
+#      is written as a current autograd.Function with static methods (the 2019 instance-method style no longer runs).
+import torch
+import torch.nn as nn
+
+
+class my_sparse_mm(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, W, x):
+        ctx.save_for_backward(W, x)
+        y = torch.mm(W, x)
+        return y
+
+
+def sparse_python_to_torch(sp_python):
+    L = sp_python.to_sparse()
+    if torch.cuda.is_available():
+        L = L.cuda()  # expect: DL302
+    return L
+
+
+def build_hand_graph(num_levels=5, num_vertex=64):
+    graph_L = []
+    for i in range(num_levels):
+        v = num_vertex // 2 ** i
+        adj = (torch.rand(v, v) < 0.2).float()
+        adj = ((adj + adj.T) > 0).float()
+        graph_L.append(torch.eye(v) - adj / adj.sum(1, keepdim=True).clamp(min=1))
+    graph_mask = torch.ones(num_vertex, 3)
+    return graph_L, graph_mask
+
+
+def graph_conv_cheby(x, cl, L, Fout, K):
+    B, V, Fin = x.size()
+    x0 = x.permute(1, 2, 0).contiguous().view([V, Fin * B])
+    x = x0.unsqueeze(0)
+    x1 = my_sparse_mm.apply(L, x0)
+    x = torch.cat((x, x1.unsqueeze(0)), 0)
+    for k in range(2, K):
+        x2 = 2 * my_sparse_mm.apply(L, x1) - x0
+        x = torch.cat((x, x2.unsqueeze(0)), 0)
+        x0, x1 = x1, x2
+    x = x.view([K, V, Fin, B]).permute(3, 1, 2, 0).contiguous().view([B * V, Fin * K])
+    return cl(x).view([B, V, Fout])
+
+
+class Graph_CNN_Feat_Mesh(nn.Module):
+    def __init__(self, num_input_chan, num_mesh_output_chan, graph_L):
+        super(Graph_CNN_Feat_Mesh, self).__init__()
+        self.graph_L = graph_L
+        self.fc = nn.Linear(num_input_chan, 16 * self.graph_L[-1].shape[0])
+        self.cl = nn.ModuleList([nn.Linear(3 * 16, 16), nn.Linear(3 * 16, num_mesh_output_chan)])
+        for graph_i in range(len(graph_L)):
+            self.graph_L[graph_i] = sparse_python_to_torch(self.graph_L[graph_i])
+
+    def forward(self, x):
+        x = self.fc(x).view(-1, self.graph_L[-1].shape[0], 16)
+        for i, cl in enumerate(self.cl):
+            x = x.repeat_interleave(4, dim=1)
+            x = graph_conv_cheby(x, cl, self.graph_L[-(i * 2 + 3)], cl.out_features, 3)
+        return x
+
+
+class Net_HM_Feat_Mesh(nn.Module):
+    def __init__(self, num_feat_chan, num_mesh_output_chan, graph_L):
+        super(Net_HM_Feat_Mesh, self).__init__()
+        self.feat_net = nn.Sequential(nn.Conv2d(3, num_feat_chan, 4, stride=4), nn.AdaptiveAvgPool2d(1), nn.Flatten())
+        self.mesh_net = Graph_CNN_Feat_Mesh(num_feat_chan, num_mesh_output_chan, graph_L)
+
+    def forward(self, images):
+        return self.mesh_net(self.feat_net(images))
+
+
+class Graph_CNN_Mesh_Pose(nn.Module):
+    def __init__(self, num_mesh_input_chan, num_output_chan, graph_L):
+        super(Graph_CNN_Mesh_Pose, self).__init__()
+        self.graph_L = graph_L
+        self.cl = nn.ModuleList([nn.Linear(3 * num_mesh_input_chan, 32), nn.Linear(3 * 32, 64)])
+        self.fc = nn.Linear(64 * self.graph_L[-1].shape[0], num_output_chan)
+
+    def forward(self, x):
+        for block_i, cl in enumerate(self.cl):
+            x = graph_conv_cheby(x, cl, self.graph_L[block_i * 2], cl.out_features, 3)
+            x = nn.MaxPool1d(4)(x.permute(0, 2, 1)).permute(0, 2, 1)
+        return self.fc(x.reshape(x.shape[0], -1))
+
+
+class ShapePoseNetwork(nn.Module):
+    def __init__(self, num_joints=21):
+        super(ShapePoseNetwork, self).__init__()
+        self.graph_L, self.graph_mask = build_hand_graph()
+        self.net_feat_mesh = Net_HM_Feat_Mesh(32, 3, self.graph_L)
+        self.net_mesh_pose = Graph_CNN_Mesh_Pose(3, num_joints - 1, self.graph_L)
+
+    def to(self, *args, **kwargs):
+        super(ShapePoseNetwork, self).to(*args, **kwargs)
+        self.graph_mask = self.graph_mask.to(*args, **kwargs)
+
+    def forward(self, images):
+        est_mesh_uvd = self.net_feat_mesh(images)
+        est_mesh_uvd = est_mesh_uvd * self.graph_mask.unsqueeze(0).expand_as(est_mesh_uvd)
+        return est_mesh_uvd, self.net_mesh_pose(est_mesh_uvd)
+
+
+if __name__ == "__main__":
+    torch.manual_seed(0)
+    cfg = {"MODEL": {"DEVICE": "cpu", "BATCH_SIZE": 2}}
+    model = ShapePoseNetwork()
+    device = cfg["MODEL"]["DEVICE"]
+    model.to(device)
+    model.eval()
+    cpu_device = torch.device("cpu")
+    for i in range(2):
+        images = torch.rand(cfg["MODEL"]["BATCH_SIZE"], 3, 32, 32)
+        images = images.to(device)
+        with torch.no_grad():
+            est_mesh, est_pose = model(images)
+            est_pose = [o.to(cpu_device) for o in est_pose]
+        print(i, tuple(est_mesh.shape), len(est_pose))
