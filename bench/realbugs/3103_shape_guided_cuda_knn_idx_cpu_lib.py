@@ -11,6 +11,9 @@
 #      marker is on the indexing line of the traceback (DL207). Reductions: timm's wide_resnet50_2 is a small conv
 #      backbone, the SDF branch and the data loader are random stand-ins, sklearn's sparse_encode (OMP) is a
 #      least-squares stand-in of the same name, np.full is torch.full.
+#      Versions: this file follows the repository's features.py as stored in the code index, which takes the bank to
+#      self.device in Dict_compute_rgb_map; an audit found commit c530e15 without that move (rgb_lib = self.rgb_patch_lib).
+#      The device flow of the failure is the same in both: the bank slice is on the host when knn_idx (GPU) indexes it.
 import torch
 
 

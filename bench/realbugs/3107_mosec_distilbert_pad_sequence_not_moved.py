@@ -1,5 +1,5 @@
 # source: https://github.com/mosecorg/mosec/pull/98
-# error: (PR description) "If model is on cuda device, the following lines will cause device error:
+# error: (PR description) "If model is on cuda device, the following line will cause the device error:
 #        result = self.model(torch.nn.utils.rnn.pad_sequence(tensors, batch_first=True))[0]"
 # bug: in examples/distil_bert_server_pytorch.py the Inference worker picks self.device = cuda when available and
 #      moves the sequence classifier there with self.model.to(self.device), but forward builds the batch from the

@@ -6,10 +6,13 @@
 #      whenever CUDA is available (its collate_fn builds the batches with the CUDA FloatTensor, which is how the
 #      data reaches the GPU). From PyTorch 1.9 on, random_split's randperm then makes its permutation on the GPU
 #      while drawing from the default CPU generator, and fails (the shuffling DataLoaders would fail the same way).
-#      The maintainer's only answer is to install PyTorch 1.7 or 1.8; the code is unchanged, so there is no fix and
+#      (The version bounds are the reporter's own note in the issue - PyTorch 1.7 and 1.8 work; the maintainer never
+#      replied.) The code is unchanged, so there is no fix and
 #      the marker is on the random_split the traceback points to (DL208). Reductions: the ASSIST2009 loader is
 #      random question/response sequences, config.json is a dict, sklearn's AUC and checkpointing are left out,
 #      numpy arrays are lists; utils.py and train.py are one file (the default type is set at import, before main).
+import random
+
 import torch
 from torch.nn import Module, Embedding, LSTM, Linear, Dropout
 from torch.nn.functional import one_hot, binary_cross_entropy
@@ -41,10 +44,10 @@ def collate_fn(batch, pad_val=-1):
 
 class ASSIST2009(Dataset):
     def __init__(self, seq_len, num_users=40, num_q=20):
-        g = torch.Generator().manual_seed(0)
+        rng = random.Random(0)
         self.num_q = num_q
-        self.q_seqs = [torch.randint(0, num_q, (seq_len + 1,), generator=g, device="cpu").tolist() for _ in range(num_users)]
-        self.r_seqs = [torch.randint(0, 2, (seq_len + 1,), generator=g, device="cpu").tolist() for _ in range(num_users)]
+        self.q_seqs = [[rng.randrange(num_q) for _ in range(seq_len + 1)] for _ in range(num_users)]
+        self.r_seqs = [[rng.randrange(2) for _ in range(seq_len + 1)] for _ in range(num_users)]
 
     def __getitem__(self, index):
         return self.q_seqs[index], self.r_seqs[index]

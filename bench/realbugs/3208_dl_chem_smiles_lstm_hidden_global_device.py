@@ -10,8 +10,9 @@
 #      device from the model's parameters or input_vector instead of get_device(); that line is marked (DL206, the
 #      closest: a device from a global helper instead of the input's, used to create tensors in forward; the rnn call
 #      that raises is two statements on). Reductions: Vocabulary/SMILESTokenizer are a character vocabulary; the
-#      walkthrough notebook's load-then-sample cells are the __main__ driver, which first writes the model file (from
-#      a CPU-only run it is the reported CPU-saved model); a 1-layer LSTM of width 32; max_sequence_length 20.
+#      __main__ driver loads the model and calls the library's sample_smiles (the "sample" the issue names; the
+#      walkthrough notebook samples with its own module-level sample() instead), after first writing the model file
+#      (from a CPU-only run it is the reported CPU-saved model); a 1-layer LSTM of width 32; max_sequence_length 20.
 #      torch.load is given weights_only=False (the whole-object pickle needs it since torch 2.6; upstream passes
 #      nothing). Needs NumPy (upstream imports it; absent on this machine).
 import os

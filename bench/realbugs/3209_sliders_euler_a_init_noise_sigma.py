@@ -5,7 +5,7 @@
 # bug: train_lora.py trains on torch.device(f"cuda:{args.device}") and at every iteration calls
 #      noise_scheduler.set_timesteps(max_denoising_steps, device=device); train_util.get_initial_latents draws the
 #      noise with get_random_noise(..., device="cpu") and scales it by scheduler.init_noise_sigma before the caller
-#      moves the latents .to(device). For "ddim"/"ddpm"/"lms" init_noise_sigma is the float 1.0, but for "euler_a"
+#      moves the latents .to(device). For "ddim"/"ddpm" init_noise_sigma is the float 1.0 ("lms" makes it sigmas.max(), on the device, as euler_a), but for "euler_a"
 #      (EulerAncestralDiscreteScheduler in the pinned diffusers 0.20.2, read from the fetched diffusers repository at
 #      tag v0.20.2: set_timesteps stores self.sigmas = torch.from_numpy(sigmas).to(device=device) and the
 #      init_noise_sigma property returns self.sigmas.max() for timestep_spacing "linspace") it is a 0-dim CUDA tensor,

@@ -9,7 +9,9 @@
 #      map_location=torch.device(f'cuda:{device_id}'); that line is marked (DL301). Reductions: the acoustic model is
 #      an LSTM and a linear phone layer; the preprocess model (audio -> features) and the phone inventory/LM are a
 #      random feature matrix and an argmax; the features are built with torch instead of NumPy (np.expand_dims,
-#      ndarray_to_tensor) and apply_to_tensor's recursion is a list comprehension; the released model.pt is written
+#      ndarray_to_tensor) and apply_to_tensor's recursion is a list comprehension; the model's forward leaves out
+#      upstream's pack_padded_sequence/pad_packed_sequence over input_lengths (which move_to_tensor also puts on
+#      cuda:device_id); the released model.pt is written
 #      by the driver (from cuda:0 on a GPU machine) when missing.
 import argparse
 import os

@@ -70,7 +70,7 @@ class Classifier(nn.Module):
 
     def forward(self, input, gt_label):
         logits = self.head(self.backbone(input))
-        return nn.functional.cross_entropy(logits, gt_label.to(logits.device))
+        return nn.functional.cross_entropy(logits, gt_label)
 
 
 # --- drugood/apis/train.py ---

@@ -30,20 +30,6 @@ def build_hand_graph(num_levels=5, num_vertex=64):
     return graph_L, graph_mask
 
 
-def graph_conv_cheby(x, cl, L, Fout, K):
-    B, V, Fin = x.size()
-    x0 = x.permute(1, 2, 0).contiguous().view([V, Fin * B])
-    x = x0.unsqueeze(0)
-    x1 = my_sparse_mm.apply(L, x0)
-    x = torch.cat((x, x1.unsqueeze(0)), 0)
-    for k in range(2, K):
-        x2 = 2 * my_sparse_mm.apply(L, x1) - x0
-        x = torch.cat((x, x2.unsqueeze(0)), 0)
-        x0, x1 = x1, x2
-    x = x.view([K, V, Fin, B]).permute(3, 1, 2, 0).contiguous().view([B * V, Fin * K])
-    return cl(x).view([B, V, Fout])
-
-
 class Graph_CNN_Feat_Mesh(nn.Module):
     def __init__(self, num_input_chan, num_mesh_output_chan, graph_L):
         super(Graph_CNN_Feat_Mesh, self).__init__()
@@ -53,11 +39,24 @@ class Graph_CNN_Feat_Mesh(nn.Module):
         for graph_i in range(len(graph_L)):
             self.graph_L[graph_i] = sparse_python_to_torch(self.graph_L[graph_i])
 
+    def graph_conv_cheby(self, x, cl, L, Fout, K):
+        B, V, Fin = x.size()
+        x0 = x.permute(1, 2, 0).contiguous().view([V, Fin * B])
+        x = x0.unsqueeze(0)
+        x1 = my_sparse_mm.apply(L, x0)
+        x = torch.cat((x, x1.unsqueeze(0)), 0)
+        for k in range(2, K):
+            x2 = 2 * my_sparse_mm.apply(L, x1) - x0
+            x = torch.cat((x, x2.unsqueeze(0)), 0)
+            x0, x1 = x1, x2
+        x = x.view([K, V, Fin, B]).permute(3, 1, 2, 0).contiguous().view([B * V, Fin * K])
+        return cl(x).view([B, V, Fout])
+
     def forward(self, x):
         x = self.fc(x).view(-1, self.graph_L[-1].shape[0], 16)
         for i, cl in enumerate(self.cl):
             x = x.repeat_interleave(4, dim=1)
-            x = graph_conv_cheby(x, cl, self.graph_L[-(i * 2 + 3)], cl.out_features, 3)
+            x = self.graph_conv_cheby(x, cl, self.graph_L[-(i * 2 + 3)], cl.out_features, 3)
         return x
 
 
@@ -78,9 +77,22 @@ class Graph_CNN_Mesh_Pose(nn.Module):
         self.cl = nn.ModuleList([nn.Linear(3 * num_mesh_input_chan, 32), nn.Linear(3 * 32, 64)])
         self.fc = nn.Linear(64 * self.graph_L[-1].shape[0], num_output_chan)
 
+    def graph_conv_cheby(self, x, cl, L, Fout, K):
+        B, V, Fin = x.size()
+        x0 = x.permute(1, 2, 0).contiguous().view([V, Fin * B])
+        x = x0.unsqueeze(0)
+        x1 = my_sparse_mm.apply(L, x0)
+        x = torch.cat((x, x1.unsqueeze(0)), 0)
+        for k in range(2, K):
+            x2 = 2 * my_sparse_mm.apply(L, x1) - x0
+            x = torch.cat((x, x2.unsqueeze(0)), 0)
+            x0, x1 = x1, x2
+        x = x.view([K, V, Fin, B]).permute(3, 1, 2, 0).contiguous().view([B * V, Fin * K])
+        return cl(x).view([B, V, Fout])
+
     def forward(self, x):
         for block_i, cl in enumerate(self.cl):
-            x = graph_conv_cheby(x, cl, self.graph_L[block_i * 2], cl.out_features, 3)
+            x = self.graph_conv_cheby(x, cl, self.graph_L[block_i * 2], cl.out_features, 3)
             x = nn.MaxPool1d(4)(x.permute(0, 2, 1)).permute(0, 2, 1)
         return self.fc(x.reshape(x.shape[0], -1))
 

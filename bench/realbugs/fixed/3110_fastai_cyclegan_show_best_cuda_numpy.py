@@ -2,6 +2,8 @@
 # fixed twin: commit 5bda0fc sorts on the host (losses.argsort().cpu()) and moves the images to the host before
 #             imshow ((1 + xb.cpu()) / 2, (1 + fakes.cpu()) / 2). GPU-only and needs NumPy and matplotlib, as the
 #             bug file does.
+from types import SimpleNamespace
+
 import matplotlib.pyplot as plt
 import numpy as np
 import torch
@@ -28,26 +30,27 @@ class AdaptiveLoss(nn.Module):
 
 def get_batch(filenames, tfms, **kwargs):
     samples = [open_image(fn) for fn in filenames]
-    samples = [s.apply_tfms(tfms, **kwargs) for s in samples]
+    for s in samples:
+        s = s.apply_tfms(tfms, **kwargs)
     batch = torch.stack([s.data for s in samples], 0).cuda()
     return 2. * (batch - 0.5)
 
 
-def get_losses(fnames, gen, crit, loss_crit, tfms, bs=16):
+def get_losses(fnames, gen, crit, bs=16):
     losses_in, losses_out = [], []
     with torch.no_grad():
         for i in range(0, len(fnames), bs):
             xb = get_batch(fnames[i:i + bs], tfms, size=128)
             fakes = gen(xb)
             preds_in, preds_out = crit(xb), crit(fakes)
-            loss_in = loss_crit(preds_in, True, reduction='none')
-            loss_out = loss_crit(preds_out, True, reduction='none')
+            loss_in = learn.loss_func.crit(preds_in, True, reduction='none')
+            loss_out = learn.loss_func.crit(preds_out, True, reduction='none')
             losses_in.append(loss_in.view(loss_in.size(0), -1).mean(1))
             losses_out.append(loss_out.view(loss_out.size(0), -1).mean(1))
     return torch.cat(losses_in), torch.cat(losses_out)
 
 
-def show_best(fnames, losses, gen, tfms, n=8):
+def show_best(fnames, losses, gen, n=8):
     sort_idx = losses.argsort().cpu()
     _, axs = plt.subplots(n // 2, 4, figsize=(12, 2 * n))
     xb = get_batch(fnames[sort_idx][:n], tfms, size=128)
@@ -67,6 +70,7 @@ if __name__ == "__main__":
     D_B = nn.Sequential(nn.Conv2d(3, 1, 4, stride=2, padding=1)).cuda().eval()
     items = np.array(['horse2zebra/trainA/n0238_{}.jpg'.format(i) for i in range(40)])
     tfms = None
-    losses_A = get_losses(items, G_B, D_B, AdaptiveLoss(), tfms)
-    show_best(items, losses_A[1], G_B, tfms)
+    learn = SimpleNamespace(loss_func=SimpleNamespace(crit=AdaptiveLoss()))
+    losses_A = get_losses(items, G_B, D_B)
+    show_best(items, losses_A[1], G_B)
     plt.savefig('best_A.png')
