@@ -565,10 +565,17 @@ def numpy_reads(qualname: str, keyword: Optional[str]) -> bool:
     samples (``pearsonr(x, y)``)."""
     if qualname.startswith("matplotlib."):
         return True
+    if qualname in HOST_MEMORY_WRITERS:
+        return keyword is None or keyword == HOST_MEMORY_WRITERS[qualname]
     if qualname.startswith("sklearn.metrics."):
         return keyword is None or keyword in _SKLEARN_METRIC_ARRAYS
     return qualname.startswith(("numpy.", "scipy.stats.")) and keyword is None
 
+
+#: audio writers that read the samples they are given from host memory (torchaudio's backends
+#: refuse a tensor that is not on the CPU; soundfile converts with numpy), with the keyword
+#: that names the samples
+HOST_MEMORY_WRITERS = {"torchaudio.save": "src", "soundfile.write": "data"}
 
 #: the keyword arguments of scikit-learn's metrics that take arrays of labels or scores
 _SKLEARN_METRIC_ARRAYS = frozenset({"y_true", "y_pred", "y_score", "y_prob", "probas_pred", "labels_true", "labels_pred", "X"})

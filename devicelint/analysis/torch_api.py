@@ -183,6 +183,12 @@ MIXING_FUNCTIONS = frozenset(
 #: (``pad_sequence(masks, batch_first=True)``)
 SEQUENCE_PADDERS = frozenset({"torch.nn.utils.rnn.pad_sequence"})
 
+#: functions that clip the gradients of the parameters they are given and return their total
+#: norm, a 0-dim tensor on those parameters' device
+GRADIENT_NORM_CLIPPERS = frozenset({
+    "torch.nn.utils.clip_grad_norm_", "torch.nn.utils.clip_grad_norm", "torch.nn.utils.clip_grad.clip_grad_norm_",
+})
+
 #: ``torch._foreach_copy_(xs, ys)``, ``torch._foreach_lerp_(xs, ys, w)``: functions over lists of
 #: tensors, which work on the tensors of all their lists together - on one device
 FOREACH_PREFIX = "torch._foreach_"

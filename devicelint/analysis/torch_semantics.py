@@ -280,7 +280,14 @@ class TorchSemantics:
         if qualname in api.BROADCASTING_CONVERTERS and args and not any(arg.star or arg.keyword is not None for arg, _ in args):
             return _broadcast_all(args)
         if qualname in BUILTIN_REFS:
-            return self._builtin(qualname, args, node)
+            return self._builtin(qualname, args, node, state)
+        if qualname in api.GRADIENT_NORM_CLIPPERS and args and args[0][0].keyword is None:
+            # the total norm, a 0-dim tensor where the clipped parameters' gradients are
+            clipped = args[0][1]
+            owner = clipped.info if clipped.kind == Kind.PARAMETERS and isinstance(clipped.info, Value) else None
+            if owner is not None and owner.kind in (Kind.MODULE, Kind.CRITERION) and owner.device is not None:
+                return Value(Kind.TENSOR, owner.device, owner.origin, scalar=True)
+            return UNKNOWN
         if qualname == "collections.OrderedDict":
             return self._mapping_of_pairs(node, args)
         if qualname in api.ATTRIBUTE_BAGS and all(arg.keyword is not None and not arg.star for arg, _ in args):

@@ -404,10 +404,13 @@ class NumpyOnDeviceTensor(Rule):
                     self._report_append(put_by, event, arg.value)
                     return
                 fix = _cpu_after(arg.value, value)
+                reader = (
+                    f"`{event.qualname}` writes from host memory only" if event.qualname in helpers.HOST_MEMORY_WRITERS
+                    else "numpy cannot read them (\"can't convert cuda:0 device type tensor to numpy\")"
+                )
                 self.ctx.report(
                     event.node,
-                    f"`{self.ctx.source_of(arg.value)}` holds GPU tensors: numpy cannot read them "
-                    "(\"can't convert cuda:0 device type tensor to numpy\"); move them with `.cpu()` first",
+                    f"`{self.ctx.source_of(arg.value)}` holds GPU tensors: {reader}; move them with `.cpu()` first",
                     fix=fix,
                 )
                 return
