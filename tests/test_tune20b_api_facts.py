@@ -163,3 +163,78 @@ def test_cuda_move_indexed_by_get_device_after_a_gpu_test_is_silent():
         "            if x.is_cuda:\n                self.adjacency = self.adjacency.cuda(x.get_device())",
     )
     assert lines(code, "DL302") == []
+
+
+_SCATTER_SCORES = """
+    import torch
+    import torch.nn as nn
+
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+    class Popularity(nn.Module):
+        def __init__(self, n):
+            super().__init__()
+            self.bias = nn.Parameter(torch.zeros(n))
+
+        def score(self, users):
+            return torch.rand(len(users))
+
+    def rank(model, users, rows, cols):
+        table = torch.zeros(8, 8, device=device)
+        found = model.score(users.to(device))
+        table[rows.to(device), cols.to(device)] = found
+        return table
+
+    net = Popularity(8).to(device)
+    print(rank(net, torch.arange(4), torch.arange(4), torch.arange(4)))
+"""
+
+
+def test_host_values_written_at_tensor_indices_of_a_device_tensor():
+    # index_put_ moves the indices but not the values: a CPU vector into a GPU table fails
+    assert lines(_SCATTER_SCORES, "DL202") == [13]
+
+
+def test_values_written_by_slices_or_given_the_device_are_silent():
+    # with slices the store is a copy, which crosses devices
+    sliced = _SCATTER_SCORES.replace("table[rows.to(device), cols.to(device)] = found", "table[0, :4] = found")
+    assert lines(sliced, "DL202") == []
+    placed = _SCATTER_SCORES.replace("torch.rand(len(users))", "torch.rand(len(users), device=users.device)")
+    assert lines(placed, "DL202") == []
+    scalar = _SCATTER_SCORES.replace("table[rows.to(device), cols.to(device)] = found", "table[rows.to(device), cols.to(device)] = found.sum()")
+    assert lines(scalar, "DL202") == []
+
+
+_POLICY = """
+    import numpy as np
+    import torch
+    import torch.nn as nn
+    from torch.distributions import Categorical, Independent, Normal
+
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    policy = nn.Linear(6, 3).to(device)
+
+    def choose(observation):
+        scores = policy(torch.as_tensor(observation, dtype=torch.float32).to(device))
+        picked = Categorical(logits=scores).sample()
+        return picked.numpy()
+
+    def jitter(observation):
+        centre = policy(torch.as_tensor(observation, dtype=torch.float32).to(device))
+        step = Independent(Normal(centre, 0.1), 1).rsample()
+        return np.tanh(step)
+"""
+
+
+def test_samples_of_a_distribution_are_where_its_parameters_are():
+    assert lines(_POLICY, "DL204") == [13, 18]
+
+
+def test_samples_moved_to_the_host_or_drawn_from_host_parameters_are_silent():
+    moved = _POLICY.replace("picked.numpy()", "picked.cpu().numpy()").replace("np.tanh(step)", "np.tanh(step.detach().cpu())")
+    assert lines(moved, "DL204") == []
+    host = _POLICY + """
+    def noise(n):
+        return Normal(torch.zeros(n), torch.ones(n)).sample().numpy()
+    """
+    assert lines(host, "DL204") == [13, 18]

@@ -183,6 +183,15 @@ MIXING_FUNCTIONS = frozenset(
 #: (``pad_sequence(masks, batch_first=True)``)
 SEQUENCE_PADDERS = frozenset({"torch.nn.utils.rnn.pad_sequence"})
 
+#: the package of PyTorch's probability distributions (``torch.distributions.Normal``,
+#: ``torch.distributions.categorical.Categorical``): a class of it builds a distribution
+DISTRIBUTIONS_PACKAGE = "torch.distributions."
+
+#: methods of a distribution that give tensors where its parameters are
+DISTRIBUTION_TENSOR_METHODS = frozenset({
+    "sample", "rsample", "sample_n", "log_prob", "entropy", "cdf", "icdf", "perplexity", "enumerate_support",
+})
+
 #: functions that clip the gradients of the parameters they are given and return their total
 #: norm, a 0-dim tensor on those parameters' device
 GRADIENT_NORM_CLIPPERS = frozenset({

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Optional
 
 import libcst as cst
@@ -612,6 +613,21 @@ class FactoryWithoutDevice(Rule):
             if factory[0] is node.value and not index.device.argument:
                 return  # `torch.arange(n)[mask]`, subscripted where it is made: DL207's, on this very expression
             self._report(factory, function, node, other=(index_node, index), indexed=True)
+
+    def on_index_put(self, target: cst.Subscript, base: Value, index: Value, value_node: cst.BaseExpression, value: Value) -> None:
+        """``scores[rows, cols] = values`` with tensor indices: PyTorch runs ``index_put_``,
+        which moves the indices to ``scores``'s device but takes ``values`` only on that device
+        (or 0-dim): a host factory's tensor written into a GPU tensor, or a GPU tensor written
+        into a host factory's, fails with mixed devices. (With integer and slice indices the
+        store is a copy, which crosses devices.)"""
+        function = self._function()
+        if function is None or index.scalar is True or not value.is_tensor_like or value.scalar is True:
+            return
+        if value.scalar is None:
+            # what is written at tensor indices is one value per index (a 0-dim one is spelled
+            # as a literal or a reduction, whose rank the analysis knows)
+            value = replace(value, scalar=False)
+        self._check_operands([(target.value, base), (value_node, value)], function, target)
 
     def on_binary(self, event: BinaryEvent) -> None:
         function = self._function()
