@@ -238,3 +238,52 @@ def test_samples_moved_to_the_host_or_drawn_from_host_parameters_are_silent():
         return Normal(torch.zeros(n), torch.ones(n)).sample().numpy()
     """
     assert lines(host, "DL204") == [13, 18]
+
+
+def test_gpu_tensors_handed_to_pandas_or_imageio():
+    code = """
+        import imageio
+        import pandas as pd
+        import torch
+        import torch.nn as nn
+
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+        encoder = nn.Linear(8, 3).to(device)
+        codes = encoder(torch.randn(5, 8).to(device)).detach()
+        pd.DataFrame(codes).to_csv("codes.csv")
+        pd.DataFrame(codes.cpu()).to_csv("codes.csv")
+        frames = torch.sigmoid(codes).mul(255).byte()
+        imageio.imwrite("frame.png", frames)
+        imageio.imwrite("frame.png", frames.cpu())
+    """
+    assert lines(code, "DL204") == [10, 13]
+
+
+_PENALTY = """
+    import torch
+    import torch.nn as nn
+    from torch import autograd
+
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    critic = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1)).to(device)
+
+    def penalty(real, fake):
+        t = torch.rand(real.size(0), 1, device=real.device)
+        mixed = (t * real + (1 - t) * fake).requires_grad_(True)
+        rating = critic(mixed)
+        slopes = autograd.grad(outputs=rating, inputs=mixed, grad_outputs=torch.ones(rating.size()), create_graph=True)[0]
+        return ((slopes.norm(2, dim=1) - 1) ** 2).mean()
+
+    print(penalty(torch.randn(8, 4).to(device), torch.randn(8, 4).to(device)))
+"""
+
+
+def test_host_grad_outputs_for_outputs_on_the_device():
+    assert lines(_PENALTY, "DL202") == [13]
+
+
+def test_grad_outputs_made_beside_the_outputs_are_silent():
+    like = _PENALTY.replace("torch.ones(rating.size())", "torch.ones_like(rating)")
+    assert lines(like, "DL202") == []
+    placed = _PENALTY.replace("torch.ones(rating.size())", "torch.ones(rating.size(), device=rating.device)")
+    assert lines(placed, "DL202") == []

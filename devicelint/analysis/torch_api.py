@@ -192,6 +192,10 @@ DISTRIBUTION_TENSOR_METHODS = frozenset({
     "sample", "rsample", "sample_n", "log_prob", "entropy", "cdf", "icdf", "perplexity", "enumerate_support",
 })
 
+#: autograd's functions that take gradients for outputs (``grad_outputs``, each on its
+#: output's device)
+AUTOGRAD_GRADS = frozenset({"torch.autograd.grad"})
+
 #: functions that clip the gradients of the parameters they are given and return their total
 #: norm, a 0-dim tensor on those parameters' device
 GRADIENT_NORM_CLIPPERS = frozenset({

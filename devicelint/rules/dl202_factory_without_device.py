@@ -536,6 +536,9 @@ class FactoryWithoutDevice(Rule):
                     for factory in self._cpu_factories(item, allow_unknown_rank=True):
                         self._report(factory, function, event.node, other=(event.callee_node, module))
             return
+        if event.qualname in api.AUTOGRAD_GRADS:
+            self._check_grad_outputs(event, function)
+            return
         if event.qualname in api.CONCATENATING and event.args and event.args[0][0].keyword is None:
             # torch.cat/torch.stack take no 0-dim exception: a host zero in the list fails too
             apart = _entries_apart(event.args[0][1], any_rank=True)
@@ -555,6 +558,28 @@ class FactoryWithoutDevice(Rule):
             self._check_operands(operands, function, event.node)
         elif event.method in api.BINARY_TENSOR_METHODS and isinstance(event.node.func, cst.Attribute) and event.receiver is not None:
             self._check_operands([(event.node.func.value, event.receiver), *operands], function, event.node)
+
+    def _check_grad_outputs(self, event: CallEvent, function: cst.FunctionDef) -> None:
+        """``torch.autograd.grad(outputs=d, inputs=x, grad_outputs=torch.ones(d.size()))``:
+        autograd takes each gradient only on its output's device ("invalid gradient at index 0 -
+        expected device cuda:0 but got cpu"; a 0-dim one it moves). A caller passes
+        ``grad_outputs`` for outputs that are not 0-dim (a scalar needs none), so the gradient
+        has a dimension too unless the outputs are known to be 0-dim."""
+        found = {}
+        for position, (arg, value) in enumerate(event.args):
+            if arg.star:
+                return
+            name = arg.keyword.value if arg.keyword is not None else ("outputs", "inputs", "grad_outputs")[position] if position < 3 else None
+            if name in ("outputs", "grad_outputs"):
+                found[name] = (arg.value, tensor_where_given(value))
+        if len(found) != 2:
+            return
+        (outputs_node, outputs), (gradient_node, gradient) = found["outputs"], found["grad_outputs"]
+        if not outputs.is_tensor_like or not gradient.is_tensor_like or outputs.scalar is True:
+            return
+        if gradient.scalar is None:
+            gradient = replace(gradient, scalar=False)
+        self._check_operands([(outputs_node, outputs), (gradient_node, gradient)], function, event.node)
 
     def _check_registered(self, event: CallEvent, function: cst.FunctionDef) -> None:
         """``module.register_parameter(name, nn.Parameter(torch.empty(0)))`` on a module already
