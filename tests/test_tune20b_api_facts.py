@@ -287,3 +287,18 @@ def test_grad_outputs_made_beside_the_outputs_are_silent():
     assert lines(like, "DL202") == []
     placed = _PENALTY.replace("torch.ones(rating.size())", "torch.ones(rating.size(), device=rating.device)")
     assert lines(placed, "DL202") == []
+
+
+def test_host_table_filled_at_indices_with_a_handed_tensor_is_silent():
+    # host-side bookkeeping: the caller's tags may well be on the host, and the table is moved once built
+    code = """
+        import torch
+
+        def layout(tags: torch.Tensor, n: int):
+            count = tags.shape[0]
+            table = torch.empty(n, dtype=torch.long)
+            picked = torch.arange(count)
+            table[picked] = tags.to(torch.long)
+            return table
+    """
+    assert lines(code, "DL202") == []

@@ -238,8 +238,11 @@ class Expressions:
             if attribute == "device":
                 symbolic = follows(self._label(node), argument=self._names_a_plain_argument(node))
                 return Value(Kind.DEVICE, base.device if base.device is not None else symbolic, base.origin)
-            if attribute in ("T", "mT", "H", "mH", "data", "real", "imag", "values", "indices"):
+            if attribute in ("T", "mT", "H", "mH", "data", "real", "imag", "values", "indices", "grad"):
+                # `p.grad`: the gradient autograd accumulates is where the tensor is
                 return Value(Kind.TENSOR, base.device, base.origin, scalar=base.scalar if attribute != "values" else None)
+        if base.role is Role.DISTRIBUTION and base.device is not None and attribute in api.DISTRIBUTION_TENSOR_ATTRIBUTES:
+            return Value(Kind.TENSOR, base.device, base.origin)  # `dist.probs`, `dist.mean`
         if base.kind == Kind.BATCH and base.role is Role.TOKENIZED_BATCH and attribute in api.TOKENIZED_TENSOR_KEYS:
             return Value(Kind.TENSOR, base.device, base.origin, scalar=False)  # `batch.input_ids`
         if base.role is Role.MODEL_OUTPUT and base.device is not None:

@@ -192,6 +192,11 @@ DISTRIBUTION_TENSOR_METHODS = frozenset({
     "sample", "rsample", "sample_n", "log_prob", "entropy", "cdf", "icdf", "perplexity", "enumerate_support",
 })
 
+#: attributes of a distribution that are tensors where its parameters are
+DISTRIBUTION_TENSOR_ATTRIBUTES = frozenset({
+    "mean", "mode", "stddev", "variance", "probs", "logits", "loc", "scale", "concentration", "rate", "low", "high",
+})
+
 #: autograd's functions that take gradients for outputs (``grad_outputs``, each on its
 #: output's device)
 AUTOGRAD_GRADS = frozenset({"torch.autograd.grad"})

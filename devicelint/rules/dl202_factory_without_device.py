@@ -642,11 +642,15 @@ class FactoryWithoutDevice(Rule):
     def on_index_put(self, target: cst.Subscript, base: Value, index: Value, value_node: cst.BaseExpression, value: Value) -> None:
         """``scores[rows, cols] = values`` with tensor indices: PyTorch runs ``index_put_``,
         which moves the indices to ``scores``'s device but takes ``values`` only on that device
-        (or 0-dim): a host factory's tensor written into a GPU tensor, or a GPU tensor written
-        into a host factory's, fails with mixed devices. (With integer and slice indices the
-        store is a copy, which crosses devices.)"""
+        (or 0-dim): a host factory's tensor written into a tensor that may be on a GPU fails with
+        mixed devices. (With integer and slice indices the store is a copy, which crosses
+        devices.) Only that direction: a host table filled at its indices with what a caller
+        handed in is most often host-side bookkeeping (index tables built on the CPU and moved
+        once), and the caller's tensor may well be on the host."""
         function = self._function()
         if function is None or index.scalar is True or not value.is_tensor_like or value.scalar is True:
+            return
+        if base.device is None or not base.device.may_be_accelerator:
             return
         if value.scalar is None:
             # what is written at tensor indices is one value per index (a 0-dim one is spelled
