@@ -302,3 +302,18 @@ def test_host_table_filled_at_indices_with_a_handed_tensor_is_silent():
             return table
     """
     assert lines(code, "DL202") == []
+
+
+def test_device_built_from_get_device():
+    code = _GRAPH_LAYER.replace(
+        "self.adjacency = self.adjacency.cuda(x.get_device())",
+        'self.adjacency = self.adjacency.to(torch.device("cuda", x.get_device()))',
+    )
+    found = [f for f in lint(textwrap.dedent(code)) if f.code == "DL302"]
+    assert [f.line for f in found] == [12] and "get_device()` is -1" in found[0].message
+    # on x's own GPU, and only there: not "the current GPU"
+    guarded = code.replace(
+        '            self.adjacency = self.adjacency.to(torch.device("cuda", x.get_device()))',
+        '            if x.is_cuda:\n                self.adjacency = self.adjacency.to(torch.device("cuda", x.get_device()))',
+    )
+    assert lines(guarded, "DL302") == []

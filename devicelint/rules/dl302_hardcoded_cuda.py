@@ -532,7 +532,7 @@ class HardcodedCuda(Rule):
             self._check_availability_device_name(event)
         if found is None or self._cuda_only_file():
             return
-        indexed_by = _tensor_gpu_index(positional_args(event.node)[0].value) if event.method == "cuda" and positional_args(event.node) else None
+        indexed_by = _indexed_by_tensor(found)
         if indexed_by is not None and (
             self.ctx.current_function.node is None or _ASKS_WHERE_IT_RUNS.search(self.ctx.analyzer.body_text(self.ctx.current_function.node))
         ):
@@ -583,7 +583,7 @@ class HardcodedCuda(Rule):
             tensor = self.ctx.source_of(indexed_by)
             self.ctx.report(
                 found,
-                f"`{tensor}.get_device()` is -1 when `{tensor}` is on the CPU, so this CUDA move fails on a CPU run (\"Device "
+                f"`{tensor}.get_device()` is -1 when `{tensor}` is on the CPU, so this CUDA placement fails on a CPU run (\"Device "
                 f"index must not be negative\"); use `.to({tensor}.device)`",
             )
             return
@@ -982,6 +982,20 @@ def _tensor_gpu_index(node: cst.BaseExpression) -> Optional[cst.BaseExpression]:
     a GPU, and fails ("Device index must not be negative") on a CPU run."""
     if isinstance(node, cst.Call) and not node.args and isinstance(node.func, cst.Attribute) and node.func.attr.value == "get_device":
         return node.func.value
+    return None
+
+
+def _indexed_by_tensor(found: cst.CSTNode) -> Optional[cst.BaseExpression]:
+    """The tensor whose ``get_device()`` names the GPU of a CUDA placement: ``t.cuda(x.get_device())``,
+    ``torch.device("cuda", x.get_device())``; None for any other."""
+    if not isinstance(found, cst.Call) or not isinstance(found.func, cst.Attribute):
+        return None
+    positional = positional_args(found)
+    if found.func.attr.value == "cuda" and positional:
+        return _tensor_gpu_index(positional[0].value)
+    index = keyword_arg(found, "index")
+    if found.func.attr.value == "device" and (len(positional) == 2 or index is not None):
+        return _tensor_gpu_index(index.value if index is not None else positional[1].value)
     return None
 
 
