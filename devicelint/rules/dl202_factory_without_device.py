@@ -24,7 +24,10 @@ class FactoryWithoutDevice(Rule):
     `torch.tensor([...])`, ...) or a legacy constructor (`torch.LongTensor(ids)`) that is then
     combined - by an operator, a torch function, a tensor method such as
     `masked_fill` or `scatter_add_` (also `out.backward(gradient)`, whose gradient may be
-    `None` on another path), a submodule call, or a subscript whose index or mask is
+    `None` on another path, and `torch.autograd.grad(outputs, inputs, grad_outputs=...)`, whose
+    gradients must be on their outputs' device), a store at tensor indices into a tensor that can
+    be on an accelerator (`scores[rows, cols] = values`: `index_put_` moves the indices but not
+    the values), a submodule call, or a subscript whose index or mask is
     such a tensor (`table[idx]`: PyTorch reads it only with indices on the CPU or on the
     table's device; a factory subscripted where it is made is DL207's) - with a tensor that can be on an
     accelerator: the model's (a submodule's output, a parameter or buffer, a module method's

@@ -67,7 +67,10 @@ class HardcodedCuda(Rule):
     only (`if self.use_cuda: mask = mask.cuda()`, the program's own choice; a branch taken for
     the data - its size, emptiness or `is None` - is not a choice) is left alone, and so
     is a file written for CUDA alone (streams, CUDA graphs, CUDA extensions, Triton or CuPy
-    kernels). `.cuda(args.gpu)` takes its device from configuration and is not flagged.
+    kernels). `.cuda(args.gpu)` takes its device from configuration and is not flagged;
+    `.cuda(x.get_device())` (or `torch.device("cuda", x.get_device())`) follows `x` only while
+    `x` is on a GPU - `get_device()` is -1 for a CPU tensor - so it is flagged as failing on a
+    CPU run, unless the function asks where `x` is first.
     A path taken because a tensor is on a GPU (`if x.is_cuda:`, `x.device.type == "cuda"`)
     is a CUDA path on purpose, but hard-coded CUDA there is the current GPU, not `x`'s: it is
     flagged unless the code sets the current GPU (`with torch.cuda.device(x.device):`,
