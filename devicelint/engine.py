@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 _LINE_TOKEN = re.compile("\x00L(\\d+)\x00")
 #: how a message names a line of the text linted: "12" in a file; "3 of cell 2" in a notebook
 LineNamer = Callable[[int], str]
-_HOOKS = ("on_call", "on_binary", "on_expression_statement", "on_subscript_assign", "on_condition", "on_assign", "on_index", "on_return", "on_ndarray_store")
+_HOOKS = ("on_call", "on_binary", "on_expression_statement", "on_subscript_assign", "on_condition", "on_assign", "on_index", "on_return", "on_ndarray_store", "on_index_put")
 
 
 class _Dispatcher:
@@ -104,6 +104,9 @@ class _Dispatcher:
 
     def on_ndarray_store(self, target: cst.Subscript, value_node: cst.BaseExpression, value: Value) -> None:
         self._dispatch("on_ndarray_store", target, value_node, value)
+
+    def on_index_put(self, target: cst.Subscript, base: Value, index: Value, value_node: cst.BaseExpression, value: Value) -> None:
+        self._dispatch("on_index_put", target, base, index, value_node, value)
 
     def finish(self) -> None:
         for rule in self.rules:

@@ -40,6 +40,9 @@ class _Recorder:
     def on_ndarray_store(self, target, value_node, value) -> None:
         pass
 
+    def on_index_put(self, target, base, index, value_node, value) -> None:
+        pass
+
 
 def analyse(code: str) -> FlowAnalyzer:
     module = cst.parse_module(code)

@@ -106,3 +106,9 @@ class EventSink(Protocol):
     def on_ndarray_store(self, target: cst.Subscript, value_node: cst.BaseExpression, value: Value) -> None:
         """``array[i] = value`` where ``array`` is a numpy array."""
         ...
+
+    def on_index_put(self, target: cst.Subscript, base: Value, index: Value, value_node: cst.BaseExpression, value: Value) -> None:
+        """``base[index] = value`` where ``index`` (one tensor index of the subscript, the first)
+        is tensor-like: PyTorch runs ``index_put_``, which moves the indices to ``base``'s device
+        but needs ``value`` (unless 0-dim) on that device too."""
+        ...

@@ -238,8 +238,11 @@ class Expressions:
             if attribute == "device":
                 symbolic = follows(self._label(node), argument=self._names_a_plain_argument(node))
                 return Value(Kind.DEVICE, base.device if base.device is not None else symbolic, base.origin)
-            if attribute in ("T", "mT", "H", "mH", "data", "real", "imag", "values", "indices"):
+            if attribute in ("T", "mT", "H", "mH", "data", "real", "imag", "values", "indices", "grad"):
+                # `p.grad`: the gradient autograd accumulates is where the tensor is
                 return Value(Kind.TENSOR, base.device, base.origin, scalar=base.scalar if attribute != "values" else None)
+        if base.role is Role.DISTRIBUTION and base.device is not None and attribute in api.DISTRIBUTION_TENSOR_ATTRIBUTES:
+            return Value(Kind.TENSOR, base.device, base.origin)  # `dist.probs`, `dist.mean`
         if base.kind == Kind.BATCH and base.role is Role.TOKENIZED_BATCH and attribute in api.TOKENIZED_TENSOR_KEYS:
             return Value(Kind.TENSOR, base.device, base.origin, scalar=False)  # `batch.input_ids`
         if base.role is Role.MODEL_OUTPUT and base.device is not None:
@@ -1029,7 +1032,11 @@ class Expressions:
             return known
         return None
 
-    def _builtin(self, name: str, args: tuple[tuple[cst.Arg, Value], ...], node: Optional[cst.Call] = None) -> Value:
+    def _builtin(self, name: str, args: tuple[tuple[cst.Arg, Value], ...], node: Optional[cst.Call] = None, state: Optional[State] = None) -> Value:
+        if state is not None and name in _ITERATING_BUILTINS:
+            # `enumerate(loader)`, `zip(loader, ...)`, `next(iter(loader))` of an object whose
+            # `__iter__` is a generator of the file: they iterate what it yields, as `for` does
+            args = tuple((arg, value if arg.star else self._iterated_by_own_class(value, state)) for arg, value in args)
         if name == "enumerate" and args:
             return Value(Kind.CONTAINER, info=Homogeneous(Value(Kind.CONTAINER, info=(Value(Kind.NUMBER), self.element_of(args[0][1])))))
         if name == "zip" and len(args) == 1 and args[0][0].star == "*":
@@ -1097,6 +1104,9 @@ def _selected_parameters(node: cst.BaseExpression, iterable: Value) -> Optional[
         return iterable
     return None
 
+
+#: builtins that iterate their arguments
+_ITERATING_BUILTINS = frozenset({"enumerate", "zip", "list", "tuple", "sorted", "reversed", "iter", "next"})
 
 #: factories whose positional arguments are the sizes of the tensor they make
 _SIZED_FACTORIES = frozenset({"torch.zeros", "torch.ones", "torch.empty", "torch.rand", "torch.randn"})

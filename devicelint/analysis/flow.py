@@ -917,11 +917,16 @@ class FlowAnalyzer(Expressions, Summaries, TorchSemantics, ProjectImports):
             return
         if isinstance(target, cst.Subscript):
             base = self.eval(target.value, state)
+            tensor_index: Optional[Value] = None
             for element in target.slice:
                 if isinstance(element.slice, cst.Index):
-                    self.eval(element.slice.value, state)
+                    index = self.eval(element.slice.value, state)
+                    if tensor_index is None and index.kind in (Kind.TENSOR, Kind.BATCH):
+                        tensor_index = index
             if self.emitting and value_node is not None:
                 self.sink.on_subscript_assign(target, value_node, value)
+                if tensor_index is not None and base.kind == Kind.TENSOR:
+                    self.sink.on_index_put(target, base, tensor_index, value_node, value)
                 if base.kind == Kind.NDARRAY:
                     self.sink.on_ndarray_store(target, value_node, value)
             key = dotted_name(target.value)

@@ -565,10 +565,27 @@ def numpy_reads(qualname: str, keyword: Optional[str]) -> bool:
     samples (``pearsonr(x, y)``)."""
     if qualname.startswith("matplotlib."):
         return True
+    if qualname in HOST_MEMORY_WRITERS:
+        return keyword is None or keyword == HOST_MEMORY_WRITERS[qualname]
+    if qualname in _NUMPY_CONVERTING_CALLS:
+        return keyword is None or keyword == _NUMPY_CONVERTING_CALLS[qualname]
     if qualname.startswith("sklearn.metrics."):
         return keyword is None or keyword in _SKLEARN_METRIC_ARRAYS
     return qualname.startswith(("numpy.", "scipy.stats.")) and keyword is None
 
+
+#: audio writers that read the samples they are given from host memory (torchaudio's backends
+#: refuse a tensor that is not on the CPU; soundfile converts with numpy), with the keyword
+#: that names the samples
+HOST_MEMORY_WRITERS = {"torchaudio.save": "src", "soundfile.write": "data"}
+
+#: calls of other libraries that turn the data they are given into a numpy array
+#: (``np.asarray``), with the keyword that names it: pandas' constructors, imageio's writers
+_NUMPY_CONVERTING_CALLS = {
+    "pandas.DataFrame": "data", "pandas.Series": "data",
+    "imageio.imwrite": "im", "imageio.imsave": "im", "imageio.v2.imwrite": "im", "imageio.v3.imwrite": "image",
+    "imageio.mimwrite": "ims", "imageio.mimsave": "ims", "imageio.v2.mimwrite": "ims", "imageio.v2.mimsave": "ims",
+}
 
 #: the keyword arguments of scikit-learn's metrics that take arrays of labels or scores
 _SKLEARN_METRIC_ARRAYS = frozenset({"y_true", "y_pred", "y_score", "y_prob", "probas_pred", "labels_true", "labels_pred", "X"})

@@ -183,6 +183,30 @@ MIXING_FUNCTIONS = frozenset(
 #: (``pad_sequence(masks, batch_first=True)``)
 SEQUENCE_PADDERS = frozenset({"torch.nn.utils.rnn.pad_sequence"})
 
+#: the package of PyTorch's probability distributions (``torch.distributions.Normal``,
+#: ``torch.distributions.categorical.Categorical``): a class of it builds a distribution
+DISTRIBUTIONS_PACKAGE = "torch.distributions."
+
+#: methods of a distribution that give tensors where its parameters are
+DISTRIBUTION_TENSOR_METHODS = frozenset({
+    "sample", "rsample", "sample_n", "log_prob", "entropy", "cdf", "icdf", "perplexity", "enumerate_support",
+})
+
+#: attributes of a distribution that are tensors where its parameters are
+DISTRIBUTION_TENSOR_ATTRIBUTES = frozenset({
+    "mean", "mode", "stddev", "variance", "probs", "logits", "loc", "scale", "concentration", "rate", "low", "high",
+})
+
+#: autograd's functions that take gradients for outputs (``grad_outputs``, each on its
+#: output's device)
+AUTOGRAD_GRADS = frozenset({"torch.autograd.grad"})
+
+#: functions that clip the gradients of the parameters they are given and return their total
+#: norm, a 0-dim tensor on those parameters' device
+GRADIENT_NORM_CLIPPERS = frozenset({
+    "torch.nn.utils.clip_grad_norm_", "torch.nn.utils.clip_grad_norm", "torch.nn.utils.clip_grad.clip_grad_norm_",
+})
+
 #: ``torch._foreach_copy_(xs, ys)``, ``torch._foreach_lerp_(xs, ys, w)``: functions over lists of
 #: tensors, which work on the tensors of all their lists together - on one device
 FOREACH_PREFIX = "torch._foreach_"

@@ -280,7 +280,16 @@ class TorchSemantics:
         if qualname in api.BROADCASTING_CONVERTERS and args and not any(arg.star or arg.keyword is not None for arg, _ in args):
             return _broadcast_all(args)
         if qualname in BUILTIN_REFS:
-            return self._builtin(qualname, args, node)
+            return self._builtin(qualname, args, node, state)
+        if qualname.startswith(api.DISTRIBUTIONS_PACKAGE) and qualname.rsplit(".", 1)[-1][:1].isupper():
+            return _distribution(node, args)
+        if qualname in api.GRADIENT_NORM_CLIPPERS and args and args[0][0].keyword is None:
+            # the total norm, a 0-dim tensor where the clipped parameters' gradients are
+            clipped = args[0][1]
+            owner = clipped.info if clipped.kind == Kind.PARAMETERS and isinstance(clipped.info, Value) else None
+            if owner is not None and owner.kind in (Kind.MODULE, Kind.CRITERION) and owner.device is not None:
+                return Value(Kind.TENSOR, owner.device, owner.origin, scalar=True)
+            return UNKNOWN
         if qualname == "collections.OrderedDict":
             return self._mapping_of_pairs(node, args)
         if qualname in api.ATTRIBUTE_BAGS and all(arg.keyword is not None and not arg.star for arg, _ in args):
@@ -763,6 +772,10 @@ class TorchSemantics:
             return self._move(node, receiver, method, args, state)
         if receiver.role is Role.TOKENIZER:
             return self.tokenized(node, method, args)
+        if receiver.role is Role.DISTRIBUTION:
+            if method in api.DISTRIBUTION_TENSOR_METHODS and receiver.device is not None:
+                return Value(Kind.TENSOR, receiver.device, Origin(node, f"drawn from {receiver.origin.how}" if receiver.origin else "drawn"))
+            return UNKNOWN
         # `train`, `to`, `forward` ... are nn.Module's own only on modules: a trainer class's
         # `train(dataset)` is a method of the file like any other
         if isinstance(receiver.info, ClassInfo) and (method not in _BUILT_IN_MODULE_METHODS or not receiver.info.is_module):
@@ -1300,6 +1313,24 @@ def is_loss_class(qualname: Optional[str]) -> bool:
 
 def _is_none(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) and node.value == "None"
+
+
+def _distribution(node: cst.Call, args: tuple[tuple[cst.Arg, Value], ...]) -> Value:
+    """``Categorical(logits=x)``, ``Normal(mu, 1.0)``, ``Independent(Normal(mu, s), 1)``: a
+    distribution where its parameter tensors (or its base distribution) are - the first one
+    that may be on an accelerator, else the first placed one; of unknown place otherwise."""
+    found: Optional[Value] = None
+    for _, value in args:
+        if value.device is None or not (value.kind == Kind.TENSOR or value.role is Role.DISTRIBUTION):
+            continue
+        if value.device.may_be_accelerator:
+            found = value
+            break
+        if found is None:
+            found = value
+    if found is None:
+        return Value(Kind.UNKNOWN, role=Role.DISTRIBUTION)
+    return Value(Kind.UNKNOWN, found.device, Origin(node, f"the distribution `{spelled(node)}`"), role=Role.DISTRIBUTION)
 
 
 def spelled(node: cst.Call) -> str:

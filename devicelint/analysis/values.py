@@ -293,6 +293,10 @@ class Role(enum.Enum):
     #: an AllenNLP batch iterator (``BucketIterator(...)``): calling it on instances gives a
     #: loader of host batches (see torch_api.ALLENNLP_ITERATORS_PACKAGE)
     BATCH_ITERATOR = "batch iterator"
+    #: a ``torch.distributions`` object (``Categorical(logits=x)``, ``Normal(mu, sigma)``),
+    #: placed where its parameter tensors are: its samples, log-probabilities and entropies
+    #: are tensors there
+    DISTRIBUTION = "distribution"
 
 
 #: the roles of a process's rank (and of devices built from it)

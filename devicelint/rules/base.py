@@ -83,6 +83,9 @@ class Rule:
     def on_ndarray_store(self, target: "cst.Subscript", value_node: "cst.BaseExpression", value: "Value") -> None:  # pragma: no cover
         """``array[i] = value`` where ``array`` is a numpy array."""
 
+    def on_index_put(self, target: "cst.Subscript", base: "Value", index: "Value", value_node: "cst.BaseExpression", value: "Value") -> None:  # pragma: no cover
+        """``base[index] = value`` with a tensor index: ``index_put_``, which needs ``value`` on ``base``'s device."""
+
     def finish(self) -> None:  # pragma: no cover - interface
         pass
 

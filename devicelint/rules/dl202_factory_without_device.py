@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Optional
 
 import libcst as cst
@@ -23,7 +24,10 @@ class FactoryWithoutDevice(Rule):
     `torch.tensor([...])`, ...) or a legacy constructor (`torch.LongTensor(ids)`) that is then
     combined - by an operator, a torch function, a tensor method such as
     `masked_fill` or `scatter_add_` (also `out.backward(gradient)`, whose gradient may be
-    `None` on another path), a submodule call, or a subscript whose index or mask is
+    `None` on another path, and `torch.autograd.grad(outputs, inputs, grad_outputs=...)`, whose
+    gradients must be on their outputs' device), a store at tensor indices into a tensor that can
+    be on an accelerator (`scores[rows, cols] = values`: `index_put_` moves the indices but not
+    the values), a submodule call, or a subscript whose index or mask is
     such a tensor (`table[idx]`: PyTorch reads it only with indices on the CPU or on the
     table's device; a factory subscripted where it is made is DL207's) - with a tensor that can be on an
     accelerator: the model's (a submodule's output, a parameter or buffer, a module method's
@@ -535,6 +539,9 @@ class FactoryWithoutDevice(Rule):
                     for factory in self._cpu_factories(item, allow_unknown_rank=True):
                         self._report(factory, function, event.node, other=(event.callee_node, module))
             return
+        if event.qualname in api.AUTOGRAD_GRADS:
+            self._check_grad_outputs(event, function)
+            return
         if event.qualname in api.CONCATENATING and event.args and event.args[0][0].keyword is None:
             # torch.cat/torch.stack take no 0-dim exception: a host zero in the list fails too
             apart = _entries_apart(event.args[0][1], any_rank=True)
@@ -554,6 +561,28 @@ class FactoryWithoutDevice(Rule):
             self._check_operands(operands, function, event.node)
         elif event.method in api.BINARY_TENSOR_METHODS and isinstance(event.node.func, cst.Attribute) and event.receiver is not None:
             self._check_operands([(event.node.func.value, event.receiver), *operands], function, event.node)
+
+    def _check_grad_outputs(self, event: CallEvent, function: cst.FunctionDef) -> None:
+        """``torch.autograd.grad(outputs=d, inputs=x, grad_outputs=torch.ones(d.size()))``:
+        autograd takes each gradient only on its output's device ("invalid gradient at index 0 -
+        expected device cuda:0 but got cpu"; a 0-dim one it moves). A caller passes
+        ``grad_outputs`` for outputs that are not 0-dim (a scalar needs none), so the gradient
+        has a dimension too unless the outputs are known to be 0-dim."""
+        found = {}
+        for position, (arg, value) in enumerate(event.args):
+            if arg.star:
+                return
+            name = arg.keyword.value if arg.keyword is not None else ("outputs", "inputs", "grad_outputs")[position] if position < 3 else None
+            if name in ("outputs", "grad_outputs"):
+                found[name] = (arg.value, tensor_where_given(value))
+        if len(found) != 2:
+            return
+        (outputs_node, outputs), (gradient_node, gradient) = found["outputs"], found["grad_outputs"]
+        if not outputs.is_tensor_like or not gradient.is_tensor_like or outputs.scalar is True:
+            return
+        if gradient.scalar is None:
+            gradient = replace(gradient, scalar=False)
+        self._check_operands([(outputs_node, outputs), (gradient_node, gradient)], function, event.node)
 
     def _check_registered(self, event: CallEvent, function: cst.FunctionDef) -> None:
         """``module.register_parameter(name, nn.Parameter(torch.empty(0)))`` on a module already
@@ -612,6 +641,25 @@ class FactoryWithoutDevice(Rule):
             if factory[0] is node.value and not index.device.argument:
                 return  # `torch.arange(n)[mask]`, subscripted where it is made: DL207's, on this very expression
             self._report(factory, function, node, other=(index_node, index), indexed=True)
+
+    def on_index_put(self, target: cst.Subscript, base: Value, index: Value, value_node: cst.BaseExpression, value: Value) -> None:
+        """``scores[rows, cols] = values`` with tensor indices: PyTorch runs ``index_put_``,
+        which moves the indices to ``scores``'s device but takes ``values`` only on that device
+        (or 0-dim): a host factory's tensor written into a tensor that may be on a GPU fails with
+        mixed devices. (With integer and slice indices the store is a copy, which crosses
+        devices.) Only that direction: a host table filled at its indices with what a caller
+        handed in is most often host-side bookkeeping (index tables built on the CPU and moved
+        once), and the caller's tensor may well be on the host."""
+        function = self._function()
+        if function is None or index.scalar is True or not value.is_tensor_like or value.scalar is True:
+            return
+        if base.device is None or not base.device.may_be_accelerator:
+            return
+        if value.scalar is None:
+            # what is written at tensor indices is one value per index (a 0-dim one is spelled
+            # as a literal or a reduction, whose rank the analysis knows)
+            value = replace(value, scalar=False)
+        self._check_operands([(target.value, base), (value_node, value)], function, target)
 
     def on_binary(self, event: BinaryEvent) -> None:
         function = self._function()

@@ -65,8 +65,10 @@ class NumpyOnDeviceTensor(Rule):
     Flags `.numpy()` on a tensor known to live on a GPU, and numpy functions (`np.array`,
     `np.asarray`, `np.sum`, `np.concatenate`, ...) and matplotlib calls (`plt.plot`,
     `plt.scatter(..., c=labels)`, `plt.imshow`) applied to such tensors or to lists of them,
-    scikit-learn's metrics (`accuracy_score(y, preds)`) and `scipy.stats` functions, which read
-    their arrays with numpy too, and such a tensor stored into an element of a numpy array
+    scikit-learn's metrics (`accuracy_score(y, preds)`), `scipy.stats` functions, pandas'
+    `DataFrame`/`Series` and imageio's writers, which read their arrays with numpy too, audio
+    writers that take host memory only (`torchaudio.save`, `soundfile.write`), and such a tensor
+    stored into an element of a numpy array
     (`losses[i] = loss.data`). A
     0-dim GPU tensor appended to a list that numpy reads later (a loss or error-rate history)
     is flagged at the `append`, where `.item()` belongs; a call of a helper of the file that
@@ -404,10 +406,13 @@ class NumpyOnDeviceTensor(Rule):
                     self._report_append(put_by, event, arg.value)
                     return
                 fix = _cpu_after(arg.value, value)
+                reader = (
+                    f"`{event.qualname}` writes from host memory only" if event.qualname in helpers.HOST_MEMORY_WRITERS
+                    else "numpy cannot read them (\"can't convert cuda:0 device type tensor to numpy\")"
+                )
                 self.ctx.report(
                     event.node,
-                    f"`{self.ctx.source_of(arg.value)}` holds GPU tensors: numpy cannot read them "
-                    "(\"can't convert cuda:0 device type tensor to numpy\"); move them with `.cpu()` first",
+                    f"`{self.ctx.source_of(arg.value)}` holds GPU tensors: {reader}; move them with `.cpu()` first",
                     fix=fix,
                 )
                 return

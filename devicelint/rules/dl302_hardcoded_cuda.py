@@ -67,7 +67,10 @@ class HardcodedCuda(Rule):
     only (`if self.use_cuda: mask = mask.cuda()`, the program's own choice; a branch taken for
     the data - its size, emptiness or `is None` - is not a choice) is left alone, and so
     is a file written for CUDA alone (streams, CUDA graphs, CUDA extensions, Triton or CuPy
-    kernels). `.cuda(args.gpu)` takes its device from configuration and is not flagged.
+    kernels). `.cuda(args.gpu)` takes its device from configuration and is not flagged;
+    `.cuda(x.get_device())` (or `torch.device("cuda", x.get_device())`) follows `x` only while
+    `x` is on a GPU - `get_device()` is -1 for a CPU tensor - so it is flagged as failing on a
+    CPU run, unless the function asks where `x` is first.
     A path taken because a tensor is on a GPU (`if x.is_cuda:`, `x.device.type == "cuda"`)
     is a CUDA path on purpose, but hard-coded CUDA there is the current GPU, not `x`'s: it is
     flagged unless the code sets the current GPU (`with torch.cuda.device(x.device):`,
@@ -532,7 +535,12 @@ class HardcodedCuda(Rule):
             self._check_availability_device_name(event)
         if found is None or self._cuda_only_file():
             return
-        if availability_argument is None and self._report_every_rank_on_gpu0(found):
+        indexed_by = _indexed_by_tensor(found)
+        if indexed_by is not None and (
+            self.ctx.current_function.node is None or _ASKS_WHERE_IT_RUNS.search(self.ctx.analyzer.body_text(self.ctx.current_function.node))
+        ):
+            return  # `if x.is_cuda: t = t.cuda(x.get_device())`: on x's own GPU, and only there
+        if availability_argument is None and indexed_by is None and self._report_every_rank_on_gpu0(found):
             return
         # a tensor placed on CUDA is judged in code its caller places; a module or an object of
         # unknown kind moved there only against the program's choice of the CPU
@@ -574,6 +582,14 @@ class HardcodedCuda(Rule):
             return
         if function is not None and (_ASKS_AVAILABILITY.search(body) or id(event.node) in self._conditional_calls(function)):
             return  # a CUDA path the code chose (`if use_cuda: x = x.cuda()`): DL314's business
+        if indexed_by is not None:
+            tensor = self.ctx.source_of(indexed_by)
+            self.ctx.report(
+                found,
+                f"`{tensor}.get_device()` is -1 when `{tensor}` is on the CPU, so this CUDA placement fails on a CPU run (\"Device "
+                f"index must not be negative\"); use `.to({tensor}.device)`",
+            )
+            return
         if self.ctx.in_module_method:
             where = "a module's method, whose other tensors are where its caller put them"
         elif in_optimizer:
@@ -951,7 +967,7 @@ def _hard_coded_cuda(event: CallEvent, any_receiver: bool = False) -> Optional[c
     ):
         # `.cuda()` or `.cuda(0)`; `.cuda(args.gpu)` is a device the configuration chose
         index = positional_args(node)
-        if not index or isinstance(index[0].value, cst.Integer):
+        if not index or isinstance(index[0].value, cst.Integer) or _tensor_gpu_index(index[0].value) is not None:
             return node
         return None
     device = keyword_arg(node, "device")
@@ -960,6 +976,29 @@ def _hard_coded_cuda(event: CallEvent, any_receiver: bool = False) -> Optional[c
     positional = positional_args(node)
     if event.method == "to" and positional and _names_cuda(positional[0].value):
         return positional[0].value
+    return None
+
+
+def _tensor_gpu_index(node: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+    """``x.get_device()`` as a CUDA index: the tensor ``x`` whose GPU it names, or None. It is -1
+    for a tensor on the CPU, so ``.cuda(x.get_device())`` follows ``x`` only while ``x`` is on
+    a GPU, and fails ("Device index must not be negative") on a CPU run."""
+    if isinstance(node, cst.Call) and not node.args and isinstance(node.func, cst.Attribute) and node.func.attr.value == "get_device":
+        return node.func.value
+    return None
+
+
+def _indexed_by_tensor(found: cst.CSTNode) -> Optional[cst.BaseExpression]:
+    """The tensor whose ``get_device()`` names the GPU of a CUDA placement: ``t.cuda(x.get_device())``,
+    ``torch.device("cuda", x.get_device())``; None for any other."""
+    if not isinstance(found, cst.Call) or not isinstance(found.func, cst.Attribute):
+        return None
+    positional = positional_args(found)
+    if found.func.attr.value == "cuda" and positional:
+        return _tensor_gpu_index(positional[0].value)
+    index = keyword_arg(found, "index")
+    if found.func.attr.value == "device" and (len(positional) == 2 or index is not None):
+        return _tensor_gpu_index(index.value if index is not None else positional[1].value)
     return None
 
 
