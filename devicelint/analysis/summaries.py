@@ -427,6 +427,10 @@ class Summaries(ParameterUses):
                             state[key] = value  # what every caller on the same object left there
             elif name in bound:
                 state[name] = bound[name]
+                prefix = name + "."
+                for key, value in bound.items():
+                    if key.startswith(prefix):
+                        state[key] = value  # a module every caller placed on the object it hands (see _objects_placed_by_caller)
             elif use_defaults and param.default is not None:
                 state[name] = self.eval(param.default, self.module_state)
             elif param.default is not None and self.qualname_of(param.default, self.module_state) in api.FACTORIES:
@@ -1191,6 +1195,29 @@ class Summaries(ParameterUses):
         carried.update(placed_by_caller)
         return carried
 
+    def _objects_placed_by_caller(
+        self, function: cst.FunctionDef, args: tuple[tuple[cst.Arg, Value], ...], bind_self: bool, state: State
+    ) -> Optional[dict[str, Value]]:
+        """``agent.Q.to(device)`` in ``main``, then ``train(args, env, agent)``: an object of a
+        plain class of the file handed to a function carries its attributes with it, so the
+        modules the caller placed on it (see _modules_placed_by_caller) are where the function
+        finds them (``agent.Q(state)``, ``agent.act(state)`` in ``train``), by the parameter's
+        dotted name; None where no argument is such an object."""
+        found: Optional[dict[str, Value]] = None
+        names = helpers.argument_parameters(function, args, bind_self)
+        for (arg, value), name in zip(args, names):
+            info = value.info
+            if name is None or arg.star or not isinstance(info, ClassInfo) or info.is_module or value.kind == Kind.CLASS:
+                continue
+            key = dotted_name(arg.value)
+            if key is None:
+                continue
+            placed = self._modules_placed_by_caller(info, key + ".", state)
+            if placed:
+                found = found or {}
+                found.update({f"{name}.{attribute}": module for attribute, module in placed.items()})
+        return found
+
     def _modules_placed_by_caller(self, info: ClassInfo, prefix: str, state: State) -> dict[str, Value]:
         """``w.model.to(device)`` (or ``w.model = w.model.cuda()``) from outside the class, on
         a module that its ``__init__`` built: the object's methods find it where the caller put
@@ -1450,10 +1477,13 @@ class Summaries(ParameterUses):
         bind_self: bool,
         carried: Optional[dict[str, Value]],
         call: Optional[cst.Call] = None,
+        objects: Optional[dict[str, Value]] = None,
     ) -> None:
         """Remember what a reporting pass's call hands the function: its own analysis starts
         from the join over its calls (see _bound_by_callers), and a call that hands it values
-        placed otherwise may get a pass of its own (see _specialise_by_call_site)."""
+        placed otherwise may get a pass of its own (see _specialise_by_call_site). ``objects``:
+        the modules the caller placed on objects it hands (see _objects_placed_by_caller), by
+        the parameter's dotted name (``agent.Q``)."""
         # `self._forward(inputs, **kwargs)`: what it names binds, the spread may give any
         # parameter left (unknown, not its default)
         spread = any(arg.star == "**" for arg, _ in args) and not any(arg.star == "*" for arg, _ in args)
@@ -1461,6 +1491,8 @@ class Summaries(ParameterUses):
         if site is not None and carried and site[0] is not None:
             prefix = site[0].name.value + "."
             site = (site[0], {**site[1], **{prefix + attribute: value for attribute, value in carried.items()}})
+        if site is not None and objects:
+            site = (site[0], {**site[1], **objects})
         self._call_sites.setdefault(function, []).append(site[1] if site is not None else None)
         if site is not None and call is not None:
             self._record_site_call(function, call, site[1])
@@ -1605,7 +1637,7 @@ class Summaries(ParameterUses):
         ``note``: whether the call is one of the function's call sites (a construction's run of
         ``__init__`` is noted as a construction instead)."""
         if self.emitting and note:
-            self._note_call_site(function, args, bind_self, carried, call)
+            self._note_call_site(function, args, bind_self, carried, call, self._objects_placed_by_caller(function, args, bind_self, state))
             self._call_defaults.setdefault(function, []).append(self._default_device(state))
         if self._inline_depth >= helpers.MAX_DEPTH or function in self._inlining:
             return UNKNOWN
