@@ -1949,6 +1949,11 @@ class Summaries(ParameterUses):
                 device = None if self._keeps_placed_module(info, args) else CPU
             elif not info.framework_placed and not self._owns_parameters(info):
                 device = self._placed_by_kept_modules(info, args)
+            elif not info.framework_placed:
+                placed = self._placed_by_own_init(info, args)
+                if placed is not None:
+                    device = placed[0]
+                    origin = Origin(node, f"put on its `{placed[1]}` argument by `{spelled(node)}`")
             if self.emitting:
                 self._note_module_construction(node, info, args)
             return Value(Kind.MODULE, device, origin, info=info)
@@ -2141,6 +2146,44 @@ class Summaries(ParameterUses):
     def _keeps_placed_module(self, info: ClassInfo, args: tuple[tuple[cst.Arg, Value], ...]) -> bool:
         """Does the constructor keep a module it is handed that may be on an accelerator?"""
         return any(value.device is not None and value.device.may_be_accelerator for value in self._kept_module_arguments(info, args))
+
+    def _placed_by_own_init(self, info: ClassInfo, args: tuple[tuple[cst.Arg, Value], ...]) -> Optional[tuple[Device, str]]:
+        """``Encoder(vocab, dim, device=device)`` whose ``__init__`` moves every weight it makes
+        to its ``device`` parameter (``self.network = nn.Sequential(...).to(device)``): the
+        module is where the construction's argument says, once that is a device that may be the
+        accelerator. None where some weight is made elsewhere (or where the class's own weights
+        are not known), where the weights follow different parameters, where the class keeps
+        a module it is handed, or where the construction hands no such device."""
+        init = info.methods.get("__init__")
+        if init is None or any(base.is_module and "__init__" in base.methods for base in info.bases):
+            return None
+        if not info.init_analysed and not info.attributes:
+            self._preview_init(info)
+        names = {param.name.value for param in (*init.params.posonly_params, *init.params.params, *init.params.kwonly_params)}
+        followed: set[str] = set()
+        for value in info.attributes.values():
+            weights = value.kind in (Kind.MODULE, Kind.CRITERION) or value.kind == Kind.TENSOR and value.role in (Role.PARAMETER, Role.BUFFER)
+            if not weights:
+                continue
+            device = value.device
+            if device is None or device.kind != "follows" or device.label not in names or value.origin is None or not value.origin.how.startswith("moved to"):
+                return None
+            followed.add(device.label)
+        if len(followed) != 1 or self.kept_arguments(info):
+            return None
+        parameter = followed.pop()
+        site = helpers.bind_arguments(init, args, True)
+        given = site[1].get(parameter) if site is not None else None
+        if given is None or given.kind != Kind.DEVICE or given.device is None:
+            return None
+        device = given.device
+        if not device.may_be_accelerator or device.argument or device.kind == "follows":
+            return None
+        for (arg, _), name in zip(args, helpers.argument_parameters(init, args, True)):
+            spelled_as = dotted_name(arg.value) if name == parameter and not arg.star else None
+            if spelled_as is not None:
+                device = replace(device, label=spelled_as)  # where the caller says: `device`, `args.device`
+        return device, parameter
 
     def _placed_by_kept_modules(self, info: ClassInfo, args: tuple[tuple[cst.Arg, Value], ...]) -> Optional[Device]:
         """A module class that owns no parameters of its own but keeps the modules its
