@@ -39,3 +39,15 @@ def test_inputs_moved_to_the_same_device_stay_quiet():
 def test_a_weight_made_without_the_move_leaves_the_model_unknown():
     code = _TAGGER.replace("        self.norm = nn.LayerNorm(3).to(device)\n", "        self.head = nn.Linear(3, 3)\n")
     assert [f for f in lint(code) if f.code == "DL201"] == []
+
+
+def test_a_class_that_also_stores_its_device_is_placed_the_same_way():
+    code = _TAGGER.replace("        super().__init__()\n", "        super().__init__()\n        self.device = device\n", 1)
+    assert [(f.code, f.line) for f in lint(code) if f.code == "DL201"] == [("DL201", 14)]
+
+
+def test_a_class_that_keeps_a_module_it_is_handed_stays_unknown():
+    code = _TAGGER.replace("def __init__(self, vocab, dim, device=torch.device('cpu')):", "def __init__(self, vocab, dim, extra, device=torch.device('cpu')):")
+    code = code.replace("        super().__init__()\n", "        super().__init__()\n        self.extra = extra\n", 1)
+    code = code.replace("Tagger(40, 8, device=run_on)", "Tagger(40, 8, nn.Linear(3, 3), device=run_on)")
+    assert [f for f in lint(code) if f.code == "DL201"] == []

@@ -2169,7 +2169,7 @@ class Summaries(ParameterUses):
             if device is None or device.kind != "follows" or device.label not in names or value.origin is None or not value.origin.how.startswith("moved to"):
                 return None
             followed.add(device.label)
-        if len(followed) != 1 or self.kept_arguments(info):
+        if len(followed) != 1 or self._kept_module_arguments(info, args):
             return None
         parameter = followed.pop()
         site = helpers.bind_arguments(init, args, True)
