@@ -2344,7 +2344,8 @@ class Summaries(ParameterUses):
             params = forward.params
             names = [p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]]
             find_method = method_finder(info)
-            moved = memo[forward] = frozenset(
+            memo[forward] = frozenset()  # a forward handing its input back to its own class: not proven
+            moved = frozenset(
                 name
                 for name in names
                 if _moved_itself(name).search(text)
@@ -2352,7 +2353,44 @@ class Summaries(ParameterUses):
                 or _only_taken_to_host(name, text)
                 or self._host_reads.read_only_on_host(forward, name, find_method)
             )
+            moved = memo[forward] = moved | self._inputs_placed_by_submodules(forward, info, frozenset(names) - moved)
         return moved
+
+    def _inputs_placed_by_submodules(self, forward: cst.FunctionDef, info: ClassInfo, names: frozenset[str]) -> frozenset[str]:
+        """The parameters among ``names`` that ``forward`` hands, as they came in, to a
+        submodule of a class of the file whose own ``forward`` places that input (see
+        _inputs_moved_by_forward): ``self.block(x, label)``, or ``layer(x, label)`` for each
+        ``layer`` of ``self.layers`` (a ModuleList of one class). An input placed there, two
+        modules down, may come in on any device."""
+        if not names:
+            return frozenset()
+        positional = [*forward.params.posonly_params, *forward.params.params]
+        if not positional:
+            return frozenset()
+        own = positional[0].name.value
+        finder = _SubmoduleCalls(own)
+        walk.visit(forward.body, finder)
+        loops = finder.loops  # `for layer in self.layers:` -> layer: layers
+        placed: set[str] = set()
+        for callee, on_self, call in finder.calls:
+            if not on_self and callee not in loops:
+                continue
+            attribute = callee if on_self else loops[callee]
+            kept = self._attributes_seen_by_methods(info, only=attribute).get(attribute)
+            if kept is None or kept.kind != Kind.MODULE:
+                continue
+            sub_info = kept.info.element.info if isinstance(kept.info, Homogeneous) and not on_self else kept.info
+            if not isinstance(sub_info, ClassInfo) or sub_info is info or not sub_info.is_module:
+                continue
+            found = sub_info.find_method("forward")
+            if found is None:
+                continue
+            sub_moved = self._inputs_moved_by_forward(found[0], sub_info)
+            handed = tuple((arg, UNKNOWN) for arg in call.args)
+            for arg, parameter in zip(call.args, helpers.argument_parameters(found[0], handed, True)):
+                if not arg.star and isinstance(arg.value, cst.Name) and arg.value.value in names and parameter in sub_moved:
+                    placed.add(arg.value.value)
+        return frozenset(placed)
 
     def _inputs_placed_by_weightless_module(
         self, module_info: ClassInfo, forward: Optional[cst.FunctionDef], args: tuple[tuple[cst.Arg, Value], ...]
@@ -2888,6 +2926,36 @@ class _ReturnFinder(OwnScopeVisitor):
 
 #: ``self.encoder(``: a call of what an attribute holds
 _SELF_ATTRIBUTE_CALL = re.compile(r"(?<![\w.])self\s*\.\s*([A-Za-z_]\w*)\s*\(")
+
+
+class _SubmoduleCalls(cst.CSTVisitor):
+    """The calls a module's method makes of its submodules: ``self.block(...)`` (by attribute
+    name), and ``layer(...)`` inside ``for layer in self.layers:`` (by the loop's name, which
+    ``loops`` maps to the attribute)."""
+
+    def __init__(self, own: str) -> None:
+        self.own = own
+        self.loops: dict[str, str] = {}
+        #: (attribute or loop name, whether it is called on the object itself, the call)
+        self.calls: list[tuple[str, bool, cst.Call]] = []
+
+    def visit_For(self, node: cst.For) -> None:
+        target, iterated = node.target, node.iter
+        if isinstance(target, cst.Name) and isinstance(iterated, cst.Attribute) and isinstance(iterated.value, cst.Name) and iterated.value.value == self.own:
+            self.loops[target.value] = iterated.attr.value
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == self.own:
+            self.calls.append((func.attr.value, True, node))
+        elif isinstance(func, cst.Name):
+            self.calls.append((func.value, False, node))
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
 
 
 def _moved_itself(name: str) -> "re.Pattern[str]":
