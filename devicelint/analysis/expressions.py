@@ -1000,8 +1000,18 @@ class Expressions:
     def _module_kept_by_object(self, base: Value, name: str) -> Optional[Value]:
         """The module or criterion an object of a plain class of the file keeps under ``name``
         (``self.net = Net().to(device)`` in its ``__init__``), where its class has no method of
-        that name; None otherwise."""
+        that name; None otherwise. So too a submodule of a module of a class of the file, called
+        from outside the class (``model.generator(ids)`` of ``model = Outer().to(device)``): not a
+        method but the module its methods see as ``self.generator``, where the model was moved
+        (``Module.to`` moves every registered submodule; see module_member). Not for a model
+        left where it was built: a module it was handed, or a copy of one, is wherever that one
+        was put."""
         info = base.info
+        if base.kind == Kind.MODULE and isinstance(info, ClassInfo) and info.is_module:
+            if info.find_method(name) is not None or base.device is None or not base.device.may_be_accelerator:
+                return None
+            member = self.module_member(base, name)
+            return member if member is not None and member.kind in (Kind.MODULE, Kind.CRITERION) else None
         if base.kind != Kind.UNKNOWN or not isinstance(info, ClassInfo) or info.is_module or info.is_dataset or info.find_method(name) is not None:
             return None
         kept = self.object_attribute(info, name)

@@ -547,6 +547,8 @@ class FlowAnalyzer(Expressions, Summaries, TorchSemantics, ProjectImports):
             current = state.get(name, UNKNOWN)
             if current.kind == Kind.UNKNOWN and isinstance(current.info, TensorOrNone):
                 (else_state if none_branch else body_state)[name] = current.info.tensor
+        if impossible is None:
+            impossible = _none_check_impossible(node.test, state)
         if impossible is None and (self._inline_depth > 0 or self.call_context is not None):
             # summarising a helper on its caller's arguments, or running it on one call's (see
             # Summaries._specialise_by_call_site): `if use_real:` with the caller's
@@ -976,6 +978,20 @@ def _keeps_items(collection: Value) -> bool:
 
 
 _JUMPS = (cst.Return, cst.Raise, cst.Continue, cst.Break)
+
+
+def _none_check_impossible(test: cst.BaseExpression, state: State) -> Optional[bool]:
+    """``if ids is None:`` where ``ids`` holds a tensor the code made (one with an origin: what
+    every call of the function hands it, or what the function itself made), not a parameter's
+    assumed kind: a tensor is never None, so the branch for None cannot run (True) and the one
+    for a tensor always does (False); None where the test is no such check."""
+    checked = none_checked_name(test)
+    if checked is None:
+        return None
+    value = state.get(checked[0])
+    if value is None or value.kind != Kind.TENSOR or value.origin is None:
+        return None
+    return checked[1]
 
 
 def _leaves_block(statements: Sequence[cst.BaseStatement]) -> bool:

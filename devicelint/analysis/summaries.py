@@ -427,6 +427,10 @@ class Summaries(ParameterUses):
                             state[key] = value  # what every caller on the same object left there
             elif name in bound:
                 state[name] = bound[name]
+                prefix = name + "."
+                for key, value in bound.items():
+                    if key.startswith(prefix):
+                        state[key] = value  # a module every caller placed on the object it hands (see _objects_placed_by_caller)
             elif use_defaults and param.default is not None:
                 state[name] = self.eval(param.default, self.module_state)
             elif param.default is not None and self.qualname_of(param.default, self.module_state) in api.FACTORIES:
@@ -1191,6 +1195,29 @@ class Summaries(ParameterUses):
         carried.update(placed_by_caller)
         return carried
 
+    def _objects_placed_by_caller(
+        self, function: cst.FunctionDef, args: tuple[tuple[cst.Arg, Value], ...], bind_self: bool, state: State
+    ) -> Optional[dict[str, Value]]:
+        """``agent.Q.to(device)`` in ``main``, then ``train(args, env, agent)``: an object of a
+        plain class of the file handed to a function carries its attributes with it, so the
+        modules the caller placed on it (see _modules_placed_by_caller) are where the function
+        finds them (``agent.Q(state)``, ``agent.act(state)`` in ``train``), by the parameter's
+        dotted name; None where no argument is such an object."""
+        found: Optional[dict[str, Value]] = None
+        names = helpers.argument_parameters(function, args, bind_self)
+        for (arg, value), name in zip(args, names):
+            info = value.info
+            if name is None or arg.star or not isinstance(info, ClassInfo) or info.is_module or value.kind == Kind.CLASS:
+                continue
+            key = dotted_name(arg.value)
+            if key is None:
+                continue
+            placed = self._modules_placed_by_caller(info, key + ".", state)
+            if placed:
+                found = found or {}
+                found.update({f"{name}.{attribute}": module for attribute, module in placed.items()})
+        return found
+
     def _modules_placed_by_caller(self, info: ClassInfo, prefix: str, state: State) -> dict[str, Value]:
         """``w.model.to(device)`` (or ``w.model = w.model.cuda()``) from outside the class, on
         a module that its ``__init__`` built: the object's methods find it where the caller put
@@ -1450,10 +1477,13 @@ class Summaries(ParameterUses):
         bind_self: bool,
         carried: Optional[dict[str, Value]],
         call: Optional[cst.Call] = None,
+        objects: Optional[dict[str, Value]] = None,
     ) -> None:
         """Remember what a reporting pass's call hands the function: its own analysis starts
         from the join over its calls (see _bound_by_callers), and a call that hands it values
-        placed otherwise may get a pass of its own (see _specialise_by_call_site)."""
+        placed otherwise may get a pass of its own (see _specialise_by_call_site). ``objects``:
+        the modules the caller placed on objects it hands (see _objects_placed_by_caller), by
+        the parameter's dotted name (``agent.Q``)."""
         # `self._forward(inputs, **kwargs)`: what it names binds, the spread may give any
         # parameter left (unknown, not its default)
         spread = any(arg.star == "**" for arg, _ in args) and not any(arg.star == "*" for arg, _ in args)
@@ -1461,6 +1491,8 @@ class Summaries(ParameterUses):
         if site is not None and carried and site[0] is not None:
             prefix = site[0].name.value + "."
             site = (site[0], {**site[1], **{prefix + attribute: value for attribute, value in carried.items()}})
+        if site is not None and objects:
+            site = (site[0], {**site[1], **objects})
         self._call_sites.setdefault(function, []).append(site[1] if site is not None else None)
         if site is not None and call is not None:
             self._record_site_call(function, call, site[1])
@@ -1605,7 +1637,7 @@ class Summaries(ParameterUses):
         ``note``: whether the call is one of the function's call sites (a construction's run of
         ``__init__`` is noted as a construction instead)."""
         if self.emitting and note:
-            self._note_call_site(function, args, bind_self, carried, call)
+            self._note_call_site(function, args, bind_self, carried, call, self._objects_placed_by_caller(function, args, bind_self, state))
             self._call_defaults.setdefault(function, []).append(self._default_device(state))
         if self._inline_depth >= helpers.MAX_DEPTH or function in self._inlining:
             return UNKNOWN
@@ -1917,6 +1949,11 @@ class Summaries(ParameterUses):
                 device = None if self._keeps_placed_module(info, args) else CPU
             elif not info.framework_placed and not self._owns_parameters(info):
                 device = self._placed_by_kept_modules(info, args)
+            elif not info.framework_placed:
+                placed = self._placed_by_own_init(info, args)
+                if placed is not None:
+                    device = placed[0]
+                    origin = Origin(node, f"put on its `{placed[1]}` argument by `{spelled(node)}`")
             if self.emitting:
                 self._note_module_construction(node, info, args)
             return Value(Kind.MODULE, device, origin, info=info)
@@ -2110,6 +2147,44 @@ class Summaries(ParameterUses):
         """Does the constructor keep a module it is handed that may be on an accelerator?"""
         return any(value.device is not None and value.device.may_be_accelerator for value in self._kept_module_arguments(info, args))
 
+    def _placed_by_own_init(self, info: ClassInfo, args: tuple[tuple[cst.Arg, Value], ...]) -> Optional[tuple[Device, str]]:
+        """``Encoder(vocab, dim, device=device)`` whose ``__init__`` moves every weight it makes
+        to its ``device`` parameter (``self.network = nn.Sequential(...).to(device)``): the
+        module is where the construction's argument says, once that is a device that may be the
+        accelerator. None where some weight is made elsewhere (or where the class's own weights
+        are not known), where the weights follow different parameters, where the class keeps
+        a module it is handed, or where the construction hands no such device."""
+        init = info.methods.get("__init__")
+        if init is None or any(base.is_module and "__init__" in base.methods for base in info.bases):
+            return None
+        if not info.init_analysed and not info.attributes:
+            self._preview_init(info)
+        names = {param.name.value for param in (*init.params.posonly_params, *init.params.params, *init.params.kwonly_params)}
+        followed: set[str] = set()
+        for value in info.attributes.values():
+            weights = value.kind in (Kind.MODULE, Kind.CRITERION) or value.kind == Kind.TENSOR and value.role in (Role.PARAMETER, Role.BUFFER)
+            if not weights:
+                continue
+            device = value.device
+            if device is None or device.kind != "follows" or device.label not in names or value.origin is None or not value.origin.how.startswith("moved to"):
+                return None
+            followed.add(device.label)
+        if len(followed) != 1 or self._kept_module_arguments(info, args):
+            return None
+        parameter = followed.pop()
+        site = helpers.bind_arguments(init, args, True)
+        given = site[1].get(parameter) if site is not None else None
+        if given is None or given.kind != Kind.DEVICE or given.device is None:
+            return None
+        device = given.device
+        if not device.may_be_accelerator or device.argument or device.kind == "follows":
+            return None
+        for (arg, _), name in zip(args, helpers.argument_parameters(init, args, True)):
+            spelled_as = dotted_name(arg.value) if name == parameter and not arg.star else None
+            if spelled_as is not None:
+                device = replace(device, label=spelled_as)  # where the caller says: `device`, `args.device`
+        return device, parameter
+
     def _placed_by_kept_modules(self, info: ClassInfo, args: tuple[tuple[cst.Arg, Value], ...]) -> Optional[Device]:
         """A module class that owns no parameters of its own but keeps the modules its
         constructor is handed (``GreedySearchDecoder(encoder, decoder)``) is where they are:
@@ -2269,7 +2344,8 @@ class Summaries(ParameterUses):
             params = forward.params
             names = [p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]]
             find_method = method_finder(info)
-            moved = memo[forward] = frozenset(
+            memo[forward] = frozenset()  # a forward handing its input back to its own class: not proven
+            moved = frozenset(
                 name
                 for name in names
                 if _moved_itself(name).search(text)
@@ -2277,7 +2353,44 @@ class Summaries(ParameterUses):
                 or _only_taken_to_host(name, text)
                 or self._host_reads.read_only_on_host(forward, name, find_method)
             )
+            moved = memo[forward] = moved | self._inputs_placed_by_submodules(forward, info, frozenset(names) - moved)
         return moved
+
+    def _inputs_placed_by_submodules(self, forward: cst.FunctionDef, info: ClassInfo, names: frozenset[str]) -> frozenset[str]:
+        """The parameters among ``names`` that ``forward`` hands, as they came in, to a
+        submodule of a class of the file whose own ``forward`` places that input (see
+        _inputs_moved_by_forward): ``self.block(x, label)``, or ``layer(x, label)`` for each
+        ``layer`` of ``self.layers`` (a ModuleList of one class). An input placed there, two
+        modules down, may come in on any device."""
+        if not names:
+            return frozenset()
+        positional = [*forward.params.posonly_params, *forward.params.params]
+        if not positional:
+            return frozenset()
+        own = positional[0].name.value
+        finder = _SubmoduleCalls(own)
+        walk.visit(forward.body, finder)
+        loops = finder.loops  # `for layer in self.layers:` -> layer: layers
+        placed: set[str] = set()
+        for callee, on_self, call in finder.calls:
+            if not on_self and callee not in loops:
+                continue
+            attribute = callee if on_self else loops[callee]
+            kept = self._attributes_seen_by_methods(info, only=attribute).get(attribute)
+            if kept is None or kept.kind != Kind.MODULE:
+                continue
+            sub_info = kept.info.element.info if isinstance(kept.info, Homogeneous) and not on_self else kept.info
+            if not isinstance(sub_info, ClassInfo) or sub_info is info or not sub_info.is_module:
+                continue
+            found = sub_info.find_method("forward")
+            if found is None:
+                continue
+            sub_moved = self._inputs_moved_by_forward(found[0], sub_info)
+            handed = tuple((arg, UNKNOWN) for arg in call.args)
+            for arg, parameter in zip(call.args, helpers.argument_parameters(found[0], handed, True)):
+                if not arg.star and isinstance(arg.value, cst.Name) and arg.value.value in names and parameter in sub_moved:
+                    placed.add(arg.value.value)
+        return frozenset(placed)
 
     def _inputs_placed_by_weightless_module(
         self, module_info: ClassInfo, forward: Optional[cst.FunctionDef], args: tuple[tuple[cst.Arg, Value], ...]
@@ -2813,6 +2926,36 @@ class _ReturnFinder(OwnScopeVisitor):
 
 #: ``self.encoder(``: a call of what an attribute holds
 _SELF_ATTRIBUTE_CALL = re.compile(r"(?<![\w.])self\s*\.\s*([A-Za-z_]\w*)\s*\(")
+
+
+class _SubmoduleCalls(cst.CSTVisitor):
+    """The calls a module's method makes of its submodules: ``self.block(...)`` (by attribute
+    name), and ``layer(...)`` inside ``for layer in self.layers:`` (by the loop's name, which
+    ``loops`` maps to the attribute)."""
+
+    def __init__(self, own: str) -> None:
+        self.own = own
+        self.loops: dict[str, str] = {}
+        #: (attribute or loop name, whether it is called on the object itself, the call)
+        self.calls: list[tuple[str, bool, cst.Call]] = []
+
+    def visit_For(self, node: cst.For) -> None:
+        target, iterated = node.target, node.iter
+        if isinstance(target, cst.Name) and isinstance(iterated, cst.Attribute) and isinstance(iterated.value, cst.Name) and iterated.value.value == self.own:
+            self.loops[target.value] = iterated.attr.value
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == self.own:
+            self.calls.append((func.attr.value, True, node))
+        elif isinstance(func, cst.Name):
+            self.calls.append((func.value, False, node))
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
 
 
 def _moved_itself(name: str) -> "re.Pattern[str]":
