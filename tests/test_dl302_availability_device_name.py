@@ -1,6 +1,6 @@
 """DL302: a device bound to ``torch.device("cuda" if torch.cuda.is_available() else "cpu")`` in a
 function handed a model, which it places with that device, in a program that puts work on GPUs
-it picks (tune19f)."""
+it picks."""
 
 from __future__ import annotations
 

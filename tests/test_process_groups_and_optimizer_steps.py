@@ -1,4 +1,4 @@
-"""Session 19, tune19b: DistributedDataParallel around a host model given device_ids (DL205), the
+"""DistributedDataParallel around a host model given device_ids (DL205), the
 step of an optimizer whose restored state stays on the CPU (DL407), a device picked by name from
 `x.is_cuda` (DL302), an NCCL program that never sets the current GPU (DL302), and a host factory
 on one path of a tensor an NCCL collective shares (DL316)."""

@@ -1,4 +1,4 @@
-"""Session 20 (tune20b): general facts of torch and Python data flow.
+"""General facts of torch and Python data flow, each with a case that must stay silent.
 
 * `enumerate`/`zip`/`next(iter(...))` of an object whose `__iter__` is a generator of the file
   iterate what it yields, as a `for` loop over the object does;
