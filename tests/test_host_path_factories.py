@@ -1,4 +1,4 @@
-"""Session 18 (tune18d): a host factory on one path of a merge, a tensor where the accelerator
+"""A host factory on one path of a merge, a tensor where the accelerator
 may be on the other, meeting a GPU tensor after the merge (DL202); a GPU tensor on the left of
 an arithmetic operator with a numpy array (DL204)."""
 

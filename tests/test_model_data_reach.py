@@ -1,4 +1,4 @@
-"""Session 18, tuner A: data and modules that reach a model on another device - where a finding
+"""Data and modules that reach a model on another device - where a finding
 is reported, and the analysis facts that let DL201/DL203/DL104/... see the data reach the model."""
 
 from __future__ import annotations
