@@ -221,6 +221,9 @@ class FlowAnalyzer(Expressions, Summaries, TorchSemantics, ProjectImports):
         #: moves in place (``model.cpu()``, ``state.model.to(device)``; see
         #: Summaries._moved_in_place_by)
         self._parameters_moved_in_place: dict[cst.FunctionDef, frozenset[str]] = {}
+        #: per nested function: the names of the function around it that its body moves in
+        #: place (see Summaries.free_modules_moved_in_place)
+        self._free_names_moved_in_place: dict[cst.FunctionDef, frozenset[str]] = {}
         #: per function: the parameters it hands to numpy or matplotlib (see _numpy_read_parameters)
         self._numpy_reads_found: dict[cst.FunctionDef, dict[str, cst.Call]] = {}
         #: per function: the checkpoint loader it is, if any (see Summaries.checkpoint_load_call)
