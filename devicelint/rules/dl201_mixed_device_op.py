@@ -6,6 +6,7 @@ from typing import Optional
 import libcst as cst
 
 from devicelint.analysis import torch_api as api
+from devicelint.analysis import walk
 from devicelint.analysis.events import BinaryEvent, CallEvent
 from devicelint.analysis.values import MODEL_DEVICE, Homogeneous, Kind, Role, Value, conflicting, conflicting_on_an_arm
 from devicelint.findings import Severity
@@ -514,6 +515,9 @@ class MixedDeviceOp(Rule):
         #: the same for calls of a module's own methods (`algorithm.update(minibatches)`), reported
         #: only where the move was made for a state dict
         self._after_host_moves_by_method: list[tuple[CallEvent, cst.Arg, Value, cst.Call, Optional[cst.Call]]] = []
+        #: calls of a method of a module built on the host and never moved that moves some of
+        #: its inputs itself (see _report_moved_into_host_module)
+        self._moved_into_host_module: list[tuple[CallEvent, cst.FunctionDef, list[str], Optional[cst.Call]]] = []
 
     def on_binary(self, event: BinaryEvent) -> None:
         self._note_parameter_meetings(event.node, [(event.left_node, event.left), (event.right_node, event.right)])
@@ -589,6 +593,12 @@ class MixedDeviceOp(Rule):
         if found is None:
             return
         method, parameters, placed = found
+        if module.origin is not None and module.origin.how.startswith("created by") and isinstance(module.origin.node, cst.Call):
+            moved_inputs = [parameter for parameter in parameters if parameter is not None]
+            if moved_inputs:
+                # `policy.act(state)`, whose `act` moves `state` to the run's device before its
+                # layers take it: decided once the method's own analysis is done
+                self._moved_into_host_module.append((event, method, moved_inputs, self.ctx.call_context))
         move = module.origin.node if module.origin is not None else None
         if isinstance(move, cst.Call) and _host_move_call(move):
             # `algorithm.cpu().state_dict()` in a save helper, then `algorithm.update(batches)` on
@@ -610,6 +620,40 @@ class MixedDeviceOp(Rule):
                 self._handed_to_method.append((event, arg, value, method, parameter, self.ctx.call_context))
             else:
                 self._report_method_input(event, arg, value)
+            return
+
+    def _report_moved_into_host_module(
+        self, event: CallEvent, method: cst.FunctionDef, moved_inputs: list[str], called_from: Optional[cst.Call]
+    ) -> None:
+        """``debug_policy = Policy(...)`` never moved, then ``debug_policy.act(state)`` whose
+        ``act`` moves ``state`` to the run's device (``.to(device)``, a device the program chose,
+        not one taken from the module) and computes with the module's weights: on a GPU run the
+        input reaches host weights. The construction lacks the move: reported there, once."""
+        module = event.receiver
+        assert module is not None and module.origin is not None
+        ended = self.ctx.analyzer.function_states.get(method)
+        if not ended:
+            return
+        for parameter in moved_inputs:
+            value = ended.get(parameter)
+            if value is None or value.kind not in (Kind.TENSOR, Kind.BATCH) or value.origin is None or not value.origin.how.startswith("moved"):
+                continue
+            if not walk.contains(method, value.origin.node):
+                continue  # moved by the caller, not by the method
+            device = value.device
+            if device is None or device == MODEL_DEVICE or not device.may_be_accelerator or device.argument:
+                continue
+            if device.kind == "follows" and (device.label.split(".", 1)[0] in ("self", "cls") or device.label.startswith("the ")):
+                continue  # a device the module keeps, or the model's own: where the module is, whatever that is
+            assert isinstance(event.node.func, cst.Attribute)
+            self.ctx.report(
+                module.origin.node,
+                f"`{self.ctx.source_of(event.node.func.value)}` is built here on the CPU and never moved, but its "
+                f"`{event.method}()` (called at line {self.ctx.line(event.node)}) moves `{parameter}` to {device.describe()} "
+                f"(line {self.ctx.line(value.origin.node)}) and computes with the module's weights; move the module there too",
+                related=((event.node, f"`{event.method}()` is called here"), (value.origin.node, f"`{parameter}` is moved here")),
+                called_from=called_from,
+            )
             return
 
     def _report_method_input(self, event: CallEvent, arg: cst.Arg, value: Value, called_from: Optional[cst.Call] = None) -> None:
@@ -710,6 +754,8 @@ class MixedDeviceOp(Rule):
         for event, arg, value, move, called_from in self._after_host_moves:
             if not self._report_at_move_for_state(event, arg, value, move, called_from):
                 self._report_module_input(event, arg, value, called_from, decided=True)
+        for event, method, moved_inputs, called_from in self._moved_into_host_module:
+            self._report_moved_into_host_module(event, method, moved_inputs, called_from)
         for event, arg, value, move, called_from in self._after_host_moves_by_method:
             self._report_at_move_for_state(event, arg, value, move, called_from, verb=f"its `{event.method}()` is handed")
 
