@@ -31,7 +31,9 @@ class ParameterMoveUnregisters(Rule):
     conversions applied to a freshly built `nn.Parameter`; also a move or cast of a tensor a
     torch factory has just made on the host with `requires_grad=True`
     (`torch.ones(2, requires_grad=True).to(device)`): the copy is no leaf, so its `.grad`
-    stays None and an optimizer refuses it ("can't optimize a non-leaf Tensor").
+    stays None and an optimizer refuses it ("can't optimize a non-leaf Tensor"). The same
+    where such a leaf is re-bound to its own move later (`z = z.cuda()`) and then handed to a
+    `torch.optim` optimizer: reported where the leaf is made.
 
     ## Why is this bad?
     The conversion returns a plain, non-leaf `Tensor`, not a `Parameter`. Assigned to
