@@ -1230,6 +1230,11 @@ class Summaries(ParameterUses):
             self._preview_init(info)
         for attribute, built in info.attributes.items():
             if built.kind != Kind.MODULE:
+                placed = state.get(prefix + attribute)
+                if built.role is Role.NONE_LITERAL and placed is not None and placed.kind == Kind.MODULE and placed.device is not None:
+                    # `self.model = None` in `__init__`, then `obj.model = Net()` by the caller (or by
+                    # a loader that builds the object): the object's methods find that module
+                    placed_modules[attribute] = placed
                 continue
             placed = state.get(prefix + attribute)
             if placed is None or placed.device is None or placed.device == built.device:
