@@ -841,6 +841,11 @@ class Expressions:
             left: dict[str, Value] = {}
             result = self._summarise(callee.info, None, None, False, args, state, call=node, left=left)
             self._escape_into(callee.info, args, state, skip_first=False, left=left)
+            if left and callee.info in self._nested_functions and self._defined_in.get(callee.info) is self.current_function.node:
+                # a closure called where it is defined moved a module of this function in place
+                for name in self.free_modules_moved_in_place(callee.info):
+                    if name in left and name in state:
+                        state[name] = left[name]
         else:
             result = UNKNOWN
             self._escape(args, state)

@@ -221,6 +221,9 @@ class FlowAnalyzer(Expressions, Summaries, TorchSemantics, ProjectImports):
         #: moves in place (``model.cpu()``, ``state.model.to(device)``; see
         #: Summaries._moved_in_place_by)
         self._parameters_moved_in_place: dict[cst.FunctionDef, frozenset[str]] = {}
+        #: per nested function: the names of the function around it that its body moves in
+        #: place (see Summaries.free_modules_moved_in_place)
+        self._free_names_moved_in_place: dict[cst.FunctionDef, frozenset[str]] = {}
         #: per function: the parameters it hands to numpy or matplotlib (see _numpy_read_parameters)
         self._numpy_reads_found: dict[cst.FunctionDef, dict[str, cst.Call]] = {}
         #: per function: the checkpoint loader it is, if any (see Summaries.checkpoint_load_call)
@@ -436,6 +439,8 @@ class FlowAnalyzer(Expressions, Summaries, TorchSemantics, ProjectImports):
 
     def _exec_return(self, node: cst.Return, state: State) -> None:
         value = self.eval(node.value, state) if node.value is not None else NONE_VALUE
+        if isinstance(node.value, cst.Name):
+            value = _with_modules_set_on(node.value.value, value, state)
         if self._returns:
             self._returns[-1].append(value)
         if self._exit_states and self._exit_states[-1] is not None:
@@ -867,6 +872,9 @@ class FlowAnalyzer(Expressions, Summaries, TorchSemantics, ProjectImports):
     def assign(self, target: cst.BaseExpression, value: Value, state: State, value_node: Optional[cst.BaseExpression]) -> None:
         if isinstance(target, cst.Name):
             state[target.value] = value
+            if value.fields is not None and value.role is Role.MODULES_SET_ON_OBJECT:
+                for attribute, module in value.fields:
+                    state[f"{target.value}.{attribute}"] = module  # see _with_modules_set_on
             return
         if isinstance(target, cst.Attribute):
             key = dotted_name(target)
@@ -1119,3 +1127,21 @@ def _none_checked_key(test: cst.BaseExpression) -> Optional[tuple[str, bool]]:
     return key, isinstance(operator, cst.Is)
 
 
+def _with_modules_set_on(name: str, value: Value, state: State) -> Value:
+    """``return instance`` from a loader or factory (``instance = cls(...)``, ``instance.model =
+    Net()``, ``return instance``): the object goes back with the modules the function set on it,
+    which the caller's name then holds (``loaded.model``) for the object's methods to find. Only
+    for an object of a plain class of the file without fields of its own, and modules whose
+    device is known."""
+    info = value.info
+    if value.kind != Kind.UNKNOWN or value.fields is not None or value.role is not None or not isinstance(info, ClassInfo) or info.is_module or info.is_dataset:
+        return value
+    prefix = name + "."
+    modules = tuple(
+        (key[len(prefix):], module)
+        for key, module in state.items()
+        if key.startswith(prefix) and "." not in key[len(prefix):] and module.kind == Kind.MODULE and module.device is not None
+    )
+    if not modules:
+        return value
+    return replace(value, fields=modules, role=Role.MODULES_SET_ON_OBJECT)

@@ -1230,6 +1230,11 @@ class Summaries(ParameterUses):
             self._preview_init(info)
         for attribute, built in info.attributes.items():
             if built.kind != Kind.MODULE:
+                placed = state.get(prefix + attribute)
+                if built.role is Role.NONE_LITERAL and placed is not None and placed.kind == Kind.MODULE and placed.device is not None:
+                    # `self.model = None` in `__init__`, then `obj.model = Net()` by the caller (or by
+                    # a loader that builds the object): the object's methods find that module
+                    placed_modules[attribute] = placed
                 continue
             placed = state.get(prefix + attribute)
             if placed is None or placed.device is None or placed.device == built.device:
@@ -1645,7 +1650,7 @@ class Summaries(ParameterUses):
         # a body that may fall off its end may return None: its result is unknown, but where it
         # leaves the modules it moves in place is worth its run
         returns_unknown = falls_off and not self._is_generator(function)
-        if not summarisable or returns_unknown and (left is None or not self._moved_in_place_by(function)):
+        if not summarisable or returns_unknown and (left is None or not self._moved_in_place_by(function) and not self._moves_free_modules(function)):
             return UNKNOWN
         binding = helpers.bind_arguments(function, args, bind_self)
         if binding is None:
@@ -1683,6 +1688,8 @@ class Summaries(ParameterUses):
 
         enclosing = state if function in self._nested_functions else None
         moved_in_place = self._moved_in_place_by(function) if left is not None else frozenset()
+        if left is not None and enclosing is not None:
+            moved_in_place = moved_in_place | self.free_modules_moved_in_place(function)
         exits: list[State] = []
         with self._silent_run(function) as (returns, yielded), self._running(function, class_info, enclosing):
             if moved_in_place:
@@ -1817,6 +1824,35 @@ class Summaries(ParameterUses):
                     placed.add(name)
         return frozenset(placed)
 
+    def _moves_free_modules(self, function: cst.FunctionDef) -> bool:
+        return function in self._nested_functions and bool(self.free_modules_moved_in_place(function))
+
+    def free_modules_moved_in_place(self, function: cst.FunctionDef) -> frozenset[str]:
+        """The names of the function around a nested function (``algorithm`` in ``def
+        save_checkpoint(path): torch.save(algorithm.cpu().state_dict(), path)``) that its body
+        moves in place with a bare move method: free names, neither parameters nor bound in its
+        body, so a call of the closure moves the very module the function around it holds
+        (``Module.to``/``cuda``/``cpu`` work in place). A text scan, once per function."""
+        memo = self.function_memo(function, self._free_names_moved_in_place, "free names moved in place")
+        moved = memo.get(function)
+        if moved is None:
+            params = function.params
+            names = {p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]}
+            for star in (params.star_arg, params.star_kwarg):
+                if isinstance(star, cst.Param):
+                    names.add(star.name.value)
+            text = self._body_text(function)
+            found = set()
+            for match in _MOVED_IN_PLACE.finditer(text):
+                name = match.group(1)
+                if "." in name or name in names or name in ("self", "cls"):
+                    continue
+                if re.search(rf"(?<![.\w]){re.escape(name)}\s*(?:=(?!=)|[-+*/]=)|\b(?:for|as|global)\s+{re.escape(name)}\b|\bdef\s+{re.escape(name)}\b", text):
+                    continue  # bound in the body (or a global): not the caller's object
+                found.add(name)
+            moved = memo[function] = frozenset(found)
+        return moved
+
     def _moved_in_place_by(self, function: cst.FunctionDef) -> frozenset[str]:
         """The parameters (``model``), and attributes of parameters (``state.model``), that the
         function's body moves in place with a bare move method (``.to(``, ``.cuda(``, ``.cpu(``):
@@ -1842,9 +1878,12 @@ class Summaries(ParameterUses):
         modules_left: dict[str, Value] = {}
         if not exits:
             return modules_left
+        free = self.free_modules_moved_in_place(function) if function in self._nested_functions else frozenset()
         for moved in moved_in_place:
             root = moved.split(".", 1)[0]
-            if root not in bound or ("." not in moved and bound[root].kind not in (Kind.MODULE, Kind.CRITERION)):
+            if moved in free and root not in bound:
+                pass  # a name of the function around it: the same object the caller holds
+            elif root not in bound or ("." not in moved and bound[root].kind not in (Kind.MODULE, Kind.CRITERION)):
                 continue
             found = [exit_state.get(moved) for exit_state in exits]
             if any(value is None or value.kind not in (Kind.MODULE, Kind.CRITERION) or value.device is None for value in found):

@@ -286,6 +286,9 @@ class Role(enum.Enum):
     #: one that binds it to a tensor, the name holds a TensorOrNone (``self.weight = None``,
     #: then ``if weight is not None: self.weight = torch.tensor(weight)``)
     NONE_LITERAL = "None"
+    #: an object of a plain class of the file that a function returns with modules it set on
+    #: it (``instance.model = Net()``; ``fields`` holds them, see flow._with_modules_set_on)
+    MODULES_SET_ON_OBJECT = "modules set on a returned object"
     #: a torchvision transform that turns an image into a tensor (``transforms.ToTensor()``, or
     #: a ``transforms.Compose`` whose list holds one): calling it gives a host tensor made from
     #: the data

@@ -5,7 +5,9 @@ import libcst as cst
 from devicelint.analysis import torch_api as api
 from devicelint.analysis.events import CallEvent
 from devicelint.analysis.names import keyword_arg, positional_args
-from devicelint.analysis.values import Kind
+from typing import Optional
+
+from devicelint.analysis.values import Kind, Value
 from devicelint.rule_api import FixSpec, NodeEdit
 from devicelint.findings import Severity
 from devicelint.rules.base import Example, Rule
@@ -17,6 +19,11 @@ _COPYING_CONVERSIONS = frozenset({"cuda", "to", "half", "double", "bfloat16"})
 _PARAMETER = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
 
 
+def _asks_grad(call: cst.Call) -> bool:
+    asked = keyword_arg(call, "requires_grad")
+    return asked is not None and isinstance(asked.value, cst.Name) and asked.value.value == "True"
+
+
 class ParameterMoveUnregisters(Rule):
     """
     ## What it does
@@ -24,7 +31,9 @@ class ParameterMoveUnregisters(Rule):
     conversions applied to a freshly built `nn.Parameter`; also a move or cast of a tensor a
     torch factory has just made on the host with `requires_grad=True`
     (`torch.ones(2, requires_grad=True).to(device)`): the copy is no leaf, so its `.grad`
-    stays None and an optimizer refuses it ("can't optimize a non-leaf Tensor").
+    stays None and an optimizer refuses it ("can't optimize a non-leaf Tensor"). The same
+    where such a leaf is re-bound to its own move later (`z = z.cuda()`) and then handed to a
+    `torch.optim` optimizer: reported where the leaf is made.
 
     ## Why is this bad?
     The conversion returns a plain, non-leaf `Tensor`, not a `Parameter`. Assigned to
@@ -74,7 +83,75 @@ class ParameterMoveUnregisters(Rule):
         ),
     )
 
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        #: per scope and name: the creation of a host leaf asked to require grad, and the move
+        #: that replaced it by its copy (None until then)
+        self._leaves: dict[tuple[int, str], tuple[cst.CSTNode, Optional[cst.CSTNode]]] = {}
+
+    def on_assign(self, statement: cst.CSTNode, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value) -> None:
+        """``x = torch.randn(n, requires_grad=True)`` (or ``Variable(t, requires_grad=True)``)
+        on the host, later ``x = x.cuda()`` / ``x = x.to(device)``: the name now holds the
+        move's copy, which is no leaf (see _check_optimized)."""
+        if not isinstance(target, cst.Name):
+            return
+        key = (id(self.ctx.current_function.node), target.value)
+        if isinstance(value_node, cst.Call) and _asks_grad(value_node) and self._made_on_host(value_node, value):
+            self._leaves[key] = (value_node, None)
+            return
+        known = self._leaves.get(key)
+        if known is None:
+            return
+        func = value_node.func if isinstance(value_node, cst.Call) else None
+        if (
+            isinstance(func, cst.Attribute)
+            and func.attr.value in ("cuda", "to")
+            and isinstance(func.value, cst.Name)
+            and func.value.value == target.value
+            and value.device is not None
+            and value.device.may_be_accelerator
+        ):
+            if known[1] is None:
+                self._leaves[key] = (known[0], value_node)
+            return
+        del self._leaves[key]  # re-bound to something else
+
+    def _made_on_host(self, call: cst.Call, value: Value) -> bool:
+        return value.kind == Kind.TENSOR and value.device is not None and value.device.is_cpu and keyword_arg(call, "device") is None
+
+    def _check_optimized(self, event: CallEvent) -> None:
+        """``torch.optim.Adam([x], lr=...)`` where ``x`` is the moved copy of a host leaf that
+        asked for ``requires_grad=True``: the copy is no leaf, so on a GPU run the optimizer
+        raises "can't optimize a non-leaf Tensor" (on a CPU run the move returns the leaf
+        itself). Reported where the leaf is made, which is where it belongs on the device."""
+        scope = id(self.ctx.current_function.node)
+        params = keyword_arg(event.node, "params")
+        if params is None:
+            positional = positional_args(event.node)
+            params = positional[0] if positional else None
+        if params is None or not isinstance(params.value, (cst.List, cst.Tuple)):
+            return
+        for element in params.value.elements:
+            if not isinstance(element.value, cst.Name):
+                continue
+            known = self._leaves.get((scope, element.value.value))
+            if known is None or known[1] is None:
+                continue
+            created, moved = known
+            name = element.value.value
+            self.ctx.report(
+                created,
+                f"`{name}` is made on the host with `requires_grad=True`, then replaced by its move (line "
+                f"{self.ctx.line(moved)}), a copy that is not a leaf: on a GPU the optimizer built from it "
+                f"(line {self.ctx.line(event.node)}) raises \"can't optimize a non-leaf Tensor\"; create it on "
+                "the device, or set `requires_grad` after the move",
+                related=((moved, "moved here"), (event.node, "optimized here")),
+            )
+
     def on_call(self, event: CallEvent) -> None:
+        if event.qualname is not None and event.qualname.startswith(api.OPTIMIZER_PREFIX) and "lr_scheduler" not in event.qualname:
+            self._check_optimized(event)
+            return
         if event.method not in _CONVERSIONS:
             return
         func = event.node.func

@@ -6,8 +6,9 @@ from typing import Optional
 import libcst as cst
 
 from devicelint.analysis import torch_api as api
+from devicelint.analysis import walk
 from devicelint.analysis.events import BinaryEvent, CallEvent
-from devicelint.analysis.values import MODEL_DEVICE, Kind, Role, Value, conflicting, conflicting_on_an_arm
+from devicelint.analysis.values import MODEL_DEVICE, Homogeneous, Kind, Role, Value, conflicting, conflicting_on_an_arm
 from devicelint.findings import Severity
 from devicelint.rules._cuda_code import device_spelling
 from devicelint.rules._host_only_arguments import HostOnlyArguments
@@ -511,6 +512,12 @@ class MixedDeviceOp(Rule):
         #: module calls whose module a move to the host placed there, with accelerator inputs:
         #: decided once the file is done (see _report_at_move_for_state)
         self._after_host_moves: list[tuple[CallEvent, cst.Arg, Value, cst.Call, Optional[cst.Call]]] = []
+        #: the same for calls of a module's own methods (`algorithm.update(minibatches)`), reported
+        #: only where the move was made for a state dict
+        self._after_host_moves_by_method: list[tuple[CallEvent, cst.Arg, Value, cst.Call, Optional[cst.Call]]] = []
+        #: calls of a method of a module built on the host and never moved that moves some of
+        #: its inputs itself (see _report_moved_into_host_module)
+        self._moved_into_host_module: list[tuple[CallEvent, cst.FunctionDef, list[str], Optional[cst.Call]]] = []
 
     def on_binary(self, event: BinaryEvent) -> None:
         self._note_parameter_meetings(event.node, [(event.left_node, event.left), (event.right_node, event.right)])
@@ -586,6 +593,22 @@ class MixedDeviceOp(Rule):
         if found is None:
             return
         method, parameters, placed = found
+        if module.origin is not None and module.origin.how.startswith("created by") and isinstance(module.origin.node, cst.Call):
+            moved_inputs = [parameter for parameter in parameters if parameter is not None]
+            if moved_inputs:
+                # `policy.act(state)`, whose `act` moves `state` to the run's device before its
+                # layers take it: decided once the method's own analysis is done
+                self._moved_into_host_module.append((event, method, moved_inputs, self.ctx.call_context))
+        move = module.origin.node if module.origin is not None else None
+        if isinstance(move, cst.Call) and _host_move_call(move):
+            # `algorithm.cpu().state_dict()` in a save helper, then `algorithm.update(batches)` on
+            # accelerator data (a tensor, or a list of them): the move for the state dict is the
+            # mistake, decided once the file is done (see _report_at_move_for_state)
+            for (arg, value), placed_itself in zip(event.args, placed):
+                held = _accelerator_tensor_held(value)
+                if not placed_itself and not arg.star and held is not None:
+                    self._after_host_moves_by_method.append((event, arg, held, move, self.ctx.call_context))
+                    return
         for (arg, value), parameter, placed_itself in zip(event.args, parameters, placed):
             if placed_itself or arg.star or value.kind not in (Kind.TENSOR, Kind.BATCH) or value.device is None:
                 continue
@@ -597,6 +620,40 @@ class MixedDeviceOp(Rule):
                 self._handed_to_method.append((event, arg, value, method, parameter, self.ctx.call_context))
             else:
                 self._report_method_input(event, arg, value)
+            return
+
+    def _report_moved_into_host_module(
+        self, event: CallEvent, method: cst.FunctionDef, moved_inputs: list[str], called_from: Optional[cst.Call]
+    ) -> None:
+        """``debug_policy = Policy(...)`` never moved, then ``debug_policy.act(state)`` whose
+        ``act`` moves ``state`` to the run's device (``.to(device)``, a device the program chose,
+        not one taken from the module) and computes with the module's weights: on a GPU run the
+        input reaches host weights. The construction lacks the move: reported there, once."""
+        module = event.receiver
+        assert module is not None and module.origin is not None
+        ended = self.ctx.analyzer.function_states.get(method)
+        if not ended:
+            return
+        for parameter in moved_inputs:
+            value = ended.get(parameter)
+            if value is None or value.kind not in (Kind.TENSOR, Kind.BATCH) or value.origin is None or not value.origin.how.startswith("moved"):
+                continue
+            if not walk.contains(method, value.origin.node):
+                continue  # moved by the caller, not by the method
+            device = value.device
+            if device is None or device == MODEL_DEVICE or not device.may_be_accelerator or device.argument:
+                continue
+            if device.kind == "follows" and (device.label.split(".", 1)[0] in ("self", "cls") or device.label.startswith("the ")):
+                continue  # a device the module keeps, or the model's own: where the module is, whatever that is
+            assert isinstance(event.node.func, cst.Attribute)
+            self.ctx.report(
+                module.origin.node,
+                f"`{self.ctx.source_of(event.node.func.value)}` is built here on the CPU and never moved, but its "
+                f"`{event.method}()` (called at line {self.ctx.line(event.node)}) moves `{parameter}` to {device.describe()} "
+                f"(line {self.ctx.line(value.origin.node)}) and computes with the module's weights; move the module there too",
+                related=((event.node, f"`{event.method}()` is called here"), (value.origin.node, f"`{parameter}` is moved here")),
+                called_from=called_from,
+            )
             return
 
     def _report_method_input(self, event: CallEvent, arg: cst.Arg, value: Value, called_from: Optional[cst.Call] = None) -> None:
@@ -628,7 +685,9 @@ class MixedDeviceOp(Rule):
             called_from=called_from,
         )
 
-    def _report_at_move_for_state(self, event: CallEvent, arg: cst.Arg, value: Value, move: cst.Call, called_from: Optional[cst.Call]) -> bool:
+    def _report_at_move_for_state(
+        self, event: CallEvent, arg: cst.Arg, value: Value, move: cst.Call, called_from: Optional[cst.Call], verb: str = "it is called on"
+    ) -> bool:
         """``torch.save(model.cpu().state_dict(), path)``: ``Module.cpu()`` (and ``.to("cpu")``)
         moves the model itself, in place - it makes no host copy of the weights to save - and a
         call that goes on feeding the model tensors on the accelerator fails on its host
@@ -641,7 +700,7 @@ class MixedDeviceOp(Rule):
         self.ctx.report(
             move,
             f"`{self.ctx.source_of(move)}` moves `{model}` itself to the CPU (a module's `{move.func.attr.value}()` works in place) "
-            f"to take its state dict, but the model is used again: at line {self.ctx.line(event.node)} it is called on "
+            f"to take its state dict, but the model is used again: at line {self.ctx.line(event.node)} {verb} "
             f"`{self.ctx.source_of(arg.value)}`, {where(value, self.ctx)}; save a host copy instead "
             f"(`{{k: v.cpu() for k, v in {model}.state_dict().items()}}`)",
             related=((event.node, "the model is called here on its host weights"),),
@@ -695,6 +754,10 @@ class MixedDeviceOp(Rule):
         for event, arg, value, move, called_from in self._after_host_moves:
             if not self._report_at_move_for_state(event, arg, value, move, called_from):
                 self._report_module_input(event, arg, value, called_from, decided=True)
+        for event, method, moved_inputs, called_from in self._moved_into_host_module:
+            self._report_moved_into_host_module(event, method, moved_inputs, called_from)
+        for event, arg, value, move, called_from in self._after_host_moves_by_method:
+            self._report_at_move_for_state(event, arg, value, move, called_from, verb=f"its `{event.method}()` is handed")
 
     def _failing_meetings(self, method: cst.FunctionDef, parameter: str, value: Value) -> list[tuple[cst.CSTNode, cst.BaseExpression]]:
         """The operations of ``method`` where ``parameter``, handed ``value``, meets the
@@ -812,6 +875,22 @@ def _unmoved_target(host: Value, other: Value) -> bool:
         and host.device is not None and host.device.is_cpu
         and other.kind == Kind.TENSOR and other.device is not None and other.device.may_be_accelerator and not other.device.argument
     )
+
+
+def _accelerator_tensor_held(value: Value, depth: int = 3) -> Optional[Value]:
+    """A tensor on a device that may be the accelerator that ``value`` is or holds (the
+    elements of a list or tuple of them, ``[(x.to(device), y.to(device)), ...]``); None if none."""
+    if value.kind in (Kind.TENSOR, Kind.BATCH):
+        return value if value.device is not None and value.device.may_be_accelerator and not value.device.argument else None
+    if value.kind != Kind.CONTAINER or depth <= 0:
+        return None
+    info = value.info
+    items = [info.element] if isinstance(info, Homogeneous) else [item for item in info if isinstance(item, Value)] if isinstance(info, tuple) else []
+    for item in items:
+        found = _accelerator_tensor_held(item, depth - 1)
+        if found is not None:
+            return found
+    return None
 
 
 def _host_move_call(node: cst.BaseExpression) -> bool:
