@@ -321,6 +321,9 @@ class Expressions:
                 if -len(base.info) <= position < len(base.info) and len(node.slice) == 1:
                     return base.info[position]
                 return UNKNOWN
+            if isinstance(base.info, Homogeneous) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice):
+                # `parts[:-1]`: a slice of a list or tuple is a list or tuple of the same elements
+                return Value(Kind.CONTAINER, base.device, base.origin, info=base.info, role=base.role)
             if isinstance(base.info, Homogeneous) and len(node.slice) == 1:
                 return base.info.element
         if base.kind == Kind.REF and index_value is not None:
