@@ -95,3 +95,33 @@ def test_a_forward_that_moves_a_view_of_its_input_takes_it_on_any_device():
 def test_a_forward_that_does_not_move_its_input_is_still_reported():
     code = _MODULE.replace(".float().to(x.device)", ".float()")
     assert ("DL201", 12) in _dl201(code) or ("DL201", 8) in _dl201(code)
+
+
+# ``sort``/``topk``/``cummax``/``cummin`` return (values, indices): both where the receiver is,
+# with its dimensions
+
+
+def test_sorted_values_of_a_host_vector_meet_an_accelerator_tensor():
+    code = _HEAD + (
+        "    ordered, order = rates.sort(descending=True)\n"  # 4
+        "    return x * (ordered[:2] + gain)\n"  # 5
+    ) + _MAIN
+    assert ("DL201", 5) in _dl201(code)
+
+
+def test_topk_values_field_of_a_host_vector_meets_an_accelerator_tensor():
+    code = _HEAD + (
+        "    best = torch.topk(rates, 2).values\n"  # 4
+        "    return x * (best + gain)\n"  # 5
+    ) + _MAIN
+    assert ("DL201", 5) in _dl201(code)
+
+
+def test_topk_of_a_moved_vector_and_host_indices_into_a_moved_table_stay_silent():
+    code = _HEAD + (
+        "    best, where = rates.to(x.device).topk(2)\n"  # 4
+        "    table = torch.randn(6, 3).to(x.device)\n"  # 5
+        "    _, host_where = rates.topk(2)\n"  # 6
+        "    return x * (best + gain), table[host_where]\n"  # 7
+    ) + _MAIN
+    assert _dl201(code) == []

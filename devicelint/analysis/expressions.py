@@ -251,6 +251,11 @@ class Expressions:
                 return Value(Kind.TENSOR, base.device, base.origin, role=Role.MODEL_OUTPUT)
             if attribute in api.MODEL_OUTPUT_TUPLE_FIELDS:
                 return Value(Kind.CONTAINER, info=Homogeneous(Value(Kind.TENSOR, base.device, base.origin, role=Role.MODEL_OUTPUT)))
+        if (
+            attribute in ("values", "indices") and base.kind == Kind.CONTAINER and isinstance(base.info, tuple) and len(base.info) == 2
+            and all(part.kind == Kind.TENSOR for part in base.info)
+        ):
+            return base.info[attribute == "indices"]  # `scores.topk(k).indices`: the named pair's fields
         if base.kind == Kind.GENERATOR and attribute == "device" and base.device is not None:
             return Value(Kind.DEVICE, base.device, base.origin)  # where the generator draws
         return UNKNOWN

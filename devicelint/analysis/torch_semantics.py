@@ -111,6 +111,9 @@ _ALWAYS_DIMENSIONED_FUNCTIONS = frozenset({"torch.flatten", "torch.ravel", "torc
 #: receiver: every part is where the receiver is; the splitting ones keep its dimensions (a part
 #: of a 1-dim tensor is 1-dim, never a 0-dim scalar), ``unbind`` drops the one it splits along
 _SPLITTING_METHODS = frozenset({"split", "chunk", "tensor_split", "hsplit", "vsplit", "dsplit", "unbind"})
+#: tensor methods (and ``torch.`` forms) that return ``(values, indices)``, both where the
+#: receiver is and with its dimensions (a sorted 1-dim tensor is 1-dim)
+_VALUES_AND_INDICES_METHODS = frozenset({"sort", "topk", "cummax", "cummin"})
 #: the target of a move that leaves the device as it is (``.to(torch.float16)``, ``.pin_memory()``)
 _UNCHANGED = object()
 
@@ -610,6 +613,8 @@ class TorchSemantics:
         return Value(Kind.MODULE, explicit, origin)
 
     def _tensor_function(self, node: cst.Call, qualname: str, args: tuple[tuple[cst.Arg, Value], ...]) -> Value:
+        if qualname.startswith("torch.") and qualname[6:] in _VALUES_AND_INDICES_METHODS and args and args[0][0].keyword is None and not args[0][0].star and args[0][1].kind == Kind.TENSOR:
+            return _values_and_indices(args[0][1])  # `torch.sort(t)` is `t.sort()`
         if qualname.startswith("torch.") and qualname[6:] in _SPLITTING_METHODS and args and args[0][0].keyword is None and not args[0][0].star and args[0][1].kind == Kind.TENSOR:
             return _parts_of(args[0][1], qualname[6:])  # `torch.split(t, 1)` is `t.split(1)`
         tensors = [value for _, value in args if value.kind in (Kind.TENSOR, Kind.BATCH)]
@@ -836,6 +841,8 @@ class TorchSemantics:
                 return Value(Kind.TENSOR, other.device, other.origin, scalar=receiver.scalar) if other.kind == Kind.TENSOR else UNKNOWN
             if kind == Kind.TENSOR and method in _SPLITTING_METHODS:
                 return _parts_of(receiver, method)
+            if kind == Kind.TENSOR and method in _VALUES_AND_INDICES_METHODS:
+                return _values_and_indices(receiver)
             if kind == Kind.TENSOR and method in api.SAME_DEVICE_METHODS:
                 scalar: Optional[bool] = None
                 if method in api.FULL_REDUCTIONS and not node.args:
@@ -1510,3 +1517,12 @@ def _parts_of(tensor: Value, method: str) -> Value:
     scalar = False if tensor.scalar is False and method != "unbind" else None
     part = Value(Kind.TENSOR, tensor.device, tensor.origin, scalar=scalar)
     return Value(Kind.CONTAINER, info=Homogeneous(part))
+
+
+def _values_and_indices(tensor: Value) -> Value:
+    """What ``tensor.sort()`` (``topk``, ``cummax``, ``cummin``) returns: a pair (values,
+    indices), both on ``tensor``'s device with its number of dimensions (``.values`` and
+    ``.indices`` read them; see expressions' attribute reads)."""
+    scalar = False if tensor.scalar is False else None
+    values = Value(Kind.TENSOR, tensor.device, tensor.origin, scalar=scalar)
+    return Value(Kind.CONTAINER, info=(values, values))
