@@ -251,6 +251,11 @@ class Expressions:
                 return Value(Kind.TENSOR, base.device, base.origin, role=Role.MODEL_OUTPUT)
             if attribute in api.MODEL_OUTPUT_TUPLE_FIELDS:
                 return Value(Kind.CONTAINER, info=Homogeneous(Value(Kind.TENSOR, base.device, base.origin, role=Role.MODEL_OUTPUT)))
+        if (
+            attribute in ("values", "indices") and base.kind == Kind.CONTAINER and isinstance(base.info, tuple) and len(base.info) == 2
+            and all(part.kind == Kind.TENSOR for part in base.info)
+        ):
+            return base.info[attribute == "indices"]  # `scores.topk(k).indices`: the named pair's fields
         if base.kind == Kind.GENERATOR and attribute == "device" and base.device is not None:
             return Value(Kind.DEVICE, base.device, base.origin)  # where the generator draws
         return UNKNOWN
@@ -321,6 +326,9 @@ class Expressions:
                 if -len(base.info) <= position < len(base.info) and len(node.slice) == 1:
                     return base.info[position]
                 return UNKNOWN
+            if isinstance(base.info, Homogeneous) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice):
+                # `parts[:-1]`: a slice of a list or tuple is a list or tuple of the same elements
+                return Value(Kind.CONTAINER, base.device, base.origin, info=base.info, role=base.role)
             if isinstance(base.info, Homogeneous) and len(node.slice) == 1:
                 return base.info.element
         if base.kind == Kind.REF and index_value is not None:

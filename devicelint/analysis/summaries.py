@@ -2999,8 +2999,15 @@ class _SubmoduleCalls(cst.CSTVisitor):
 
 def _moved_itself(name: str) -> "re.Pattern[str]":
     """``x.to(`` / ``x.cuda(``: the function moves the value it was given; or, for a batch
-    handed as a dict or list, an entry of it (``batch["features"].to(device)``)."""
-    return re.compile(rf"\b{re.escape(name)}\s*(?:\[[^\[\]]*\]\s*)?\.\s*(to|cuda)\s*\(")
+    handed as a dict or list, an entry of it (``batch["features"].to(device)``); also through
+    views and casts of it that keep its values (``sigma.reshape(-1, 1).to(x.device)``)."""
+    return re.compile(
+        rf"\b{re.escape(name)}\s*(?:\[[^\[\]]*\]\s*)?(?:\.\s*(?:{_VALUE_KEEPING_METHODS})\s*\([^()]*\)\s*)*\.\s*(to|cuda)\s*\("
+    )
+
+
+#: tensor methods that give a view or a cast of their receiver (its values, its shape changed)
+_VALUE_KEEPING_METHODS = "reshape|view|unsqueeze|squeeze|flatten|permute|transpose|contiguous|detach|clone|float|double|half|long|int|bool"
 
 
 def _only_taken_to_host(name: str, text: str) -> bool:

@@ -107,6 +107,13 @@ _AT_LEAST_ONE_DIMENSION = frozenset({"unsqueeze", "view", "reshape", "repeat", "
 _ALWAYS_DIMENSIONED = frozenset({"flatten", "ravel"})
 #: torch functions whose result has a dimension whatever their operands' (``F.one_hot`` adds one)
 _ALWAYS_DIMENSIONED_FUNCTIONS = frozenset({"torch.flatten", "torch.ravel", "torch.nn.functional.one_hot"})
+#: tensor methods (and their ``torch.`` function forms) that return a tuple of views of their
+#: receiver: every part is where the receiver is; the splitting ones keep its dimensions (a part
+#: of a 1-dim tensor is 1-dim, never a 0-dim scalar), ``unbind`` drops the one it splits along
+_SPLITTING_METHODS = frozenset({"split", "chunk", "tensor_split", "hsplit", "vsplit", "dsplit", "unbind"})
+#: tensor methods (and ``torch.`` forms) that return ``(values, indices)``, both where the
+#: receiver is and with its dimensions (a sorted 1-dim tensor is 1-dim)
+_VALUES_AND_INDICES_METHODS = frozenset({"sort", "topk", "cummax", "cummin"})
 #: the target of a move that leaves the device as it is (``.to(torch.float16)``, ``.pin_memory()``)
 _UNCHANGED = object()
 
@@ -606,6 +613,10 @@ class TorchSemantics:
         return Value(Kind.MODULE, explicit, origin)
 
     def _tensor_function(self, node: cst.Call, qualname: str, args: tuple[tuple[cst.Arg, Value], ...]) -> Value:
+        if qualname.startswith("torch.") and qualname[6:] in _VALUES_AND_INDICES_METHODS and args and args[0][0].keyword is None and not args[0][0].star and args[0][1].kind == Kind.TENSOR:
+            return _values_and_indices(args[0][1])  # `torch.sort(t)` is `t.sort()`
+        if qualname.startswith("torch.") and qualname[6:] in _SPLITTING_METHODS and args and args[0][0].keyword is None and not args[0][0].star and args[0][1].kind == Kind.TENSOR:
+            return _parts_of(args[0][1], qualname[6:])  # `torch.split(t, 1)` is `t.split(1)`
         tensors = [value for _, value in args if value.kind in (Kind.TENSOR, Kind.BATCH)]
         # `torch.cat(means)` of the outputs a moved model returned (`mean, std = model(batch)`,
         # then `means.append(mean)`): what it joins can only be tensors, on their device
@@ -828,6 +839,10 @@ class TorchSemantics:
             if kind == Kind.TENSOR and method == "type_as" and args:
                 other = args[0][1]  # converts to the other tensor's dtype and device
                 return Value(Kind.TENSOR, other.device, other.origin, scalar=receiver.scalar) if other.kind == Kind.TENSOR else UNKNOWN
+            if kind == Kind.TENSOR and method in _SPLITTING_METHODS:
+                return _parts_of(receiver, method)
+            if kind == Kind.TENSOR and method in _VALUES_AND_INDICES_METHODS:
+                return _values_and_indices(receiver)
             if kind == Kind.TENSOR and method in api.SAME_DEVICE_METHODS:
                 scalar: Optional[bool] = None
                 if method in api.FULL_REDUCTIONS and not node.args:
@@ -1491,3 +1506,23 @@ def _reduced_past_first_dimension(node: cst.Call) -> bool:
             value = arg.value
             return isinstance(value, cst.Integer) and int(value.value, 0) >= 1
     return False
+
+
+def _parts_of(tensor: Value, method: str) -> Value:
+    """What ``tensor.split(1)`` (``chunk``, ``tensor_split``, ``unbind``, and the ``torch.``
+    forms) returns: a tuple of tensors on ``tensor``'s device. Splitting keeps the number of
+    dimensions, so the parts of a tensor with a dimension have one too (iterating over them
+    yields those parts, not the 0-dim elements iterating over the tensor itself would);
+    ``unbind`` removes one, so its parts' rank is not known."""
+    scalar = False if tensor.scalar is False and method != "unbind" else None
+    part = Value(Kind.TENSOR, tensor.device, tensor.origin, scalar=scalar)
+    return Value(Kind.CONTAINER, info=Homogeneous(part))
+
+
+def _values_and_indices(tensor: Value) -> Value:
+    """What ``tensor.sort()`` (``topk``, ``cummax``, ``cummin``) returns: a pair (values,
+    indices), both on ``tensor``'s device with its number of dimensions (``.values`` and
+    ``.indices`` read them; see expressions' attribute reads)."""
+    scalar = False if tensor.scalar is False else None
+    values = Value(Kind.TENSOR, tensor.device, tensor.origin, scalar=scalar)
+    return Value(Kind.CONTAINER, info=(values, values))
