@@ -16,6 +16,7 @@ from devicelint.rules._cuda_code import CUDA_ONLY_FILE, device_argument, device_
 from devicelint.rules._cpu_choice import CpuChoices
 from devicelint.rules._flag_paths import BranchConditions, asks_cuda_available
 from devicelint.rules._gpu_only_paths import GpuOnlyPaths
+from devicelint.rules._thread_devices import ThreadDevices
 from devicelint.rules.base import Example, Rule
 
 #: an ``if`` test about the size of the data (see _tests_data)
@@ -132,6 +133,12 @@ class HardcodedCuda(Rule):
     wherever it places something, not only in the branch of the test: `.to("cuda:1")`,
     `device = torch.device("cuda:1")` handed to a move, a parameter defaulting to it
     (`def train(..., device=torch.device("cuda:1"))`) that the code places with.
+    In a program that selects its GPU with `torch.cuda.set_device(i)`, an index-less
+    `torch.device("cuda")` (or `"cuda"`) that a function run in another thread places with
+    (`executor.submit(f, ...)`, `executor.map(f, ...)` of a `ThreadPoolExecutor`,
+    `threading.Thread(target=f)`) is flagged where the device is made: the current GPU belongs
+    to the calling thread, so in the worker it is GPU 0, not the selected one (a prefetch thread
+    moving batches to GPU 0 while the model is on GPU 1).
 
     ## Why is this bad?
     The layer or loss works only where its author ran it. On a CPU run the hard-coded tensor
@@ -411,6 +418,8 @@ class HardcodedCuda(Rule):
         #: hard-coded CUDA outside code its caller places: the node spelling it, its call, and
         #: the function it is in
         self._unchosen: list[tuple[cst.CSTNode, cst.Call, Optional[cst.FunctionDef]]] = []
+        #: GPU selections, functions run in threads and their index-less CUDA placements
+        self._threads = ThreadDevices(ctx.source)
 
     def on_assign(self, statement: cst.CSTNode, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value) -> None:
         """``device = "cuda"`` in the branch taken because a tensor argument is on a GPU (``if
@@ -527,6 +536,8 @@ class HardcodedCuda(Rule):
         return None
 
     def on_call(self, event: CallEvent) -> None:
+        if self._threads.enabled:
+            self._threads.on_call(event, self.ctx.current_function.node)
         self._check_cuda_default_left(event)
         availability_argument = _availability_choice_argument(event)
         self._note_process_group(event)
@@ -770,6 +781,14 @@ class HardcodedCuda(Rule):
 
     def finish(self) -> None:
         self._report_against_cpu_choice()
+        for made, function, started, selected in self._threads.found():
+            self.ctx.report(
+                made,
+                f"`{self.ctx.source_of(made)}` is the current GPU of the thread that uses it, and `{function}()` runs in "
+                f"another thread (started at line {self.ctx.line(started)}): `torch.cuda.set_device` (line "
+                f"{self.ctx.line(selected)}) selects the GPU of the calling thread only, so there it is GPU 0; "
+                "name the GPU (`torch.device(\"cuda\", index)`) or select it in the thread",
+            )
         if _NONZERO_GPU_INDEX.search(self.ctx.source) is None:
             return  # the common case costs a text search, not a walk
         portable = "is_available(" in self.ctx.source and _PLANS_SEVERAL_GPUS.search(self.ctx.source) is None
