@@ -71,7 +71,9 @@ class HardcodedCuda(Rule):
     kernels). `.cuda(args.gpu)` takes its device from configuration and is not flagged;
     `.cuda(x.get_device())` (or `torch.device("cuda", x.get_device())`) follows `x` only while
     `x` is on a GPU - `get_device()` is -1 for a CPU tensor - so it is flagged as failing on a
-    CPU run, unless the function asks where `x` is first.
+    CPU run, unless the function asks where `x` is first. A function of the file that returns
+    its one argument's `get_device()`, maybe -1 on another path (allennlp's `get_device_of(t)`:
+    `return t.get_device() if t.is_cuda else -1`), is the same index: `.cuda(get_device_of(x))`.
     A path taken because a tensor is on a GPU (`if x.is_cuda:`, `x.device.type == "cuda"`)
     is a CUDA path on purpose, but hard-coded CUDA there is the current GPU, not `x`'s: it is
     flagged unless the code sets the current GPU (`with torch.cuda.device(x.device):`,
@@ -420,6 +422,8 @@ class HardcodedCuda(Rule):
         self._unchosen: list[tuple[cst.CSTNode, cst.Call, Optional[cst.FunctionDef]]] = []
         #: GPU selections, functions run in threads and their index-less CUDA placements
         self._threads = ThreadDevices(ctx.source)
+        #: functions of the file that return their tensor argument's ``get_device()`` (see _device_index_helpers)
+        self._index_helpers: Optional[frozenset[str]] = None
 
     def on_assign(self, statement: cst.CSTNode, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value) -> None:
         """``device = "cuda"`` in the branch taken because a tensor argument is on a GPU (``if
@@ -541,12 +545,13 @@ class HardcodedCuda(Rule):
         self._check_cuda_default_left(event)
         availability_argument = _availability_choice_argument(event)
         self._note_process_group(event)
-        found = availability_argument or _hard_coded_cuda(event, any_receiver=True)
+        helpers = self._device_index_helpers()
+        found = availability_argument or _hard_coded_cuda(event, any_receiver=True, helpers=helpers)
         if found is None and event.qualname == "torch.device" and not self._cuda_only_file():
             self._check_availability_device_name(event)
         if found is None or self._cuda_only_file():
             return
-        indexed_by = _indexed_by_tensor(found)
+        indexed_by = _indexed_by_tensor(found, helpers)
         if indexed_by is not None and (
             self.ctx.current_function.node is None or _ASKS_WHERE_IT_RUNS.search(self.ctx.analyzer.body_text(self.ctx.current_function.node))
         ):
@@ -555,7 +560,7 @@ class HardcodedCuda(Rule):
             return
         # a tensor placed on CUDA is judged in code its caller places; a module or an object of
         # unknown kind moved there only against the program's choice of the CPU
-        on_tensor = availability_argument or _hard_coded_cuda(event)
+        on_tensor = availability_argument or _hard_coded_cuda(event, helpers=helpers)
         function = self.ctx.current_function.node
         if function is not None and availability_argument is None and _bare_cuda(found) and self._report_beside_handed_device(found, function):
             return
@@ -595,9 +600,11 @@ class HardcodedCuda(Rule):
             return  # a CUDA path the code chose (`if use_cuda: x = x.cuda()`): DL314's business
         if indexed_by is not None:
             tensor = self.ctx.source_of(indexed_by)
+            index = self.ctx.source_of(indexed_by_call(found))
+            said = f"`{tensor}.get_device()`" if index == f"{tensor}.get_device()" else f"`{index}` (`{tensor}.get_device()`)"
             self.ctx.report(
                 found,
-                f"`{tensor}.get_device()` is -1 when `{tensor}` is on the CPU, so this CUDA placement fails on a CPU run (\"Device "
+                f"{said} is -1 when `{tensor}` is on the CPU, so this CUDA placement fails on a CPU run (\"Device "
                 f"index must not be negative\"); use `.to({tensor}.device)`",
             )
             return
@@ -611,6 +618,19 @@ class HardcodedCuda(Rule):
             found,
             f"CUDA is hard-coded in {where}: it fails on a CPU run and puts this tensor on GPU 0 whatever GPU {'the parameters' if in_optimizer else 'the inputs'} are on; use {follow}",
         )
+
+    def _device_index_helpers(self) -> frozenset[str]:
+        """The file's top-level functions of one parameter that return its ``get_device()``,
+        maybe -1 on another path (allennlp's ``get_device_of``: ``return t.get_device() if
+        t.is_cuda else -1``): a call of one is that ``get_device()``, -1 for a CPU tensor."""
+        if self._index_helpers is None:
+            found = set()
+            if "get_device()" in self.ctx.source:
+                for statement in self.ctx.module.body:
+                    if isinstance(statement, cst.FunctionDef) and _returns_get_device_of_parameter(statement):
+                        found.add(statement.name.value)
+            self._index_helpers = frozenset(found)
+        return self._index_helpers
 
     def _check_availability_device_name(self, event: CallEvent) -> None:
         """``device = torch.device("cuda" if torch.cuda.is_available() else "cpu")`` in a
@@ -974,7 +994,7 @@ def _chosen_test(test: cst.BaseExpression) -> Optional[tuple[str, bool]]:
     return None if _tests_data(test) else ("chosen", True)
 
 
-def _hard_coded_cuda(event: CallEvent, any_receiver: bool = False) -> Optional[cst.CSTNode]:
+def _hard_coded_cuda(event: CallEvent, any_receiver: bool = False, helpers: frozenset[str] = frozenset()) -> Optional[cst.CSTNode]:
     """The node spelling CUDA where ``event`` places a tensor (with ``any_receiver``, also a
     module or an object of unknown kind: ``.cuda()`` is torch's), if it does."""
     node = event.node
@@ -986,7 +1006,7 @@ def _hard_coded_cuda(event: CallEvent, any_receiver: bool = False) -> Optional[c
     ):
         # `.cuda()` or `.cuda(0)`; `.cuda(args.gpu)` is a device the configuration chose
         index = positional_args(node)
-        if not index or isinstance(index[0].value, cst.Integer) or _tensor_gpu_index(index[0].value) is not None:
+        if not index or isinstance(index[0].value, cst.Integer) or _tensor_gpu_index(index[0].value, helpers) is not None:
             return node
         return None
     device = keyword_arg(node, "device")
@@ -998,26 +1018,86 @@ def _hard_coded_cuda(event: CallEvent, any_receiver: bool = False) -> Optional[c
     return None
 
 
-def _tensor_gpu_index(node: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+def _tensor_gpu_index(node: cst.BaseExpression, helpers: frozenset[str] = frozenset()) -> Optional[cst.BaseExpression]:
     """``x.get_device()`` as a CUDA index: the tensor ``x`` whose GPU it names, or None. It is -1
     for a tensor on the CPU, so ``.cuda(x.get_device())`` follows ``x`` only while ``x`` is on
-    a GPU, and fails ("Device index must not be negative") on a CPU run."""
+    a GPU, and fails ("Device index must not be negative") on a CPU run. So does a call of one
+    of the file's ``helpers`` that return it (``get_device_of(x)``)."""
     if isinstance(node, cst.Call) and not node.args and isinstance(node.func, cst.Attribute) and node.func.attr.value == "get_device":
         return node.func.value
+    if (
+        helpers and isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in helpers
+        and len(node.args) == 1 and node.args[0].keyword is None and not node.args[0].star
+    ):
+        return node.args[0].value
     return None
 
 
-def _indexed_by_tensor(found: cst.CSTNode) -> Optional[cst.BaseExpression]:
+def _returns_get_device_of_parameter(function: cst.FunctionDef) -> bool:
+    """``def f(t): return t.get_device() if t.is_cuda else -1`` (or the same with an ``if``):
+    one parameter, and every ``return`` gives its ``get_device()`` or a negative number."""
+    params = function.params
+    if len(params.params) != 1 or isinstance(params.star_arg, cst.Param) or params.kwonly_params or params.star_kwarg is not None:
+        return False
+    name = params.params[0].name.value
+    returns = [statement for statement in _simple_statements(function.body) if isinstance(statement, cst.Return)]
+    if not returns:
+        return False
+    gave_index = False
+    for statement in returns:
+        parts = [statement.value.body, statement.value.orelse] if isinstance(statement.value, cst.IfExp) else [statement.value]
+        for part in parts:
+            if isinstance(part, cst.UnaryOperation) and isinstance(part.operator, cst.Minus) and isinstance(part.expression, cst.Integer):
+                continue
+            receiver = _tensor_gpu_index(part) if isinstance(part, cst.BaseExpression) else None
+            if isinstance(receiver, cst.Name) and receiver.value == name:
+                gave_index = True
+                continue
+            return False
+    return gave_index
+
+
+def _simple_statements(body: cst.BaseSuite) -> list[cst.BaseSmallStatement]:
+    """The small statements of a function body, also in its ``if``/``else`` blocks (not in loops
+    or nested functions)."""
+    found: list[cst.BaseSmallStatement] = []
+    statements = body.body if isinstance(body, cst.IndentedBlock) else [body]
+    for statement in statements:
+        if isinstance(statement, cst.SimpleStatementLine):
+            found.extend(statement.body)
+        elif isinstance(statement, cst.SimpleStatementSuite):
+            found.extend(statement.body)
+        elif isinstance(statement, cst.If):
+            found.extend(_simple_statements(statement.body))
+            orelse = statement.orelse
+            while orelse is not None:
+                found.extend(_simple_statements(orelse.body))
+                orelse = orelse.orelse if isinstance(orelse, cst.If) else None
+    return found
+
+
+def indexed_by_call(found: cst.CSTNode) -> cst.BaseExpression:
+    """The index expression of a CUDA placement by a tensor's GPU (``x.get_device()``,
+    ``get_device_of(x)``) that _indexed_by_tensor found."""
+    assert isinstance(found, cst.Call) and isinstance(found.func, cst.Attribute)
+    positional = positional_args(found)
+    if found.func.attr.value == "cuda":
+        return positional[0].value
+    index = keyword_arg(found, "index")
+    return index.value if index is not None else positional[1].value
+
+
+def _indexed_by_tensor(found: cst.CSTNode, helpers: frozenset[str] = frozenset()) -> Optional[cst.BaseExpression]:
     """The tensor whose ``get_device()`` names the GPU of a CUDA placement: ``t.cuda(x.get_device())``,
     ``torch.device("cuda", x.get_device())``; None for any other."""
     if not isinstance(found, cst.Call) or not isinstance(found.func, cst.Attribute):
         return None
     positional = positional_args(found)
     if found.func.attr.value == "cuda" and positional:
-        return _tensor_gpu_index(positional[0].value)
+        return _tensor_gpu_index(positional[0].value, helpers)
     index = keyword_arg(found, "index")
     if found.func.attr.value == "device" and (len(positional) == 2 or index is not None):
-        return _tensor_gpu_index(index.value if index is not None else positional[1].value)
+        return _tensor_gpu_index(index.value if index is not None else positional[1].value, helpers)
     return None
 
 
