@@ -134,6 +134,67 @@ def test_rank_for_process_group_and_logging_is_fine():
     assert findings(code, "DL309") == []
 
 
+_NCCL_PROGRAM = """
+import os
+import torch
+import torch.distributed as dist
+def init_workers():
+    dist.init_process_group(backend="nccl")
+{select}
+def run():
+    init_workers()
+    gpu = int(os.environ["LOCAL_RANK"])
+    net = torch.nn.Linear(4, 4).to(torch.device(f"cuda:{{gpu}}"))
+    return torch.nn.parallel.DistributedDataParallel(net, device_ids=[gpu])
+if __name__ == "__main__":
+    run()
+"""
+
+
+def test_nccl_group_without_the_process_gpu_selected():
+    """Each rank places its work on its LOCAL_RANK GPU but never makes it the current device:
+    NCCL's communicator, barriers and index-less "cuda" tensors of every rank use GPU 0."""
+    assert findings(_NCCL_PROGRAM.format(select=""), "DL309") == [6]
+
+
+@pytest.mark.parametrize(
+    "select",
+    [
+        "    torch.cuda.set_device(int(os.environ['LOCAL_RANK']))",
+        "    torch.accelerator.set_device_index(int(os.environ['LOCAL_RANK']))",
+    ],
+)
+def test_nccl_group_with_a_selected_gpu_is_silent(select):
+    assert findings(_NCCL_PROGRAM.format(select=select), "DL309") == []
+
+
+def test_nccl_group_silent_without_rank_placement_or_in_a_library_helper():
+    # gloo: no GPU communicator
+    assert findings(_NCCL_PROGRAM.format(select="").replace('"nccl"', '"gloo"'), "DL309") == []
+    # device_id= binds the group to its GPU
+    assert findings(_NCCL_PROGRAM.format(select="").replace('backend="nccl"', 'backend="nccl", device_id=torch.device("cuda", 0)'), "DL309") == []
+    # a setup helper the file only defines: its callers elsewhere may select the GPU
+    helper = """
+    import os
+    import torch
+    import torch.distributed as dist
+    def setup():
+        dist.init_process_group("nccl")
+    def train(model):
+        local_rank = int(os.environ["LOCAL_RANK"])
+        return model.to(f"cuda:{local_rank}")
+    """
+    assert findings(helper, "DL309") == []
+    # no rank-derived GPU: each process may see one GPU (CUDA_VISIBLE_DEVICES per rank)
+    plain = """
+    import torch
+    import torch.distributed as dist
+    dist.init_process_group("nccl")
+    net = torch.nn.Linear(4, 4).cuda()
+    """
+    assert findings(plain, "DL309") == []
+
+
 def test_shadowed_int_is_not_a_conversion():
     code = """
     import os

@@ -8,7 +8,7 @@ import libcst as cst
 from devicelint.analysis.facts import ClassInfo
 from devicelint.analysis.names import dotted_name
 from devicelint.analysis.summaries import MOVED_AT_ONCE
-from devicelint.analysis.values import MODEL_DEVICE, Kind, Role, Value, homogeneous_element
+from devicelint.analysis.values import MODEL_DEVICE, Homogeneous, Kind, Role, Value, homogeneous_element
 from devicelint.rule_api import FixSpec, NodeEdit
 from devicelint.findings import Severity
 from devicelint.rules.base import Example, Rule
@@ -86,7 +86,12 @@ class UnregisteredTensorAttr(Rule):
     A plain dict, list or tuple of tensors created on the host (`self.stats = {"mean":
     torch.tensor([...]), ...}`) that another method reads is flagged too, also where each tensor
     is registered as a buffer as well (pytorch/pytorch#43815): the move replaces the buffer with
-    a moved copy, the container keeps the CPU original. Containers whose items are moved as they
+    a moved copy, the container keeps the CPU original. So is a plain list filled while the
+    module is built (`self.offsets = []`, then `self.offsets.append(t)` of such a tensor, or of
+    a buffer read back under its computed name, `getattr(self, f"offset_{k}")` after
+    `self.register_buffer(f"offset_{k}", t)`), reported at the `append` (an `nn.ParameterList`
+    registers what it is given; a parameter keeps its identity through a move and is not
+    counted). Containers whose items are moved as they
     are read (`self.stats["mean"].to(x.device)`), replaced by another method (placeholders, see
     above) or moved by an `_apply` override are left alone.
     `torch.tensor(weights)` of an `__init__` parameter (or of its attribute, `config.weights`)
@@ -406,6 +411,8 @@ class UnregisteredTensorAttr(Rule):
         self._cached: dict[tuple[int, str], tuple[cst.FunctionDef, cst.BaseExpression]] = {}
         #: (class, attribute) -> a `self.register_buffer("attribute", ...)` call of the class
         self._buffer_calls: dict[tuple[int, str], cst.Call] = {}
+        #: (id of the function, the source of a computed name) -> the tensor registered as a buffer under it
+        self._computed_buffer_names: dict[tuple[int, str], Value] = {}
         #: `self.x = x` in a module's `__init__`, `x` one of its parameters as it came in:
         #: (class, attribute, the parameter, the assignment, its value, and where `__init__`
         #: converts the parameter in place its conversions), judged at the end against
@@ -428,11 +435,51 @@ class UnregisteredTensorAttr(Rule):
         self._alternatives: dict[tuple[int, str], list[tuple[cst.CSTNode, cst.BaseExpression]]] = {}
 
     def on_call(self, event) -> None:  # type: ignore[no-untyped-def]
-        if event.method != "register_buffer" or not event.args or not isinstance(event.args[0][1].literal, str):
+        if event.method == "append":
+            self._maybe_appended_host_tensor(event)
+            return
+        if event.method != "register_buffer" or not event.args:
             return
         context = self.ctx.current_function
-        if context.class_info is not None and context.class_info.is_module:
+        if context.class_info is None or not context.class_info.is_module:
+            return
+        if isinstance(event.args[0][1].literal, str):
             self._buffer_calls.setdefault((id(context.class_info), event.args[0][1].literal), event.node)
+        elif len(event.args) > 1 and context.node is not None:
+            # `self.register_buffer(f"b{i}", t)`: `getattr(self, f"b{i}")` below is `t` (as registered)
+            name = self.ctx.source_of(event.args[0][0].value)
+            self._computed_buffer_names[(id(context.node), name)] = event.args[1][1]
+
+    def _maybe_appended_host_tensor(self, event) -> None:  # type: ignore[no-untyped-def]
+        """``self.params.append(t)`` in a method that builds the module, ``t`` a tensor made on
+        the host (also one registered as a buffer, or that buffer read back with
+        ``getattr(self, name)``): the list keeps references that ``model.to(device)`` does not
+        move - a registered buffer is replaced by a moved copy - as a list written out with its
+        tensors (``self.params = [torch.zeros(3), ...]``) does."""
+        context = self.ctx.current_function
+        if context.node is None or context.class_info is None or not context.class_info.is_module or len(event.args) != 1:
+            return
+        func = event.node.func
+        owner = dotted_name(func.value) if isinstance(func, cst.Attribute) else None
+        if owner is None or not owner.startswith("self.") or owner.count(".") != 1:
+            return
+        if event.receiver is None or event.receiver.kind != Kind.CONTAINER:
+            return  # a plain list (an `nn.ParameterList` registers what it is given)
+        arg, value = event.args[0]
+        if arg.keyword is not None or arg.star:
+            return
+        node = arg.value
+        if (
+            isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "getattr" and len(node.args) == 2
+            and isinstance(node.args[0].value, cst.Name) and node.args[0].value.value == "self"
+        ):
+            value = self._computed_buffer_names.get((id(context.node), self.ctx.source_of(node.args[1].value)), value)
+        if value.kind != Kind.TENSOR or value.device is None or not value.device.is_cpu:
+            return
+        if self.ctx.analyzer.stays_on_host(context.class_info) or not self._builds_the_module(context.class_info, context.node):
+            return
+        statement = event.node
+        self._maybe_host_container(context.class_info, statement, owner[5:], None, Value(Kind.CONTAINER, info=Homogeneous(value)))
 
     def on_assign(self, statement: cst.CSTNode, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value) -> None:
         context = self.ctx.current_function
@@ -516,7 +563,7 @@ class UnregisteredTensorAttr(Rule):
         # reported once `__init__` is done: it may still wrap the tensor in a Parameter
         self._candidates.append((context.class_info, attribute, statement, value_node, value, name, converted))
 
-    def _maybe_host_container(self, class_info, statement: cst.CSTNode, attribute: str, value_node: cst.BaseExpression, value: Value) -> None:  # type: ignore[no-untyped-def]
+    def _maybe_host_container(self, class_info, statement: cst.CSTNode, attribute: str, value_node: Optional[cst.BaseExpression], value: Value) -> None:  # type: ignore[no-untyped-def]
         """``self.stats = {"mean": torch.tensor([...]), "std": ...}``: a container of tensors
         created on the host, kept until ``finish`` decides (another method may cache tensors in
         its items instead, which is the placeholder case)."""

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Callable, Optional
 
@@ -79,6 +80,12 @@ class LoadWithoutMapLocation(Rule):
     `if` fills with `torch.save` of values not placed on an accelerator; a non-literal path in
     a pytest test that takes a fresh temporary directory (`tmp_path`, `tmpdir`): what it
     loads, it wrote there itself.
+    Also flags `torch.save(model, path)` of a whole module of the file whose class keeps the
+    device it places with in a plain attribute (`self.device = device` in `__init__`, then
+    `x.to(self.device)`, `device=self.device`; not one a method other than `__init__` keeps
+    current), and the file's whole-object loads (`torch.load(..., weights_only=False)`):
+    pickling saves that attribute, and `map_location` moves the tensors only, so the restored
+    model goes on placing its inputs on the device it was trained on.
 
     ## Why is this bad?
     Without `map_location`, `torch.load` restores every tensor onto the device it was saved
@@ -396,6 +403,10 @@ class LoadWithoutMapLocation(Rule):
         #: the file pickles whole models (``torch.save(model, p)``, or an object of a class of
         #: the file that keeps one): what it loads back and returns is a model
         self._pickles_models = False
+        #: whole modules saved with a device kept in a plain attribute: (save call, the attribute)
+        self._pickled_devices: list[tuple[cst.Call, str]] = []
+        #: loads that restore whole objects (`weights_only=False`)
+        self._whole_loads: list[cst.Call] = []
         #: loads in a module's own method (not a static one): the caller places the module
         self._in_module_method: set[int] = set()
         #: loads whose map_location names CUDA itself: (the call, its map_location, the fix's location)
@@ -418,6 +429,9 @@ class LoadWithoutMapLocation(Rule):
         if event.callee.kind == Kind.FUNCTION or event.qualname != "torch.load":
             return
         node = event.node
+        weights_only = keyword_arg(node, "weights_only")
+        if weights_only is not None and isinstance(weights_only.value, cst.Name) and weights_only.value.value == "False":
+            self._whole_loads.append(node)
         if any(arg.star for arg in node.args) or not node.args:
             return
         location_arg = keyword_arg(node, "map_location")
@@ -562,6 +576,7 @@ class LoadWithoutMapLocation(Rule):
             self._model_state_saved_from_a_move &= on_host and _brought_to_host(state_of)
         if saved is not None and _holds_a_model(saved):
             self._pickles_models = True
+            self._check_pickled_device(event, saved)
         function = self.ctx.current_function.node
         path = self._path_text(target.value, function)
         self._saves.append((path, function, on_host))
@@ -569,7 +584,51 @@ class LoadWithoutMapLocation(Rule):
         if placed is None or placed.device is None or not placed.device.may_be_accelerator:
             self._unplaced_saves.append((path, event.node))
 
+    def _check_pickled_device(self, event: CallEvent, saved: Value) -> None:
+        """``torch.save(model, path)`` of a module of the file whose class keeps the device it
+        places with in a plain attribute (``self.device = device`` in ``__init__``, then
+        ``x.to(self.device)``): pickling saves that attribute, and ``map_location`` on load moves
+        the tensors only - the restored model goes on placing its inputs on the device it was
+        trained on."""
+        info = saved.info
+        if saved.kind != Kind.MODULE or not isinstance(info, ClassInfo):
+            return
+        chain = (info, *info.ancestors())
+        texts = [self.ctx.analyzer.body_text(method) for owner in chain for method in owner.methods.values()]
+        for match in _PLACES_WITH_SELF_ATTRIBUTE.finditer("\n".join(texts)):
+            attribute = match.group(1)
+            stored = re.compile(rf"\bself\.{re.escape(attribute)}\s*=(?!=)")
+            inits = [self.ctx.analyzer.body_text(owner.methods["__init__"]) for owner in chain if "__init__" in owner.methods]
+            if not any(stored.search(text) for text in inits):
+                continue
+            others = [self.ctx.analyzer.body_text(method) for owner in chain for name, method in owner.methods.items() if name != "__init__"]
+            if any(stored.search(text) for text in others):
+                continue  # kept current (an overridden `to`, a `set_device`)
+            self._pickled_devices.append((event.node, attribute))
+            return
+
+    def _report_pickled_devices(self) -> None:
+        if not self._pickled_devices:
+            return
+        first, attribute = self._pickled_devices[0]
+        for call, attribute in self._pickled_devices:
+            self.ctx.report(
+                call,
+                f"this pickles the whole model, with the device it places its inputs on (`self.{attribute}`, a plain "
+                "attribute): `map_location` on load moves its tensors, not that attribute, so the restored model "
+                "goes on moving inputs to the device it was trained on; save `state_dict()` and load it into a model "
+                "built for the machine that loads it",
+            )
+        for load in self._whole_loads:
+            self.ctx.report(
+                load,
+                f"this restores a whole pickled model (`weights_only=False`), and the file saves one that keeps its device "
+                f"in `self.{attribute}` (line {self.ctx.line(first)}): `map_location` moves its tensors, not that "
+                "attribute; load a `state_dict()` into a model built for this machine",
+            )
+
     def finish(self) -> None:
+        self._report_pickled_devices()
         # a program that never asks which device it has runs where its checkpoints were made;
         # a model's own loading code does not know where it runs: its caller places the model
         chooses_device = self.ctx.analyzer.facts.chooses_device_at_run_time
@@ -972,6 +1031,10 @@ def _brought_to_host(module: Value) -> bool:
         return False
     func = origin.node.func
     return isinstance(func, cst.Attribute) and func.attr.value in ("cpu", "to")
+
+
+#: a method places with a plain attribute of its own: `x.to(self.device)`, `device=self.device`, `.cuda(self.gpu)`
+_PLACES_WITH_SELF_ATTRIBUTE = re.compile(r"(?:\.to\(\s*|\bdevice\s*=\s*|\.cuda\(\s*)self\.(\w+)\s*[,)]")
 
 
 def _holds_a_model(saved: Value) -> bool:

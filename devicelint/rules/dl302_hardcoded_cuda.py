@@ -16,6 +16,7 @@ from devicelint.rules._cuda_code import CUDA_ONLY_FILE, device_argument, device_
 from devicelint.rules._cpu_choice import CpuChoices
 from devicelint.rules._flag_paths import BranchConditions, asks_cuda_available
 from devicelint.rules._gpu_only_paths import GpuOnlyPaths
+from devicelint.rules._thread_devices import ThreadDevices
 from devicelint.rules.base import Example, Rule
 
 #: an ``if`` test about the size of the data (see _tests_data)
@@ -70,7 +71,9 @@ class HardcodedCuda(Rule):
     kernels). `.cuda(args.gpu)` takes its device from configuration and is not flagged;
     `.cuda(x.get_device())` (or `torch.device("cuda", x.get_device())`) follows `x` only while
     `x` is on a GPU - `get_device()` is -1 for a CPU tensor - so it is flagged as failing on a
-    CPU run, unless the function asks where `x` is first.
+    CPU run, unless the function asks where `x` is first. A function of the file that returns
+    its one argument's `get_device()`, maybe -1 on another path (allennlp's `get_device_of(t)`:
+    `return t.get_device() if t.is_cuda else -1`), is the same index: `.cuda(get_device_of(x))`.
     A path taken because a tensor is on a GPU (`if x.is_cuda:`, `x.device.type == "cuda"`)
     is a CUDA path on purpose, but hard-coded CUDA there is the current GPU, not `x`'s: it is
     flagged unless the code sets the current GPU (`with torch.cuda.device(x.device):`,
@@ -132,6 +135,12 @@ class HardcodedCuda(Rule):
     wherever it places something, not only in the branch of the test: `.to("cuda:1")`,
     `device = torch.device("cuda:1")` handed to a move, a parameter defaulting to it
     (`def train(..., device=torch.device("cuda:1"))`) that the code places with.
+    In a program that selects its GPU with `torch.cuda.set_device(i)`, an index-less
+    `torch.device("cuda")` (or `"cuda"`) that a function run in another thread places with
+    (`executor.submit(f, ...)`, `executor.map(f, ...)` of a `ThreadPoolExecutor`,
+    `threading.Thread(target=f)`) is flagged where the device is made: the current GPU belongs
+    to the calling thread, so in the worker it is GPU 0, not the selected one (a prefetch thread
+    moving batches to GPU 0 while the model is on GPU 1).
 
     ## Why is this bad?
     The layer or loss works only where its author ran it. On a CPU run the hard-coded tensor
@@ -411,6 +420,10 @@ class HardcodedCuda(Rule):
         #: hard-coded CUDA outside code its caller places: the node spelling it, its call, and
         #: the function it is in
         self._unchosen: list[tuple[cst.CSTNode, cst.Call, Optional[cst.FunctionDef]]] = []
+        #: GPU selections, functions run in threads and their index-less CUDA placements
+        self._threads = ThreadDevices(ctx.source)
+        #: functions of the file that return their tensor argument's ``get_device()`` (see _device_index_helpers)
+        self._index_helpers: Optional[frozenset[str]] = None
 
     def on_assign(self, statement: cst.CSTNode, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value) -> None:
         """``device = "cuda"`` in the branch taken because a tensor argument is on a GPU (``if
@@ -527,15 +540,18 @@ class HardcodedCuda(Rule):
         return None
 
     def on_call(self, event: CallEvent) -> None:
+        if self._threads.enabled:
+            self._threads.on_call(event, self.ctx.current_function.node)
         self._check_cuda_default_left(event)
         availability_argument = _availability_choice_argument(event)
         self._note_process_group(event)
-        found = availability_argument or _hard_coded_cuda(event, any_receiver=True)
+        helpers = self._device_index_helpers()
+        found = availability_argument or _hard_coded_cuda(event, any_receiver=True, helpers=helpers)
         if found is None and event.qualname == "torch.device" and not self._cuda_only_file():
             self._check_availability_device_name(event)
         if found is None or self._cuda_only_file():
             return
-        indexed_by = _indexed_by_tensor(found)
+        indexed_by = _indexed_by_tensor(found, helpers)
         if indexed_by is not None and (
             self.ctx.current_function.node is None or _ASKS_WHERE_IT_RUNS.search(self.ctx.analyzer.body_text(self.ctx.current_function.node))
         ):
@@ -544,7 +560,7 @@ class HardcodedCuda(Rule):
             return
         # a tensor placed on CUDA is judged in code its caller places; a module or an object of
         # unknown kind moved there only against the program's choice of the CPU
-        on_tensor = availability_argument or _hard_coded_cuda(event)
+        on_tensor = availability_argument or _hard_coded_cuda(event, helpers=helpers)
         function = self.ctx.current_function.node
         if function is not None and availability_argument is None and _bare_cuda(found) and self._report_beside_handed_device(found, function):
             return
@@ -584,9 +600,11 @@ class HardcodedCuda(Rule):
             return  # a CUDA path the code chose (`if use_cuda: x = x.cuda()`): DL314's business
         if indexed_by is not None:
             tensor = self.ctx.source_of(indexed_by)
+            index = self.ctx.source_of(indexed_by_call(found))
+            said = f"`{tensor}.get_device()`" if index == f"{tensor}.get_device()" else f"`{index}` (`{tensor}.get_device()`)"
             self.ctx.report(
                 found,
-                f"`{tensor}.get_device()` is -1 when `{tensor}` is on the CPU, so this CUDA placement fails on a CPU run (\"Device "
+                f"{said} is -1 when `{tensor}` is on the CPU, so this CUDA placement fails on a CPU run (\"Device "
                 f"index must not be negative\"); use `.to({tensor}.device)`",
             )
             return
@@ -600,6 +618,19 @@ class HardcodedCuda(Rule):
             found,
             f"CUDA is hard-coded in {where}: it fails on a CPU run and puts this tensor on GPU 0 whatever GPU {'the parameters' if in_optimizer else 'the inputs'} are on; use {follow}",
         )
+
+    def _device_index_helpers(self) -> frozenset[str]:
+        """The file's top-level functions of one parameter that return its ``get_device()``,
+        maybe -1 on another path (allennlp's ``get_device_of``: ``return t.get_device() if
+        t.is_cuda else -1``): a call of one is that ``get_device()``, -1 for a CPU tensor."""
+        if self._index_helpers is None:
+            found = set()
+            if "get_device()" in self.ctx.source:
+                for statement in self.ctx.module.body:
+                    if isinstance(statement, cst.FunctionDef) and _returns_get_device_of_parameter(statement):
+                        found.add(statement.name.value)
+            self._index_helpers = frozenset(found)
+        return self._index_helpers
 
     def _check_availability_device_name(self, event: CallEvent) -> None:
         """``device = torch.device("cuda" if torch.cuda.is_available() else "cpu")`` in a
@@ -770,6 +801,14 @@ class HardcodedCuda(Rule):
 
     def finish(self) -> None:
         self._report_against_cpu_choice()
+        for made, function, started, selected in self._threads.found():
+            self.ctx.report(
+                made,
+                f"`{self.ctx.source_of(made)}` is the current GPU of the thread that uses it, and `{function}()` runs in "
+                f"another thread (started at line {self.ctx.line(started)}): `torch.cuda.set_device` (line "
+                f"{self.ctx.line(selected)}) selects the GPU of the calling thread only, so there it is GPU 0; "
+                "name the GPU (`torch.device(\"cuda\", index)`) or select it in the thread",
+            )
         if _NONZERO_GPU_INDEX.search(self.ctx.source) is None:
             return  # the common case costs a text search, not a walk
         portable = "is_available(" in self.ctx.source and _PLANS_SEVERAL_GPUS.search(self.ctx.source) is None
@@ -955,7 +994,7 @@ def _chosen_test(test: cst.BaseExpression) -> Optional[tuple[str, bool]]:
     return None if _tests_data(test) else ("chosen", True)
 
 
-def _hard_coded_cuda(event: CallEvent, any_receiver: bool = False) -> Optional[cst.CSTNode]:
+def _hard_coded_cuda(event: CallEvent, any_receiver: bool = False, helpers: frozenset[str] = frozenset()) -> Optional[cst.CSTNode]:
     """The node spelling CUDA where ``event`` places a tensor (with ``any_receiver``, also a
     module or an object of unknown kind: ``.cuda()`` is torch's), if it does."""
     node = event.node
@@ -967,7 +1006,7 @@ def _hard_coded_cuda(event: CallEvent, any_receiver: bool = False) -> Optional[c
     ):
         # `.cuda()` or `.cuda(0)`; `.cuda(args.gpu)` is a device the configuration chose
         index = positional_args(node)
-        if not index or isinstance(index[0].value, cst.Integer) or _tensor_gpu_index(index[0].value) is not None:
+        if not index or isinstance(index[0].value, cst.Integer) or _tensor_gpu_index(index[0].value, helpers) is not None:
             return node
         return None
     device = keyword_arg(node, "device")
@@ -979,26 +1018,86 @@ def _hard_coded_cuda(event: CallEvent, any_receiver: bool = False) -> Optional[c
     return None
 
 
-def _tensor_gpu_index(node: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+def _tensor_gpu_index(node: cst.BaseExpression, helpers: frozenset[str] = frozenset()) -> Optional[cst.BaseExpression]:
     """``x.get_device()`` as a CUDA index: the tensor ``x`` whose GPU it names, or None. It is -1
     for a tensor on the CPU, so ``.cuda(x.get_device())`` follows ``x`` only while ``x`` is on
-    a GPU, and fails ("Device index must not be negative") on a CPU run."""
+    a GPU, and fails ("Device index must not be negative") on a CPU run. So does a call of one
+    of the file's ``helpers`` that return it (``get_device_of(x)``)."""
     if isinstance(node, cst.Call) and not node.args and isinstance(node.func, cst.Attribute) and node.func.attr.value == "get_device":
         return node.func.value
+    if (
+        helpers and isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in helpers
+        and len(node.args) == 1 and node.args[0].keyword is None and not node.args[0].star
+    ):
+        return node.args[0].value
     return None
 
 
-def _indexed_by_tensor(found: cst.CSTNode) -> Optional[cst.BaseExpression]:
+def _returns_get_device_of_parameter(function: cst.FunctionDef) -> bool:
+    """``def f(t): return t.get_device() if t.is_cuda else -1`` (or the same with an ``if``):
+    one parameter, and every ``return`` gives its ``get_device()`` or a negative number."""
+    params = function.params
+    if len(params.params) != 1 or isinstance(params.star_arg, cst.Param) or params.kwonly_params or params.star_kwarg is not None:
+        return False
+    name = params.params[0].name.value
+    returns = [statement for statement in _simple_statements(function.body) if isinstance(statement, cst.Return)]
+    if not returns:
+        return False
+    gave_index = False
+    for statement in returns:
+        parts = [statement.value.body, statement.value.orelse] if isinstance(statement.value, cst.IfExp) else [statement.value]
+        for part in parts:
+            if isinstance(part, cst.UnaryOperation) and isinstance(part.operator, cst.Minus) and isinstance(part.expression, cst.Integer):
+                continue
+            receiver = _tensor_gpu_index(part) if isinstance(part, cst.BaseExpression) else None
+            if isinstance(receiver, cst.Name) and receiver.value == name:
+                gave_index = True
+                continue
+            return False
+    return gave_index
+
+
+def _simple_statements(body: cst.BaseSuite) -> list[cst.BaseSmallStatement]:
+    """The small statements of a function body, also in its ``if``/``else`` blocks (not in loops
+    or nested functions)."""
+    found: list[cst.BaseSmallStatement] = []
+    statements = body.body if isinstance(body, cst.IndentedBlock) else [body]
+    for statement in statements:
+        if isinstance(statement, cst.SimpleStatementLine):
+            found.extend(statement.body)
+        elif isinstance(statement, cst.SimpleStatementSuite):
+            found.extend(statement.body)
+        elif isinstance(statement, cst.If):
+            found.extend(_simple_statements(statement.body))
+            orelse = statement.orelse
+            while orelse is not None:
+                found.extend(_simple_statements(orelse.body))
+                orelse = orelse.orelse if isinstance(orelse, cst.If) else None
+    return found
+
+
+def indexed_by_call(found: cst.CSTNode) -> cst.BaseExpression:
+    """The index expression of a CUDA placement by a tensor's GPU (``x.get_device()``,
+    ``get_device_of(x)``) that _indexed_by_tensor found."""
+    assert isinstance(found, cst.Call) and isinstance(found.func, cst.Attribute)
+    positional = positional_args(found)
+    if found.func.attr.value == "cuda":
+        return positional[0].value
+    index = keyword_arg(found, "index")
+    return index.value if index is not None else positional[1].value
+
+
+def _indexed_by_tensor(found: cst.CSTNode, helpers: frozenset[str] = frozenset()) -> Optional[cst.BaseExpression]:
     """The tensor whose ``get_device()`` names the GPU of a CUDA placement: ``t.cuda(x.get_device())``,
     ``torch.device("cuda", x.get_device())``; None for any other."""
     if not isinstance(found, cst.Call) or not isinstance(found.func, cst.Attribute):
         return None
     positional = positional_args(found)
     if found.func.attr.value == "cuda" and positional:
-        return _tensor_gpu_index(positional[0].value)
+        return _tensor_gpu_index(positional[0].value, helpers)
     index = keyword_arg(found, "index")
     if found.func.attr.value == "device" and (len(positional) == 2 or index is not None):
-        return _tensor_gpu_index(index.value if index is not None else positional[1].value)
+        return _tensor_gpu_index(index.value if index is not None else positional[1].value, helpers)
     return None
 
 

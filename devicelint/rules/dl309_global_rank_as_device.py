@@ -1,5 +1,11 @@
 from __future__ import annotations
 
+import io
+import re
+import tokenize
+
+from typing import Optional
+
 import libcst as cst
 
 from devicelint.analysis.events import CallEvent
@@ -21,6 +27,12 @@ _SELECTORS = frozenset(
 #: keyword arguments that take a device (or a device ordinal) in torch and its wrappers
 _DEVICE_KEYWORDS = frozenset({"device", "output_device", "device_id", "map_location"})
 _MOVES = frozenset({"to", "cuda", "xpu"})
+#: calls that start a process group
+_PROCESS_GROUP_INITS = frozenset({"torch.distributed.init_process_group", "torch.distributed.distributed_c10d.init_process_group"})
+#: the last name of a call that selects the current accelerator (``torch.npu.set_device``, ``accelerator.set_device_index``)
+_SELECTOR_NAMES = frozenset({"set_device", "set_device_index"})
+_NCCL = re.compile(r"""["']nccl["']""", re.IGNORECASE)
+_RANKS = frozenset({Role.GLOBAL_RANK, Role.LOCAL_RANK})
 
 
 class GlobalRankAsDevice(Rule):
@@ -46,6 +58,18 @@ class GlobalRankAsDevice(Rule):
     indices, and values that are the rank on one path only. There is no fix: which local index
     the launcher provides (`LOCAL_RANK`, `SLURM_LOCALID`, `rank % gpus_per_node`) is the
     program's to choose.
+
+    Also flags `init_process_group` with the NCCL backend in a program that places its work on
+    the GPU a rank names (`torch.device(f"cuda:{local_rank}")`, `.to(local_rank)`,
+    `device_ids=[local_rank]`) but never makes that GPU the process's current device: no
+    `torch.cuda.set_device` (or `torch.accelerator.set_device_index`, `device_id=` to
+    `init_process_group`) anywhere in the file. CUDA's current device is per process and
+    starts at 0: NCCL's communicators for barriers and other device-less work, and every
+    index-less `"cuda"` tensor, land on GPU 0 on every rank (extra memory there, hangs; PyTorch
+    warns "using GPU 0 to perform barrier as devices used by this process are currently
+    unknown"). Left alone where the call is in a setup function the file only defines (its
+    callers, in other files, may select the GPU), and where no rank-derived GPU is used (a
+    launcher may give each process one visible GPU).
 
     Verified on torch 2.13 (CPU build): `torch.device(3)` - a bare int - names an accelerator
     ordinal (on a machine without one it raises "Cannot access accelerator device when none is
@@ -109,13 +133,65 @@ class GlobalRankAsDevice(Rule):
         ),
     )
 
+    def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(ctx)
+        #: ``init_process_group`` calls whose backend can be NCCL
+        #: (call, name of the function it is in, None at module level)
+        self._nccl_inits: list[tuple[cst.Call, Optional[str]]] = []
+        #: a rank of this process used as a GPU index somewhere in the file
+        self._rank_placed = False
+        #: the file selects the process's GPU (``torch.cuda.set_device``, ``with torch.cuda.device``,
+        #: ``init_process_group(device_id=...)``)
+        self._selects_device = False
+
     def on_call(self, event: CallEvent) -> None:
         for arg, value in event.args:
             if _is_rank_device_string(arg.value, value):
                 self._report_string(arg.value, value)
+            if value.kind == Kind.STR and value.role in _RANKS and _is_device_string(arg.value, value):
+                self._rank_placed = True
         for arg, value in self._device_arguments(event):
             if value.role is Role.GLOBAL_RANK and value.kind == Kind.NUMBER:
                 self._report_ordinal(event.node, arg.value, value)
+            if value.role in _RANKS:
+                self._rank_placed = True
+        self._note_process_group(event)
+
+    def _note_process_group(self, event: CallEvent) -> None:
+        if event.qualname in _SELECTORS or (event.qualname or event.method or "").rsplit(".", 1)[-1] in _SELECTOR_NAMES:
+            self._selects_device = True
+        if event.qualname not in _PROCESS_GROUP_INITS:
+            return
+        if any(arg.keyword is not None and arg.keyword.value == "device_id" for arg, _ in event.args):
+            self._selects_device = True
+            return
+        backend = [arg for arg, _ in event.args if arg.keyword is None][:1] or [
+            arg for arg, _ in event.args if arg.keyword is not None and arg.keyword.value == "backend"
+        ]
+        if backend and _NCCL.search(self.ctx.source_of(backend[0].value)):
+            function = self.ctx.current_function.node
+            self._nccl_inits.append((event.node, function.name.value if function is not None else None))
+
+    def finish(self) -> None:
+        """An NCCL process group in a process that places its work on the GPU its rank names but
+        never makes that GPU its current device: NCCL's communicators, barriers and every
+        index-less ``"cuda"`` tensor of each rank use GPU 0."""
+        if not self._nccl_inits or not self._rank_placed or self._selects_device:
+            return
+        names = _code_names(self.ctx.source)
+        if names is None or _selects(names):
+            return  # selected where the analysis does not see a call (an alias, code it does not run)
+        for call, function in dict.fromkeys(self._nccl_inits):
+            if function is not None and not _called_outside_def(names, function):
+                # a setup helper this file only defines: its callers, elsewhere, may select the GPU
+                continue
+            self.ctx.report(
+                call,
+                "this process joins an NCCL group and places its tensors on the GPU its rank names, but never "
+                "makes that GPU its current device (`torch.cuda.set_device`): NCCL's communicator, barriers and "
+                "index-less `\"cuda\"` tensors of every rank go to GPU 0 (memory on GPU 0, hangs); call "
+                "`torch.cuda.set_device(local_rank)` before the group is used, or pass `device_id=`",
+            )
 
     def on_assign(self, statement: cst.CSTNode, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value) -> None:
         if _is_rank_device_string(value_node, value):
@@ -167,6 +243,47 @@ class GlobalRankAsDevice(Rule):
         if origin is None:
             return ""
         return f" ({origin.how} at line {self.ctx.line(origin.node)})"
+
+
+def _code_names(source: str) -> Optional[list[tuple[int, str]]]:
+    """The file's names and operators (not its comments or strings); None where it does not tokenize."""
+    try:
+        return [
+            (token.type, token.string)
+            for token in tokenize.generate_tokens(io.StringIO(source).readline)
+            if token.type in (tokenize.NAME, tokenize.OP)
+        ]
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return None
+
+
+def _called_outside_def(tokens: list[tuple[int, str]], function: str) -> bool:
+    """``function(`` or ``.function(`` appears other than after ``def``."""
+    for index, (kind, text) in enumerate(tokens):
+        if kind == tokenize.NAME and text == function and tokens[index + 1 : index + 2] == [(tokenize.OP, "(")]:
+            if index == 0 or tokens[index - 1] != (tokenize.NAME, "def"):
+                return True
+    return False
+
+
+def _selects(tokens: list[tuple[int, str]]) -> bool:
+    """The code names a device selector: ``set_device``, ``set_device_index``, ``cuda.device(``,
+    a ``device_id`` keyword."""
+    for index, (kind, text) in enumerate(tokens):
+        if kind != tokenize.NAME:
+            continue
+        if text in _SELECTOR_NAMES or text == "device_id":
+            return True
+        if text == "device" and index >= 2 and tokens[index - 2][1] == "cuda" and tokens[index + 1 : index + 2] == [(tokenize.OP, "(")]:
+            return True
+    return False
+
+
+def _is_device_string(node: cst.BaseExpression, value: Value) -> bool:
+    """``f"cuda:{rank}"`` and its other spellings, of either rank."""
+    if isinstance(node, (cst.FormattedString, cst.BinaryOperation)):
+        return True
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "format"
 
 
 def _is_rank_device_string(node: cst.BaseExpression, value: Value) -> bool:
