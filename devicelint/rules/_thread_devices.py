@@ -15,7 +15,7 @@ from typing import Optional
 import libcst as cst
 
 from devicelint.analysis.events import CallEvent
-from devicelint.analysis.names import dotted_name, string_value
+from devicelint.analysis.names import dotted_name, last_identifier, string_value
 from devicelint.analysis.values import Kind
 
 #: calls that make a thread run a function: (the callable's keyword, its position)
@@ -24,15 +24,6 @@ _THREAD_STARTERS = {"threading.Thread": ("target", 1), "threading.Timer": ("func
 _EXECUTOR_METHODS = frozenset({"submit", "map"})
 #: selectors whose choice holds for the calling thread only
 _THREAD_SELECTORS = frozenset({"torch.cuda.set_device"})
-
-
-def _function_name(node: cst.BaseExpression) -> Optional[str]:
-    """``work`` or ``self.work``: the name of the function a thread is handed."""
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        return node.attr.value
-    return None
 
 
 def _index_less_cuda(node: Optional[cst.CSTNode]) -> bool:
@@ -71,7 +62,7 @@ class ThreadDevices:
             keyword, position = _THREAD_STARTERS[event.qualname]
             for index, (arg, _) in enumerate(event.args):
                 if (arg.keyword is not None and arg.keyword.value == keyword) or (arg.keyword is None and index == position):
-                    name = _function_name(arg.value)
+                    name = last_identifier(arg.value)
                     if name is not None:
                         self.thread_functions.setdefault(name, event.node)
             return
@@ -80,7 +71,7 @@ class ThreadDevices:
             built_by = dotted_name(origin.func) if isinstance(origin, cst.Call) else None
             if built_by is not None and built_by.rsplit(".", 1)[-1] == "ThreadPoolExecutor":
                 first = event.args[0][0]
-                name = _function_name(first.value) if first.keyword is None else None
+                name = last_identifier(first.value) if first.keyword is None else None
                 if name is not None:
                     self.thread_functions.setdefault(name, event.node)
             return
