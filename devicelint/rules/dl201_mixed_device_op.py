@@ -67,7 +67,10 @@ class MixedDeviceOp(Rule):
     caller placed both (the call that hands a moved model is compared on its own).
 
     0-dim CPU tensors (which PyTorch mixes with GPU tensors), Python scalars, `*_like`
-    factories and operands of unknown device are never flagged. Batches fed to a moved model
+    factories and operands of unknown device are never flagged - except a 0-dim CPU tensor an
+    in-place operation writes (`total += loss`, `total.add_(loss)`, `counts[i] += hits[i]` with
+    `loss`, `hits` on the GPU): PyTorch takes a 0-dim CPU tensor as an input, never as the
+    output, and raises there. Batches fed to a moved model
     (or with its output to a loss function, `F.cross_entropy(logits, y)`) are DL203's, criteria
     with a CPU weight DL104's.
 
