@@ -875,7 +875,7 @@ def conflicting_on_an_arm(first: Value, second: Value) -> Optional[tuple[Value, 
     return None
 
 
-def conflicting(first: Value, second: Value, any_rank: bool = False) -> bool:
+def conflicting(first: Value, second: Value, any_rank: bool = False, written: Optional[Value] = None) -> bool:
     """Are two tensors known to live on devices that PyTorch will refuse to mix?
 
     Both devices must be known; a 0-dim CPU tensor mixes with anything (PyTorch allows it), so
@@ -883,10 +883,16 @@ def conflicting(first: Value, second: Value, any_rank: bool = False) -> bool:
     tensors one ``torch.cat``/``torch.stack`` joins must share a device whatever their rank, so
     there a CPU operand of unknown rank counts where the code put it on the host itself
     (``.cpu()``) or it is the program's data (a batch, numpy's).
+
+    ``written`` is the operand an in-place operation writes (``total += x``, ``total.add_(x)``):
+    PyTorch lets a 0-dim CPU tensor be an *input* beside GPU tensors, never the *output*, so
+    a 0-dim host tensor written with a value on the accelerator takes no exception.
     """
     if first.device is None or second.device is None or not first.device.conflicts_with(second.device):
         return False
     for side in (first, second):
+        if side is written:
+            continue
         if side.device is not None and side.device.is_cpu and side.scalar is not False:
             if not (any_rank and side.scalar is None and _put_on_host(side)):
                 return False

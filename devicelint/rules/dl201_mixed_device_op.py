@@ -67,7 +67,10 @@ class MixedDeviceOp(Rule):
     caller placed both (the call that hands a moved model is compared on its own).
 
     0-dim CPU tensors (which PyTorch mixes with GPU tensors), Python scalars, `*_like`
-    factories and operands of unknown device are never flagged. Batches fed to a moved model
+    factories and operands of unknown device are never flagged - except a 0-dim CPU tensor an
+    in-place operation writes (`total += loss`, `total.add_(loss)`, `counts[i] += hits[i]` with
+    `loss`, `hits` on the GPU): PyTorch takes a 0-dim CPU tensor as an input, never as the
+    output, and raises there. Batches fed to a moved model
     (or with its output to a loss function, `F.cross_entropy(logits, y)`) are DL203's, criteria
     with a CPU weight DL104's.
 
@@ -486,11 +489,14 @@ class MixedDeviceOp(Rule):
         target = next((arg.value for arg in move.args if arg.keyword is None or arg.keyword.value == "device"), None)
         return isinstance(target, (cst.Name, cst.Attribute))
 
-    def _conflict_to_report(self, first: Value, second: Value, loss: bool = False, joined: bool = False) -> bool:
+    def _conflict_to_report(
+        self, first: Value, second: Value, loss: bool = False, joined: bool = False, written: Optional[Value] = None
+    ) -> bool:
         return (
-            conflicting(first, second, any_rank=joined)
-            and not self._said_by_another_rule(first, second)
-            and not self._said_by_another_rule(second, first)
+            conflicting(first, second, any_rank=joined, written=written)
+            # a 0-dim host tensor written in place is no other rule's (they mix 0-dim CPU tensors)
+            and (_zero_dim_host_written(written) or not self._said_by_another_rule(first, second))
+            and (_zero_dim_host_written(written) or not self._said_by_another_rule(second, first))
             and not self._placed_by_the_caller(first, second)
             and not self._placed_by_the_caller(second, first)
             and not (loss and (_unmoved_target(first, second) or _unmoved_target(second, first)))
@@ -521,8 +527,13 @@ class MixedDeviceOp(Rule):
 
     def on_binary(self, event: BinaryEvent) -> None:
         self._note_parameter_meetings(event.node, [(event.left_node, event.left), (event.right_node, event.right)])
-        if self._conflict_to_report(event.left, event.right):
-            self._report(event.node, event.left_node, event.left, event.right_node, event.right)
+        # `total += x` writes its left side: a 0-dim host total cannot take a GPU x
+        written = event.left if isinstance(event.node, cst.AugAssign) else None
+        if self._conflict_to_report(event.left, event.right, written=written):
+            if _zero_dim_host_written(written):
+                self._report_written(event.node, event.left_node, event.left, event.right_node, event.right)
+            else:
+                self._report(event.node, event.left_node, event.left, event.right_node, event.right)
         else:
             self._check_arms(event.node, [(event.left_node, event.left), (event.right_node, event.right)])
 
@@ -541,7 +552,8 @@ class MixedDeviceOp(Rule):
             assert isinstance(event.node.func, cst.Attribute)
             operands = [(event.node.func.value, event.receiver), *event.operands()]
             self._note_parameter_meetings(event.node, operands)
-            self._check_all(event.node, operands)
+            # an in-place method (`total.add_(x)`) writes its receiver
+            self._check_all(event.node, operands, written=event.receiver if event.method.endswith("_") else None)
         elif event.callee.kind == Kind.MODULE and event.callee.device is not None and event.callee.role is not Role.PARALLEL_WRAPPER:
             self._check_module_call(event)
         elif event.method is not None and event.receiver is not None and event.receiver.kind == Kind.MODULE:
@@ -804,13 +816,24 @@ class MixedDeviceOp(Rule):
         )
         return True
 
-    def _check_all(self, node: cst.CSTNode, operands: list[tuple[cst.BaseExpression, Value]], loss: bool = False, joined: bool = False) -> None:
+    def _check_all(
+        self,
+        node: cst.CSTNode,
+        operands: list[tuple[cst.BaseExpression, Value]],
+        loss: bool = False,
+        joined: bool = False,
+        written: Optional[Value] = None,
+    ) -> None:
         """``joined``: a ``torch.cat``/``torch.stack`` of the operands, which refuses a CPU
-        tensor beside a GPU one whatever its rank (it takes no 0-dim exception)."""
+        tensor beside a GPU one whatever its rank (it takes no 0-dim exception); ``written``:
+        the operand an in-place method writes (no 0-dim exception for it either)."""
         for index, (first_node, first) in enumerate(operands):
             for second_node, second in operands[index + 1:]:
-                if self._conflict_to_report(first, second, loss, joined):
-                    self._report(node, first_node, first, second_node, second)
+                if self._conflict_to_report(first, second, loss, joined, written):
+                    if _zero_dim_host_written(written) and written is first:
+                        self._report_written(node, first_node, first, second_node, second)
+                    else:
+                        self._report(node, first_node, first, second_node, second)
                     return
         self._check_arms(node, operands)
 
@@ -834,6 +857,14 @@ class MixedDeviceOp(Rule):
                 )
                 return True
         return False
+
+    def _report_written(self, node: cst.CSTNode, host_node: cst.BaseExpression, host: Value, other_node: cst.BaseExpression, other: Value) -> None:
+        self.ctx.report(
+            node,
+            f"writes in place into `{self.ctx.source_of(host_node)}`, {where(host, self.ctx)}, a value computed with "
+            f"`{self.ctx.source_of(other_node)}`, {where(other, self.ctx)}: PyTorch mixes a 0-dim CPU tensor into a GPU "
+            f"operation as an input, never as the output it writes",
+        )
 
     def _report(self, node: cst.CSTNode, left_node: cst.BaseExpression, left: Value, right_node: cst.BaseExpression, right: Value) -> None:
         self.ctx.report(
@@ -865,6 +896,11 @@ def _rank_after(operand: cst.BaseExpression) -> object:
     if not isinstance(node, cst.Name):
         return False
     return None if keeps else False
+
+
+def _zero_dim_host_written(written: Optional[Value]) -> bool:
+    """The operand an in-place operation writes is a host tensor not known to have a dimension."""
+    return written is not None and written.device is not None and written.device.is_cpu and written.scalar is not False
 
 
 def _unmoved_target(host: Value, other: Value) -> bool:
