@@ -32,7 +32,16 @@ from devicelint.analysis.host_reads import method_finder
 from devicelint.analysis import torch_api as api
 from devicelint.analysis import walk
 from devicelint.analysis.facts import ClassInfo, CriterionInfo, ModuleConstruction, SiteCall
-from devicelint.analysis.names import OwnScopeVisitor, dotted_name, has_decorator, is_static_or_class_method, keyword_arg, own_scope_calls, string_value
+from devicelint.analysis.names import (
+    OwnScopeVisitor,
+    dotted_name,
+    has_decorator,
+    is_static_or_class_method,
+    keyword_arg,
+    own_scope_calls,
+    parameter_names,
+    string_value,
+)
 from devicelint.analysis.parameter_uses import ParameterUses, input_device
 from devicelint.analysis.state import DEFAULT_DEVICE_KEY, State, join_states
 from devicelint.analysis.torch_semantics import (
@@ -314,8 +323,7 @@ class Summaries(ParameterUses):
         function = context.node if context is not None else None
         if function is None:
             return None
-        params = function.params
-        if name not in {p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]}:
+        if name not in parameter_names(function):
             return None
         info = context.class_info
         in_module = info is not None and info.is_module and function.name.value != "__init__" and not is_static_or_class_method(function)
@@ -1837,7 +1845,7 @@ class Summaries(ParameterUses):
         moved = memo.get(function)
         if moved is None:
             params = function.params
-            names = {p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]}
+            names = set(parameter_names(function))
             for star in (params.star_arg, params.star_kwarg):
                 if isinstance(star, cst.Param):
                     names.add(star.name.value)
@@ -1860,8 +1868,7 @@ class Summaries(ParameterUses):
         memo = self.function_memo(function, self._parameters_moved_in_place, "parameters moved in place")
         moved = memo.get(function)
         if moved is None:
-            params = function.params
-            names = {p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]}
+            names = parameter_names(function)
             text = self._body_text(function)
             moved = frozenset(match.group(1) for match in _MOVED_IN_PLACE.finditer(text) if match.group(1).split(".", 1)[0] in names)
             memo[function] = moved
@@ -2198,7 +2205,7 @@ class Summaries(ParameterUses):
             return None
         if not info.init_analysed and not info.attributes:
             self._preview_init(info)
-        names = {param.name.value for param in (*init.params.posonly_params, *init.params.params, *init.params.kwonly_params)}
+        names = parameter_names(init)
         followed: set[str] = set()
         for value in info.attributes.values():
             weights = value.kind in (Kind.MODULE, Kind.CRITERION) or value.kind == Kind.TENSOR and value.role in (Role.PARAMETER, Role.BUFFER)
@@ -2577,8 +2584,7 @@ class Summaries(ParameterUses):
         anything else, also a parameter never re-bound (see parameter_read_unchanged)."""
         if not isinstance(expression, cst.Name):
             return None
-        params = function.params
-        if expression.value not in {p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]}:
+        if expression.value not in parameter_names(function):
             return None
         memo = self.function_memo(function, self._conversions_in_place, "conversions in place")
         key = (function, expression.value)
@@ -3046,8 +3052,7 @@ _MOVE_TEXT = re.compile(r"\.\s*(?:to|cuda)\s*\(")
 
 def _find_recursive_mover(function: cst.FunctionDef) -> Optional[tuple[str, cst.Call]]:
     """See Summaries._recursive_mover."""
-    params = function.params
-    names = {p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]}
+    names = parameter_names(function)
     finder = _Returns(function.name.value)
     walk.visit(function.body, finder)
     if finder.other or finder.yields or not finder.returns:

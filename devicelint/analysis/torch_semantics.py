@@ -22,7 +22,7 @@ import libcst as cst
 from devicelint.analysis import graphs, helpers, walk
 from devicelint.analysis import torch_api as api
 from devicelint.analysis.facts import ClassInfo, CriterionInfo, LoaderInfo, StreamContext
-from devicelint.analysis.names import dotted_name, keyword_arg, looks_like_dtype_name, positional_args
+from devicelint.analysis.names import dotted_name, keyword_arg, looks_like_dtype_name, parameter_names, positional_args
 from devicelint.analysis.state import DEFAULT_DEVICE_KEY, State
 from devicelint.analysis.values import (
     CPU,
@@ -456,7 +456,7 @@ class TorchSemantics:
             if class_info is not None and class_info.is_module:
                 return False
             handed = [arg.value for arg in node.args if not arg.star and isinstance(arg.value, cst.Name)]
-            names = {param.name.value for param in (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params)}
+            names = parameter_names(function)
             return any(
                 name.value in names and self.lookup(name.value, state).kind in (Kind.UNKNOWN, Kind.STR, Kind.CONTAINER)
                 and not self.lookup(name.value, state).is_tensor_like and self.lookup(name.value, state).device is None
@@ -464,7 +464,7 @@ class TorchSemantics:
             )
         if not isinstance(node, cst.Name) or function is None or value.kind not in (Kind.UNKNOWN, Kind.CONTAINER):
             return False
-        return node.value in {param.name.value for param in (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params)}
+        return node.value in parameter_names(function)
 
     def _torch_device(self, node: cst.Call, args: tuple[tuple[cst.Arg, Value], ...]) -> Value:
         if not args:
@@ -1134,8 +1134,7 @@ class TorchSemantics:
         function = context.node
         if function is None or context.class_info is not None and context.class_info.is_module:
             return False
-        params = function.params
-        return root.value in {p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]}
+        return root.value in parameter_names(function)
 
     def _device_of_value(self, node: cst.BaseExpression, value: Value) -> Optional[Device]:
         if value.kind in (Kind.STR, Kind.DEVICE):

@@ -610,7 +610,7 @@ class LoadWithoutMapLocation(Rule):
     def _report_pickled_devices(self) -> None:
         if not self._pickled_devices:
             return
-        first, attribute = self._pickled_devices[0]
+        first, first_attribute = self._pickled_devices[0]
         for call, attribute in self._pickled_devices:
             self.ctx.report(
                 call,
@@ -623,7 +623,7 @@ class LoadWithoutMapLocation(Rule):
             self.ctx.report(
                 load,
                 f"this restores a whole pickled model (`weights_only=False`), and the file saves one that keeps its device "
-                f"in `self.{attribute}` (line {self.ctx.line(first)}): `map_location` moves its tensors, not that "
+                f"in `self.{first_attribute}` (line {self.ctx.line(first)}): `map_location` moves its tensors, not that "
                 "attribute; load a `state_dict()` into a model built for this machine",
             )
 
