@@ -43,6 +43,7 @@ from devicelint.analysis.values import (
     mapping_of,
     MODEL_DEVICE,
     Origin,
+    Provenance,
     ParamGroup,
     Role,
     NoneOnOneArm,
@@ -500,7 +501,7 @@ class Expressions:
         if body_device is not None and orelse_device is not None and (body_device.is_accel or orelse_device.is_accel):
             # "cuda" if torch.cuda.is_available() else "cpu": the accelerator, on any GPU machine
             accel = body_device if body_device.is_accel else orelse_device
-            return Value(Kind.DEVICE, accel, Origin(node, "chosen"))
+            return Value(Kind.DEVICE, accel, Origin(node, "chosen", provenance=Provenance.CHOSEN))
         for tensor, none_node in ((body, node.orelse), (orelse, node.body)):
             if tensor.kind == Kind.TENSOR and isinstance(none_node, cst.Name) and none_node.value == "None":
                 # `weights if use_weights else None`: a tensor, or nothing at all
@@ -724,7 +725,7 @@ class Expressions:
             return Value(
                 Kind.BATCH,
                 iterable.device,
-                Origin(iterable.origin.node, "batch", from_data=True) if iterable.origin else None,
+                Origin(iterable.origin.node, "batch", from_data=True, provenance=Provenance.BATCH) if iterable.origin else None,
                 scalar=False,
                 info=batch_items,
                 role=batch_role,

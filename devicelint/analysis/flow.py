@@ -392,7 +392,7 @@ class FlowAnalyzer(Expressions, Summaries, TorchSemantics, ProjectImports):
         origin = value.origin
         if origin is None or origin.node is not value_node:
             return
-        built_on_host = value.kind == Kind.MODULE and value.device is not None and value.device.is_cpu and origin.how.startswith("created")
+        built_on_host = value.kind == Kind.MODULE and value.device is not None and value.device.is_cpu and origin.created
         if not built_on_host and not constructions.is_construction(value):
             return
         replaced = state.get(name)  # this scope's own binding only: another scope's is another variable
@@ -400,7 +400,7 @@ class FlowAnalyzer(Expressions, Summaries, TorchSemantics, ProjectImports):
             return
         if replaced.device is None or not replaced.device.may_be_accelerator or replaced.device.only_on is not None:
             return
-        if replaced.origin is None or not replaced.origin.how.startswith("moved"):
+        if replaced.origin is None or not replaced.origin.moved:
             return
         self.facts.rebuilt_modules[value_node] = RebuiltModule(name, value_node, replaced)
 

@@ -614,11 +614,12 @@ def attributed_to(
     if value.kind == Kind.CONTAINER and isinstance(value.info, tuple):
         return replace(value, info=tuple(attributed_to(item, helper, factory_home) for item in value.info))
     origin = value.origin
-    if origin is None or not origin.how.startswith("created") or factory_home(origin.node) is not helper:
+    if origin is None or not origin.created or factory_home(origin.node) is not helper:
         return value
-    if origin.how.endswith("()`"):
+    if origin.helper is not None:
         return value  # said already (the helper's result came back into it: ``f(f(x))``)
-    return replace(value, origin=Origin(origin.node, f"{origin.how} in `{helper.name.value}()`", origin.from_data))
+    name = helper.name.value
+    return replace(value, origin=Origin(origin.node, f"{origin.how} in `{name}()`", origin.from_data, provenance=origin.provenance, helper=name))
 
 
 

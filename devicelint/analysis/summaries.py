@@ -50,7 +50,7 @@ from devicelint.analysis.torch_semantics import (
     is_model_factory,
     spelled,
 )
-from devicelint.analysis.values import CPU, MODEL_DEVICE, UNKNOWN, Device, Homogeneous, Kind, Origin, Role, TensorOrNone, Value, follows, is_none_literal, join, may_hold_accelerator_tensor
+from devicelint.analysis.values import CPU, MODEL_DEVICE, UNKNOWN, Device, Homogeneous, Kind, Origin, Provenance, Role, TensorOrNone, Value, follows, is_none_literal, join, may_hold_accelerator_tensor
 
 #: how far down the queue a function that waits for its callers is looked for
 _PENDING_LOOKAHEAD = 200
@@ -271,7 +271,7 @@ class Summaries(ParameterUses):
         by a move is left alone: that is deliberate (offloading)."""
         if value.kind not in (Kind.MODULE, Kind.CRITERION) or value.device is None or not value.device.is_cpu or value.origin is None:
             return False
-        if not value.origin.how.startswith("created by"):
+        if not value.origin.created:
             return False
         if self._current_home is not None or any(method in self._foreign_home for method in class_info.methods.values()):
             return False  # a class of another module of the project: this file's text says nothing of who moves it
@@ -392,7 +392,7 @@ class Summaries(ParameterUses):
             return Value(Kind.MODULE)
         if qualname in api.DATALOADER_NAMES:
             # batches of a DataLoader are collated on the host
-            return Value(Kind.LOADER, CPU, Origin(origin_node, "loader"))
+            return Value(Kind.LOADER, CPU, Origin(origin_node, "loader", provenance=Provenance.LOADER))
         if isinstance(annotation, cst.Name):
             known = self.module_state.get(annotation.value)
             if known is not None and known.kind == Kind.CLASS and known.info.is_module:
@@ -1980,7 +1980,7 @@ class Summaries(ParameterUses):
     def _instantiate(self, node: cst.Call, info: ClassInfo, args: tuple[tuple[cst.Arg, Value], ...], default_device: Optional[Value]) -> Value:
         """An object of a class of the file built by ``node``; ``default_device``: the device
         factories use where it is built (``with torch.device(d)``), None for the CPU."""
-        origin = Origin(node, f"created by `{spelled(node)}`")
+        origin = Origin(node, f"created by `{spelled(node)}`", provenance=Provenance.CREATED)
         if info.is_module:
             if not self.function_stack or self.function_stack[-1].class_info is None:
                 self.facts.program_builds_own_model = True  # not (only) as a submodule of another
@@ -2009,7 +2009,7 @@ class Summaries(ParameterUses):
                 info.item_positions = _item_positions(info)
             if info.item_text_keys is None:
                 info.item_text_keys = _item_text_keys(info)
-            return Value(Kind.DATASET, device, Origin(node, "dataset", from_data=True), info=info, role=_item_role(info))
+            return Value(Kind.DATASET, device, Origin(node, "dataset", from_data=True, provenance=Provenance.DATASET), info=info, role=_item_role(info))
         if self.emitting:
             self._note_construction(info, args)
         held = self._mapping_entries(node, info, args)
@@ -2212,7 +2212,7 @@ class Summaries(ParameterUses):
             if not weights:
                 continue
             device = value.device
-            if device is None or device.kind != "follows" or device.label not in names or value.origin is None or not value.origin.how.startswith("moved to"):
+            if device is None or device.kind != "follows" or device.label not in names or value.origin is None or not value.origin.moved:
                 return None
             followed.add(device.label)
         if len(followed) != 1 or self._kept_module_arguments(info, args):
@@ -3346,7 +3346,7 @@ def _placed_module(values: list[Value]) -> Optional[Value]:
     if not placed or any(value.device != placed[0].device for value in placed):
         return None
     for value in values:
-        if value.device is not None and value.device.is_cpu and value.origin is not None and value.origin.how == "moved to the CPU":
+        if value.device is not None and value.device.is_cpu and value.origin is not None and value.origin.provenance is Provenance.MOVED_TO_HOST:
             return None
     info = placed[0].info if all(value.info is placed[0].info for value in values if value.info is not None) else None
     return Value(Kind.MODULE, placed[0].device, placed[0].origin, info=info, role=placed[0].role)

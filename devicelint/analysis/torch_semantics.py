@@ -35,6 +35,7 @@ from devicelint.analysis.values import (
     Device,
     Kind,
     Origin,
+    Provenance,
     Role,
     TensorOrNone,
     Value,
@@ -196,9 +197,9 @@ class TorchSemantics:
         if qualname in api.CUDA_TYPED_CONSTRUCTORS:
             # always on the current CUDA device (DL306 reports the legacy spelling itself)
             positional = [pair for pair in args if pair[0].keyword is None and not pair[0].star]
-            return Value(Kind.TENSOR, Device("accel", "cuda"), Origin(node, f"created on the GPU by `{spelled(node)}`"), scalar=False if positional else None)
+            return Value(Kind.TENSOR, Device("accel", "cuda"), Origin(node, f"created on the GPU by `{spelled(node)}`", provenance=Provenance.CREATED), scalar=False if positional else None)
         if qualname in api.CPU_PRODUCERS:
-            return Value(Kind.TENSOR, CPU, Origin(node, f"created from numpy by `{spelled(node)}`", from_data=True), scalar=None)
+            return Value(Kind.TENSOR, CPU, Origin(node, f"created from numpy by `{spelled(node)}`", from_data=True, provenance=Provenance.CREATED), scalar=None)
         if qualname in api.DEVICE_PROBES:
             self.facts.chooses_device_at_run_time = True
         if qualname == api.TORCH_DEVICE:
@@ -223,7 +224,7 @@ class TorchSemantics:
             first = args[0][1]
             device_arg = keyword_arg(node, "device")
             if device_arg is not None:
-                return Value(Kind.TENSOR, self.device_of(device_arg.value, self.eval(device_arg.value, state)), Origin(node, "created"))
+                return Value(Kind.TENSOR, self.device_of(device_arg.value, self.eval(device_arg.value, state)), Origin(node, "created", provenance=Provenance.CREATED))
             if (
                 first.kind == Kind.TENSOR
                 and first.device is not None
@@ -234,7 +235,7 @@ class TorchSemantics:
                 # a new tensor on the device of a host tensor some factory made: this call is a
                 # factory too, and the one that could be given `device=`
                 self.factory_calls[id(node)] = (qualname, self.current_function.node)
-                return Value(Kind.TENSOR, first.device, Origin(node, f"created by `{spelled(node)}`"), scalar=first.scalar)
+                return Value(Kind.TENSOR, first.device, Origin(node, f"created by `{spelled(node)}`", provenance=Provenance.CREATED), scalar=first.scalar)
             return Value(Kind.TENSOR, first.device, first.origin, scalar=first.scalar)
         if qualname == "torch.nn.Parameter" or qualname == "torch.nn.parameter.Parameter":
             data = args[0][1] if args else UNKNOWN
@@ -251,13 +252,13 @@ class TorchSemantics:
             for _, value in args:
                 device = value.device if value.kind == Kind.TENSOR and device is not None and (device == value.device or device is CPU and value.device is CPU) else None
             # its items are tuples (one element per tensor), so default collation makes lists
-            return Value(Kind.DATASET, device, Origin(node, "dataset", from_data=True), role=Role.SEQUENCE_BATCH)
+            return Value(Kind.DATASET, device, Origin(node, "dataset", from_data=True, provenance=Provenance.DATASET), role=Role.SEQUENCE_BATCH)
         if qualname in api.LEROBOT_DATASET_NAMES:
             # dict items of CPU tensors, with the task's text under "task"
             mapping = CollatedMapping(api.LEROBOT_TEXT_KEYS)
-            return Value(Kind.DATASET, CPU, Origin(node, "dataset", from_data=True), info=mapping, role=Role.MAPPING_BATCH)
+            return Value(Kind.DATASET, CPU, Origin(node, "dataset", from_data=True, provenance=Provenance.DATASET), info=mapping, role=Role.MAPPING_BATCH)
         if graphs.is_graph_dataset(qualname):
-            return graphs.graph_dataset(Origin(node, "dataset", from_data=True))
+            return graphs.graph_dataset(Origin(node, "dataset", from_data=True, provenance=Provenance.DATASET))
         if qualname in graphs.LOADER_NAMES:
             loader = self._data_loader(node, args, state)
             assert isinstance(loader.info, LoaderInfo)
@@ -266,14 +267,14 @@ class TorchSemantics:
         if qualname.startswith("torchvision.datasets."):
             # torchvision's datasets yield `(sample, target)` tuples
             tuples = qualname.rsplit(".", 1)[-1][:1].isupper()
-            return Value(Kind.DATASET, CPU, Origin(node, "dataset", from_data=True), role=Role.SEQUENCE_BATCH if tuples else None)
+            return Value(Kind.DATASET, CPU, Origin(node, "dataset", from_data=True, provenance=Provenance.DATASET), role=Role.SEQUENCE_BATCH if tuples else None)
         if qualname.startswith(api.OPTIMIZER_PREFIX) and qualname.rsplit(".", 1)[-1][:1].isupper() and "lr_scheduler" not in qualname:
             optimized = optimized_parameters(args[0][1]) if args else None
-            return Value(Kind.OPTIMIZER, origin=Origin(node, "created"), info=optimized or (args[0][1] if args else None))
+            return Value(Kind.OPTIMIZER, origin=Origin(node, "created", provenance=Provenance.CREATED), info=optimized or (args[0][1] if args else None))
         if not qualname.startswith("torch.") and qualname.rsplit(".", 1)[-1][:1].isupper() and _builds_optimizer(node, args):
             # `BertAdam(groups, lr=...)`, `FusedAdam(model.parameters(), lr=...)`: an optimizer
             # of another package
-            return Value(Kind.OPTIMIZER, origin=Origin(node, "created"), info=optimized_parameters(args[0][1]))
+            return Value(Kind.OPTIMIZER, origin=Origin(node, "created", provenance=Provenance.CREATED), info=optimized_parameters(args[0][1]))
         if qualname == "torch.compile" or qualname == "torch.jit.script" or qualname in api.VARIABLE_WRAPPERS:
             return args[0][1] if args else UNKNOWN
         if qualname in api.PASS_THROUGH_ITERABLES:
@@ -301,7 +302,7 @@ class TorchSemantics:
             return self._mapping_of_pairs(node, args)
         if qualname in api.ATTRIBUTE_BAGS and all(arg.keyword is not None and not arg.star for arg, _ in args):
             # `SimpleNamespace(model=unet, device=device)`: its attributes are what it is given
-            return Value(Kind.UNKNOWN, origin=Origin(node, f"created by `{spelled(node)}`"), fields=tuple((arg.keyword.value, value) for arg, value in args if arg.keyword is not None))
+            return Value(Kind.UNKNOWN, origin=Origin(node, f"created by `{spelled(node)}`", provenance=Provenance.CREATED), fields=tuple((arg.keyword.value, value) for arg, value in args if arg.keyword is not None))
         if qualname == "io.BytesIO" and not args:
             # an empty buffer: whatever is loaded from it was saved by this very process
             return Value(Kind.UNKNOWN, role=Role.IN_PROCESS_BUFFER)
@@ -326,7 +327,7 @@ class TorchSemantics:
         if qualname in api.ALLENNLP_ARCHIVE_LOADERS:
             return self._allennlp_archive(node, args, state)
         if is_model_factory(qualname):
-            return Value(Kind.MODULE, CPU, Origin(node, f"created by `{spelled(node)}`"))
+            return Value(Kind.MODULE, CPU, Origin(node, f"created by `{spelled(node)}`", provenance=Provenance.CREATED))
         if qualname.endswith(".from_pretrained"):
             if qualname.startswith("diffusers.") and "Pipeline" in qualname:
                 return UNKNOWN  # a diffusers pipeline is not an nn.Module: its call returns images
@@ -335,7 +336,7 @@ class TorchSemantics:
             dtype = keyword_arg(node, "dtype")
             if dtype is not None and isinstance(dtype.value, cst.Name) and dtype.value.value == "object":
                 return UNKNOWN  # an array of object references stores tensors as they are
-            return Value(Kind.NDARRAY, origin=Origin(node, f"created by `{spelled(node)}`"))
+            return Value(Kind.NDARRAY, origin=Origin(node, f"created by `{spelled(node)}`", provenance=Provenance.CREATED))
         if qualname in api.NON_TENSOR_FUNCTIONS:
             self._escape(args, state)
             return UNKNOWN
@@ -405,7 +406,7 @@ class TorchSemantics:
 
     def _factory(self, node: cst.Call, qualname: str, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> Value:
         device_arg = keyword_arg(node, "device")
-        origin = Origin(node, f"created by `{spelled(node)}`")
+        origin = Origin(node, f"created by `{spelled(node)}`", provenance=Provenance.CREATED)
         self.factory_calls[id(node)] = (qualname, self.current_function.node)
         if any(context.class_info is not None and context.class_info.is_module and context.name == "__init__" for context in self.function_stack):
             self.factories_building_modules.add(id(node))
@@ -415,14 +416,14 @@ class TorchSemantics:
             return Value(Kind.TENSOR, source.device, source.origin, scalar=source.scalar)
         if device_arg is not None:
             device = self.device_of(device_arg.value, self.eval(device_arg.value, state))
-            origin = Origin(node, f"created on {device.describe() if device else 'a device'} by `{spelled(node)}`")
+            origin = Origin(node, f"created on {device.describe() if device else 'a device'} by `{spelled(node)}`", provenance=Provenance.CREATED)
         elif any(arg.star == "**" for arg, _ in args):
             device = None  # `torch.zeros(n, **factory_kwargs)`: the device may be among them (timm's `**dd`)
         else:
             default = self._default_device(state)
             device = CPU if default is None else default.device
             if device is CPU and self._reads_data(qualname, positional, state):
-                origin = Origin(node, f"created from data by `{spelled(node)}`", from_data=True)
+                origin = Origin(node, f"created from data by `{spelled(node)}`", from_data=True, provenance=Provenance.CREATED)
         return Value(Kind.TENSOR, device, origin, scalar=_factory_scalar(qualname, positional, node))
 
     def _reads_data(self, qualname: str, positional: list[tuple[cst.Arg, Value]], state: State) -> bool:
@@ -478,7 +479,7 @@ class TorchSemantics:
         rank = next((value.role for _, value in args[:2] if value.role in RANK_ROLES), None)
         if rank is not None and device is None and first.kind == Kind.STR:
             device = Device("accel", self._label(first_node))  # "cuda:<rank>": an accelerator by its text
-        return Value(Kind.DEVICE, device, Origin(node, "chosen"), role=rank)
+        return Value(Kind.DEVICE, device, Origin(node, "chosen", provenance=Provenance.CHOSEN), role=rank)
 
     def _generator(self, node: cst.Call, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> Value:
         """``torch.Generator()`` draws on the CPU; ``torch.Generator("cuda")`` / ``device=d`` on that device."""
@@ -490,7 +491,7 @@ class TorchSemantics:
             device: Optional[Device] = None if any(arg.star for arg, _ in args) else CPU
         else:
             device = self.device_of(device_arg.value, self.eval(device_arg.value, state))
-        return Value(Kind.GENERATOR, device, Origin(node, f"created by `{spelled(node)}`"))
+        return Value(Kind.GENERATOR, device, Origin(node, f"created by `{spelled(node)}`", provenance=Provenance.CREATED))
 
     def _data_loader(self, node: cst.Call, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> Value:
         dataset = UNKNOWN
@@ -520,7 +521,7 @@ class TorchSemantics:
             elif batch_role is Role.MAPPING_BATCH and isinstance(dataset.info, CollatedMapping):
                 batch_items = dataset.info  # a library's dataset whose items are known to hold text
         collated = self._collated_by_own_function(node, args, state)
-        return Value(Kind.LOADER, device, Origin(node, "loader"), info=LoaderInfo(node, pinned, batch_role, batch_items, collated))
+        return Value(Kind.LOADER, device, Origin(node, "loader", provenance=Provenance.LOADER), info=LoaderInfo(node, pinned, batch_role, batch_items, collated))
 
     def _collated_by_own_function(self, node: cst.Call, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> Optional[Value]:
         """What each batch is where ``collate_fn=`` names a function of the file: the loader
@@ -558,7 +559,7 @@ class TorchSemantics:
         """A torch.nn loss built by ``node`` (``nn.CrossEntropyLoss(weight=w)``, or a builder of
         one called - see CriterionBuilder): it keeps the tensor given as ``weight=`` or
         ``pos_weight=`` where that tensor is."""
-        origin = Origin(node, f"created by `{spelled(node)}`")
+        origin = Origin(node, f"created by `{spelled(node)}`", provenance=Provenance.CREATED)
         weight = UNKNOWN
         weight_arg = None
         for name in ("weight", "pos_weight"):
@@ -585,7 +586,7 @@ class TorchSemantics:
         return Value(Kind.CRITERION, device, weight.origin if device is not None else origin, info=info)
 
     def _nn_class(self, node: cst.Call, qualname: str, leaf: str, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> Value:
-        origin = Origin(node, f"created by `{spelled(node)}`")
+        origin = Origin(node, f"created by `{spelled(node)}`", provenance=Provenance.CREATED)
         device_arg = keyword_arg(node, "device")
         explicit = self.device_of(device_arg.value, self.eval(device_arg.value, state)) if device_arg is not None else None
         if is_loss_class(qualname):
@@ -711,7 +712,7 @@ class TorchSemantics:
         (keyword, or the fourth positional argument of AllenNLP 0.x) or spreads arguments."""
         positional = [arg for arg, _ in args if arg.keyword is None and not arg.star]
         placed = any(arg.star or arg.keyword is not None and arg.keyword.value == "cuda_device" for arg, _ in args) or len(positional) > 3
-        return Value(Kind.LOADER, None if placed else CPU, Origin(node, "loader"), info=LoaderInfo(node, False, Role.MAPPING_BATCH))
+        return Value(Kind.LOADER, None if placed else CPU, Origin(node, "loader", provenance=Provenance.LOADER), info=LoaderInfo(node, False, Role.MAPPING_BATCH))
 
     def _allennlp_archive(self, node: cst.Call, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> Value:
         """``load_archive(path, cuda_device)``: an archive whose ``.model`` is loaded onto that
@@ -950,8 +951,10 @@ class TorchSemantics:
         device: Optional[Device] = target  # type: ignore[assignment]
         if device is not None and device.may_be_accelerator:
             self.facts.accelerator_moves.append(node)
-        how = "moved to the CPU" if device is not None and device.is_cpu else f"moved to {device.describe()}" if device is not None else "moved"
-        origin = Origin(node, how)
+        if device is not None and device.is_cpu:
+            origin = Origin(node, "moved to the CPU", provenance=Provenance.MOVED_TO_HOST)
+        else:
+            origin = Origin(node, f"moved to {device.describe()}" if device is not None else "moved", provenance=Provenance.MOVED)
         if kind in (Kind.MODULE, Kind.CRITERION):
             if isinstance(receiver.info, CriterionInfo):
                 receiver.info.moved = True
@@ -1412,7 +1415,7 @@ def optimizer_built_from_package(node: cst.Call, args: tuple[tuple[cst.Arg, Valu
             continue
         parameters = optimized_parameters(value)
         if parameters is not None:
-            return Value(Kind.OPTIMIZER, origin=Origin(node, "created"), info=parameters)
+            return Value(Kind.OPTIMIZER, origin=Origin(node, "created", provenance=Provenance.CREATED), info=parameters)
     return None
 
 

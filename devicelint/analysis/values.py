@@ -204,9 +204,32 @@ def join_devices(first: Optional[Device], second: Optional[Device]) -> Optional[
     return first
 
 
+class Provenance(enum.Enum):
+    """How a value came to be where it is (``Origin.provenance``). The analysis and the rules
+    test this; ``Origin.how`` is only the message that says it to the user."""
+
+    #: made by a tensor factory, a constructor, a module or optimizer class
+    CREATED = "created"
+    #: moved by ``.to()``/``.cuda()``, to a device or to one the analysis does not know
+    MOVED = "moved"
+    #: moved to the host by ``.cpu()``/``.to("cpu")``
+    MOVED_TO_HOST = "moved to the host"
+    #: a device the program chose (``torch.device(...)``, ``"cuda" if ... else "cpu"``)
+    CHOSEN = "chosen"
+    #: a batch drawn from a DataLoader
+    BATCH = "batch"
+    #: a dataset, or an item drawn from one
+    DATASET = "dataset"
+    #: a DataLoader
+    LOADER = "loader"
+    #: anything else: loaded, returned, read, handed in, drawn from another value...
+    OTHER = "other"
+
+
 @dataclass(frozen=True)
 class Origin:
-    """The node that gave a value its device, and how ("created by `torch.zeros`")."""
+    """The node that gave a value its device, how it did (``provenance``), and the message
+    that says so ("created by `torch.zeros`")."""
 
     node: cst.CSTNode
     how: str
@@ -221,6 +244,18 @@ class Origin:
     #: where paths merge, the other places a host tensor came from (``n_idx = torch.zeros(a)``
     #: on one branch, ``torch.zeros(b)`` on the other): each needs the same fix
     alternatives: tuple["Origin", ...] = ()
+    provenance: Provenance = Provenance.OTHER
+    #: the helper function whose own factory made the value (``how`` then names it)
+    helper: Optional[str] = None
+
+    @property
+    def created(self) -> bool:
+        return self.provenance is Provenance.CREATED
+
+    @property
+    def moved(self) -> bool:
+        """Moved by the program, to any device (the host included)."""
+        return self.provenance in (Provenance.MOVED, Provenance.MOVED_TO_HOST)
 
 
 class Role(enum.Enum):
@@ -558,7 +593,7 @@ def _join_placements(first: Value, second: Value) -> Optional[Device]:
             host.device is not None
             and host.device.is_cpu
             and host.origin is not None
-            and host.origin.how == "moved to the CPU"
+            and host.origin.provenance is Provenance.MOVED_TO_HOST
             and other.device is not None
             and other.device.may_be_accelerator
         ):
@@ -901,4 +936,4 @@ def conflicting(first: Value, second: Value, any_rank: bool = False, written: Op
 
 def _put_on_host(value: Value) -> bool:
     """The program's data, or a tensor the code itself moved to the host (``x.cpu()``)."""
-    return value.origin is not None and (value.origin.from_data or value.origin.how == "moved to the CPU")
+    return value.origin is not None and (value.origin.from_data or value.origin.provenance is Provenance.MOVED_TO_HOST)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from devicelint.analysis.values import Value
+from devicelint.analysis.values import Provenance, Value
 
 
 def where(value: Value, ctx) -> str:  # type: ignore[no-untyped-def]
@@ -25,15 +25,15 @@ def _where(value: Value, ctx) -> str:  # type: ignore[no-untyped-def]
     assert value.device is not None
     place = f"on {value.device.describe()}"
     origin = value.origin
-    if origin is None or origin.how == "chosen":
+    if origin is None or origin.provenance is Provenance.CHOSEN:
         return place
     line = ctx.line(origin.node)
-    if origin.how.startswith("moved"):
+    if origin.moved:
         return f"{place} (moved there at line {line})"
-    if origin.how == "batch" and isinstance(origin.node, cst.Param):
+    if origin.provenance is Provenance.BATCH and isinstance(origin.node, cst.Param):
         return f"{place} (drawn from the DataLoader passed in as `{origin.node.name.value}`)"
-    if origin.how == "batch":
+    if origin.provenance is Provenance.BATCH:
         return f"{place} (drawn from the DataLoader built at line {line})"
-    if origin.how == "dataset":
+    if origin.provenance is Provenance.DATASET:
         return f"{place} (drawn from the dataset built at line {line})"
     return f"{place} ({origin.how} at line {line})"

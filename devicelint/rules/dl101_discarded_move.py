@@ -8,7 +8,7 @@ from devicelint.analysis import torch_api as api
 from devicelint.analysis.events import CallEvent
 from devicelint.analysis.torch_semantics import moves_in_place
 from devicelint.analysis.names import dotted_name, keyword_arg
-from devicelint.analysis.values import Kind, Value
+from devicelint.analysis.values import Kind, Provenance, Value
 from devicelint.rule_api import FixSpec, NodeEdit
 from devicelint.findings import Severity
 from devicelint.rules.base import Example, Rule
@@ -24,7 +24,7 @@ def _collated_by_default(batch: Value) -> bool:
     and returns it (transformers' ``BatchEncoding`` and ``BatchFeature``). Items of a dataset
     (not collated) and values of other origins are tensors as the analysis says."""
     origin = batch.origin
-    if origin is None or origin.how != "batch":
+    if origin is None or origin.provenance is not Provenance.BATCH:
         return True
     call = origin.node
     if not isinstance(call, cst.Call):

@@ -532,7 +532,7 @@ class UnregisteredTensorAttr(Rule):
         # on the CPU, or put on a device of its own: `device=x_example.device`, `.cuda()`; the
         # model's own device (a submodule's output) is no better: it is where the model was then
         placed_apart = value.device.is_accel or (value.device.is_symbolic and value.device is not MODEL_DEVICE and not value.device.argument)
-        if not (value.device.is_cpu and value.origin.how.startswith("created")) and not placed_apart:
+        if not (value.device.is_cpu and value.origin.created) and not placed_apart:
             return
         if self._converted_parameter(value_node):
             return  # nn.Parameter(...).half(): DL102 says what went wrong
@@ -568,7 +568,7 @@ class UnregisteredTensorAttr(Rule):
         created on the host, kept until ``finish`` decides (another method may cache tensors in
         its items instead, which is the placeholder case)."""
         element = homogeneous_element(value)
-        if element is None or element.origin is None or not element.origin.how.startswith("created") or element.scalar is True:
+        if element is None or element.origin is None or not element.origin.created or element.scalar is True:
             return
         if element.role in (Role.PARAMETER, Role.BUFFER):
             return
@@ -754,7 +754,7 @@ class UnregisteredTensorAttr(Rule):
             return
         if value.kind != Kind.TENSOR or value.role in (Role.PARAMETER, Role.BUFFER) or value.device is None:
             return
-        if value.origin is None or not (value.origin.how.startswith("moved") or self.ctx.analyzer.factory_name(value.origin.node) is not None):
+        if value.origin is None or not (value.origin.moved or self.ctx.analyzer.factory_name(value.origin.node) is not None):
             return  # activations kept between calls (a streaming conv's previous frames): state, not a table
         key = (id(class_info), name[5:], isinstance(target, cst.Subscript))
         self._cached.setdefault(key, (function, target))

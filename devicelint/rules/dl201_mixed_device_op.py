@@ -432,7 +432,7 @@ class MixedDeviceOp(Rule):
             return False
         if context.node.name.value == "__init__" or module.device is None or not module.device.is_cpu:
             return False
-        return module.origin is not None and module.origin.how.startswith("created")
+        return module.origin is not None and module.origin.created
 
     def _said_by_another_rule(self, host: Value, other: Value) -> bool:
         """One bug, one finding: a batch that reaches a moved model is DL203's (one that meets
@@ -605,7 +605,7 @@ class MixedDeviceOp(Rule):
         if found is None:
             return
         method, parameters, placed = found
-        if module.origin is not None and module.origin.how.startswith("created by") and isinstance(module.origin.node, cst.Call):
+        if module.origin is not None and module.origin.created and isinstance(module.origin.node, cst.Call):
             moved_inputs = [parameter for parameter in parameters if parameter is not None]
             if moved_inputs:
                 # `policy.act(state)`, whose `act` moves `state` to the run's device before its
@@ -648,7 +648,7 @@ class MixedDeviceOp(Rule):
             return
         for parameter in moved_inputs:
             value = ended.get(parameter)
-            if value is None or value.kind not in (Kind.TENSOR, Kind.BATCH) or value.origin is None or not value.origin.how.startswith("moved"):
+            if value is None or value.kind not in (Kind.TENSOR, Kind.BATCH) or value.origin is None or not value.origin.moved:
                 continue
             if not walk.contains(method, value.origin.node):
                 continue  # moved by the caller, not by the method

@@ -880,7 +880,7 @@ class FactoryWithoutDevice(Rule):
         origin = value.origin
         if origin is None or not isinstance(origin.node, cst.Call):
             return True
-        if not origin.how.startswith("moved"):
+        if not origin.moved:
             return False  # made there (`torch.full(..., device=x.device)` on one branch): a tensor of its own
         return self._placement_guards().conditional(origin.node)
 

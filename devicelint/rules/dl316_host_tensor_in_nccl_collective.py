@@ -173,7 +173,7 @@ class HostTensorInNcclCollective(Rule):
         origin = tensor.origin
         if origin is None or not isinstance(origin.node, cst.Call):
             return False
-        if origin.how.startswith("moved") and self._placement_guards().conditional(origin.node):
+        if origin.moved and self._placement_guards().conditional(origin.node):
             return False
         here = self.ctx.current_function.node
         factories = [

@@ -5,7 +5,7 @@ import libcst as cst
 from devicelint.analysis import torch_api as api
 from devicelint.analysis.events import CallEvent
 from devicelint.analysis.names import keyword_arg
-from devicelint.analysis.values import Kind
+from devicelint.analysis.values import Kind, Provenance
 from devicelint.findings import Severity
 from devicelint.rules.base import Example, Rule
 
@@ -64,7 +64,7 @@ class NonBlockingWithoutPinnedMemory(Rule):
             return
         receiver = event.receiver
         origin = receiver.origin
-        if receiver.kind not in (Kind.TENSOR, Kind.BATCH) or origin is None or origin.how != "batch":
+        if receiver.kind not in (Kind.TENSOR, Kind.BATCH) or origin is None or origin.provenance is not Provenance.BATCH:
             return
         loader = origin.node
         if not isinstance(loader, cst.Call) or self.ctx.analyzer.qualname_of(loader.func, event.state) not in api.DATALOADER_NAMES:
