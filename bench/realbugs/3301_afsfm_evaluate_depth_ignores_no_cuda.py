@@ -32,7 +32,7 @@ class MonodepthOptions:
         self.parser.add_argument("--no_cuda", help="if set disables CUDA", action="store_true")
         self.parser.add_argument("--num_workers", type=int, default=0)
         self.parser.add_argument("--load_weights_folder", type=str, default=None)
-        self.parser.add_argument("--eval_mono", action="store_true", default=True)
+        self.parser.add_argument("--eval_mono", action="store_true")
         self.parser.add_argument("--post_process", action="store_true")
 
     def parse(self):
@@ -58,7 +58,7 @@ class ResnetEncoder(nn.Module):
         self.conv2 = nn.Conv2d(8, 16, 3, stride=2, padding=1)
 
     def forward(self, input_image):
-        f1 = torch.relu(self.conv1((input_image - 0.45) / 0.225))
+        f1 = torch.relu(self.conv1(input_image))
         return [f1, torch.relu(self.conv2(f1))]
 
 

@@ -2,8 +2,8 @@
 # error: (PR description) "ensuring padding tensors are created on the same device as the input, preventing device
 #        mismatch errors during GPU execution" - torch.cat of a CPU NaN pad and the CUDA window
 # bug: BaseNNModel picks a CUDA device when one is available and moves the model and, in
-#      _send_data_to_given_device, every batch there; TS2Vec.predict/represent hands the batch's X to
-#      _TS2Vec.forward, which calls TS2VecEncoder.encode. With sliding_length set, encode pads each window with
+#      _send_data_to_given_device, every batch there; BaseNNRepresentor.predict/represent (inherited by TS2Vec)
+#      hands the batch's X to _TS2Vec.forward, which calls TS2VecEncoder.encode. With sliding_length set, encode pads each window with
 #      nn/modules/ts2vec/utils.torch_pad_nan, which builds the NaN padding with torch.full(padshape, np.nan) on the CPU
 #      and concatenates it with the CUDA slice. PR #794 (commit 59211b8, merged in bfff5c2) adds device=arr.device,
 #      dtype=arr.dtype to both torch.full calls; those two lines are marked (DL202). Reductions: the dilated conv
@@ -150,23 +150,8 @@ class BaseNNModel:
         return data
 
 
-# --- pypots/representation/ts2vec/model.py ---
-class TS2Vec(BaseNNModel):
-    def __init__(self, n_steps, n_features, n_output_dims, d_hidden, n_layers, mask_mode="binomial",
-                 batch_size=32, num_workers=0, device=None):
-        super().__init__(batch_size, num_workers, device)
-        self.model = _TS2Vec(n_steps, n_features, n_output_dims, d_hidden, n_layers, mask_mode)
-        self._send_model_to_given_device()
-
-    def _assemble_input_for_training(self, data: list) -> dict:
-        indices, X, missing_mask = self._send_data_to_given_device(data)
-        missing_mask = missing_mask.to(torch.bool)
-        inputs = {"indices": indices, "X": torch.masked_fill(X, ~missing_mask, torch.nan)}
-        return inputs
-
-    def _assemble_input_for_testing(self, data: list) -> dict:
-        return self._assemble_input_for_training(data)
-
+# --- pypots/representation/base.py ---
+class BaseNNRepresentor(BaseNNModel):
     @torch.no_grad()
     def predict(self, test_set, file_type="hdf5", **kwargs) -> dict:
         self.model.eval()
@@ -184,6 +169,24 @@ class TS2Vec(BaseNNModel):
         result_dict = self.predict(test_set, file_type=file_type, mask=mask, encoding_window=encoding_window,
                                    causal=causal, sliding_length=sliding_length, sliding_padding=sliding_padding)
         return result_dict["representation"]
+
+
+# --- pypots/representation/ts2vec/model.py ---
+class TS2Vec(BaseNNRepresentor):
+    def __init__(self, n_steps, n_features, n_output_dims, d_hidden, n_layers, mask_mode="binomial",
+                 batch_size=32, num_workers=0, device=None):
+        super().__init__(batch_size, num_workers, device)
+        self.model = _TS2Vec(n_steps, n_features, n_output_dims, d_hidden, n_layers, mask_mode)
+        self._send_model_to_given_device()
+
+    def _assemble_input_for_training(self, data: list) -> dict:
+        indices, X, missing_mask = self._send_data_to_given_device(data)
+        missing_mask = missing_mask.to(torch.bool)
+        inputs = {"indices": indices, "X": torch.masked_fill(X, ~missing_mask, torch.nan)}
+        return inputs
+
+    def _assemble_input_for_testing(self, data: list) -> dict:
+        return self._assemble_input_for_training(data)
 
 
 if __name__ == "__main__":

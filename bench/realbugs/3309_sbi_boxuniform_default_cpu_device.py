@@ -73,7 +73,7 @@ class BoxUniform(Independent):
         )
 
 
-# --- sbi/inference/snpe/snpe_base.py (constructor only) ---
+# --- sbi/inference/base.py (NeuralInference.__init__, inherited by SNPE) ---
 class SNPE:
     def __init__(self, prior=None, density_estimator="maf", device="cpu"):
         self._device = process_device(device)

@@ -4,8 +4,8 @@
 #      enable_cueq=True it then replaces the model by run_e3nn_to_cueq(self.model), mace's converter, whose device
 #      parameter defaults to "cpu": it builds the cuequivariance model with .to(device=device) and loads the weights
 #      into it, so the converted model sits on the CPU while node_attrs, positions and the neighbour list are made on
-#      self.device. The issue quotes the cause and was closed as already fixed in 0.5 (the thread): commit 7630103
-#      (PR #391, "Fix/cuequivariance mace", January 2026) passes device=self.device.type to the converter (and spells
+#      self.device. The issue quotes the cause and was closed as already fixed (the thread says 0.5; the fix is
+#      first released in v0.5.1): commit 7630103 (PR #391, "Fix/cuequivariance mace", January 2026) passes device=self.device.type to the converter (and spells
 #      self._device as self.device in the two loads above, no change in behaviour); the converter line is marked - no rule fits a library call whose device default is the
 #      CPU, DL201 (the converted CPU weights meet the CUDA inputs in the first layer) is the closest. mace's run() with
 #      device="cpu" was read from ACEsuit/mace in the code index. Reductions: the MACE model is a small module with

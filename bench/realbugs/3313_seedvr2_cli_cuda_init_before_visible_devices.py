@@ -10,9 +10,10 @@
 #      (commit 59850f6, PR #41 "Fix multi GPUs OOM", merged as 3101bab) deletes the module-level torch.cuda.init()
 #      (marked, DL303) and comments out the debug print of torch.cuda.memory_allocated() in main ("may initialize
 #      cuda"), a parent-side line not marked. Reductions: cv2 frame extraction/saving are random NumPy frames;
-#      configure_runner/generation_loop are a small conv upscaler on "cuda"; the model download, PNG/video output and
-#      most arguments are dropped. On a CPU-only machine the module-level torch.cuda.init() itself fails ("Torch not
-#      compiled with CUDA enabled"), as upstream would.
+#      configure_runner/generation_loop are a small conv upscaler on the device they pick ("cuda" if available,
+#      else "cpu", as upstream's model_manager.py and generation.py do); the model download, PNG/video output and
+#      most arguments are dropped. On a CPU-only machine the module-level torch.cuda.init() itself fails, as upstream would
+#      ("Torch not compiled with CUDA enabled" on a CPU-only build of torch; "Found no NVIDIA driver" on a CUDA build).
 import sys
 import os
 import argparse
@@ -42,16 +43,18 @@ def extract_frames_from_video(video_path, debug=False, skip_first_frames=0, load
 
 # --- src/core/model_manager.py, src/core/generation.py ---
 def configure_runner(model_name, model_dir, preserve_vram=False, debug=False):
+    device = "cuda" if torch.cuda.is_available() else "cpu"
     runner = torch.nn.Sequential(torch.nn.Conv2d(3, 12, 3, padding=1), torch.nn.PixelShuffle(2))
-    return runner.to("cuda").half()
+    return runner.to(device).half()
 
 
 def generation_loop(runner, images, cfg_scale=1.0, seed=100, res_w=64, batch_size=4, preserve_vram=False,
                     temporal_overlap=0, debug=False):
+    device = "cuda" if torch.cuda.is_available() else "cpu"
     outputs = []
     with torch.no_grad():
         for batch in torch.split(images, batch_size):
-            x = batch.permute(0, 3, 1, 2).to("cuda")
+            x = batch.permute(0, 3, 1, 2).to(device)
             outputs.append(runner(x).permute(0, 2, 3, 1).cpu())
     return torch.cat(outputs)
 

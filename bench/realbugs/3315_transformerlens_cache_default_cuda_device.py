@@ -13,6 +13,12 @@
 #      blocks with an MLP and hook points, and an unembedding; LensHandle keeps its fields; ActivationCache is the plain
 #      dict; backward hooks, contexts and the other HookedRootModule helpers are dropped; to_tokens maps characters to
 #      ids. The bug needs a second GPU (--device cuda:1).
+# versions: hook_points.py is the one just before the fix (25a9c07^: run_with_cache gets its hooks from
+#      get_caching_hooks inside hooks(), both added in 97cc6cfa on 2023-03-26, after the issue was filed); the model's
+#      placement (self.to(cfg.device)) is the issue-time code (0fb07cf, where run_with_cache called add_caching_hooks
+#      directly, with the same "cuda" default). At 25a9c07^ itself get_device_for_block_index builds
+#      torch.device("cuda:2", 0), which raises, so the reported symptom needs the issue-time placement; both marked
+#      defaults are in both versions.
 import argparse
 from contextlib import contextmanager
 from dataclasses import dataclass

@@ -141,23 +141,8 @@ class BaseNNModel:
         return data
 
 
-# --- pypots/representation/ts2vec/model.py ---
-class TS2Vec(BaseNNModel):
-    def __init__(self, n_steps, n_features, n_output_dims, d_hidden, n_layers, mask_mode="binomial",
-                 batch_size=32, num_workers=0, device=None):
-        super().__init__(batch_size, num_workers, device)
-        self.model = _TS2Vec(n_steps, n_features, n_output_dims, d_hidden, n_layers, mask_mode)
-        self._send_model_to_given_device()
-
-    def _assemble_input_for_training(self, data: list) -> dict:
-        indices, X, missing_mask = self._send_data_to_given_device(data)
-        missing_mask = missing_mask.to(torch.bool)
-        inputs = {"indices": indices, "X": torch.masked_fill(X, ~missing_mask, torch.nan)}
-        return inputs
-
-    def _assemble_input_for_testing(self, data: list) -> dict:
-        return self._assemble_input_for_training(data)
-
+# --- pypots/representation/base.py ---
+class BaseNNRepresentor(BaseNNModel):
     @torch.no_grad()
     def predict(self, test_set, file_type="hdf5", **kwargs) -> dict:
         self.model.eval()
@@ -175,6 +160,24 @@ class TS2Vec(BaseNNModel):
         result_dict = self.predict(test_set, file_type=file_type, mask=mask, encoding_window=encoding_window,
                                    causal=causal, sliding_length=sliding_length, sliding_padding=sliding_padding)
         return result_dict["representation"]
+
+
+# --- pypots/representation/ts2vec/model.py ---
+class TS2Vec(BaseNNRepresentor):
+    def __init__(self, n_steps, n_features, n_output_dims, d_hidden, n_layers, mask_mode="binomial",
+                 batch_size=32, num_workers=0, device=None):
+        super().__init__(batch_size, num_workers, device)
+        self.model = _TS2Vec(n_steps, n_features, n_output_dims, d_hidden, n_layers, mask_mode)
+        self._send_model_to_given_device()
+
+    def _assemble_input_for_training(self, data: list) -> dict:
+        indices, X, missing_mask = self._send_data_to_given_device(data)
+        missing_mask = missing_mask.to(torch.bool)
+        inputs = {"indices": indices, "X": torch.masked_fill(X, ~missing_mask, torch.nan)}
+        return inputs
+
+    def _assemble_input_for_testing(self, data: list) -> dict:
+        return self._assemble_input_for_training(data)
 
 
 if __name__ == "__main__":

@@ -30,16 +30,18 @@ def extract_frames_from_video(video_path, debug=False, skip_first_frames=0, load
 
 # --- src/core/model_manager.py, src/core/generation.py ---
 def configure_runner(model_name, model_dir, preserve_vram=False, debug=False):
+    device = "cuda" if torch.cuda.is_available() else "cpu"
     runner = torch.nn.Sequential(torch.nn.Conv2d(3, 12, 3, padding=1), torch.nn.PixelShuffle(2))
-    return runner.to("cuda").half()
+    return runner.to(device).half()
 
 
 def generation_loop(runner, images, cfg_scale=1.0, seed=100, res_w=64, batch_size=4, preserve_vram=False,
                     temporal_overlap=0, debug=False):
+    device = "cuda" if torch.cuda.is_available() else "cpu"
     outputs = []
     with torch.no_grad():
         for batch in torch.split(images, batch_size):
-            x = batch.permute(0, 3, 1, 2).to("cuda")
+            x = batch.permute(0, 3, 1, 2).to(device)
             outputs.append(runner(x).permute(0, 2, 3, 1).cpu())
     return torch.cat(outputs)
 

@@ -2,6 +2,12 @@
 # fixed twin: commit 25a9c07 (PR #250, "Device aware cache") removes the "cuda if available else cpu" default of
 #             add_caching_hooks and get_caching_hooks, so tensor.detach().to(None) keeps each activation on its
 #             layer's device.
+# versions: hook_points.py is the one just before the fix (25a9c07^: run_with_cache gets its hooks from
+#      get_caching_hooks inside hooks(), both added in 97cc6cfa on 2023-03-26, after the issue was filed); the model's
+#      placement (self.to(cfg.device)) is the issue-time code (0fb07cf, where run_with_cache called add_caching_hooks
+#      directly, with the same "cuda" default). At 25a9c07^ itself get_device_for_block_index builds
+#      torch.device("cuda:2", 0), which raises, so the reported symptom needs the issue-time placement; both marked
+#      defaults are in both versions.
 import argparse
 from contextlib import contextmanager
 from dataclasses import dataclass
