@@ -82,3 +82,28 @@ def test_a_round_trip_through_numpy_is_still_reported():
         "    top = torch.from_numpy(ranks[:, -5:]).to(device)\n"
     )
     assert (9, "DL403") in codes(code)
+
+
+def test_a_copy_handed_to_a_call_that_keeps_it_is_not_hoistable():
+    # each pass registers its own tensor (or keeps it in a list): one tensor for all would alias them
+    code = (
+        "import torch\n"
+        "class Bank(torch.nn.Module):\n"
+        "    def __init__(self, k, device):\n"
+        "        super().__init__()\n"
+        "        self.slots = []\n"
+        "        for j in range(k):\n"
+        "            self.register_buffer('slot%d' % j, torch.zeros(4, 2).to(device))\n"
+        "            self.slots.append(torch.ones(3).to(device))\n"
+    )
+    assert (7, "DL401") not in codes(code) and (8, "DL401") not in codes(code)
+
+
+def test_a_constant_passed_to_a_call_that_only_reads_it_is_still_hoistable():
+    code = (
+        "import torch\n"
+        "def run(xs, device):\n"
+        "    for x in xs:\n"
+        "        show(x.to(device) * torch.tensor([0.5, 2.0]).to(device))\n"
+    )
+    assert (4, "DL401") in codes(code)

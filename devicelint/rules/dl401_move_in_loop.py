@@ -12,6 +12,8 @@ from devicelint.findings import Severity
 from devicelint.rules.base import Example, Rule
 
 _MOVES = frozenset({"to", "cuda", "cpu"})
+#: calls that keep the tensor they are handed (in a module, a container or an attribute)
+_KEEPING_CALLS = frozenset({"register_buffer", "register_parameter", "append", "insert", "appendleft", "add", "setattr", "Parameter"})
 _NOT_CONSTANT = frozenset({"rand", "randn", "randint", "randperm", "normal", "bernoulli", "empty", "empty_strided"})
 
 
@@ -39,8 +41,9 @@ class MoveInLoop(Rule):
     call and are not constants). Moving each batch is necessary and never flagged; nor is an
     object the loop shuttles between devices on purpose, a tensor built from what another object
     answers this time (`torch.as_tensor(env.reset()).cuda()`), nor a fresh copy the loop then
-    writes into, carries forward or keeps in an entry of a container (`mask[:i] = False`,
-    `states = step(states)`, `state["step"] = torch.tensor(0.0).cuda()`): hoisting would
+    writes into, carries forward or keeps in an entry of a container or hands to a call that keeps
+    it (`mask[:i] = False`, `states = step(states)`, `state["step"] = torch.tensor(0.0).cuda()`,
+    `self.register_buffer(f"b{i}", torch.zeros(3).cuda())`, `kept.append(...)`): hoisting would
     share one tensor between iterations, and DL402 (create it with `device=`) is the fix there.
     A model the loop grows - it calls a method of the model's class that builds new
     submodules into it (`self.fc = nn.Linear(...)`, `self.heads.append(Head())`) - changes
@@ -269,6 +272,14 @@ class _BindingOf(cst.CSTVisitor):
                 self.names.update(bound_names(target.target))
                 self.stored_in_entry = self.stored_in_entry or _has_subscript_target(target.target)
         return self.statement is None
+
+    def visit_Call(self, node: cst.Call) -> None:
+        # handed to a call that keeps it (``self.register_buffer(f"b{i}", t.cuda())``,
+        # ``kept.append(t.cuda())``, ``setattr(self, name, ...)``): one tensor per iteration
+        func = node.func
+        name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
+        if name in _KEEPING_CALLS and node is not self.call and any(walk.contains(arg.value, self.call) for arg in node.args):
+            self.stored_in_entry = True
 
 
 class _Changes(cst.CSTVisitor):
