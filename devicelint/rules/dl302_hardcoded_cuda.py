@@ -68,7 +68,10 @@ class HardcodedCuda(Rule):
     only (`if self.use_cuda: mask = mask.cuda()`, the program's own choice; a branch taken for
     the data - its size, emptiness or `is None` - is not a choice) is left alone, and so
     is a file written for CUDA alone (streams, CUDA graphs, CUDA extensions, Triton or CuPy
-    kernels). `.cuda(args.gpu)` takes its device from configuration and is not flagged;
+    kernels). So is a bare `.cuda()` in a module's method when the file runs the model itself
+    and places everything - model and data - with bare `.cuda()` and nothing else (no device
+    object or string, no `.to(`, no index, no availability test, no parallel wrapper): its
+    inputs are on the current GPU too. `.cuda(args.gpu)` takes its device from configuration and is not flagged;
     `.cuda(x.get_device())` (or `torch.device("cuda", x.get_device())`) follows `x` only while
     `x` is on a GPU - `get_device()` is -1 for a CPU tensor - so it is flagged as failing on a
     CPU run, unless the function asks where `x` is first. A function of the file that returns
@@ -410,6 +413,7 @@ class HardcodedCuda(Rule):
         #: per function of the file called: its parameters defaulting to CUDA that it places with
         self._cuda_default_params: dict[cst.FunctionDef, tuple[cst.Param, ...]] = {}
         self._cuda_only: Optional[bool] = None
+        self._bare_cuda: Optional[bool] = None
         #: per function: the values assigned in branches taken because a tensor is on a GPU
         self._tensor_assignments: dict[cst.FunctionDef, dict[int, str]] = {}
         self._named_devices_seen: set[int] = set()
@@ -609,6 +613,8 @@ class HardcodedCuda(Rule):
             )
             return
         if self.ctx.in_module_method:
+            if _found_bare_cuda(found) and self._bare_cuda_program():
+                return  # the program puts everything on the current GPU with `.cuda()`: so are the inputs
             where = "a module's method, whose other tensors are where its caller put them"
         elif in_optimizer:
             where = "an optimizer's method, whose parameters are wherever the model is"
@@ -874,6 +880,16 @@ class HardcodedCuda(Rule):
         subclass? Its ``step`` works on the parameters it was built with."""
         context = self.ctx.current_function
         return context.node is not None and context.class_info is not None and context.class_info.is_optimizer and context.name != "__init__"
+
+    def _bare_cuda_program(self) -> bool:
+        """Does the file run its model itself, and place everything - the model, the data - with
+        bare ``.cuda()``, nothing else (no device object or string, no ``.to(``, no GPU index, no
+        test of whether a GPU exists, no GPU count, no parallel wrapper)? Then every tensor it
+        makes is on the current GPU, and so are a module's inputs: a bare ``.cuda()`` in its
+        forward agrees with them. (On a CPU machine the whole program fails, not this line.)"""
+        if self._bare_cuda is None:
+            self._bare_cuda = _places_by_bare_cuda_only(self.ctx.module, self.ctx.source)
+        return self._bare_cuda
 
     def _cuda_only_file(self) -> bool:
         if self._cuda_only is None:
@@ -1428,3 +1444,64 @@ class _CallsHanding(OwnScopeVisitor):
 def _module_functions(module: cst.Module) -> dict[str, cst.FunctionDef]:
     """The module's top-level functions by name."""
     return {statement.name.value: statement for statement in module.body if isinstance(statement, cst.FunctionDef)}
+
+
+#: names whose use in code means the program places something otherwise than by bare `.cuda()`
+_OTHER_PLACEMENT_NAMES = frozenset({
+    "device", "to", "is_available", "set_device", "device_count", "get_device", "DataParallel",
+    "DistributedDataParallel", "distributed", "set_default_device", "set_default_tensor_type",
+})
+
+
+def _found_bare_cuda(found: cst.CSTNode) -> bool:
+    """Is the hard-coded CUDA a bare ``.cuda()`` call (the current GPU)?"""
+    return (
+        isinstance(found, cst.Call) and isinstance(found.func, cst.Attribute) and found.func.attr.value == "cuda" and not found.args
+    )
+
+
+def _places_by_bare_cuda_only(module: cst.Module, source: str) -> bool:
+    """See ``HardcodedCuda._bare_cuda_program``: read on the file's tokens (not its comments)."""
+    import io
+    import tokenize
+
+    try:
+        tokens = [
+            (token.type, token.string)
+            for token in tokenize.generate_tokens(io.StringIO(source).readline)
+            if token.type in (tokenize.NAME, tokenize.OP, tokenize.STRING)
+        ]
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return False
+    for index, (kind, text) in enumerate(tokens):
+        if kind == tokenize.STRING:
+            if re.search(r"\bcuda\b|\bcpu\b|\bmps\b", text):
+                return False  # a device spelled as a string
+            continue
+        if kind != tokenize.NAME:
+            continue
+        if text in _OTHER_PLACEMENT_NAMES or text in ("cpu", "device_ids"):
+            if index > 0 and tokens[index - 1][1] == "." or text in ("device", "device_ids", "DataParallel", "DistributedDataParallel"):
+                return False
+        if text == "cuda" and index > 0 and tokens[index - 1][1] == ".":
+            following = tokens[index + 1 : index + 3]
+            if following and following[0][1] == "(" and (len(following) < 2 or following[1][1] != ")"):
+                return False  # `.cuda(1)`, `.cuda(device)`: a GPU named
+    # the program itself runs here: a bare `.cuda()` outside every class (its model, its data)
+    for statement in module.body:
+        if isinstance(statement, cst.ClassDef):
+            continue
+        finder = _BareCudaCalls()
+        walk.visit(statement, finder)
+        if finder.found:
+            return True
+    return False
+
+
+class _BareCudaCalls(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.found = False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if _found_bare_cuda(node):
+            self.found = True
