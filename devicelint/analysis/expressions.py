@@ -1069,6 +1069,8 @@ class Expressions:
             return Value(Kind.CONTAINER, info=Homogeneous(Value(Kind.CONTAINER, info=tuple(self.element_of(value) for _, value in args))))
         if name == "range":
             return Value(Kind.CONTAINER, info=Homogeneous(Value(Kind.NUMBER)))
+        if name in ("list", "tuple") and not args:
+            return Value(Kind.CONTAINER, info=())  # `list()` is `[]`: an empty sequence
         if name in ("list", "tuple", "sorted", "reversed", "iter") and len(args) == 1:
             return Value(Kind.CONTAINER, info=Homogeneous(self.element_of(args[0][1])))
         if name == "len":

@@ -4,7 +4,7 @@ from typing import Optional
 
 import libcst as cst
 
-from devicelint.analysis import helpers
+from devicelint.analysis import helpers, walk
 from devicelint.analysis.events import BinaryEvent, CallEvent
 from devicelint.analysis.values import Homogeneous, Kind, Value
 from devicelint.rule_api import FixSpec, NodeEdit
@@ -65,7 +65,8 @@ class NumpyOnDeviceTensor(Rule):
     Flags `.numpy()` on a tensor known to live on a GPU, and numpy functions (`np.array`,
     `np.asarray`, `np.sum`, `np.concatenate`, ...) and matplotlib calls (`plt.plot`,
     `plt.scatter(..., c=labels)`, `plt.imshow`) applied to such tensors or to lists of them,
-    scikit-learn's metrics (`accuracy_score(y, preds)`), `scipy.stats` functions, pandas'
+    scikit-learn's metrics (`accuracy_score(y, preds)`) and the data methods of its estimators
+    (`TSNE(2).fit_transform(x)`, `km.fit(x)`: `check_array`), `scipy.stats` functions, pandas'
     `DataFrame`/`Series` and imageio's writers, which read their arrays with numpy too, audio
     writers that take host memory only (`torchaudio.save`, `soundfile.write`), and such a tensor
     stored into an element of a numpy array
@@ -337,6 +338,8 @@ class NumpyOnDeviceTensor(Rule):
         self._reported_at_calls: set[cst.Call] = set()
         #: the flags each call of the file runs under (see _flag_paths), walked on demand
         self._flags: Optional[FlagPaths] = None
+        #: per scope, the calls bound to each plain name (see _sklearn_estimator), walked on demand
+        self._constructions: dict[cst.CSTNode, dict[str, list[cst.Call]]] = {}
 
     def on_ndarray_store(self, target: cst.Subscript, value_node: cst.BaseExpression, value: Value) -> None:
         """``losses[i] = loss.data``: numpy converts the stored tensor with ``__array__``."""
@@ -395,6 +398,10 @@ class NumpyOnDeviceTensor(Rule):
             )
             return
         if event.qualname is None:
+            estimator = self._sklearn_estimator(event)
+            if estimator is not None:
+                self._check_estimator_input(event, estimator)
+                return
             self._handed_to_numpy_by_helper(event)
             return
         for arg, value in event.args:
@@ -416,6 +423,57 @@ class NumpyOnDeviceTensor(Rule):
                     fix=fix,
                 )
                 return
+
+    def _sklearn_estimator(self, event: CallEvent) -> Optional[str]:
+        """The scikit-learn class of the object whose input-checking method is called
+        (``TSNE(n_components=2).fit_transform(x)``, ``km = KMeans(3)`` then ``km.fit(x)``);
+        None where the receiver is not known to be one."""
+        if event.method not in _ESTIMATOR_METHODS or event.receiver is None or event.receiver.kind != Kind.UNKNOWN:
+            return None
+        func = event.node.func
+        assert isinstance(func, cst.Attribute)
+        receiver = func.value
+        if isinstance(receiver, cst.Call):
+            constructed = [receiver]
+        elif isinstance(receiver, cst.Name):
+            scope = self.ctx.current_function.node or self.ctx.module
+            found = self._constructions.get(scope)
+            if found is None:
+                finder = _NameConstructions()
+                walk.visit(scope, finder)
+                found = self._constructions[scope] = finder.calls
+            constructed = found.get(receiver.value, [])
+        else:
+            return None
+        names = {self.ctx.analyzer.qualname_of(call.func, event.state) or "" for call in constructed}
+        if len(names) != 1:
+            return None
+        [name] = names
+        return name if name.startswith("sklearn.") and "array_api_dispatch" not in self.ctx.source else None
+
+    def _check_estimator_input(self, event: CallEvent, estimator: str) -> None:
+        """scikit-learn's estimators check the data they are given (``X``, ``y``) with
+        ``check_array``, which converts it with ``np.asarray``: a GPU tensor fails there."""
+        positional = 0
+        for arg, value in event.args:
+            if arg.star:
+                return
+            if arg.keyword is None:
+                positional += 1
+                if positional > 2:
+                    continue
+            elif arg.keyword.value not in ("X", "y"):
+                continue
+            if not _on_accelerator(value) or self._said_at_the_call(arg.value):
+                continue
+            self.ctx.report(
+                event.node,
+                f"`{self.ctx.source_of(arg.value)}` holds GPU tensors: `{estimator.rsplit('.', 1)[-1]}.{event.method}` checks its "
+                "input with numpy, which cannot read them (\"can't convert cuda:0 device type tensor to numpy\"); move them with "
+                "`.cpu()` first",
+                fix=_cpu_after(arg.value, value),
+            )
+            return
 
     def _said_at_the_call(self, read: cst.BaseExpression) -> bool:
         """In a pass of one call of the function (see Rule.follows_call_sites), numpy reads a
@@ -468,3 +526,22 @@ class NumpyOnDeviceTensor(Rule):
             fix=_cpu_after(arg.value, value),
             related=((numpy_call, "numpy reads it here"),),
         )
+
+
+#: scikit-learn estimator methods that check their data (``X``, ``y``) with ``check_array``
+_ESTIMATOR_METHODS = frozenset({
+    "fit", "fit_transform", "transform", "predict", "predict_proba", "predict_log_proba", "fit_predict",
+    "decision_function", "score", "partial_fit", "inverse_transform", "kneighbors", "score_samples",
+})
+
+
+class _NameConstructions(cst.CSTVisitor):
+    """The calls bound to each plain name of a scope (``km = KMeans(3)``)."""
+
+    def __init__(self) -> None:
+        self.calls: dict[str, list[cst.Call]] = {}
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            if isinstance(target.target, cst.Name) and isinstance(node.value, cst.Call):
+                self.calls.setdefault(target.target.value, []).append(node.value)
