@@ -271,7 +271,7 @@ class Expressions:
                     # `table[labels]` with `labels = labels.to(device)` of a loader batch of unknown
                     # kind: only a tensor is both moved by `.to()` and a tensor's index
                     index_value = Value(Kind.TENSOR, index_value.device, index_value.origin)
-                if self.emitting and base.is_tensor_like and index_value.is_tensor_like:
+                if self.emitting and (base.is_tensor_like or base.kind == Kind.NDARRAY) and index_value.is_tensor_like:
                     self.sink.on_index(node, base, element.slice.value, index_value)
         if base.fields is not None:
             key = constant_key(node)

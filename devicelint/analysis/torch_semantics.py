@@ -782,6 +782,12 @@ class TorchSemantics:
                 return own
         if method in api.MOVE_METHODS:
             return self._move(node, receiver, method, args, state)
+        if kind == Kind.NDARRAY and method in _ARRAY_KEEPING_METHODS:
+            # `mask.astype(int)`, `order.reshape(2, -1)`: numpy arrays again, in host memory
+            return Value(Kind.NDARRAY, origin=receiver.origin)
+        if kind == Kind.NDARRAY and method == "nonzero":
+            # `mask.nonzero()[0]`: a tuple of index arrays, one per dimension
+            return Value(Kind.CONTAINER, info=Homogeneous(Value(Kind.NDARRAY, origin=receiver.origin)))
         if receiver.role is Role.TOKENIZER:
             return self.tokenized(node, method, args)
         if receiver.role is Role.DISTRIBUTION:
@@ -1528,3 +1534,9 @@ def _values_and_indices(tensor: Value) -> Value:
     scalar = False if tensor.scalar is False else None
     values = Value(Kind.TENSOR, tensor.device, tensor.origin, scalar=scalar)
     return Value(Kind.CONTAINER, info=(values, values))
+
+
+#: methods of a numpy array that answer a numpy array
+_ARRAY_KEEPING_METHODS = frozenset({
+    "astype", "reshape", "copy", "flatten", "ravel", "transpose", "squeeze", "cumsum", "clip", "round", "repeat", "argsort",
+})

@@ -631,7 +631,7 @@ class FactoryWithoutDevice(Rule):
         (cpu)". A 0-dim integer index is left alone (a Python subscript turns it into an int),
         and so are assignments (``table[idx] = v``: ``index_put_`` moves the indices)."""
         function = self._function()
-        if function is None or index.scalar is True:
+        if function is None or index.scalar is True or base.kind == Kind.NDARRAY:
             return
         if self.ctx.call_context is not None:
             return  # in a pass of one call's values, DL207 reports the subscript itself

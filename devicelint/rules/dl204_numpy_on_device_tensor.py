@@ -353,6 +353,19 @@ class NumpyOnDeviceTensor(Rule):
             fix=fix,
         )
 
+    def on_index(self, node: cst.Subscript, base: Value, index_node: cst.BaseExpression, index: Value) -> None:
+        """``array[gpu_index]``: numpy converts a tensor index with ``__array__`` - which fails on
+        a GPU (a host index is fine)."""
+        if base.kind != Kind.NDARRAY or index.kind != Kind.TENSOR or index.scalar is True or not _on_accelerator(index):
+            # (a 0-dim index is read with `__index__`, which copies the one number: fine)
+            return
+        self.ctx.report(
+            node,
+            f"`{self.ctx.source_of(index_node)}` lives on {index.device.describe()} and indexes the numpy array "
+            f"`{self.ctx.source_of(node.value)}`: numpy converts the index and raises \"can't convert cuda:0 device type tensor "
+            "to numpy\"; move the index with `.cpu()` (or make the array a tensor on its device)",
+        )
+
     def on_binary(self, event: BinaryEvent) -> None:
         """``gpu_tensor * array``: torch takes no ndarray operand, so Python hands the operation
         to the array, and numpy converts the tensor (``__array__``) - which fails on a GPU.

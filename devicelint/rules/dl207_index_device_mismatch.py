@@ -200,7 +200,7 @@ class IndexDeviceMismatch(Rule):
     # ------------------------------------------------------------------ subscripts
 
     def on_index(self, node: cst.Subscript, base: Value, index_node: cst.BaseExpression, index: Value) -> None:
-        if base.device is None or index.device is None or base.scalar is True:
+        if base.device is None or index.device is None or base.scalar is True or base.kind == Kind.NDARRAY:
             return
         if not index.device.may_be_accelerator or index.device.argument:
             return  # a host index is allowed into any tensor; an argument's is the caller's choice
