@@ -544,6 +544,14 @@ class LoadWithoutMapLocation(Rule):
         walk.visit(function if function is not None else self.ctx.module, finder)
         return finder.found
 
+    def _picked_gpu(self, function: Optional[cst.FunctionDef]) -> Optional[str]:
+        """A move to a GPU picked by a configured index in ``function`` (``.cuda(device_id)``,
+        ``.cuda(args.gpu)``, ``.to(f"cuda:{i}")``), as written; None where there is none."""
+        if function is None:
+            return None
+        found = _PICKED_GPU.search(self.ctx.analyzer.body_text(function))
+        return found.group(0) if found is not None else None
+
     def _cache_filled_by_other_arm(self, load: cst.Call, path: str, function: Optional[cst.FunctionDef]) -> bool:
         """``if os.path.isfile(cache): v = torch.load(cache) else: v = compute(); torch.save(v,
         cache)``: a cache that this program fills itself, in the other arm of the ``if``, with
@@ -666,10 +674,20 @@ class LoadWithoutMapLocation(Rule):
                 continue  # the file holds host tensors only: there is nothing to map
             if not downloaded and self._reads_back_own_host_state(lambda: bool(flow_of(node, function).module_loads.get(id(node)))):
                 continue
-            if self._other_branch_maps(node, path, function) or self._cache_filled_by_other_arm(node, path, function):
+            picked = None
+            if self._other_branch_maps(node, path, function):
+                # the other branch is the host's: this one runs on a GPU, fine unless it picks
+                # one by index (`.cuda(device_id)`) - the bare load uses the saving GPU instead
+                picked = self._picked_gpu(function)
+                if picked is None:
+                    continue
+            if self._cache_filled_by_other_arm(node, path, function):
                 continue
             where = (
-                "the model's own loading code cannot know where its caller will run it"
+                f"this branch runs on the GPU the code picks (`{picked}`), but the tensors land on the saving GPU "
+                f"(GPU 0 for most checkpoints), and a machine without that GPU cannot load them"
+                if picked is not None
+                else "the model's own loading code cannot know where its caller will run it"
                 if placed_by_caller and not chooses_device
                 else "it fails on a machine without that GPU"
             )
@@ -808,6 +826,10 @@ def _maps_to_host(node: cst.BaseExpression) -> bool:
     if isinstance(node, cst.Lambda) and node.params.params and isinstance(node.body, cst.Name):
         return node.body.value == node.params.params[0].name.value
     return False
+
+
+#: a move to a GPU picked by an index the code is given (not a literal, not the current GPU)
+_PICKED_GPU = re.compile(r"""\.cuda\(\s*(?:device\s*=\s*)?[A-Za-z_][\w.]*\s*\)|\.to\(\s*f["']cuda:\{[^}]+\}["']\s*\)""")
 
 
 class _BranchesHolding(cst.CSTVisitor):
