@@ -10,7 +10,7 @@ from devicelint.analysis import torch_api as api
 from devicelint.analysis.facts import ClassInfo
 from devicelint.analysis.events import CallEvent
 from devicelint.analysis.names import OwnScopeVisitor, dotted_name, has_decorator, keyword_arg, parameter_names, positional_args, string_value
-from devicelint.analysis.values import PLACED_KINDS, Kind, Value, container_items
+from devicelint.analysis.values import PLACED_KINDS, Kind, Value, container_items, is_none_literal
 from devicelint.findings import Severity
 from devicelint.rules._cuda_code import CUDA_ONLY_FILE, device_argument, device_spelling, is_cuda_literal, is_cuda_literal_label
 from devicelint.rules._cpu_choice import CpuChoices
@@ -109,7 +109,9 @@ class HardcodedCuda(Rule):
     In the same code placed by its caller, it also flags a call of a function or method of
     the file that leaves a parameter defaulting to CUDA (`def one_hot(x, n, device="cuda")`),
     which the callee uses to place something, at that default: the callee's hard-coded device
-    becomes the caller's. And it flags CUDA chosen by whether the machine
+    becomes the caller's. A parameter defaulting to None that the callee replaces with CUDA
+    first thing (`if device is None: device = torch.device("cuda")`) is the same default,
+    reported at that replacement. And it flags CUDA chosen by whether the machine
     has a GPU rather than by where the inputs are - `device="cuda" if
     torch.cuda.is_available() else "cpu"`, or a `.cuda()` in the branch of `if
     torch.cuda.is_available():` - unless the rest of the program places its work by that same
@@ -414,6 +416,9 @@ class HardcodedCuda(Rule):
         self._cuda_default_params: dict[cst.FunctionDef, tuple[cst.Param, ...]] = {}
         self._cuda_only: Optional[bool] = None
         self._bare_cuda: Optional[bool] = None
+        #: per function, its parameters defaulting to None that it replaces with CUDA, and where
+        self._none_fallbacks: dict[cst.FunctionDef, dict[str, cst.CSTNode]] = {}
+        self._reported_fallbacks: set[int] = set()
         #: per function: the values assigned in branches taken because a tensor is on a GPU
         self._tensor_assignments: dict[cst.FunctionDef, dict[int, str]] = {}
         self._named_devices_seen: set[int] = set()
@@ -748,6 +753,20 @@ class HardcodedCuda(Rule):
         if not (self.ctx.in_module_method or self._in_optimizer_method() or self._handed_tensors(event, any_device=True)):
             return
         param = placing[0]
+        fallback = self._none_fallbacks.get(function, {}).get(param.name.value)
+        if fallback is not None:
+            # `device=None`, then `if device is None: device = torch.device("cuda")`: the CUDA
+            # default is written in the callee; reported there, once
+            if id(fallback) not in self._reported_fallbacks:
+                self._reported_fallbacks.add(id(fallback))
+                self.ctx.report(
+                    fallback,
+                    f"`{param.name.value}` falls back to CUDA here when `{function.name.value}()` is not given one, and "
+                    f"`{self.ctx.source_of(event.node)}` (line {self.ctx.line(event.node)}) gives none, in code whose tensors are "
+                    "where its caller put them: on a CPU run it fails, on another GPU its result lands on GPU 0; take the "
+                    "device from the data (`x.device`) or pass it",
+                )
+            return
         self.ctx.report(
             event.node,
             f"`{function.name.value}()` is called without `{param.name.value}`, which defaults to "
@@ -762,9 +781,12 @@ class HardcodedCuda(Rule):
         found = self._cuda_default_params.get(function)
         if found is None:
             params = function.params
+            fallbacks = _cuda_fallbacks_of_none(function)
+            if fallbacks:
+                self._none_fallbacks[function] = fallbacks
             candidates = [
                 param for param in (*params.posonly_params, *params.params, *params.kwonly_params)
-                if param.default is not None and _names_cuda(param.default)
+                if param.default is not None and (_names_cuda(param.default) or is_none_literal(param.default) and param.name.value in fallbacks)
             ]
             found = ()
             if candidates:
@@ -1128,6 +1150,32 @@ def _moves_itself_in_constructor(event: CallEvent, function_name: Optional[str])
     """``self.cuda()`` / ``self.to("cuda")`` in an ``__init__``."""
     func = event.node.func
     return function_name == "__init__" and isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self"
+
+
+def _cuda_fallbacks_of_none(function: cst.FunctionDef) -> dict[str, cst.CSTNode]:
+    """``if device is None: device = torch.device("cuda")`` among the top-level statements of
+    ``function``: the parameter's name and the assignment's statement."""
+    found: dict[str, cst.CSTNode] = {}
+    body = function.body.body if isinstance(function.body, cst.IndentedBlock) else ()
+    for statement in body:
+        if not isinstance(statement, cst.If) or statement.orelse is not None:
+            continue
+        test = statement.test
+        if not (
+            isinstance(test, cst.Comparison) and isinstance(test.left, cst.Name) and len(test.comparisons) == 1
+            and isinstance(test.comparisons[0].operator, cst.Is) and is_none_literal(test.comparisons[0].comparator)
+        ):
+            continue
+        inner = statement.body.body if isinstance(statement.body, cst.IndentedBlock) else ()
+        if len(inner) != 1 or not isinstance(inner[0], cst.SimpleStatementLine) or len(inner[0].body) != 1:
+            continue
+        assign = inner[0].body[0]
+        if (
+            isinstance(assign, cst.Assign) and len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name)
+            and assign.targets[0].target.value == test.left.value and _names_cuda(assign.value)
+        ):
+            found[test.left.value] = inner[0]
+    return found
 
 
 def _names_cuda(node: cst.BaseExpression) -> bool:
