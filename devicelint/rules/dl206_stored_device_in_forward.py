@@ -10,7 +10,7 @@ from devicelint.analysis import torch_api as api
 from devicelint.analysis import helpers, walk
 from devicelint.analysis.events import CallEvent
 from devicelint.analysis.facts import ClassInfo
-from devicelint.analysis.names import dotted_name, keyword_arg, positional_args
+from devicelint.analysis.names import bound_names, dotted_name, keyword_arg, positional_args
 from devicelint.analysis.values import Kind
 from devicelint.findings import Severity
 from devicelint.rules._cuda_code import is_cuda_literal
@@ -35,6 +35,11 @@ class StoredDeviceInForward(Rule):
     Also flagged: `forward` handing such an attribute to a function of the file that places its
     tensors with the parameter it binds (`kan_conv2d(x, self.conv, self.device)` where
     `kan_conv2d` does `torch.zeros(...).to(device)`).
+
+    Also flagged, at its binding: a device `forward` gets from a function of the file that
+    answers CUDA whenever the machine has a GPU (`_device = get_device()` with `get_device`
+    testing `torch.cuda.is_available()` and reading no tensor's device) and creates or moves
+    tensors with: they follow the machine, not the module's weights or inputs.
 
     And a construction of such a module class of the file that leaves its device parameter at
     a hard-coded CUDA default (`device="cuda"`), stored in `__init__` and used by `forward` to
@@ -136,6 +141,9 @@ class StoredDeviceInForward(Rule):
             helper = self.ctx.source_of(event.node.func) if device_node is not None else None
         if device_node is None:
             return
+        if isinstance(device_node, cst.Name) and helper is None:
+            self._check_availability_helper(device_node.value, function, inputs[0])
+            return
         attribute = _self_attribute(device_node, function)
         if attribute is None or not _names_a_device(attribute, class_info):
             return
@@ -200,6 +208,7 @@ class StoredDeviceInForward(Rule):
         #: uses of a stored device in a module placed at construction: (class, the device
         #: expression, where it was stored, the input to take the device from)
         self._placed_candidates: list[tuple[ClassInfo, cst.BaseExpression, cst.CSTNode, str]] = []
+        self._reported_bindings: set[int] = set()
 
     def _placed_at_construction(self, class_info: ClassInfo) -> bool:
         """Does ``__init__`` (or the ``__init__`` of a class of this file it builds) move
@@ -272,6 +281,31 @@ class StoredDeviceInForward(Rule):
                 return arg.value
         return None
 
+    def _check_availability_helper(self, name: str, function: cst.FunctionDef, input_name: str) -> None:
+        """``_device = get_device()`` in ``forward``, where ``get_device`` is a function of the
+        file that answers CUDA whenever the machine has a GPU: the tensors made with it follow
+        the machine, not the module's weights or inputs. Reported at that binding, once."""
+        finder = _Bindings(name)
+        walk.visit(function.body, finder)
+        if len(finder.values) != 1 or not isinstance(finder.values[0][1], cst.Call):
+            return
+        statement, call = finder.values[0]
+        if id(statement) in self._reported_bindings or not isinstance(call.func, cst.Name) or call.args:
+            return
+        helper = self.ctx.analyzer.lookup(call.func.value, self.ctx.analyzer.module_state)
+        if helper.kind != Kind.FUNCTION or not isinstance(helper.info, cst.FunctionDef):
+            return
+        body = self.ctx.analyzer.body_text(helper.info)
+        if not (_ASKS_AVAILABILITY.search(body) and _NAMES_CUDA.search(body)) or _TAKES_A_TENSOR_DEVICE.search(body):
+            return
+        self._reported_bindings.add(id(statement))
+        self.ctx.report(
+            statement,
+            f"`{name}` comes from `{call.func.value}()`, which answers CUDA whenever the machine has a GPU, not where this "
+            f"module's weights and inputs are: a model kept or loaded on the CPU of a GPU machine, or put on another GPU, "
+            f"gets these tensors on the wrong device; take the device from the input (`{input_name}.device`)",
+        )
+
     def _device_argument(self, event: CallEvent) -> Optional[cst.BaseExpression]:
         if event.qualname is not None and event.qualname in api.FACTORIES:
             keyword = keyword_arg(event.node, "device")
@@ -290,6 +324,32 @@ class StoredDeviceInForward(Rule):
 _PLACED_BY_PARAMETER = r"(?:\.(?:to|cuda)\(\s*(?:device\s*=\s*)?{0}\s*[,)]|\bdevice\s*=\s*{0}\s*[,)])"
 #: a move in a constructor: `.to(` or `.cuda(`
 _MOVES_SOMETHING = re.compile(r"\.(to|cuda)\(")
+
+
+#: a test of whether a GPU exists
+_ASKS_AVAILABILITY = re.compile(r"\bis_available\s*\(")
+#: CUDA written as a device string
+_NAMES_CUDA = re.compile(r"""["']cuda(:\d+)?["']""")
+#: a device taken from a tensor or module (`x.device`, `next(model.parameters())`)
+_TAKES_A_TENSOR_DEVICE = re.compile(r"\.device\b(?!\s*\()|\.parameters\s*\(|\.get_device\s*\(")
+
+
+class _Bindings(cst.CSTVisitor):
+    """The statements binding a plain name, with the value bound."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.values: list[tuple[cst.CSTNode, cst.BaseExpression]] = []
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            if isinstance(target.target, cst.Name) and target.target.value == self.name:
+                self.values.append((node, node.value))
+            elif self.name in bound_names(target.target):
+                self.values.append((node, cst.Name("_")))
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
 
 
 def _tensor_inputs(function: cst.FunctionDef) -> list[str]:
