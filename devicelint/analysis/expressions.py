@@ -267,6 +267,13 @@ class Expressions:
         for element in node.slice:
             if isinstance(element.slice, cst.Index):
                 index_value = self.eval(element.slice.value, state)
+                if (
+                    base.kind == Kind.UNKNOWN and base.is_bare and base.device is not None
+                    and index_value.kind == Kind.TENSOR and index_value.scalar is False
+                ):
+                    # `bank.to(device)[idx]` with `idx` a tensor of one or more dimensions: only a
+                    # tensor (or an array) takes such an index, and only a torch object is moved
+                    base = Value(Kind.TENSOR, base.device, base.origin)
                 if base.is_tensor_like and _moved_object_of_unknown_kind(index_value):
                     # `table[labels]` with `labels = labels.to(device)` of a loader batch of unknown
                     # kind: only a tensor is both moved by `.to()` and a tensor's index
