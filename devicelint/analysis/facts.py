@@ -44,6 +44,9 @@ class ClassInfo:
     #: methods only ``__init__`` calls, on its own object: they run as part of it (computed once)
     init_only_helpers: Optional[frozenset[str]] = None
     places_itself: Optional[bool] = None
+    #: a call of the module re-places its own tensors (see Summaries.replaces_own_tensors_on_call);
+    #: None until computed
+    replaces_own_on_call: Optional[bool] = None
     #: names the class registers with ``self.register_buffer(name, ...)``
     buffers: set[str] = field(default_factory=set)
     #: a Dataset class: per position of its tuple items, what default collation makes of it

@@ -2618,9 +2618,108 @@ class Summaries(ParameterUses):
             info.places_itself = bool(_PLACEMENT_TEXT.search(text)) or any(self._places_itself(base) for base in info.bases)
         return info.places_itself
 
+    def replaces_own_tensors_on_call(self, info: ClassInfo) -> bool:
+        """Does a call of the module class move its own tensors - in ``forward`` or a method of
+        its own that ``forward`` calls, however deep (``self.cast_types(dtype, device)``)? It
+        moves itself (``self.to(device)``) or re-binds one of its tensors to a move of that
+        tensor (``self.proxies.data = self.proxies.data.to(device)``, ``self.w = self.w.to(x)``)
+        to a device other than the host: such a module goes where each call's inputs are, and
+        where it was built says nothing of where its weights meet them."""
+        if info.replaces_own_on_call is None:
+            info.replaces_own_on_call = False  # a cycle of calls finds nothing more
+            found = info.find_method("forward")
+            seen: set[str] = set()
+            pending = [found[0]] if found is not None else []
+            while pending and not info.replaces_own_on_call:
+                method = pending.pop()
+                if method.name.value in seen or method.name.value == "__init__":
+                    continue
+                seen.add(method.name.value)
+                moved_here, called = _own_tensor_moves(method)
+                if moved_here:
+                    info.replaces_own_on_call = True
+                for name in called:
+                    callee = info.find_method(name)
+                    if callee is not None and name not in seen:
+                        pending.append(callee[0])
+        return info.replaces_own_on_call
+
     def _places_data(self, info: ClassInfo) -> bool:
         text = "".join(self._definition_text(method) for name, method in info.methods.items() if name in ("__getitem__", "__iter__", "__init__"))
         return bool(_PLACEMENT_TEXT.search(text)) or any(self._places_data(base) for base in info.bases)
+
+
+def _moved_off_host_call(call: cst.Call) -> bool:
+    """``x.to(device)``, ``x.cuda()``, ``x.type_as(y)``: a move whose target is not spelled as the host."""
+    func = call.func
+    if type(func) is not cst.Attribute or func.attr.value not in ("to", "cuda", "type_as"):
+        return False
+    for arg in call.args:
+        if arg.keyword is None or arg.keyword.value == "device":
+            target = arg.value
+            if type(target) is cst.SimpleString and "cpu" in target.value.lower():
+                return False
+            if type(target) is cst.Attribute and target.attr.value == "cpu":
+                return False
+            break
+    return True
+
+
+def _moves_in_chain(call: cst.Call) -> bool:
+    """Is a link of the chain of calls ending in ``call`` a move off the host
+    (``self.p.data.to(device).type(dtype)``)?"""
+    node: cst.BaseExpression = call
+    while type(node) is cst.Call and type(node.func) is cst.Attribute:
+        if _moved_off_host_call(node):
+            return True
+        node = node.func.value
+    return False
+
+
+def _moved_receiver_root(call: cst.Call) -> Optional[str]:
+    """The dotted name a chain of calls ending in ``call`` starts from: ``self.p.data`` for
+    ``self.p.data.float().to(d)``; None where the chain starts from anything else."""
+    node: cst.BaseExpression = call.func.value if type(call.func) is cst.Attribute else call.func
+    while type(node) is cst.Call and type(node.func) is cst.Attribute:
+        node = node.func.value
+    return dotted_name(node)
+
+
+#: what a walk of statements enters (see _own_tensor_moves)
+_STATEMENT_PARTS = (cst.BaseStatement, cst.BaseSuite, cst.BaseSmallStatement, cst.Else, cst.ExceptHandler, cst.Finally)
+
+
+def _own_tensor_moves(method: cst.FunctionDef) -> tuple[bool, set[str]]:
+    """For Summaries.replaces_own_tensors_on_call: does ``method`` move ``self`` off the host
+    or re-bind a tensor of ``self`` to a move of it there, and the names of the methods of
+    ``self`` it calls (``self.name(...)``)? Not entering nested functions, classes, lambdas."""
+    called: set[str] = set()
+    moved = False
+    for call in own_scope_calls(method.body):
+        func = call.func
+        if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self":
+            called.add(func.attr.value)
+            if func.attr.value in ("to", "cuda") and _moved_off_host_call(call):
+                moved = True
+    if moved:
+        return True, called
+    stack: list[cst.CSTNode] = [method.body]
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.Assign and type(node.value) is cst.Call and _moves_in_chain(node.value):
+            root = _moved_receiver_root(node.value)
+            for target in node.targets:
+                name = dotted_name(target.target)
+                if name is None or not name.startswith("self.") or root is None:
+                    continue
+                own = name[:-len(".data")] if name.endswith(".data") else name
+                if root == own or root == own + ".data":
+                    return True, called
+            continue
+        if type(node) in (cst.FunctionDef, cst.ClassDef, cst.Lambda) and node is not method.body:
+            continue
+        stack.extend(child for child in walk.children(node) if isinstance(child, _STATEMENT_PARTS))
+    return False, called
 
 
 def _is_informative(value: Value) -> bool:

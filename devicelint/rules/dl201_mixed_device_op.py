@@ -8,6 +8,7 @@ import libcst as cst
 from devicelint.analysis import torch_api as api
 from devicelint.analysis import walk
 from devicelint.analysis.events import BinaryEvent, CallEvent
+from devicelint.analysis.facts import ClassInfo
 from devicelint.analysis.values import MODEL_DEVICE, Homogeneous, Kind, Role, Value, conflicting, conflicting_on_an_arm
 from devicelint.findings import Severity
 from devicelint.rules._cuda_code import device_spelling
@@ -567,6 +568,8 @@ class MixedDeviceOp(Rule):
         module = event.callee
         if self._built_in_forward(module):
             return
+        if isinstance(module.info, ClassInfo) and self.ctx.analyzer.replaces_own_tensors_on_call(module.info):
+            return  # its forward moves its own tensors where it is called (`self.w.data = self.w.data.to(x.device)`)
         placed_anywhere = self.ctx.analyzer.inputs_placed_by_module(module, event.args)
         forward = self.ctx.analyzer.forward_parameters(module, event.args)
         for position, ((arg, value), anywhere) in enumerate(zip(event.args, placed_anywhere)):
