@@ -25,7 +25,7 @@ from devicelint.analysis.facts import (
     ClassInfo,
     LoaderInfo,
 )
-from devicelint.analysis.names import constant_key, dotted_name, string_value
+from devicelint.analysis.names import constant_key, dotted_name, parameter_names, string_value
 from devicelint.analysis.project_imports import ProjectRef
 from devicelint.analysis.state import (
     State,
@@ -63,6 +63,10 @@ from devicelint.analysis.values import (
 
 class Expressions:
     """Expressions: see the module docstring."""
+
+    #: names a comprehension being evaluated binds to the elements of a parameter of the
+    #: function that is the program's data (see _handed_data)
+    data_elements: tuple[str, ...] = ()
 
     def _init_expressions(self) -> None:
         #: the evaluator of each expression type (a dict lookup is cheaper than a libcst walk)
@@ -615,12 +619,36 @@ class Expressions:
     def _eval_comprehension(self, node: cst.BaseExpression, state: State) -> Value:
         scope = dict(state)
         clause: Optional[cst.CompFor] = node.for_in  # type: ignore[attr-defined]
+        handed: list[str] = []
         while clause is not None:
             iterable = self.eval(clause.iter, scope)
             self.assign(clause.target, self.element_of(iterable), scope, None)
+            if type(clause.target) is cst.Name and self._handed_data(clause.iter, iterable):
+                handed.append(clause.target.value)
             for condition in clause.ifs:
                 self.eval_condition(condition.test, scope)
             clause = clause.inner_for_in
+        if handed:
+            self.data_elements = (*self.data_elements, *handed)
+            try:
+                return self._comprehension_result(node, scope, iterable)
+            finally:
+                self.data_elements = self.data_elements[:-len(handed)]
+        return self._comprehension_result(node, scope, iterable)
+
+    def _handed_data(self, node: cst.BaseExpression, iterable: Value) -> bool:
+        """``for token in data`` in a comprehension, where ``data`` is a parameter of the
+        function, as it came in, that is no tensor, module or device (a list of records or
+        token lists): each element is the program's data as the parameter is (see
+        torch_semantics._reads_data: ``torch.tensor(token)`` converts it)."""
+        function = self.current_function.node
+        if type(node) is not cst.Name or function is None or iterable.device is not None or iterable.is_tensor_like:
+            return False
+        if iterable.kind not in (Kind.UNKNOWN, Kind.CONTAINER):
+            return False
+        return node.value in parameter_names(function)
+
+    def _comprehension_result(self, node: cst.BaseExpression, scope: State, iterable: Value) -> Value:
         if isinstance(node, cst.DictComp):
             self.eval(node.key, scope)
             element = self.eval(node.value, scope)

@@ -465,6 +465,11 @@ class TorchSemantics:
             )
         if not isinstance(node, cst.Name) or function is None or value.kind not in (Kind.UNKNOWN, Kind.CONTAINER):
             return False
+        if node.value in self.data_elements and value.device is None and not value.is_tensor_like:
+            # `[torch.tensor(tokens) for tokens in batch]`: each element of what the function
+            # was handed (not in a module's methods, whose inputs are tensors)
+            class_info = self.current_function.class_info
+            return class_info is None or not class_info.is_module
         return node.value in parameter_names(function)
 
     def _torch_device(self, node: cst.Call, args: tuple[tuple[cst.Arg, Value], ...]) -> Value:
