@@ -220,6 +220,20 @@ class TorchSemantics:
             if args:
                 state[DEFAULT_DEVICE_KEY] = Value(Kind.DEVICE, self.device_of(args[0][0].value, args[0][1]))
             return UNKNOWN
+        if qualname == "torch.set_default_tensor_type":
+            # `torch.set_default_tensor_type(torch.cuda.FloatTensor)` (or its name as a string):
+            # factories make their tensors with that type's backend, on the GPU, as under
+            # `torch.set_default_device("cuda")`; a CPU type (`torch.FloatTensor`) sets the host back
+            first = args[0][0].value if args and args[0][0].keyword is None and not args[0][0].star else None
+            spelled_type = (
+                first.evaluated_value if type(first) is cst.SimpleString
+                else self.qualname_of(first, state) if first is not None else None
+            )
+            if isinstance(spelled_type, str) and spelled_type.startswith("torch.cuda.") and spelled_type.endswith("Tensor"):
+                state[DEFAULT_DEVICE_KEY] = Value(Kind.DEVICE, Device("accel", "cuda"))
+            elif isinstance(spelled_type, str) and spelled_type.startswith("torch.") and spelled_type.count(".") == 1 and spelled_type.endswith("Tensor"):
+                state.pop(DEFAULT_DEVICE_KEY, None)
+            return UNKNOWN
         if qualname.startswith("torch.") and qualname.endswith("_like") and args:
             first = args[0][1]
             device_arg = keyword_arg(node, "device")

@@ -31,10 +31,13 @@ class GeneratorDeviceMismatch(Rule):
     `randn_tensor`: `if generator.device.type != ...: rand_device = generator.device`) is left
     alone: the analysis joins both paths, the code takes the one that matches. A shuffling
     `DataLoader(..., shuffle=True)` (or a `RandomSampler`) built without `generator=` where the
-    default device may be an accelerator (`torch.set_default_device("cuda")`, also where every
-    call of the function runs under it) is flagged too: its sampler seeds a CPU
-    `torch.Generator()` and draws `torch.randperm(n, generator=...)` on the default device
-    (the state where the loader is built is taken for the one where it is iterated). There is no fix:
+    default device may be an accelerator (`torch.set_default_device("cuda")`,
+    `torch.set_default_tensor_type(torch.cuda.FloatTensor)`, also where every call of the
+    function runs under it) is flagged too: its sampler seeds a CPU `torch.Generator()` and
+    draws `torch.randperm(n, generator=...)` on the default device (the state where the loader
+    is built is taken for the one where it is iterated); so is `random_split(dataset, lengths)`
+    without `generator=`, which permutes with `randperm(n, generator=default_generator)`, the
+    default CPU generator (both checked on an H200). There is no fix:
     either the generator or the draw has to move, and which one decides the random stream.
 
     Verified on torch 2.13: `torch.manual_seed(0)` returns a CPU `torch.Generator`,
@@ -168,17 +171,27 @@ class GeneratorDeviceMismatch(Rule):
             if any(arg.star for arg, _ in event.args):
                 return
             what = f"`{self.ctx.source_of(event.node.func)}(...)`"
+        elif qualname in ("torch.utils.data.random_split", "torch.utils.data.dataset.random_split"):
+            # `random_split(dataset, lengths, generator=default_generator)`: its permutation is
+            # `randperm(sum(lengths), generator=generator)`, drawn with the default CPU generator
+            positional = [arg for arg, _ in event.args if arg.keyword is None]
+            if any(arg.star for arg, _ in event.args) or len(positional) > 2:
+                return
+            what = f"`{self.ctx.source_of(event.node.func)}(...)`"
         else:
             return
         default = self.ctx.analyzer.default_device_at(event.state)
         if default is None or default.device is None or not default.device.may_be_accelerator:
             return
+        split = "random_split" in (qualname or "")
+        drawer = "its `torch.randperm`" if split else "its sampler's `torch.randperm`"
+        uses = "permutes with the default CPU generator" if split else "shuffles with a CPU generator it makes itself"
         self.ctx.report(
             event.node,
-            f"{what} shuffles with a CPU generator it makes itself (no `generator=`), but the default device here is "
+            f"{what} {uses} (no `generator=`), but the default device here is "
             f"{default.device.describe()}"
             + (f" (set at line {self.ctx.line(default.origin.node)})" if default.origin is not None else "")
-            + ": its sampler's `torch.randperm` draws there and PyTorch raises \"Expected a 'cuda' device type for "
+            + f": {drawer} draws there and PyTorch raises \"Expected a 'cuda' device type for "
             "generator but found 'cpu'\"; pass `generator=torch.Generator(device=...)` on the default device",
         )
 
