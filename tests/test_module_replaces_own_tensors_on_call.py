@@ -50,5 +50,11 @@ def test_a_module_that_moves_its_own_tensors_where_its_input_is_stays_silent():
         assert _dl201(_program(body)) == [], body
 
 
-def test_a_move_of_its_own_tensors_to_the_host_keeps_it_there():
-    assert ("DL201", 19) in _dl201(_program("self.centers.data = self.centers.data.to('cpu')"))
+def test_a_move_of_its_own_tensors_to_the_host_or_a_cast_by_to_keeps_it_there():
+    for body in (
+        "self.centers.data = self.centers.data.to('cpu')",
+        "self.centers.data = self.centers.data.to(torch.float16)",
+        "self.centers.data = self.centers.data.to(like.dtype)",
+        "self.centers.data = self.centers.data.to(dtype=like.dtype)",
+    ):
+        assert ("DL201", 19) in _dl201(_program(body)), body
