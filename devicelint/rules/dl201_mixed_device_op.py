@@ -568,8 +568,6 @@ class MixedDeviceOp(Rule):
         module = event.callee
         if self._built_in_forward(module):
             return
-        if isinstance(module.info, ClassInfo) and self.ctx.analyzer.replaces_own_tensors_on_call(module.info):
-            return  # its forward moves its own tensors where it is called (`self.w.data = self.w.data.to(x.device)`)
         placed_anywhere = self.ctx.analyzer.inputs_placed_by_module(module, event.args)
         forward = self.ctx.analyzer.forward_parameters(module, event.args)
         for position, ((arg, value), anywhere) in enumerate(zip(event.args, placed_anywhere)):
@@ -585,6 +583,8 @@ class MixedDeviceOp(Rule):
                 continue
             if unmoved_beside_moved(self.ctx.current_function.node, event, arg, value) is not None:
                 continue  # DL203's: the function moves the model's other inputs itself
+            if isinstance(module.info, ClassInfo) and self.ctx.analyzer.replaces_own_tensors_on_call(module.info):
+                return  # its forward moves its own tensors where it is called (`self.w.data = self.w.data.to(x.device)`)
             parameter = forward[1][position] if forward is not None else None
             if forward is not None and parameter is not None:
                 # the file's own `forward` may show where the input meets the model's tensors:
