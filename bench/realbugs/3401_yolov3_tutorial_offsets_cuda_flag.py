@@ -8,10 +8,10 @@
 #      merged) moves the prediction to the GPU instead; with no merged fix the line the error points to (the in-place
 #      add of the offsets) is marked (DL201); the .cuda() lines are the DL302 candidates. Reductions: the cfg parser
 #      and create_modules are replaced by a two-block network (one conv, one yolo layer) built in the same
-#      Darknet/DetectionLayer shape; write_results, NMS and the weight loader are dropped. The driver is an assumption
-#      (the PR names no caller; the stored darknet.py has none and detect.py moves the model when CUDA is true): the
-#      network and its input left on the CPU and forward called with CUDA = torch.cuda.is_available(), the way the
-#      tutorial tests the network. Needs NumPy, as upstream.
+#      Darknet/DetectionLayer shape; write_results, NMS and the weight loader are dropped. The driver follows issue
+#      #26's traceback (darknet.py line 239: pred = model(inp, torch.cuda.is_available())), the call the maintainer
+#      gives in issue #7: the network and its input left on the CPU and forward called with CUDA =
+#      torch.cuda.is_available(); get_test_input's image read is random data, still through torch.from_numpy. Needs NumPy, as upstream.
 from __future__ import division
 
 import numpy as np

@@ -6,7 +6,7 @@
 #      the file's __main__ check builds CC_module(64) and its input on the CPU; the bmm of the CPU projections is added
 #      to the CUDA diagonal. The maintainer's answer: move x and the model to the GPU, or remove the .cuda() in INF; the
 #      issue is open and CC.py is unchanged, so the line of the traceback (the energy_H sum) is marked (DL201); INF's
-#      .cuda() is the DL302 candidate. Reductions: CC_decoder is dropped; CC_module is kept whole.
+#      .cuda() is the DL302 candidate. Reductions: none of note (CC_decoder had left CC.py before the issue, in aff7807); CC_module is kept whole.
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

@@ -5,13 +5,14 @@
 #      training) with optimizer.load_state_dict while FPN is still on the CPU: load_state_dict casts the momentum
 #      buffers to the device of their parameters, the CPU; only afterwards does `if args.cuda: FPN.cuda()` move the
 #      parameters, so the first SGD step adds CUDA gradients to CPU momentum buffers. The reporter's fix (the issue is
-#      open; trainval_net.py unchanged) moves `if args.cuda: FPN.cuda()` above the resume block; that moved line is
+#      open; trainval_net.py unchanged) adds `if args.cuda: FPN.cuda()` above the resume block; that moved line is
 #      marked (DL407, the closest rule: the state is loaded into the optimizer before the move). Reductions: the
 #      roidb/roibatchLoader data pipeline is a random batch, the FPN resnet is a small module with create_architecture
 #      and the same per-parameter groups; logging, tensorboard and the mGPUs branch's loss prints are dropped; the
 #      driver first writes a checkpoint after one step (on the GPU when there is one), then resumes from it; the
-#      holder is refilled with im_data.resize_(...).copy_(...) under no_grad (upstream resizes im_data.data, which on
-#      current PyTorch no longer resizes the holder itself).
+#      holder is refilled with im_data.resize_(...).copy_(...) under no_grad (upstream's im_data.data.resize_(...) raises
+#      "set_sizes_contiguous is not allowed on a Tensor created from .data or .detach()" since PyTorch 1.1, per
+#      jwyang/faster-rcnn.pytorch#543 and #483; the no_grad form recommended there replaces it).
 import argparse
 import os
 import tempfile

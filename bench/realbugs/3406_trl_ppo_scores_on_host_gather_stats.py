@@ -9,7 +9,7 @@
 #      torch.tensor(scores, device=self.current_device); that line is marked (DL202). Reductions: the accelerator is
 #      a namespace with device, distributed_type and num_processes; the policy/ref forward passes, the minibatch
 #      optimisation and the KL controller are replaced by log-probabilities computed on current_device from a small
-#      model; score scaling/clipping and the text-length stats are kept; stats_to_np is dropped. The driver runs one
+#      model; score scaling/clipping and the query-length stat are kept (scaling and normalising off, as PPOConfig's defaults); stats_to_np is dropped. The driver runs one
 #      rank: an NCCL group on the GPU when there is one (the bug), gloo on the CPU otherwise (no error there).
 import os
 import time
@@ -150,7 +150,7 @@ if __name__ == "__main__":
     dist.init_process_group("nccl" if use_cuda else "gloo", rank=0, world_size=1)
     accelerator = SimpleNamespace(device=torch.device("cuda", 0) if use_cuda else torch.device("cpu"),
                                   distributed_type="MULTI_GPU", num_processes=dist.get_world_size())
-    config = SimpleNamespace(batch_size=4, use_score_scaling=True, use_score_norm=True, score_clip=None)
+    config = SimpleNamespace(batch_size=4, use_score_scaling=False, use_score_norm=False, score_clip=None)
     model = torch.nn.Sequential(torch.nn.Embedding(50, 16), torch.nn.Linear(16, 50))
     trainer = PPOTrainer(config, model, accelerator)
     queries = [torch.randint(0, 50, (5,)) for _ in range(4)]

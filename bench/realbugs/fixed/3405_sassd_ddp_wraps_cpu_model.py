@@ -12,10 +12,14 @@ import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
 import torch.nn as nn
-from torch.nn.parallel import DistributedDataParallel
+from torch.nn.parallel import DataParallel, DistributedDataParallel
 
 
-# --- mmcv/parallel/distributed.py ---
+# --- mmcv/parallel/data_parallel.py, mmcv/parallel/distributed.py ---
+class MMDataParallel(DataParallel):
+    pass
+
+
 class MMDistributedDataParallel(DistributedDataParallel):
     def scatter(self, inputs, kwargs, device_ids):
         return [inputs], [kwargs]
@@ -90,7 +94,7 @@ def main(argv=None):
     if distributed:
         model = MMDistributedDataParallel(model.cuda())
     else:
-        model = nn.DataParallel(model, device_ids=range(cfg['gpus'])).cuda()
+        model = MMDataParallel(model, device_ids=range(cfg['gpus'])).cuda()
     return model
 
 

@@ -140,7 +140,7 @@ if __name__ == "__main__":
     dist.init_process_group("nccl" if use_cuda else "gloo", rank=0, world_size=1)
     accelerator = SimpleNamespace(device=torch.device("cuda", 0) if use_cuda else torch.device("cpu"),
                                   distributed_type="MULTI_GPU", num_processes=dist.get_world_size())
-    config = SimpleNamespace(batch_size=4, use_score_scaling=True, use_score_norm=True, score_clip=None)
+    config = SimpleNamespace(batch_size=4, use_score_scaling=False, use_score_norm=False, score_clip=None)
     model = torch.nn.Sequential(torch.nn.Embedding(50, 16), torch.nn.Linear(16, 50))
     trainer = PPOTrainer(config, model, accelerator)
     queries = [torch.randint(0, 50, (5,)) for _ in range(4)]
