@@ -510,6 +510,13 @@ class MixedDeviceOp(Rule):
         self._handed_to_forward: list[tuple[CallEvent, cst.Arg, Value, cst.FunctionDef, str, Optional[cst.Call]]] = []
         #: (forward, parameter) -> the operations there where it meets the model's tensors (and what it meets)
         self._parameter_meetings: dict[tuple[cst.FunctionDef, str], dict[cst.CSTNode, tuple[cst.BaseExpression, cst.BaseExpression]]] = {}
+        #: the meetings among them that write in place into the module's own tensor (`self.total
+        #: += value.sum()`, `self.total.add_(value)`): a host tensor cannot take a GPU value, of
+        #: any rank, so these fail whatever the input's rank when the module stayed on the host
+        self._parameter_writes: set[int] = set()
+        #: calls of a host module's own method handed accelerator tensors, each conflicting
+        #: argument with its parameter (see _report_host_state_writes)
+        self._handed_to_host_method: list[tuple[CallEvent, Value, cst.FunctionDef, str, Optional[cst.Call]]] = []
         #: the same for calls of a module's own methods (`crf.decode(x, mask)`, see _check_own_method_call)
         self._handed_to_method: list[tuple[CallEvent, cst.Arg, Value, cst.FunctionDef, str, Optional[cst.Call]]] = []
         #: arguments PyTorch reads on the host (`pack_padded_sequence`'s lengths)
@@ -527,9 +534,12 @@ class MixedDeviceOp(Rule):
         self._moved_into_host_module: list[tuple[CallEvent, cst.FunctionDef, list[str], Optional[cst.Call]]] = []
 
     def on_binary(self, event: BinaryEvent) -> None:
-        self._note_parameter_meetings(event.node, [(event.left_node, event.left), (event.right_node, event.right)])
         # `total += x` writes its left side: a 0-dim host total cannot take a GPU x
         written = event.left if isinstance(event.node, cst.AugAssign) else None
+        self._note_parameter_meetings(
+            event.node, [(event.left_node, event.left), (event.right_node, event.right)],
+            written=event.left_node if written is not None else None,
+        )
         if self._conflict_to_report(event.left, event.right, written=written):
             if _zero_dim_host_written(written):
                 self._report_written(event.node, event.left_node, event.left, event.right_node, event.right)
@@ -552,7 +562,7 @@ class MixedDeviceOp(Rule):
         elif event.method in api.BINARY_TENSOR_METHODS and event.receiver is not None and event.receiver.kind == Kind.TENSOR:
             assert isinstance(event.node.func, cst.Attribute)
             operands = [(event.node.func.value, event.receiver), *event.operands()]
-            self._note_parameter_meetings(event.node, operands)
+            self._note_parameter_meetings(event.node, operands, written=event.node.func.value if event.method.endswith("_") else None)
             # an in-place method (`total.add_(x)`) writes its receiver
             self._check_all(event.node, operands, written=event.receiver if event.method.endswith("_") else None)
         elif event.callee.kind == Kind.MODULE and event.callee.device is not None and event.callee.role is not Role.PARALLEL_WRAPPER:
@@ -635,7 +645,17 @@ class MixedDeviceOp(Rule):
                 self._handed_to_method.append((event, arg, value, method, parameter, self.ctx.call_context))
             else:
                 self._report_method_input(event, arg, value)
+            break
+        else:
             return
+        for (arg, value), parameter, placed_itself in zip(event.args, parameters, placed):
+            # every accelerator input the method writes into the module's host tensors
+            if (
+                parameter is not None and not placed_itself and not arg.star and value.kind in (Kind.TENSOR, Kind.BATCH)
+                and value.device is not None and value.device.may_be_accelerator and module.device.conflicts_with(value.device)
+                and not self._said_by_another_rule(value, module) and not self._placed_by_the_caller(value, module)
+            ):
+                self._handed_to_host_method.append((event, value, method, parameter, self.ctx.call_context))
 
     def _report_moved_into_host_module(
         self, event: CallEvent, method: cst.FunctionDef, moved_inputs: list[str], called_from: Optional[cst.Call]
@@ -723,7 +743,9 @@ class MixedDeviceOp(Rule):
         )
         return True
 
-    def _note_parameter_meetings(self, node: cst.CSTNode, operands: list[tuple[cst.BaseExpression, Value]]) -> None:
+    def _note_parameter_meetings(
+        self, node: cst.CSTNode, operands: list[tuple[cst.BaseExpression, Value]], written: Optional[cst.BaseExpression] = None
+    ) -> None:
         """In a module's ``forward``: an operation where a parameter, as it came in
         (``labels.view(-1)``), meets a tensor on the model's device that no parameter gave
         (``pooled_logits``). A call that hands that parameter a tensor on another device than
@@ -745,6 +767,8 @@ class MixedDeviceOp(Rule):
                 ):
                     # every such operation fails (the losses of a head's problem types, one per branch)
                     self._parameter_meetings.setdefault((function, parameter), {}).setdefault(node, (operand, other))
+                    if other is written:
+                        self._parameter_writes.add(id(node))
                     break
 
     def finish(self) -> None:
@@ -766,6 +790,7 @@ class MixedDeviceOp(Rule):
                 self._report_method_input(event, arg, value, called_from)
             for node, other in failing:
                 self._report_meeting(event, event.receiver, method, value, parameter, node, other, called_from)
+        self._report_host_state_writes()
         for event, arg, value, move, called_from in self._after_host_moves:
             if not self._report_at_move_for_state(event, arg, value, move, called_from):
                 self._report_module_input(event, arg, value, called_from, decided=True)
@@ -773,6 +798,31 @@ class MixedDeviceOp(Rule):
             self._report_moved_into_host_module(event, method, moved_inputs, called_from)
         for event, arg, value, move, called_from in self._after_host_moves_by_method:
             self._report_at_move_for_state(event, arg, value, move, called_from, verb=f"its `{event.method}()` is handed")
+
+    def _report_host_state_writes(self) -> None:
+        """``self.gen_ppl.update(nlls, mask)`` on a metric module built on the host and never
+        moved, whose ``update`` accumulates ``self.total += value.sum()``: an in-place operation
+        writes into its receiver, and PyTorch lets a 0-dim CPU tensor join a GPU operation only as
+        an input, never as the output - a host tensor cannot take a GPU value of any rank (nor
+        can a GPU 0-dim value join a host operation). The call is reported as any call of a host
+        module's method on GPU inputs; the write the exception comes from is reported too, once
+        per line, naming the call."""
+        done: set[int] = set()
+        for event, value, method, parameter, called_from in self._handed_to_host_method:
+            assert event.receiver is not None
+            for node, (operand, other) in self._parameter_meetings.get((method, parameter), {}).items():
+                if id(node) not in self._parameter_writes or id(node) in done:
+                    continue
+                done.add(id(node))
+                self.ctx.report(
+                    node,
+                    f"`{method.name.value}()` writes `{self.ctx.source_of(operand)}` in place into `{self.ctx.source_of(other)}`, the "
+                    f"module's own tensor, which is {where(event.receiver, self.ctx)}, but `{parameter}` comes in "
+                    f"{where(value, self.ctx)} from the call at line {self.ctx.line(event.node)}: a host tensor cannot take a "
+                    "value computed on an accelerator; move the module to that device",
+                    related=((event.node, f"`{parameter}` is handed to the module's `{method.name.value}()` here"),),
+                    called_from=called_from,
+                )
 
     def _failing_meetings(self, method: cst.FunctionDef, parameter: str, value: Value) -> list[tuple[cst.CSTNode, cst.BaseExpression]]:
         """The operations of ``method`` where ``parameter``, handed ``value``, meets the
