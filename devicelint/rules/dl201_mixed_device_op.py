@@ -41,6 +41,10 @@ class MixedDeviceOp(Rule):
     the same way; methods that move their input themselves or never read the module's
     parameters, buffers or submodules are left alone, and so are the methods of a moved module
     (the analysis runs them on each call's values, where a host input meets the weights).
+    Where such a method writes an accelerator input in place into the module's own tensors (a
+    metric's `update`: `self.total += value.sum()`, `self.total.add_(value.sum())`), the write is
+    reported too, naming the call: a host tensor cannot take a GPU value of any rank, so the
+    exception comes from there.
 
     A model the file rebuilds on the CPU in place of one it had moved (`model = Net(args)`
     after `model = Net(args).to(args.device)`, to reload the best weights for the test set),
