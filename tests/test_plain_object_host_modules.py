@@ -30,8 +30,10 @@ _TRACKER = (
 
 def test_a_host_module_a_plain_object_keeps_meets_device_inputs():
     findings = lint(_TRACKER)
-    assert [(f.code, f.line) for f in findings] == [("DL201", 14)]
-    assert "`self.tracker` has its parameters on the CPU" in findings[0].message
+    # the call, and the in-place write into the host buffer the exception comes from
+    assert [(f.code, f.line) for f in findings] == [("DL201", 8), ("DL201", 14)]
+    assert "`self.tracker` has its parameters on the CPU" in findings[1].message
+    assert "writes `value.sum()` in place into `self.acc`" in findings[0].message
 
 
 def test_a_kept_module_the_file_moves_elsewhere_stays_quiet():
