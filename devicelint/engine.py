@@ -293,6 +293,8 @@ def _lint_source(
     except Exception as error:  # noqa: BLE001 - the native parser can fail in odd ways on odd input
         return [_file_level(syntax_rule, path, f"cannot be parsed: {type(error).__name__}: {error}")]
     findings, _ = _lint_module(module, text, path, rules, verbose, suppress, {}, name_line, project=project)
+    if project is not None:
+        project.linted()
     return findings
 
 

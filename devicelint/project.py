@@ -65,6 +65,11 @@ class ParsedModule:
     syntax_tree: Optional[ast.Module] = None
     #: False while some function bodies of ``tree`` are not parsed (devicelint.deferred_bodies)
     complete: bool = True
+    #: where the texts of ``tree``'s functions are cut (devicelint.analysis.function_text's
+    #: ``FunctionTexts``), made when first asked: by the analysis of a file that imports the
+    #: module, or by the module's own lint when its tree is this one. One for both, so the
+    #: text is parsed by ``ast`` and its functions paired once, not once per side
+    texts: Optional[object] = None
 
 
 class ProjectIndex:
@@ -263,6 +268,21 @@ class ProjectView:
 
     def keep(self, text: str, tree: cst.Module) -> None:
         self.index.keep(self.importer, text, tree)
+
+    def kept(self, tree: cst.Module, text: str) -> Optional[ParsedModule]:
+        """The linted file's entry in the index when ``tree`` (parsed from ``text``) is the
+        tree it holds (``tree_for`` or ``keep`` gave it), else None (a piece of a big file)."""
+        parsed = self.index._parsed.get(self.importer)
+        return parsed if parsed is not None and parsed.tree is tree and parsed.text == text else None
+
+    def linted(self) -> None:
+        """The linted file's analysis is done: its function texts, kept for the files that
+        import it, keep their cuts but not Python's tree of the text (parsed again if ever
+        asked), so what the index holds per module stays about what it held before."""
+        parsed = self.index._parsed.get(self.importer)
+        texts = parsed.texts if parsed is not None else None
+        if texts is not None and parsed is not None and parsed.syntax_tree is None:
+            texts.drop_syntax_tree()  # type: ignore[attr-defined]
 
     def read(self, path: Path) -> Optional[ParsedModule]:
         if path == self.importer:

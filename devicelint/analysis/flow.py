@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional, Sequen
 import libcst as cst
 
 from devicelint.analysis import constructions, helpers
-from devicelint.analysis.function_text import FunctionTexts
+from devicelint.analysis.function_text import FunctionTexts, module_texts
 from devicelint.analysis import torch_api as api
 from devicelint.analysis.events import EventSink
 from devicelint.analysis.host_test_modules import HostTestModules
@@ -203,7 +203,10 @@ class FlowAnalyzer(Expressions, Summaries, TorchSemantics, ProjectImports):
         self._moved_where_read: dict[tuple[int, str], bool] = {}
         #: per function: does its own body yield (see Summaries._is_generator)
         self._generators: dict[cst.FunctionDef, bool] = {}
-        self._own_texts = FunctionTexts(module, text) if text is not None else None
+        # the file's entry in the project index, when its tree is the one kept there: one
+        # FunctionTexts for this lint and the files importing it (see ParsedModule.texts)
+        kept = project.kept(module, text) if project is not None and text is not None else None
+        self._own_texts = module_texts(kept) if kept is not None else FunctionTexts(module, text) if text is not None else None
         #: module classes of a test file that never leave the host (asked lazily)
         self.host_test_modules = HostTestModules(module, path, text, self._own_texts)
         #: per function: the unannotated parameters its body uses as tensors

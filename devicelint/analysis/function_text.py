@@ -21,12 +21,15 @@ paired when its body has been parsed and one of them is asked for.
 from __future__ import annotations
 
 import ast
-from typing import Iterator, Optional, Union
+from typing import TYPE_CHECKING, Iterator, Optional, Union
 
 import libcst as cst
 
 from devicelint.analysis.names import suite_statements
 from devicelint.deferred_bodies import cst_functions, unparsed_body
+
+if TYPE_CHECKING:
+    from devicelint.project import ParsedModule
 
 _AstFunction = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 
@@ -56,6 +59,12 @@ class FunctionTexts:
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 self._syntax_tree = False
         return self._syntax_tree if isinstance(self._syntax_tree, ast.Module) else None
+
+    def drop_syntax_tree(self) -> None:
+        """Let go of Python's tree of the text (it is parsed again if asked); the cuts already
+        found stay. Only where no function body is left to pair (nothing was deferred)."""
+        if not self._unpaired_inside and isinstance(self._syntax_tree, ast.Module):
+            self._syntax_tree = None
 
     def body(self, function: cst.FunctionDef) -> Optional[str]:
         """The text of ``function``'s body; None when it cannot be cut (callers regenerate it)."""
@@ -183,3 +192,12 @@ def _ast_functions(body: list[ast.stmt]) -> Iterator[_AstFunction]:
         elif isinstance(statement, getattr(ast, "Match", ())):  # Python 3.10 on
             for case in statement.cases:
                 yield from _ast_functions(case.body)
+
+
+def module_texts(parsed: "ParsedModule") -> FunctionTexts:
+    """The function texts of a module of the project (devicelint.project), made once per
+    parsed module and shared by whoever asks: the files importing it and its own lint."""
+    texts = parsed.texts
+    if not isinstance(texts, FunctionTexts):
+        texts = parsed.texts = FunctionTexts(parsed.tree, parsed.text, parsed.syntax_tree)
+    return texts

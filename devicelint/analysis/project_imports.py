@@ -32,7 +32,7 @@ import libcst as cst
 
 from devicelint.analysis import torch_api as api
 from devicelint.analysis.facts import FileFacts
-from devicelint.analysis.function_text import FunctionTexts
+from devicelint.analysis.function_text import FunctionTexts, module_texts
 from devicelint.analysis.names import dotted_name
 from devicelint.analysis.state import State
 from devicelint.analysis.values import Kind, Value
@@ -246,7 +246,7 @@ class ProjectImports:
         if home is None:
             return self._own_texts
         if home.texts is None:
-            home.texts = FunctionTexts(home.parsed.tree, home.parsed.text, home.parsed.syntax_tree)
+            home.texts = module_texts(home.parsed)
         return home.texts
 
     def function_memo(self, function: cst.FunctionDef, own: dict, kind: str) -> dict:  # type: ignore[type-arg]
