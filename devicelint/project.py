@@ -220,10 +220,11 @@ class ProjectIndex:
         # would be parsed piece by piece
         return parsed.tree if parsed is not None and parsed.complete and parsed.text == text else None
 
-    def keep(self, path: Path, text: str, tree: cst.Module) -> None:
-        """Keep a linted file's tree for the files after it that import it."""
+    def keep(self, path: Path, text: str, tree: cst.Module) -> bool:
+        """Keep a linted file's tree for the files after it that import it (False: it is not
+        kept, being too big or the index holding the file already)."""
         if path in self._parsed or len(text) > MAX_DEPENDENCY_CHARACTERS:
-            return
+            return False
         root = self.root_of(path)
         try:
             display = str(path.relative_to(root))
@@ -232,6 +233,7 @@ class ProjectIndex:
         self._parsed[path] = ParsedModule(path, text, tree, display)
         self._characters += len(text)
         self._evict()
+        return True
 
     def view(self, path: str) -> Optional["ProjectView"]:
         """The window of the file at ``path`` (None for stdin or a path that is not a file)."""
@@ -266,8 +268,8 @@ class ProjectView:
     def tree_for(self, text: str) -> Optional[cst.Module]:
         return self.index.tree_for(self.importer, text)
 
-    def keep(self, text: str, tree: cst.Module) -> None:
-        self.index.keep(self.importer, text, tree)
+    def keep(self, text: str, tree: cst.Module) -> bool:
+        return self.index.keep(self.importer, text, tree)
 
     def kept(self, tree: cst.Module, text: str) -> Optional[ParsedModule]:
         """The linted file's entry in the index when ``tree`` (parsed from ``text``) is the
