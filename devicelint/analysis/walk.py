@@ -89,13 +89,26 @@ def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     fields = _CODE_FIELDS.get(kind)
     if fields is None:
         fields = _CODE_FIELDS[kind] = _code_fields(kind)
+    # the hottest loop of a lint (every walk of every body passes here): the per-type answer
+    # of _holds_code is read from its dict inline, asked of the function only the first time
+    known = _HOLDS_CODE
     children = []
     for field in fields:
         value = getattr(node, field)
-        if type(value) in (list, tuple):
-            children.extend(item for item in value if _holds_code(type(item)))
-        elif _holds_code(type(value)):
-            children.append(value)
+        kind = type(value)
+        if kind is list or kind is tuple:
+            for item in value:
+                holds = known.get(type(item))
+                if holds is None:
+                    holds = _holds_code(type(item))
+                if holds:
+                    children.append(item)
+        else:
+            holds = known.get(kind)
+            if holds is None:
+                holds = _holds_code(kind)
+            if holds:
+                children.append(value)
     return children
 
 
