@@ -6,6 +6,7 @@ import libcst as cst
 
 from devicelint.analysis import walk
 from devicelint.analysis.events import CallEvent
+from devicelint.analysis.torch_api import BINARY_TENSOR_METHODS, SAME_DEVICE_METHODS
 from devicelint.analysis.values import Kind, Value
 from devicelint.findings import Severity
 from devicelint.rule_api import FixSpec, NodeEdit
@@ -28,6 +29,11 @@ class TypeStringCast(Rule):
     `t.type(x.type())` must be known to be a tensor; a `t` computed from `x` itself or made on
     its device (`F.interpolate(x).type(x.type())`, `torch.zeros(n, device=x.device).type(...)`),
     with no move on the way, is already there: the cast changes the dtype only and is left alone.
+    A cast whose copy is moved on at once to a named place (`t.type(x.type()).to(x.device)`,
+    also through calls that keep the device and take no other operand:
+    `torch.sqrt(t.type(x.type())).to(x.device)`) ends where that move puts it: the detour through
+    the current GPU wastes a copy but mixes nothing, and is left alone (a bare `.cuda()` names no
+    place and does not count).
 
     A type string names the dtype and the device *type* (`torch.cuda.FloatTensor`), never the
     device index. PyTorch's `Tensor.type` (`THPVariable_type` in
@@ -91,6 +97,9 @@ class TypeStringCast(Rule):
         "import torch\nfrom torch import nn\nclass Net(nn.Module):\n    def forward(self, x):\n"
         "        table = torch.ones(x.size(-1))\n        return x + table.type_as(x).to(device=x.device)\n"
         "net = Net().to(torch.device('cuda' if torch.cuda.is_available() else 'cpu'))\n",
+        # a type-string cast moved on at once (through a call that keeps the device)
+        "import torch\nfrom torch import nn\nclass Attn(nn.Module):\n    def forward(self, q):\n"
+        "        return q / torch.sqrt(torch.tensor(64).type(q.type())).to(q.device)\n",
         # type_as of a tensor already where the other is: a dtype cast
         "import torch\nfrom torch import nn\nclass Net(nn.Module):\n    def forward(self, x):\n"
         "        mask = (x > 0).type_as(x)\n        return x * mask\n",
@@ -136,11 +145,18 @@ class TypeStringCast(Rule):
         self._type_as_casts: list[tuple[cst.Call, cst.BaseExpression, cst.BaseExpression]] = []
         #: receivers of a move (`.to(...)`, `.cuda(...)`), by node id
         self._moved_on: set[int] = set()
+        #: casts whose result is moved to a named place (`.to(d)`, `.cuda(i)`), directly or through
+        #: calls that keep the device (`torch.sqrt(t.type(x.type())).to(x.device)`), by node id
+        self._placed_after: set[int] = set()
+        #: `t.type(x.type())` findings waiting for the end of the file: the call, the followed tensor
+        self._follow_casts: list[tuple[cst.Call, cst.BaseExpression]] = []
 
     def on_call(self, event: CallEvent) -> None:
         if event.method in ("to", "cuda") and isinstance(event.node.func, cst.Attribute):
             # `t.type_as(x).to(x.device)`: the cast's copy is moved on at once (see finish)
             self._moved_on.add(id(event.node.func.value))
+            if event.node.args:
+                self._mark_placed(event.node.func.value)
         if event.method == "type_as" and event.receiver is not None and isinstance(event.node.func, cst.Attribute):
             self._check_type_as(event)
             return
@@ -198,14 +214,18 @@ class TypeStringCast(Rule):
         receiver_node = event.node.func.value  # type: ignore[union-attr]
         if self._derived_from(receiver_node, followed):
             return
+        self._follow_casts.append((event.node, followed))
+
+    def _report_follow(self, node: cst.Call, followed: cst.BaseExpression) -> None:
+        receiver_node = node.func.value  # type: ignore[union-attr]
         fix = None
-        if len(event.node.args) == 1:
+        if len(node.args) == 1:
             module = self.ctx.module
             text = f"{module.code_for_node(receiver_node)}.to({module.code_for_node(followed)})"
-            fix = FixSpec(f"Use `.to({self.ctx.source_of(followed)})`", (NodeEdit(event.node, "replace", text),), safe=False)
+            fix = FixSpec(f"Use `.to({self.ctx.source_of(followed)})`", (NodeEdit(node, "replace", text),), safe=False)
         shown = self.ctx.source_of(followed)
         self.ctx.report(
-            event.node,
+            node,
             f"`.type({shown}.type())` copies `{shown}`'s dtype and device type but not its device index: the result "
             f"stays on its own GPU or goes to the current one, not necessarily `{shown}`'s; use `.to({shown})`",
             fix=fix,
@@ -227,7 +247,28 @@ class TypeStringCast(Rule):
             return
         self._type_as_casts.append((event.node, receiver_node, followed))
 
+    def _mark_placed(self, node: cst.BaseExpression) -> None:
+        """The value moved to a named device, and the casts it is computed from by calls that keep
+        the device and take no other operand: ``t.type(x.type()).float()``, ``torch.sqrt(...)``."""
+        while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            self._placed_after.add(id(node))
+            method = node.func.attr.value
+            positional = [arg for arg in node.args if arg.keyword is None and not arg.star]
+            if method not in SAME_DEVICE_METHODS or method in BINARY_TENSOR_METHODS:
+                return
+            base = node.func.value
+            if isinstance(base, cst.Name) and base.value == "torch" and len(positional) == 1 and len(node.args) == 1:
+                node = positional[0].value  # `torch.sqrt(t)`
+            elif not node.args and not (isinstance(base, cst.Name) and base.value == "torch"):
+                node = base  # `t.float()`
+            else:
+                return
+
     def finish(self) -> None:
+        for node, followed in self._follow_casts:
+            # `t.type(x.type()).to(x.device)`: the copy ends where the move puts it; only a wasted copy
+            if id(node) not in self._placed_after:
+                self._report_follow(node, followed)
         module = self.ctx.module
         for node, receiver_node, followed in self._type_as_casts:
             if id(node) in self._moved_on:
