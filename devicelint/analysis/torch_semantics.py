@@ -1249,13 +1249,16 @@ def propagate(left: Value, right: Value) -> Value:
     for placed, host in ((left, right), (right, left)):
         if (
             placed.device is not None and placed.device.may_be_accelerator and host.device is not None and host.device.is_cpu
-            and host.scalar is False and placed.scalar is not True and host.origin is not None and host.origin.from_data
+            and host.scalar is False and placed.scalar is not True and host.origin is not None
         ):
             # the program's data left on the host (a tokenized mask, a batch) meets a tensor that
             # may be on the accelerator: the operation fails there (DL201, DL203 say so), and
             # where it runs the data was moved with the rest - the result is the accelerator's.
-            # (A constant made on the host keeps the result there, so what it meets next is not
-            # reported again: its fix comes first)
+            # A constant made on the host (with a dimension) is reported where it meets the
+            # accelerator tensor (DL202), and where the program runs it was made there: the
+            # result is the accelerator's too, so a second host constant it meets later (another
+            # fix: `fps = torch.cat((LongTensor([0]), fps))` after `torch.cat((idx, LongTensor([n])))`)
+            # is reported as well, and the first constant is not reported again downstream
             return Value(Kind.TENSOR, placed.device, placed.origin, scalar=False)
     if left.scalar is False and left.device is not None:
         return Value(Kind.TENSOR, left.device, left.origin, scalar=False)
