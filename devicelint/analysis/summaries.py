@@ -988,6 +988,8 @@ class Summaries(ParameterUses):
             return None
         if found.kind in (Kind.MODULE, Kind.CRITERION) or found.kind == Kind.TENSOR and found.role in (Role.PARAMETER, Role.BUFFER):
             return _as_seen_from_method(found, module.device)
+        if found.kind == Kind.TENSOR and found.role is None and found is self._injected_modules(module.info).get(attribute):
+            return found  # a tensor every construction handed in, kept as it was (`model.lo` of `Clamp(lo)`)
         return None
 
     def _stored_by_methods(
@@ -2144,6 +2146,19 @@ class Summaries(ParameterUses):
         for attribute, parameter in kept.items():
             handed = [built.bound.get(parameter) for built in sites]
             first = handed[0]
+            if (
+                first is not None and first.device is not None and first.device.may_be_accelerator
+                and (first.kind == Kind.TENSOR or first.role is Role.DISTRIBUTION)
+            ):
+                # a tensor (or a distribution) placed where the run's device is, kept as a plain
+                # attribute: `Module.to()` does not touch it, so the methods see it where every
+                # construction put it (`Flow(prior)` with `prior = Normal(mu.to(device), ...)`)
+                if all(
+                    value is not None and value.kind == first.kind and value.role is first.role and value.device == first.device
+                    for value in handed[1:]
+                ):
+                    injected[attribute] = first
+                continue
             if first is None or not isinstance(first.info, ClassInfo):
                 continue
             plain = first.kind == Kind.UNKNOWN and not first.info.is_module and not first.info.is_dataset
