@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import libcst as cst
+
 from devicelint.analysis.facts import CriterionInfo
 from devicelint.analysis.names import keyword_arg
 from devicelint.analysis.values import Kind
@@ -16,6 +18,9 @@ class UnmovedCriterionWeight(Rule):
     in a file that moves its model or data to an accelerator. Weights created with `device=`,
     criteria moved later (`criterion.to(device)`), criteria registered as submodules of a model
     (`self.loss = ...` in an `nn.Module`) and files that never leave the CPU are left alone.
+    When such a loss is handed to an object that keeps it as an attribute (a trainer or
+    wrapper that moves only its network), the call of the loss through that attribute
+    (`self.loss_fn(pred, y)`) is reported as well: that is where PyTorch raises.
 
     ## Why is this bad?
     The criterion keeps its weight as a buffer. When the model and the data go to the GPU and
@@ -93,9 +98,22 @@ class UnmovedCriterionWeight(Rule):
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)
         self._fixes: dict[int, FixSpec] = {}
+        # calls of a weighted criterion through an object's attribute (`self.loss_fn(pred, y)`):
+        # a wrapper that keeps the loss handed to it; keyed by the criterion's constructor
+        self._held_calls: dict[int, list] = {}
 
     def on_call(self, event) -> None:  # type: ignore[no-untyped-def]
         # remember, where each weighted criterion is built, whether a `device` is in scope
+        callee = event.callee
+        if (
+            callee.kind == Kind.CRITERION
+            and isinstance(callee.info, CriterionInfo)
+            and isinstance(event.node.func, cst.Attribute)
+            and callee.info.node is not event.node
+        ):
+            calls = self._held_calls.setdefault(id(callee.info.node), [])
+            if all(c is not event.node for c in calls):
+                calls.append(event.node)
         result = event.result
         if result.kind == Kind.CRITERION and isinstance(result.info, CriterionInfo) and result.info.node is event.node:
             device = self.ctx.analyzer.lookup("device", event.state)
@@ -124,3 +142,11 @@ class UnmovedCriterionWeight(Rule):
                 "will mix devices; move the criterion (`.to(device)`) or create the weight with `device=`",
                 fix=self._fixes.get(id(criterion.node)),
             )
+            for call in self._held_calls.pop(id(criterion.node), ()):
+                self.ctx.report(
+                    call,
+                    f"this loss, kept by the object that holds it, has its `{keyword}` on the CPU "
+                    f"(built at line {self.ctx.line(criterion.node)}) and is never moved, while the file moves "
+                    f"tensors or modules to an accelerator (line {self.ctx.line(moves[0])}): this call mixes devices; "
+                    "move the loss where its holder moves its model",
+                )
