@@ -2664,12 +2664,6 @@ class Summaries(ParameterUses):
         return bool(_PLACEMENT_TEXT.search(text)) or any(self._places_data(base) for base in info.bases)
 
 
-#: the dtypes ``torch.<name>`` a ``.to()`` may be given instead of a device
-_DTYPE_NAMES = frozenset(
-    "float float16 float32 float64 half double bfloat16 int int8 int16 int32 int64 long uint8 bool complex64 complex128 cfloat".split()
-)
-
-
 def _moved_off_host_call(call: cst.Call) -> bool:
     """``x.to(device)``, ``x.cuda()``, ``x.type_as(y)``: a move whose target is not spelled as the
     host; not a cast alone (``x.to(torch.float16)``, ``x.to(y.dtype)``, ``x.to(dtype=...)``)."""
@@ -2685,7 +2679,7 @@ def _moved_off_host_call(call: cst.Call) -> bool:
                 return False
             if type(target) is cst.Attribute and target.attr.value in ("cpu", "dtype"):
                 return False
-            if type(target) is cst.Attribute and (dotted_name(target) or "").startswith("torch.") and target.attr.value in _DTYPE_NAMES:
+            if type(target) is cst.Attribute and (dotted_name(target) or "").startswith("torch.") and target.attr.value in api.DTYPE_NAMES:
                 return False
             return True
     return False  # keywords alone: a dtype, `non_blocking=`, `copy=`

@@ -49,6 +49,12 @@ FUNCTION_HOST_FACTORIES = DEVICE_KEYWORD_FACTORIES | LEGACY_TYPED_CONSTRUCTORS |
     f"torch.{name}_like" for name in "zeros ones empty full rand randn randint".split()
 )
 
+#: the dtypes ``torch.<name>`` (what ``.to()`` may be given instead of a device)
+DTYPE_NAMES = frozenset(
+    "float float16 float32 float64 half double bfloat16 int int8 int16 int32 int64 long uint8 "
+    "bool complex64 complex128 cfloat".split()
+)
+
 #: torch functions that always return a CPU tensor
 CPU_PRODUCERS = frozenset({"torch.from_numpy", "torch.frombuffer"})
 

@@ -51,10 +51,6 @@ BUILTIN_REFS = frozenset(
     "enumerate zip range list tuple sorted reversed iter next len print isinstance map filter dict set".split()
 )
 
-_DTYPE_NAMES = frozenset(
-    "float float16 float32 float64 half double bfloat16 int int8 int16 int32 int64 long uint8 "
-    "bool complex64 complex128 cfloat".split()
-)
 #: dtype casts that tensors and modules both have (``x.float()``, ``model.half()``)
 _DTYPE_CAST_METHODS = frozenset({"float", "half", "double", "bfloat16"})
 _SAME_MODULE_METHODS = _DTYPE_CAST_METHODS | frozenset("train eval requires_grad_ share_memory zero_grad".split())
@@ -846,7 +842,7 @@ class TorchSemantics:
                 # `.type(torch.LongTensor)` converts and moves to the host; `.type(torch.cuda.
                 # FloatTensor)` to the current GPU (a dtype or another tensor's type: below)
                 given = args[0][1]
-                if given.kind == Kind.REF and isinstance(given.qualname, str) and given.qualname.startswith("torch.") and given.qualname[6:] in _DTYPE_NAMES:
+                if given.kind == Kind.REF and isinstance(given.qualname, str) and given.qualname.startswith("torch.") and given.qualname[6:] in api.DTYPE_NAMES:
                     return Value(Kind.TENSOR, receiver.device, receiver.origin, scalar=receiver.scalar)  # a dtype only
                 typed = _legacy_type_device(given)
                 if typed is not None:
@@ -1118,7 +1114,7 @@ class TorchSemantics:
         arg, value = positional[0]
         if value.kind == Kind.TENSOR:
             return value.device
-        if value.kind == Kind.REF and value.qualname and value.qualname.rsplit(".", 1)[-1] in _DTYPE_NAMES:
+        if value.kind == Kind.REF and value.qualname and value.qualname.rsplit(".", 1)[-1] in api.DTYPE_NAMES:
             return _UNCHANGED
         if value.kind == Kind.UNKNOWN and looks_like_dtype_name(arg.value):
             return _UNCHANGED

@@ -4,7 +4,7 @@ from typing import Optional
 
 import libcst as cst
 
-from devicelint.analysis import helpers, walk
+from devicelint.analysis import helpers
 from devicelint.analysis.events import BinaryEvent, CallEvent
 from devicelint.analysis.values import Homogeneous, Kind, Value
 from devicelint.rule_api import FixSpec, NodeEdit
@@ -338,8 +338,6 @@ class NumpyOnDeviceTensor(Rule):
         self._reported_at_calls: set[cst.Call] = set()
         #: the flags each call of the file runs under (see _flag_paths), walked on demand
         self._flags: Optional[FlagPaths] = None
-        #: per scope, the calls bound to each plain name (see _sklearn_estimator), walked on demand
-        self._constructions: dict[cst.CSTNode, dict[str, list[cst.Call]]] = {}
 
     def on_ndarray_store(self, target: cst.Subscript, value_node: cst.BaseExpression, value: Value) -> None:
         """``losses[i] = loss.data``: numpy converts the stored tensor with ``__array__``."""
@@ -439,29 +437,16 @@ class NumpyOnDeviceTensor(Rule):
 
     def _sklearn_estimator(self, event: CallEvent) -> Optional[str]:
         """The scikit-learn class of the object whose input-checking method is called
-        (``TSNE(n_components=2).fit_transform(x)``, ``km = KMeans(3)`` then ``km.fit(x)``);
-        None where the receiver is not known to be one."""
-        if event.method not in _ESTIMATOR_METHODS or event.receiver is None or event.receiver.kind != Kind.UNKNOWN:
+        (``TSNE(n_components=2).fit_transform(x)``, ``km = KMeans(3)`` then ``km.fit(x)``): the
+        class whose construction the analysis traced the receiver to (see
+        devicelint.analysis.constructions); None where the receiver is not known to be one."""
+        receiver = event.receiver
+        if event.method not in _ESTIMATOR_METHODS or receiver is None or receiver.kind != Kind.UNKNOWN:
             return None
-        func = event.node.func
-        assert isinstance(func, cst.Attribute)
-        receiver = func.value
-        if isinstance(receiver, cst.Call):
-            constructed = [receiver]
-        elif isinstance(receiver, cst.Name):
-            scope = self.ctx.current_function.node or self.ctx.module
-            found = self._constructions.get(scope)
-            if found is None:
-                finder = _NameConstructions()
-                walk.visit(scope, finder)
-                found = self._constructions[scope] = finder.calls
-            constructed = found.get(receiver.value, [])
-        else:
+        origin = receiver.origin
+        if origin is None or not origin.construction or not isinstance(origin.node, cst.Call):
             return None
-        names = {self.ctx.analyzer.qualname_of(call.func, event.state) or "" for call in constructed}
-        if len(names) != 1:
-            return None
-        [name] = names
+        name = self.ctx.analyzer.qualname_of(origin.node.func, event.state) or ""
         return name if name.startswith("sklearn.") and "array_api_dispatch" not in self.ctx.source else None
 
     def _check_estimator_input(self, event: CallEvent, estimator: str) -> None:
@@ -546,15 +531,3 @@ _ESTIMATOR_METHODS = frozenset({
     "fit", "fit_transform", "transform", "predict", "predict_proba", "predict_log_proba", "fit_predict",
     "decision_function", "score", "partial_fit", "inverse_transform", "kneighbors", "score_samples",
 })
-
-
-class _NameConstructions(cst.CSTVisitor):
-    """The calls bound to each plain name of a scope (``km = KMeans(3)``)."""
-
-    def __init__(self) -> None:
-        self.calls: dict[str, list[cst.Call]] = {}
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        for target in node.targets:
-            if isinstance(target.target, cst.Name) and isinstance(node.value, cst.Call):
-                self.calls.setdefault(target.target.value, []).append(node.value)

@@ -6,6 +6,7 @@ import libcst as cst
 
 from devicelint.analysis import walk
 from devicelint.analysis.events import CallEvent
+from devicelint.analysis.names import positional_args
 from devicelint.analysis.torch_api import BINARY_TENSOR_METHODS, SAME_DEVICE_METHODS
 from devicelint.analysis.values import Kind, Value
 from devicelint.findings import Severity
@@ -253,7 +254,7 @@ class TypeStringCast(Rule):
         while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
             self._placed_after.add(id(node))
             method = node.func.attr.value
-            positional = [arg for arg in node.args if arg.keyword is None and not arg.star]
+            positional = positional_args(node)
             if method not in SAME_DEVICE_METHODS or method in BINARY_TENSOR_METHODS:
                 return
             base = node.func.value
