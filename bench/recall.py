@@ -12,8 +12,9 @@ fix that moves with `torch.zeros(n).to(device)` still allocates on the CPU: DL40
     python bench/recall.py --json                # the same figures as one JSON object
     python bench/recall.py --select DL2 --extend-select DL302
 
-It lints in-process with whichever ``devicelint`` Python imports, so another checkout can be
-measured on this corpus with ``PYTHONPATH=/that/checkout python bench/recall.py``.
+It lints in-process with the devicelint of the checkout this script is in, whatever devicelint the
+interpreter has installed; ``--source /that/checkout`` measures another checkout's code on this
+corpus. The report's first line names the code it measured.
 """
 
 from __future__ import annotations
@@ -27,12 +28,31 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Optional, Sequence
 
-from devicelint.engine import lint_source
-from devicelint.findings import Finding
-from devicelint.rules.base import expected_findings
-from devicelint.selection import resolve, validate_selectors
-
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def _checkout_to_measure(argv: Sequence[str]) -> Path:
+    """``--source``'s folder, else this script's checkout. Read before devicelint is imported: run as
+    ``python bench/recall.py`` the script's own folder, not the checkout, heads ``sys.path``, so Python
+    would import its installed devicelint (an editable install points at one checkout) and a worktree
+    would measure another worktree's code."""
+    for index, argument in enumerate(argv):
+        if argument == "--source" and index + 1 < len(argv):
+            return Path(argv[index + 1]).resolve()
+        if argument.startswith("--source="):
+            return Path(argument.split("=", 1)[1]).resolve()
+    return ROOT
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(_checkout_to_measure(sys.argv[1:])))
+
+import devicelint  # noqa: E402 - after the checkout to measure is put first
+from devicelint.engine import lint_source  # noqa: E402
+from devicelint.findings import Finding  # noqa: E402
+from devicelint.rules.base import expected_findings  # noqa: E402
+from devicelint.selection import resolve, validate_selectors  # noqa: E402
+
 CORPUS = ROOT / "bench" / "realbugs"
 SEVERITIES = ("error", "warning", "info")
 TWIN_VERDICTS = CORPUS / "fixed" / "verdicts.csv"
@@ -297,17 +317,29 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--missed", action="store_true", help="list every missed marker with its source line")
     parser.add_argument("--json", action="store_true", help="print the report as one JSON object")
     parser.add_argument("--corpus", type=Path, default=CORPUS, help=f"the corpus directory (default: {_display(CORPUS)})")
+    parser.add_argument("--source", type=Path, help="the devicelint checkout whose code to measure (default: this script's)")
     args = parser.parse_args(argv)
+    measured = measured_checkout()
+    if args.source and measured != args.source.resolve():
+        # main() called in a process that imported devicelint already: the code cannot be switched
+        print(f"recall: devicelint was imported from {measured}, not from --source {args.source} (already imported, or no devicelint there)", file=sys.stderr)
+        return 2
     try:
         report = measure(_split(args.select), _split(args.extend_select) or (), args.corpus)
     except ValueError as error:  # an unknown selector: say so, but a measurement never fails a build
         print(f"recall: {error}", file=sys.stderr)
         return 0
     if args.json:
-        print(json.dumps(report.to_dict(), indent=2))
+        print(json.dumps({"devicelint": str(measured), **report.to_dict()}, indent=2))
     else:
+        print(f"devicelint measured: {measured}")
         _print(report, args.missed, batch_labels(args.corpus / "batches.json"))
     return 0
+
+
+def measured_checkout() -> Path:
+    """The checkout whose devicelint this process imported."""
+    return Path(devicelint.__file__).resolve().parent.parent
 
 
 if __name__ == "__main__":

@@ -3,8 +3,8 @@ hand-written verdicts in bench/wild/verdicts.csv.
 
 Not a test: it prints measurements and exits 0. Usage:
 
-    python bench/wild.py --root /work/scratch/wild                       # this checkout
-    python bench/wild.py --root /work/scratch/wild --source ../baseline  # another checkout
+    python bench/wild.py --root /work/scratch/wild                       # this checkout's code
+    python bench/wild.py --root /work/scratch/wild --source ../baseline  # another checkout's code
     python bench/wild.py --root DIR --unreviewed todo.csv                # rows to give a verdict
     python bench/wild.py --root DIR --findings all.csv                   # every finding and its verdict
 
@@ -24,7 +24,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-DATA = Path(__file__).resolve().parent / "wild"
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "bench" / "wild"
 VERDICTS = ("true", "false", "debatable")
 FIELDS = ["repo", "path", "line", "code", "verdict", "reason"]
 
@@ -64,8 +65,9 @@ def lint(directory: Path, args: argparse.Namespace) -> list[dict]:
         if getattr(args, option):
             command += ["--" + option.replace("_", "-"), getattr(args, option)]
     env = dict(os.environ)
-    if args.source:
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(Path(args.source).resolve()), env.get("PYTHONPATH")]))
+    # the checkout's folder first: `-m devicelint` would otherwise run the interpreter's installed
+    # devicelint, which an editable install ties to one checkout, maybe not this one
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(args.source), env.get("PYTHONPATH")]))
     # run from --root: no pyproject.toml there, so no project's [tool.devicelint] applies
     done = subprocess.run([*command, str(directory)], cwd=args.root, env=env, capture_output=True, text=True)
     if done.returncode not in (0, 1):
@@ -85,7 +87,7 @@ def per(count: int, lines: int, scale: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--root", required=True, type=Path, help="folder holding the owner__name checkouts")
-    parser.add_argument("--source", help="a devicelint checkout to measure instead of the installed one")
+    parser.add_argument("--source", type=Path, default=ROOT, help="the devicelint checkout whose code to measure (default: this script's)")
     parser.add_argument("--select", help="passed to devicelint --select")
     parser.add_argument("--extend-select", help="passed to devicelint --extend-select")
     parser.add_argument("--jobs", type=int, default=2, help="devicelint worker processes")
@@ -94,6 +96,9 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     args = parser.parse_args()
     args.root = args.root.resolve()
+    args.source = args.source.resolve()
+    if not (args.source / "devicelint" / "__init__.py").is_file():
+        parser.error(f"--source {args.source}: no devicelint package there")
 
     verdicts = {}
     for row in read_csv(DATA / "verdicts.csv"):
@@ -120,6 +125,7 @@ def main() -> None:
     gone = sorted((key, v) for key, v in verdicts.items() if key[0] in linted and key not in seen)
     unreviewed = [f for f in findings if f["verdict"] == "unreviewed"]
     summary = {
+        "devicelint": str(args.source),
         "repos": repos,
         "rules": dict(sorted(Counter(f["code"] for f in findings).items())),
         "lines": lines,
@@ -135,6 +141,7 @@ def main() -> None:
         summary["unreviewed"] = [{k: f[k] for k in ("repo", "path", "line", "code", "message")} for f in unreviewed]
         print(json.dumps(summary, indent=2))
     else:
+        print(f"devicelint measured: {args.source}")
         print(f"{'repo':34} {'kind':9} {'lines':>9} {'findings':>8} {'per 10k':>8}")
         for repo in repos:
             print(f"{repo['repo']:34} {repo['kind']:9} {repo['lines']:9} {repo['findings']:8} {per(repo['findings'], repo['lines'], 10_000):8.2f}")

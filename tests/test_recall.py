@@ -110,3 +110,35 @@ def test_bugs_flagged_anywhere_are_counted_per_batch(report):
     for batch, flagged in report.flagged_by_batch.items():
         assert 0 <= flagged <= report.bugs_by_batch[batch]
     assert sum(report.flagged_by_batch.values()) >= report.files_all_caught
+
+
+def _tiny_corpus(folder):
+    (folder / "fixed").mkdir(parents=True)
+    (folder / "0001_cuda_numpy.py").write_text(
+        "# source: https://example.org/1\nimport torch\nx = torch.ones(2).cuda()\nx.numpy()  # expect: DL204\n", encoding="utf-8"
+    )
+    return folder
+
+
+def test_script_measures_the_checkout_it_belongs_to_wherever_it_runs(tmp_path):
+    # run as a script from another folder, Python puts bench/ (not the checkout) first on sys.path;
+    # the measured code must still be this checkout's, and the report says so
+    import subprocess
+
+    corpus = _tiny_corpus(tmp_path / "corpus")
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "recall.py"), "--json", "--corpus", str(corpus)],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["devicelint"] == str(ROOT.resolve())
+    assert result["caught"] == 1 and result["markers"] == 1
+
+
+def test_a_source_other_than_the_imported_code_is_refused(tmp_path, capsys):
+    # in a process that has imported devicelint already, --source cannot switch the code: saying so
+    # beats printing another checkout's figures under this one's name
+    corpus = _tiny_corpus(tmp_path / "corpus")
+    assert _load_recall().main(["--corpus", str(corpus), "--source", str(tmp_path)]) == 2
+    assert "not from --source" in capsys.readouterr().err
