@@ -3,7 +3,7 @@
 #        directly. This leads to device mismatch errors when the input is on CPU or when CUDA is not installed."
 # bug: main_gmptv.py picks device = cuda if torch.cuda.is_available() else cpu and moves the model and the point
 #      clouds there, but models/backbone.py's get_graph_feature, which the DGCNN backbone calls four times, builds
-#      idx_base with a hard-coded device = torch.device('cuda'), so on the CPU the script falls back to the arange
+#      idx_base with a hard-coded device = torch.device('cuda'), so when the script falls back to the CPU the arange
 #      fails (no CUDA) or idx + idx_base mixes the CPU kNN indices with a CUDA tensor. The issue is closed, but the
 #      code is unchanged at the head (its only later commit touches matching.py's whitespace): no twin. The marker is
 #      on the hard-coded device line the issue names (DL302, the closest rule: a CUDA device hard-coded in a helper
@@ -11,7 +11,8 @@
 #      in models/gmptv.py; that function is defined but called nowhere in the repository, so it is left out.
 #      Reductions: GMPTV keeps the DGCNN backbone path with no transformer layers, the global matching and the
 #      self-correlation step are one softmax matching; DGCNN has two edge-conv stages instead of four; the data
-#      loader, loss and logging are replaced by random point clouds and an L1 loss. backbone.py imports NumPy as
+#      loader, loss and logging are replaced by random point clouds and an L1 loss; main_gmptv.py's
+#      `if torch.cuda.device_count() > 1: model = torch.nn.DataParallel(model)` is left out (one device here). backbone.py imports NumPy as
 #      upstream does (unused here), so the file needs NumPy to run.
 import numpy as np
 import torch
@@ -96,7 +97,7 @@ class GMPTV(nn.Module):
         self.backbone = backbone
         self.feature_channels = feature_channels
         if self.backbone == 'DGCNN':
-            self.DGCNN = DGCNN(output_channels=self.feature_channels, k=8)
+            self.DGCNN = DGCNN(output_channels=self.feature_channels)
 
     def forward(self, pc0, pc1, **kwargs):
         results_dict = {}

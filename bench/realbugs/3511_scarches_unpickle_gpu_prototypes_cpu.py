@@ -55,6 +55,7 @@ class BaseMixin:
         attr_dict, model_state_dict = cls._load_params(dir_path, map_location)
         init_params = cls._get_init_params_from_dict(attr_dict)
         model = cls(**init_params)
+        model.model.to(next(iter(model_state_dict.values())).device)
         model.model.load_state_dict(model_state_dict)
         model.model.eval()
         model.is_trained_ = attr_dict["is_trained_"]

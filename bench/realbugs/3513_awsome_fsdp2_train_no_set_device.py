@@ -11,7 +11,7 @@
 #      the closest, a stretch, as 1608 marks its missing set_device. Reductions: main keeps the process group, the
 #      device line, the meta-device model, fully_shard on each block and on the root, to_empty, AdamW and the
 #      training loop; the Hugging Face causal LM is a small embedding + blocks + head module built under
-#      torch.device("meta") (reset_parameters after to_empty stands for the model's weight init); mixed precision,
+#      torch.device("meta") (to_empty is followed directly by the optimizer, as upstream); mixed precision,
 #      CPU offload, activation checkpointing, checkpoints, the LR schedule, validation and the streaming C4 loader
 #      (random token batches here) are dropped. It runs only under torchrun on GPUs, as upstream.
 import time
@@ -82,9 +82,6 @@ def main():
 
     # materialize the sharded model on CUDA
     model.to_empty(device=torch.device("cuda"))
-    for module in model.modules():
-        if hasattr(module, "reset_parameters"):
-            module.reset_parameters()
 
     optimizer = optim.AdamW(model.parameters(), betas=(0.9, 0.95), lr=1e-4, weight_decay=0.2)
     train_dataloader = [torch.randint(0, 1000, (2, 32)) for _ in range(4)]

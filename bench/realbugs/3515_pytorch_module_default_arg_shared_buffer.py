@@ -32,7 +32,5 @@ class Test2(nn.Module):
         return self.test1(x)
 
 
-if __name__ == "__main__":
-    t = Test2(torch.ones(5)).cuda()
-    t = Test2(torch.ones(5)).cuda()
-    print(t(torch.ones(5, device="cuda")))
+t = Test2(torch.ones(5)).cuda()
+t = Test2(torch.ones(5)).cuda()

@@ -70,9 +70,6 @@ def main():
 
     # materialize the sharded model on CUDA
     model.to_empty(device=torch.device("cuda"))
-    for module in model.modules():
-        if hasattr(module, "reset_parameters"):
-            module.reset_parameters()
 
     optimizer = optim.AdamW(model.parameters(), betas=(0.9, 0.95), lr=1e-4, weight_decay=0.2)
     train_dataloader = [torch.randint(0, 1000, (2, 32)) for _ in range(4)]
