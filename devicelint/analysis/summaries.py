@@ -651,6 +651,12 @@ class Summaries(ParameterUses):
             return None
         return calls[0].call
 
+    def sole_caller_class(self, function: cst.FunctionDef) -> Optional[ClassInfo]:
+        """The class whose method makes the one call the file makes of ``function`` (see
+        sole_call_of), where that is a method's call; None otherwise."""
+        site = self._site_call_of(function, None)
+        return site.caller_class if site is not None and site.caller is not None else None
+
     def _site_call_of(self, function: cst.FunctionDef, call: Optional[cst.Call]) -> Optional[SiteCall]:
         """The noted call of ``function`` that is ``call``, or where ``call`` is None, the one
         call the file makes of it (see sole_call_of); None where there is no such call."""

@@ -1,15 +1,17 @@
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Optional
 
 import libcst as cst
 
 from devicelint.analysis import torch_api as api
-from devicelint.analysis import walk
+from devicelint.analysis import helpers, walk
 from devicelint.analysis.events import BinaryEvent, CallEvent
 from devicelint.analysis.facts import ClassInfo
-from devicelint.analysis.values import MODEL_DEVICE, Homogeneous, Kind, Role, Value, conflicting, conflicting_on_an_arm
+from devicelint.analysis.names import parameter_names
+from devicelint.analysis.values import CPU, MODEL_DEVICE, Homogeneous, Kind, Role, Value, conflicting, conflicting_on_an_arm
 from devicelint.findings import Severity
 from devicelint.rules._cuda_code import device_spelling
 from devicelint.rules._host_only_arguments import HostOnlyArguments
@@ -65,6 +67,14 @@ class MixedDeviceOp(Rule):
     it came in (also through a submodule's `forward`, or a local bound once to it:
     `masked = lengths[mask]`), a call of the module that hands it such a tensor is reported at
     that argument, naming the call.
+
+    A module's method (or a function of the file it alone calls, handing it the model's
+    tensors) that puts a tensor on the accelerator itself, whatever device the model is on
+    (`.cuda()`, also in a helper it calls, or `.to(device)` with a module-level device chosen
+    from CUDA), and meets it with the model's tensors is reported at that operation when the
+    program builds the model - or a model that holds it - on the CPU and calls it there
+    without moving it, on inputs not on the accelerator: on a GPU machine the two are apart.
+    A method that asks where its input is (`x.is_cuda`, `x.device.type`) is left alone.
 
     A function analysed once more for one call that hands it a CPU device (`run(model, data,
     torch.device("cpu"))`) does not report the tensors it moved there with `.to(device)`
@@ -536,6 +546,24 @@ class MixedDeviceOp(Rule):
         #: calls of a method of a module built on the host and never moved that moves some of
         #: its inputs itself (see _report_moved_into_host_module)
         self._moved_into_host_module: list[tuple[CallEvent, cst.FunctionDef, list[str], Optional[cst.Call]]] = []
+        #: operations of a module's methods (own analysis) where a tensor on the model's device
+        #: meets one the code put on the accelerator itself (`.cuda()`, a device chosen from
+        #: CUDA), with the class whose method it is (see _report_accelerator_meetings)
+        self._accelerator_meetings: list[tuple[ClassInfo, cst.CSTNode, cst.BaseExpression, cst.BaseExpression, Value]] = []
+        #: the same in a free function, where the tensor on the caller's device is a parameter:
+        #: (function, parameter) -> the operations
+        self._argument_accelerator_meetings: dict[tuple[cst.FunctionDef, str], list[tuple[cst.CSTNode, cst.BaseExpression, cst.BaseExpression, Value]]] = {}
+        #: the same in a free function analysed on the values of its one call, made by a module's
+        #: method that hands it the model's tensors
+        self._helper_accelerator_meetings: list[tuple[cst.FunctionDef, cst.CSTNode, cst.BaseExpression, cst.BaseExpression, Value]] = []
+        #: calls a module's method makes of a free function, handing a parameter a tensor on
+        #: the model's device: (class, function, parameter)
+        self._model_tensors_handed: list[tuple[ClassInfo, cst.FunctionDef, str]] = []
+        #: module classes of the file an object of which is called while built on the host and
+        #: never moved, on inputs not on an accelerator: the class -> that call
+        self._run_on_host: dict[int, tuple[ClassInfo, cst.Call]] = {}
+        #: functions whose text asks where their tensors are (`x.is_cuda`): id -> answer
+        self._asks_where: dict[int, bool] = {}
 
     def on_binary(self, event: BinaryEvent) -> None:
         # `total += x` writes its left side: a 0-dim host total cannot take a GPU x
@@ -544,6 +572,7 @@ class MixedDeviceOp(Rule):
             event.node, [(event.left_node, event.left), (event.right_node, event.right)],
             written=event.left_node if written is not None else None,
         )
+        self._note_accelerator_meetings(event.node, [(event.left_node, event.left), (event.right_node, event.right)], written=written)
         if self._conflict_to_report(event.left, event.right, written=written):
             if _zero_dim_host_written(written):
                 self._report_written(event.node, event.left_node, event.left, event.right_node, event.right)
@@ -559,6 +588,10 @@ class MixedDeviceOp(Rule):
         if event.qualname in api.MIXING_FUNCTIONS:
             operands = event.operands()
             self._note_parameter_meetings(event.node, operands)
+            if event.qualname in api.CONCATENATING:
+                self._note_accelerator_meetings(event.node, _joined_elements(event), joined=True)
+            else:
+                self._note_accelerator_meetings(event.node, operands)
             self._check_all(event.node, operands, loss=event.qualname in api.FUNCTIONAL_LOSSES, joined=event.qualname in api.CONCATENATING)
         elif event.qualname is not None and event.qualname.startswith(api.FOREACH_PREFIX):
             # the lists' tensors go together: a list of host copies restored into GPU parameters
@@ -567,12 +600,16 @@ class MixedDeviceOp(Rule):
             assert isinstance(event.node.func, cst.Attribute)
             operands = [(event.node.func.value, event.receiver), *event.operands()]
             self._note_parameter_meetings(event.node, operands, written=event.node.func.value if event.method.endswith("_") else None)
+            self._note_accelerator_meetings(event.node, operands, written=event.receiver if event.method.endswith("_") else None)
             # an in-place method (`total.add_(x)`) writes its receiver
             self._check_all(event.node, operands, written=event.receiver if event.method.endswith("_") else None)
         elif event.callee.kind == Kind.MODULE and event.callee.device is not None and event.callee.role is not Role.PARALLEL_WRAPPER:
+            self._note_run_on_host(event)
             self._check_module_call(event)
         elif event.method is not None and event.receiver is not None and event.receiver.kind == Kind.MODULE:
             self._check_own_method_call(event)
+        elif event.callee.kind == Kind.FUNCTION and isinstance(event.callee.info, cst.FunctionDef):
+            self._note_model_tensors_handed(event, event.callee.info)
         elif event.callee.kind == Kind.CRITERION:
             # a loss on a batch never moved is DL203's; one moved on other arms of a chain is this rule's
             self._note_parameter_meetings(event.node, event.operands())
@@ -775,6 +812,144 @@ class MixedDeviceOp(Rule):
                         self._parameter_writes.add(id(node))
                     break
 
+    def _asks_where_it_runs(self, function: cst.FunctionDef) -> bool:
+        """The function tests where its tensors are (``x.is_cuda``, ``x.device.type``): its
+        accelerator path is taken on purpose, for inputs there."""
+        known = self._asks_where.get(id(function))
+        if known is None:
+            known = self._asks_where[id(function)] = _ASKS_WHERE_IT_RUNS.search(self.ctx.analyzer.body_text(function)) is not None
+        return known
+
+    def _note_accelerator_meetings(
+        self, node: cst.CSTNode, operands: list[tuple[cst.BaseExpression, Value]], joined: bool = False, written: Optional[Value] = None
+    ) -> None:
+        """In the own analysis of a module's method: an operation where a tensor on the model's
+        device meets one the code put on the accelerator itself, whatever device the model is
+        on (``torch.tensor(x).cuda()``, ``.to(device)`` with a module-level device chosen from
+        CUDA). Fine while the model is on that GPU; a program that runs the model on the host
+        fails there on any GPU machine (see _report_accelerator_meetings). In a free function
+        the same with a tensor its caller handed it, for the calls of a module's methods that
+        hand it the model's tensors."""
+        if self.ctx.call_context is not None or len(operands) < 2:
+            return
+        context = self.ctx.current_function
+        function = context.node
+        if function is None or function.name.value == "__init__":
+            return
+        in_module = context.class_info is not None and context.class_info.is_module
+        for placed_node, placed in operands:
+            if placed.kind != Kind.TENSOR or placed.device is None or not placed.device.is_accel or placed.device.one_for_all_replicas is not None:
+                continue
+            for other_node, other in operands:
+                # (the parts of a module's tuple of outputs are of unknown kind: what `torch.cat` joins is a tensor)
+                if other is placed or other.kind not in ((Kind.TENSOR, Kind.UNKNOWN) if joined else (Kind.TENSOR,)):
+                    continue
+                if other.device is None or other.device.kind != "follows":
+                    continue
+                if in_module and other.device != MODEL_DEVICE:
+                    continue
+                # a free function: a tensor its caller handed it (or, analysed on its one call's
+                # values, the model's tensors a module's method handed it)
+                if not in_module and other.device != MODEL_DEVICE and not (other.device.argument and other.device.label in parameter_names(function)):
+                    continue
+                on_host = replace(other, device=CPU)
+                if not (
+                    conflicting(on_host, placed, written=on_host if written is other else written)
+                    or (joined and other.scalar is not True)
+                ):
+                    continue
+                if self._asks_where_it_runs(function):
+                    return
+                if in_module:
+                    assert context.class_info is not None
+                    self._accelerator_meetings.append((context.class_info, node, other_node, placed_node, placed))
+                elif other.device == MODEL_DEVICE:
+                    self._helper_accelerator_meetings.append((function, node, other_node, placed_node, placed))
+                else:
+                    self._argument_accelerator_meetings.setdefault((function, other.device.label), []).append((node, other_node, placed_node, placed))
+                return
+
+    def _note_model_tensors_handed(self, event: CallEvent, callee: cst.FunctionDef) -> None:
+        """A module's method (own analysis) calls a free function of the file, handing it
+        tensors on the model's device: which parameters they are."""
+        context = self.ctx.current_function
+        if self.ctx.call_context is not None or context.node is None or context.class_info is None or not context.class_info.is_module:
+            return
+        if not any(value.kind == Kind.TENSOR and value.device == MODEL_DEVICE for _, value in event.args):
+            return
+        bound = helpers.bind_arguments(callee, event.args, False)
+        if bound is None:
+            return
+        for name, value in bound[1].items():
+            if value.kind == Kind.TENSOR and value.device == MODEL_DEVICE:
+                self._model_tensors_handed.append((context.class_info, callee, name))
+
+    def _note_run_on_host(self, event: CallEvent) -> None:
+        """``model(x)`` on a module of a class of the file that was built on the host and never
+        moved, on inputs not on an accelerator: the program runs that model, and so the
+        modules it holds, on the host."""
+        module = event.callee
+        info = module.info
+        if not isinstance(info, ClassInfo) or not info.is_module or info.framework_placed or id(info.node) in self._run_on_host:
+            return
+        if module.device is None or not module.device.is_cpu or module.origin is None or not module.origin.created:
+            return
+        if any(value.device is not None and value.device.may_be_accelerator for _, value in event.args):
+            return
+        self._run_on_host[id(info.node)] = (info, event.node)
+
+    def _classes_run_on_host(self) -> dict[int, tuple[cst.Call, ClassInfo]]:
+        """Each module class of the file that runs on the host: one an object of which is
+        called built on the host and never moved, its bases, and the classes of the modules
+        such a class builds in ``__init__``; the class's node id -> the call and the class of
+        the module it calls."""
+        found: dict[int, tuple[cst.Call, ClassInfo]] = {}
+        work = [(info, call, info) for info, call in self._run_on_host.values()]
+        while work:
+            info, call, called = work.pop()
+            if id(info.node) in found:
+                continue
+            found[id(info.node)] = (call, called)
+            work.extend((base, call, called) for base in info.bases if base.is_module)
+            for attribute in info.attributes.values():
+                held = attribute.info
+                if attribute.kind == Kind.MODULE and isinstance(held, ClassInfo) and held.is_module and attribute.device is not None and not attribute.device.is_accel:
+                    work.append((held, call, called))
+        return found
+
+    def _report_accelerator_meetings(self) -> None:
+        """A module's method meets the model's tensors with one it put on the accelerator
+        itself, and the program runs that model on the host (built there and never moved):
+        on a GPU machine the two are on different devices. Reported at each such operation,
+        naming the call."""
+        if not self._run_on_host or not (self._accelerator_meetings or self._argument_accelerator_meetings or self._helper_accelerator_meetings):
+            return
+        on_host = self._classes_run_on_host()
+        meetings = list(self._accelerator_meetings)
+        for function, node, other, placed_node, placed in self._helper_accelerator_meetings:
+            caller_class = self.ctx.analyzer.sole_caller_class(function)
+            if caller_class is not None and caller_class.is_module:
+                meetings.append((caller_class, node, other, placed_node, placed))
+        for info, function, parameter in self._model_tensors_handed:
+            for node, other, placed_node, placed in self._argument_accelerator_meetings.get((function, parameter), ()):
+                meetings.append((info, node, other, placed_node, placed))
+        done: set[int] = set()
+        for info, node, other, placed_node, placed in meetings:
+            found = on_host.get(id(info.node))
+            if found is None or id(node) in done:
+                continue
+            done.add(id(node))
+            call, called = found
+            model = f"`{called.name}`" if called is info else f"`{called.name}`, which holds this `{info.name}`,"
+            self.ctx.report(
+                node,
+                f"mixes devices: `{self.ctx.source_of(placed_node)}` is {where(placed, self.ctx)} whatever device the model "
+                f"is on, while `{self.ctx.source_of(other)}` is on the model's device, the CPU where the program runs it: "
+                f"{model} is built on the CPU and never moved before the call at line {self.ctx.line(call)}; on a GPU machine "
+                "this fails: put the tensor on the device of the model's tensors (`.to(x.device)`), or move the model",
+                related=((call, f"`{called.name}` runs on the CPU here"),),
+            )
+
     def finish(self) -> None:
         self._host_only.finish()
         for event, arg, value, forward, parameter, called_from in self._handed_to_forward:
@@ -802,6 +977,7 @@ class MixedDeviceOp(Rule):
             self._report_moved_into_host_module(event, method, moved_inputs, called_from)
         for event, arg, value, move, called_from in self._after_host_moves_by_method:
             self._report_at_move_for_state(event, arg, value, move, called_from, verb=f"its `{event.method}()` is handed")
+        self._report_accelerator_meetings()
 
     def _report_host_state_writes(self) -> None:
         """``self.gen_ppl.update(nlls, mask)`` on a metric module built on the host and never
@@ -931,6 +1107,9 @@ class MixedDeviceOp(Rule):
         )
 
 
+#: the function asks where its inputs are (``x.is_cuda``, ``x.device.type == "cuda"``)
+_ASKS_WHERE_IT_RUNS = re.compile(r"\bis_cuda\b|\.device\.type\b|\.type\s*==|== *['\"]cuda|get_device\s*\(")
+
 #: tensor methods whose result has at least one dimension whatever the receiver's
 _GIVES_A_DIMENSION = frozenset({"view", "reshape", "flatten", "unsqueeze"})
 #: tensor methods that keep the receiver's dimensions
@@ -953,6 +1132,19 @@ def _rank_after(operand: cst.BaseExpression) -> object:
     if not isinstance(node, cst.Name):
         return False
     return None if keeps else False
+
+
+def _joined_elements(event: CallEvent) -> list[tuple[cst.BaseExpression, Value]]:
+    """What a ``torch.cat``/``torch.stack`` joins: its tensor arguments and the elements of a
+    literal list or tuple that have a known device, whatever kind the analysis gave them."""
+    found = list(event.operands())
+    for arg, value in event.args:
+        if value.kind == Kind.CONTAINER and isinstance(value.info, tuple) and isinstance(arg.value, (cst.List, cst.Tuple)):
+            found.extend(
+                (element.value, item) for element, item in zip(arg.value.elements, value.info)
+                if isinstance(item, Value) and not item.is_tensor_like and item.kind == Kind.UNKNOWN and item.device is not None
+            )
+    return found
 
 
 def _zero_dim_host_written(written: Optional[Value]) -> bool:
