@@ -113,3 +113,30 @@ def test_a_helper_called_by_the_model_with_a_cuda_flag():
 
 def _findings(code):
     return [(finding.line, finding.code, finding.message) for finding in lint(code)]
+
+
+def test_blocks_held_in_a_module_list_of_a_model_run_on_the_host():
+    code = (
+        "import torch\n"  # 1
+        "import torch.nn as nn\n"  # 2
+        "class Block(nn.Module):\n"  # 3
+        "    def __init__(self):\n"  # 4
+        "        super().__init__()\n"  # 5
+        "        self.lin = nn.Linear(4, 4)\n"  # 6
+        "    def forward(self, x):\n"  # 7
+        "        y = self.lin(x).view(-1, 4)\n"  # 8
+        "        return y * torch.rand(4).cuda()\n"  # 9
+        "class Tower(nn.Module):\n"  # 10
+        "    def __init__(self):\n"  # 11
+        "        super().__init__()\n"  # 12
+        "        self.blocks = nn.ModuleList([Block() for _ in range(3)])\n"  # 13
+        "    def forward(self, x):\n"  # 14
+        "        for block in self.blocks:\n"  # 15
+        "            x = block(x)\n"  # 16
+        "        return x\n"  # 17
+        "tower = Tower()\n"  # 18
+        "print(tower(torch.randn(2, 4)))\n"  # 19
+    )
+    assert _dl201(code) == [9]
+    # the blocks moved with the tower: silent
+    assert _dl201(code.replace("tower = Tower()\n", "tower = Tower().cuda()\n").replace("torch.randn(2, 4)", "torch.randn(2, 4).cuda()")) == []

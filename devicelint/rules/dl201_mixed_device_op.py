@@ -72,7 +72,8 @@ class MixedDeviceOp(Rule):
     tensors) that puts a tensor on the accelerator itself, whatever device the model is on
     (`.cuda()`, also in a helper it calls, or `.to(device)` with a module-level device chosen
     from CUDA), and meets it with the model's tensors is reported at that operation when the
-    program builds the model - or a model that holds it - on the CPU and calls it there
+    program builds the model - or a model that holds it, also in an `nn.ModuleList` or
+    `nn.Sequential` - on the CPU and calls it there
     without moving it, on inputs not on the accelerator: on a GPU machine the two are apart.
     A method that asks where its input is (`x.is_cuda`, `x.device.type`) is left alone.
 
@@ -912,9 +913,7 @@ class MixedDeviceOp(Rule):
             found[id(info.node)] = (call, called)
             work.extend((base, call, called) for base in info.bases if base.is_module)
             for attribute in info.attributes.values():
-                held = attribute.info
-                if attribute.kind == Kind.MODULE and isinstance(held, ClassInfo) and held.is_module and attribute.device is not None and not attribute.device.is_accel:
-                    work.append((held, call, called))
+                work.extend((held, call, called) for held in _module_classes_held(attribute))
         return found
 
     def _report_accelerator_meetings(self) -> None:
@@ -1132,6 +1131,24 @@ def _rank_after(operand: cst.BaseExpression) -> object:
     if not isinstance(node, cst.Name):
         return False
     return None if keeps else False
+
+
+def _module_classes_held(value: Value, depth: int = 3, held_by: Optional[Value] = None) -> list[ClassInfo]:
+    """The module classes of the file whose objects ``value`` (an attribute a module's
+    ``__init__`` set, on a known device that is not an accelerator) is or holds as a module
+    container (``nn.ModuleList([Block(), ...])``, ``nn.Sequential(Block())``: its elements
+    are where the container is, and keep no device of their own)."""
+    info = value.info
+    container = isinstance(info, (Homogeneous, tuple))
+    # (a container built from a comprehension of fresh modules has no device of its own)
+    if value.kind != Kind.MODULE or depth <= 0 or (value.device is None and held_by is None and not container):
+        return []
+    if value.device is not None and value.device.may_be_accelerator:
+        return []
+    if isinstance(info, ClassInfo):
+        return [info] if info.is_module else []
+    items = [info.element] if isinstance(info, Homogeneous) else [item for item in info if isinstance(item, Value)] if isinstance(info, tuple) else []
+    return [held for item in items for held in _module_classes_held(item, depth - 1, value)]
 
 
 def _joined_elements(event: CallEvent) -> list[tuple[cst.BaseExpression, Value]]:
