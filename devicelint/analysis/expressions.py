@@ -892,7 +892,9 @@ class Expressions:
                         state[name] = left[name]
         else:
             result = UNKNOWN
-            self._escape(args, state)
+            if not (method is None and isinstance(func, cst.Name) and func.value in api.READ_ONLY_BUILTINS and callee.kind == Kind.UNKNOWN):
+                # (`str(model)`, `getattr(model, "config", None)` read it and leave it where it is)
+                self._escape(args, state)
         if result is UNKNOWN:
             result = optimizer_built_from_package(node, args) or result
         if result is UNKNOWN and method is None:

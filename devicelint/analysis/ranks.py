@@ -144,6 +144,19 @@ def formatted_device(node: cst.FormattedString, parts: list[Value]) -> Value:
     return Value(Kind.STR)
 
 
+def formatted_accelerator(node: cst.BaseExpression) -> bool:
+    """``f"cuda:{index}"``: an f-string that names an accelerator with an index it fills in
+    (the device type is written out, only the ordinal is computed)."""
+    if not isinstance(node, cst.FormattedString) or len(node.parts) != 2:
+        return False
+    text, expression = node.parts
+    return (
+        isinstance(text, cst.FormattedStringText)
+        and isinstance(expression, cst.FormattedStringExpression)
+        and _DEVICE_PREFIX.match(text.value) is not None
+    )
+
+
 def concatenated_device(node: cst.BinaryOperation, left: Value, right: Value) -> Optional[Value]:
     """``"cuda:" + str(rank)`` / ``"cuda:%d" % rank`` with the global rank: a device string that
     names the rank as a GPU index (marked); None for any other operation."""

@@ -370,6 +370,20 @@ BROADCASTING_CONVERTERS = frozenset({"torch.distributions.utils.broadcast_all"})
 #: device (``copy.deepcopy`` copies a module's parameters, and a tensor, onto their own device)
 SAME_DEVICE_COPIES = frozenset({"copy.deepcopy", "copy.copy"})
 
+#: standard-library functions that only read or describe the object they are handed (its
+#: signature, source, name, text): they never move it, so a module handed to them stays where it
+#: was (any other unseen call may move it, see Summaries._escape)
+READ_ONLY_CALLS = frozenset(
+    [f"inspect.{name}" for name in (
+        "signature getfullargspec getargspec getsource getsourcefile getsourcelines getfile getmodule getdoc "
+        "isclass isfunction ismethod isroutine isbuiltin iscoroutinefunction isgeneratorfunction isabstract"
+    ).split()]
+    + [f"logging.{name}" for name in "debug info warning warn error exception critical log".split()]
+    + ["warnings.warn", "pprint.pprint", "pprint.pformat", "textwrap.indent"]
+)
+#: builtins of the same sort, called by their bare name
+READ_ONLY_BUILTINS = frozenset("str repr id type hasattr getattr callable hash vars dir format".split())
+
 #: OpenMMLab's checkpoint loaders, which end in ``torch.load(filename, map_location=map_location)``
 #: with the ``map_location`` they are given, ``None`` by default: qualified name -> the positions
 #: of the path and ``map_location``, and their parameter names. Checked against the libraries' sources: mmcv 1.x

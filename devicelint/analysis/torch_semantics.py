@@ -19,7 +19,7 @@ from typing import Iterator, Optional
 
 import libcst as cst
 
-from devicelint.analysis import graphs, helpers, walk
+from devicelint.analysis import graphs, helpers, ranks, walk
 from devicelint.analysis import torch_api as api
 from devicelint.analysis.facts import ClassInfo, CriterionInfo, LoaderInfo, StreamContext
 from devicelint.analysis.names import dotted_name, keyword_arg, looks_like_dtype_name, parameter_names, positional_args
@@ -349,6 +349,8 @@ class TorchSemantics:
             return Value(Kind.NDARRAY, origin=Origin(node, f"created by `{spelled(node)}`", provenance=Provenance.CREATED))
         if qualname in api.NON_TENSOR_FUNCTIONS:
             self._escape(args, state)
+            return UNKNOWN
+        if qualname in api.READ_ONLY_CALLS:
             return UNKNOWN
         if qualname.startswith(("torch.nn.functional.", "torch.linalg.", "torch.fft.", "torch.special.", "torch.sparse.")) or (
             qualname.startswith("torch.") and qualname.count(".") == 1
@@ -1129,6 +1131,9 @@ class TorchSemantics:
             return device
         if value.kind == Kind.STR and isinstance(value.literal, str):
             return device_from_string(value.literal, self._label(node))
+        if value.kind == Kind.STR and ranks.formatted_accelerator(node):
+            # `f"cuda:{args.gpu}"`: a GPU whose ordinal the program computes
+            return Device("accel", self._label(node))
         if value.kind == Kind.NUMBER and isinstance(value.literal, int) and not isinstance(value.literal, bool):
             return Device("accel", f"cuda:{value.literal}", value.literal)
         if value.kind == Kind.NUMBER and value.role in (Role.NONE_LITERAL, Role.NONE_DEFAULT):

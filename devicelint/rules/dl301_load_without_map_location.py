@@ -411,9 +411,11 @@ class LoadWithoutMapLocation(Rule):
         self._in_module_method: set[int] = set()
         #: loads whose map_location names CUDA itself: (the call, its map_location, the fix's location)
         self._cuda_mapped: list[tuple[cst.Call, cst.BaseExpression, str]] = []
+        #: loads by another function than ``torch.load`` (``torch.jit.load``): the call's id -> its name
+        self._loaded_with: dict[int, str] = {}
 
     def on_call(self, event: CallEvent) -> None:
-        if event.qualname == "torch.save" or self._is_accelerate_save(event):
+        if event.qualname in _SAVES or self._is_accelerate_save(event):
             self._record_save(event)
             return
         if event.method == "state_dict" and event.receiver is not None and event.receiver.kind == Kind.MODULE:
@@ -426,9 +428,11 @@ class LoadWithoutMapLocation(Rule):
                 # (a wrapper of this file whose own torch.load has no map_location is reported there)
                 self._consider_load(event, unmapped.path, unmapped.location, unmapped.none_on_arm, unmapped.loader)
             return
-        if event.callee.kind == Kind.FUNCTION or event.qualname != "torch.load":
+        if event.callee.kind == Kind.FUNCTION or event.qualname not in _LOADS:
             return
         node = event.node
+        if event.qualname != "torch.load":
+            self._loaded_with[id(node)] = event.qualname
         weights_only = keyword_arg(node, "weights_only")
         if weights_only is not None and isinstance(weights_only.value, cst.Name) and weights_only.value.value == "False":
             self._whole_loads.append(node)
@@ -703,7 +707,7 @@ class LoadWithoutMapLocation(Rule):
             what = f"`{self.ctx.source_of(location_arg.value)}`" if location_arg is not None else "the location"
             none_where = f"None where `{self.ctx.source_of(arm.choice.test)}` {'holds' if arm.none_when_test_holds else 'does not hold'}"
             if loader is None:
-                taker, handed = "`torch.load`", "as `map_location`"
+                taker, handed = f"`{self._loaded_with.get(id(node), 'torch.load')}`", "as `map_location`"
             else:
                 parameter = loader.location_parameter
                 taker = f"`{_loader_name(loader)}()`"
@@ -723,10 +727,10 @@ class LoadWithoutMapLocation(Rule):
         elif loader is None and location_arg is None:
             with_location = with_keyword_argument(node, "map_location", location).with_changes(lpar=(), rpar=())
             fix = FixSpec(f"Add `map_location={location}`", (NodeEdit(node, "replace", self.ctx.module.code_for_node(with_location)),))
-            message = f"`torch.load` without `map_location` restores tensors onto the device they were saved from: {where}; pass `map_location={location}`"
+            message = f"`{self._loaded_with.get(id(node), 'torch.load')}` without `map_location` restores tensors onto the device they were saved from: {where}; pass `map_location={location}`"
         elif loader is None:
             fix = FixSpec(f"Map to `{location}`", (NodeEdit(location_arg.value, "replace", location),))
-            message = f"`torch.load` with `map_location=None` restores tensors onto the device they were saved from: {where}; pass `map_location={location}`"
+            message = f"`{self._loaded_with.get(id(node), 'torch.load')}` with `map_location=None` restores tensors onto the device they were saved from: {where}; pass `map_location={location}`"
         elif loader.location_parameter is None:
             load_line = f" (line {self.ctx.line(loader.load)})" if loader.load is not None else ""
             message = (
@@ -828,6 +832,11 @@ def _maps_to_host(node: cst.BaseExpression) -> bool:
     return False
 
 
+#: loads that restore each tensor onto the device it was saved from unless given a map_location
+#: (``torch.jit.load``: "first loaded onto CPU, and then are moved to the devices they were saved from")
+_LOADS = frozenset({"torch.load", "torch.jit.load"})
+#: ... and the saves they read back
+_SAVES = frozenset({"torch.save", "torch.jit.save"})
 #: a move to a GPU picked by an index the code is given (not a literal, not the current GPU)
 _PICKED_GPU = re.compile(r"""\.cuda\(\s*(?:device\s*=\s*)?[A-Za-z_][\w.]*\s*\)|\.to\(\s*f["']cuda:\{[^}]+\}["']\s*\)""")
 
