@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -7,6 +8,7 @@ import libcst as cst
 
 from devicelint.analysis import walk
 from devicelint.analysis.events import CallEvent
+from devicelint.analysis.facts import ClassInfo
 from devicelint.analysis.names import dotted_name, keyword_arg, positional_args
 from devicelint.analysis.values import RANK_ROLES, Kind, Role, Value
 from devicelint.findings import Severity
@@ -14,6 +16,10 @@ from devicelint.rules.base import Example, Rule
 
 _DATA_PARALLEL = frozenset({"torch.nn.DataParallel", "torch.nn.parallel.DataParallel", "torch.nn.parallel.data_parallel.DataParallel"})
 _DISTRIBUTED_DATA_PARALLEL = frozenset({"torch.nn.parallel.DistributedDataParallel", "torch.nn.parallel.distributed.DistributedDataParallel"})
+#: NCCL named as a process group's backend
+_NCCL = re.compile(r"""['"]nccl['"]|Backend\.NCCL\b""")
+#: a backend for CPU tensors named (the program may choose it for a CPU run)
+_OTHER_BACKEND = re.compile(r"""['"](gloo|ccl)['"]|Backend\.GLOO\b""")
 
 
 @dataclass
@@ -54,7 +60,11 @@ class DataParallelDevice0(Rule):
     device_ids=[...])` around a model known to be on the CPU (built here and not moved before
     the wrapper): DDP's constructor raises at once ("device_ids and output_device arguments
     only work with single-device/multiple-device GPU modules or CPU modules"), so a move of the
-    wrapper afterwards comes too late.
+    wrapper afterwards comes too late. Without `device_ids` the same holds in a program whose
+    process group is NCCL (and no CPU backend is named): the constructor broadcasts the
+    parameters and buffers from rank 0, and NCCL takes CUDA tensors only ("Tensors must be CUDA
+    and dense"). A class of the file derived from `DistributedDataParallel` (mmcv's
+    `MMDistributedDataParallel`) is built by the same constructor.
 
     ## Why is this bad?
     DataParallel scatters inputs from and gathers outputs to `device_ids[0]`, and it requires the
@@ -161,9 +171,11 @@ class DataParallelDevice0(Rule):
         self._on_rank_gpu: dict[tuple[int, str], tuple[cst.Call, Role]] = {}
         #: per function (id): the rank whose GPU `torch.cuda.set_device` made current there
         self._current_rank: dict[int, Role] = {}
+        #: per class of the file (its node's id): is it derived from DistributedDataParallel
+        self._ddp_classes: dict[int, bool] = {}
 
     def on_call(self, event: CallEvent) -> None:
-        if event.qualname in _DISTRIBUTED_DATA_PARALLEL:
+        if event.qualname in _DISTRIBUTED_DATA_PARALLEL or event.callee.kind == Kind.CLASS and self._extends_distributed_wrapper(event):
             self._distributed_wrapper(event)
         if event.qualname in _DATA_PARALLEL:
             self._wrapper_built(event)
@@ -207,17 +219,52 @@ class DataParallelDevice0(Rule):
         module_node = module_arg.value if module_arg is not None else (positional[0].value if positional else None)
         ids_arg = keyword_arg(event.node, "device_ids")
         ids_node = ids_arg.value if ids_arg is not None else (positional[1].value if len(positional) > 1 else None)
-        if module_node is None or not isinstance(ids_node, (cst.List, cst.Tuple)) or not ids_node.elements:
-            return  # no device_ids, `None`, or a value that may be None / empty on the CPU path
-        inner = next((value for arg, value in event.args if arg.value is module_node), None)
+        inner = next((value for arg, value in event.args if arg.value is module_node), None) if module_node is not None else None
         if inner is None or inner.kind != Kind.MODULE or inner.device is None or not inner.device.is_cpu:
             return
+        if ids_node is None and ids_arg is None and self._nccl_only():
+            # no device_ids: DDP's constructor broadcasts the module's parameters and buffers
+            # from rank 0 over the process group, and NCCL takes CUDA tensors only
+            self.ctx.report(
+                event.node,
+                "the wrapped model is still on the CPU, and the program's process group is NCCL: DistributedDataParallel "
+                "broadcasts the model's parameters and buffers from rank 0 when it is built, and NCCL takes CUDA tensors "
+                "only (\"Tensors must be CUDA and dense\"), so a move of the wrapper afterwards comes too late; move the "
+                "model to its GPU before wrapping it",
+            )
+            return
+        if module_node is None or not isinstance(ids_node, (cst.List, cst.Tuple)) or not ids_node.elements:
+            return  # no device_ids, `None`, or a value that may be None / empty on the CPU path
         self.ctx.report(
             event.node,
             "the wrapped model is still on the CPU, but `device_ids` is given: DistributedDataParallel raises at once "
             "(\"device_ids and output_device arguments only work with single-device/multiple-device GPU modules or CPU "
             "modules\"); move the model to its GPU before wrapping it, or leave `device_ids` out for a CPU model",
         )
+
+    def _extends_distributed_wrapper(self, event: CallEvent) -> bool:
+        """A class of the file derived from ``DistributedDataParallel`` (mmcv's
+        ``MMDistributedDataParallel``, which only changes how inputs are scattered), built:
+        its constructor is DDP's."""
+        callee = event.callee
+        if callee.kind != Kind.CLASS or not isinstance(callee.info, ClassInfo) or not event.args or not callee.info.is_module:
+            return False
+        known = self._ddp_classes.get(id(callee.info.node))
+        if known is not None:
+            return known
+        found = False
+        pending = [callee.info]
+        while pending and not found:
+            info = pending.pop()
+            found = any(self.ctx.analyzer.qualname_of(base.value, event.state) in _DISTRIBUTED_DATA_PARALLEL for base in info.node.bases)
+            pending.extend(info.bases)
+        self._ddp_classes[id(callee.info.node)] = found
+        return found
+
+    def _nccl_only(self) -> bool:
+        """Does the program name NCCL as its process group's backend, and no other backend?"""
+        source = self.ctx.source
+        return _NCCL.search(source) is not None and _OTHER_BACKEND.search(source) is None
 
     def _rank_move(self, event: CallEvent, receiver: Optional[str]) -> None:
         """Remember a move of a module onto the GPU of the process's rank, and forget the rank

@@ -23,7 +23,9 @@ from devicelint.rules.base import Example, Rule
 class LoadWithoutMapLocation(Rule):
     """
     ## What it does
-    Flags `torch.load(f)` called without `map_location` in a program that picks its device
+    Flags `torch.load(f)` (or `torch.jit.load(f)`, which restores a scripted module's tensors
+    onto the devices they were saved from in the same way) called without `map_location` in a
+    program that picks its device
     when it runs (it calls `torch.cuda.is_available()` or `torch.cuda.device_count()`, or
     builds `torch.device(...)` from configuration): such a program is meant for machines
     with and without that GPU, and the load is what breaks on the ones without. Also a call of
