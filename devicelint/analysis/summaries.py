@@ -2227,15 +2227,24 @@ class Summaries(ParameterUses):
         if not info.init_analysed and not info.attributes:
             self._preview_init(info)
         names = parameter_names(init)
+        kept_as: Optional[dict[str, str]] = None
         followed: set[str] = set()
         for value in info.attributes.values():
             weights = value.kind in (Kind.MODULE, Kind.CRITERION) or value.kind == Kind.TENSOR and value.role in (Role.PARAMETER, Role.BUFFER)
             if not weights:
                 continue
             device = value.device
-            if device is None or device.kind != "follows" or device.label not in names or value.origin is None or not value.origin.moved:
+            if device is None or device.kind != "follows" or value.origin is None or not value.origin.moved:
                 return None
-            followed.add(device.label)
+            label = device.label
+            if label not in names and label.startswith("self."):
+                # `self.device = device`, then `.to(self.device)`: the attribute is the parameter
+                if kept_as is None:
+                    kept_as = _parameters_kept_as_attributes(init, names)
+                label = kept_as.get(label, label)
+            if label not in names:
+                return None
+            followed.add(label)
         if len(followed) != 1 or self._kept_module_arguments(info, args):
             return None
         parameter = followed.pop()
@@ -3557,3 +3566,50 @@ def _is_dataclass(info: ClassInfo) -> bool:
         if name is not None and name.split(".")[-1] == "dataclass":
             return True
     return False
+
+
+def _parameters_kept_as_attributes(init: cst.FunctionDef, names: frozenset[str]) -> dict[str, str]:
+    """``self.device = device`` among the top-level statements of ``__init__``, for a parameter
+    of it: ``{"self.device": "device"}`` (an attribute bound anywhere else in ``__init__`` too
+    is left out)."""
+    found: dict[str, str] = {}
+    body = init.body.body if isinstance(init.body, cst.IndentedBlock) else ()
+    for statement in body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.value, cst.Name) and small.value.value in names:
+                spelled = dotted_name(small.targets[0].target)
+                if spelled is not None and spelled.startswith("self.") and spelled.count(".") == 1:
+                    found[spelled] = small.value.value
+    if found:
+        counter = _SelfAttributeWrites(frozenset(found))
+        walk.visit(init.body, counter)
+        for spelled, count in counter.counts.items():
+            if count > 1:
+                found.pop(spelled, None)
+    return found
+
+
+class _SelfAttributeWrites(cst.CSTVisitor):
+    """How often a function binds each of some ``self.x`` attributes (plain, augmented or
+    annotated assignments)."""
+
+    def __init__(self, wanted: frozenset[str]) -> None:
+        self.wanted = wanted
+        self.counts: dict[str, int] = {}
+
+    def _count(self, target: cst.BaseExpression) -> None:
+        spelled = dotted_name(target)
+        if spelled in self.wanted:
+            self.counts[spelled] = self.counts.get(spelled, 0) + 1
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._count(target.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._count(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._count(node.target)

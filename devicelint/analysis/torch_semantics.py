@@ -1367,7 +1367,9 @@ def _distribution(node: cst.Call, args: tuple[tuple[cst.Arg, Value], ...]) -> Va
     that may be on an accelerator, else the first placed one; of unknown place otherwise."""
     found: Optional[Value] = None
     for _, value in args:
-        if value.device is None or not (value.kind == Kind.TENSOR or value.role is Role.DISTRIBUTION):
+        # (a parameter of unknown kind that a move or a model put on a device is a tensor: only
+        # torch objects are placed, and a distribution's parameters are tensors or numbers)
+        if value.device is None or not (value.kind == Kind.TENSOR or value.role is Role.DISTRIBUTION or value.kind == Kind.UNKNOWN and value.is_bare):
             continue
         if value.device.may_be_accelerator:
             found = value
