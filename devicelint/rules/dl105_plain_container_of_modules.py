@@ -2,12 +2,14 @@ from __future__ import annotations
 
 import re
 
+from typing import Optional
+
 import libcst as cst
 
 from devicelint.analysis.events import CallEvent
 from devicelint.analysis.facts import CriterionInfo
 from devicelint.analysis.values import Homogeneous
-from devicelint.analysis.names import dotted_name
+from devicelint.analysis.names import dotted_name, parameter_names
 from devicelint.analysis.values import Kind, Value
 from devicelint.rule_api import FixSpec, NodeEdit
 from devicelint.findings import Severity
@@ -59,6 +61,23 @@ def _aliases_own_attributes(node: cst.BaseExpression) -> bool:
         return False
     return bool(items) and all(
         isinstance(item, cst.Attribute) and isinstance(item.value, cst.Name) and item.value.value == "self" for item in items
+    )
+
+
+def _hides_a_handed_module(node: cst.BaseExpression, function: Optional[cst.FunctionDef]) -> bool:
+    """``self.org_module = [org_module]``: a one-element list or tuple of a module the
+    constructor was handed. The caller built it and keeps it wherever it lives (LoRA-style
+    wrappers patch a layer of another model this way); the one-element container is the known
+    way to keep a reference to it without registering it a second time, which would put its
+    parameters in this module's ``parameters()`` and ``state_dict()`` too."""
+    if function is None or not isinstance(node, (cst.List, cst.Tuple)) or len(node.elements) != 1:
+        return False
+    element = node.elements[0]
+    return (
+        not isinstance(element, cst.StarredElement)
+        and isinstance(element.value, cst.Name)
+        and element.value.value != "self"
+        and element.value.value in parameter_names(function)
     )
 
 
@@ -116,6 +135,9 @@ class PlainContainerOfModules(Rule):
         "import torch.nn as nn\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
         "        self.layers = [nn.Linear(2, 2), nn.ReLU()]\n        for i, layer in enumerate(self.layers):\n"
         "            self.add_module(str(i), layer)\n",
+        # a layer of another model that this wrapper patches, kept unregistered on purpose
+        "import torch.nn as nn\nclass LoRA(nn.Module):\n    def __init__(self, org_module: nn.Module):\n        super().__init__()\n"
+        "        self.org_module = [org_module]\n",
     )
     invalid = (
         # a weighted loss per output position (pytorch-lightning issue 2984)
@@ -186,6 +208,8 @@ class PlainContainerOfModules(Rule):
                 self._empty_lists[(id(self.ctx.current_function.node), name[5:])] = value_node
             return
         if not _holds_modules(value) or _aliases_own_attributes(value_node):
+            return
+        if _hides_a_handed_module(value_node, self.ctx.current_function.node):
             return
         name = dotted_name(target)
         if name is None or not name.startswith("self."):
