@@ -6,9 +6,11 @@
 #      stage keeps its weights on the CPU, and forward_features runs the GPU input through them; the first BatchNorm
 #      of the first stage fails. The fix (commit 0ce1387 "Fix device problem") builds a local list and assigns
 #      self.stages = nn.ModuleList(stages); the self.stages = [] line is marked (DL105). Reductions: MaxViTBlock is cut
-#      to its MBConv entry (BatchNorm2d, a strided 1x1 conv when downscaling, GELU); the relative-attention block and
-#      grid transformers, drop path, no_weight_decay and reset_classifier are dropped; the driver stands for the
-#      reporter's use (max_vit_tiny_224 pushed to the GPU, as upstream's test_networks builds it).
+#      to its MBConv block (main path: BatchNorm2d, a strided 3x3 conv + GELU standing in for timm's
+#      DepthwiseSeparableConv and SqueezeExcite, the 1x1 projection conv; skip path: max-pool + 1x1 conv when
+#      downscaling); the relative-attention block and grid transformers, drop path, no_weight_decay and
+#      reset_classifier are dropped; the driver stands for the reporter's use (max_vit_tiny_224 pushed to the GPU,
+#      as upstream's test_networks builds it).
 from typing import Tuple, Type
 
 import torch
@@ -16,14 +18,42 @@ import torch.nn as nn
 
 
 # --- maxvit/maxvit.py ---
+class MBConv(nn.Module):
+    def __init__(self, in_channels: int, out_channels: int, downscale: bool = False,
+                 act_layer: Type[nn.Module] = nn.GELU, norm_layer: Type[nn.Module] = nn.BatchNorm2d) -> None:
+        super(MBConv, self).__init__()
+        if not downscale:
+            assert in_channels == out_channels, "If downscaling is utilized input and output channels must be equal."
+        # Make main path (a strided 3 X 3 conv. + act. stands in for timm's DepthwiseSeparableConv and SqueezeExcite)
+        self.main_path = nn.Sequential(
+            norm_layer(in_channels),
+            nn.Conv2d(in_channels=in_channels, out_channels=out_channels, kernel_size=(3, 3),
+                      stride=2 if downscale else 1, padding=(1, 1)),
+            act_layer(),
+            nn.Conv2d(in_channels=out_channels, out_channels=out_channels, kernel_size=(1, 1))
+        )
+        # Make skip path
+        self.skip_path = nn.Sequential(
+            nn.MaxPool2d(kernel_size=(2, 2), stride=(2, 2)),
+            nn.Conv2d(in_channels=in_channels, out_channels=out_channels, kernel_size=(1, 1))
+        ) if downscale else nn.Identity()
+
+    def forward(self, input: torch.Tensor) -> torch.Tensor:
+        output = self.main_path(input)
+        output = output + self.skip_path(input)
+        return output
+
+
 class MaxViTBlock(nn.Module):
     def __init__(self, in_channels: int, out_channels: int, downscale: bool = False,
                  act_layer: Type[nn.Module] = nn.GELU, norm_layer: Type[nn.Module] = nn.BatchNorm2d) -> None:
         super(MaxViTBlock, self).__init__()
-        self.mb_conv = nn.Sequential(
-            norm_layer(in_channels),
-            nn.Conv2d(in_channels, out_channels, kernel_size=(1, 1), stride=2 if downscale else 1),
-            act_layer(),
+        self.mb_conv = MBConv(
+            in_channels=in_channels,
+            out_channels=out_channels,
+            downscale=downscale,
+            act_layer=act_layer,
+            norm_layer=norm_layer,
         )
 
     def forward(self, input: torch.Tensor) -> torch.Tensor:

@@ -6,11 +6,16 @@
 #      Iterator docstring: "If left as default, the tensors will be created on cpu. Default: None"); train.py passes
 #      device=device to its iterators and moves batch.src with .to(device), eval.py moves only batch.feat, so the CPU
 #      sentence indices meet the CUDA word embedding. The issue is open and the code unchanged at the head; the line
-#      of the traceback is marked (DL203). Reductions: config.py's values are inlined; DataPreprocessor's SQuAD
-#      files, GloVe vectors and MaxlenTranslationDataset become three torchtext Fields over two in-file examples
-#      (answer features as upstream's feat field); the Decoder (attention, top-k/top-p and beam decoding) is cut
-#      to a greedy projection of the encoder output; loading model.pkl is dropped. torchtext's legacy data API
-#      (absent here) is imported as upstream, so the file does not run on this machine.
+#      of the traceback is marked (DL203). Reductions: config.py's values are inlined (sizes reduced); utils.py's
+#      spaCy word_tokenize becomes a whitespace split; DataPreprocessor keeps generate_fields (upstream's three
+#      Fields) and generate_vocabs, while its load_data and generate_data stand-ins build the examples as
+#      MaxlenTranslationDataset does but from two in-file "word￨feature" lines instead of the saved .pt files and
+#      the dev split's files, with random source vectors in place of GloVe; preprocess/save_data are dropped;
+#      the Decoder (attention, top-k/top-p and beam decoding) is cut to a greedy projection of the encoder output;
+#      loading model.pkl is dropped. torchtext's legacy data API (absent here) is imported as upstream, so the file
+#      does not run on this machine.
+import os
+
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -18,12 +23,29 @@ from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 from torchtext import data
 
 # --- config.py ---
+out_dir = "/Users/gdamien/Data/qg/"
+glove = "/Users/gdamien/Data/glove.6B/"
+paragraph = False
+max_len_context = 100 if not paragraph else 1000
+max_len_question = 20
+word_embedding_size = 8
 answer_embedding_size = 2
-eval_batch_size = 1
+in_vocab_size = 45000
+out_vocab_size = 28000
 hidden_size = 16
 n_layers = 1
-cuda = True
 use_answer = True
+cuda = True
+eval_batch_size = 1
+
+
+# --- utils.py ---
+def word_tokenize(text):
+    return text.split()
+
+
+def feature_tokenize(text, f_sep=u"￨"):
+    return [t.split(f_sep)[0] for t in text.split()], [t.split(f_sep)[1] for t in text.split()]
 
 
 # --- layers.py ---
@@ -74,23 +96,103 @@ class Seq2Seq(nn.Module):
         return self.dec(enc_output)[0].argmax(-1).tolist()
 
 
-# --- preprocessing.py (DataPreprocessor's fields) ---
-src_field = data.Field(batch_first=True, include_lengths=True, lower=True)
-trg_field = data.Field(batch_first=True, include_lengths=True, lower=True, init_token="<sos>", eos_token="<eos>")
-src_feat_field = data.Field(batch_first=True, sequential=True, use_vocab=False, pad_token=1)
-fields = [('src', src_field), ('trg', trg_field), ('feat', src_feat_field)]
-examples = [data.Example.fromlist(["the cat sat on the mat".split(), "where did the cat sit".split(),
-                                   [0, 0, 0, 2, 3, 3]], fields),
-            data.Example.fromlist(["paris is in france".split(), "where is paris".split(), [0, 0, 2, 3]], fields)]
-test_dataset = data.Dataset(examples, fields)
-src_field.build_vocab(test_dataset)
-trg_field.build_vocab(test_dataset)
-src_field.vocab.set_vectors(src_field.vocab.stoi, torch.randn(len(src_field.vocab), 8), 8)
+# --- preprocessing.py ---
+SOS_WORD = '<SOS>'
+EOS_WORD = '<EOS>'
+PAD_WORD = '<PAD>'
+
+# stand-in for the lines of "<out_dir>/dev.sentence" / "dev.question" (tokens with their answer feature, as
+# make_dataset.py writes them)
+split_lines = [(u"the￨0 cat￨0 sat￨0 on￨1 the￨1 mat￨1", "where did the cat sit"),
+               (u"paris￨1 is￨0 in￨0 france￨0", "what is in france")]
+
+
+class DataPreprocessor(object):
+    def __init__(self):
+        self.src_field, self.trg_field, self.src_feat_field = self.generate_fields()
+
+    def load_data(self, train_file, val_file, glove_dir):
+        # Stand-in: the saved train/dev examples are rebuilt from split_lines; random vectors replace GloVe
+        train_dataset = self.generate_data(train_file, "sentence", "question", max_len=max_len_context)
+        val_dataset = self.generate_data(val_file, "sentence", "question", max_len=max_len_context)
+
+        # Building field vocabulary
+        self.src_field.build_vocab(train_dataset, max_size=in_vocab_size)
+        self.trg_field.build_vocab(train_dataset, max_size=out_vocab_size)
+        self.src_feat_field.build_vocab(train_dataset, max_size=out_vocab_size)
+        self.src_field.vocab.set_vectors(self.src_field.vocab.stoi,
+                                         torch.randn(len(self.src_field.vocab), word_embedding_size),
+                                         word_embedding_size)
+
+        src_vocab, trg_vocab, src_feat_vocab = self.generate_vocabs()
+        vocabs = {'src_vocab': src_vocab, 'trg_vocab': trg_vocab, 'src_feat_vocab': src_feat_vocab}
+
+        return train_dataset, val_dataset, vocabs
+
+    def generate_fields(self):
+        src_field = data.Field(tokenize=word_tokenize,
+                               init_token=SOS_WORD,
+                               eos_token=EOS_WORD,
+                               pad_token=PAD_WORD,
+                               include_lengths=True,
+                               batch_first=True,
+                               fix_length=max_len_context)
+
+        trg_field = data.Field(tokenize=word_tokenize,
+                               init_token=SOS_WORD,
+                               eos_token=EOS_WORD,
+                               pad_token=PAD_WORD,
+                               include_lengths=True,
+                               batch_first=True,
+                               fix_length=max_len_question)
+
+        src_feat_field = data.Field(tokenize=word_tokenize,
+                                    pad_token=PAD_WORD,
+                                    include_lengths=False,
+                                    batch_first=True,
+                                    fix_length=max_len_context)
+
+        return src_field, trg_field, src_feat_field
+
+    def generate_data(self, data_path, src_lang, trg_lang, max_len=None):
+        # Stand-in for MaxlenTranslationDataset(path=data_path, exts=('.' + src_lang, '.' + trg_lang), ...):
+        # its per-line example building, over split_lines instead of the two files
+        fields = [('src', self.src_field), ('trg', self.trg_field), ('feat', self.src_feat_field)]
+        examples = []
+        for src_line, trg_line in split_lines:
+            src_line, feat_line = feature_tokenize(src_line)
+            trg_line = trg_line.split(' ')
+            if max_len is not None:
+                src_line = str(' '.join(src_line[:max_len]))
+                trg_line = str(' '.join(trg_line[:max_len]))
+                feat_line = str(' '.join(feat_line[:max_len]))
+            if src_line != '' and trg_line != '':
+                examples.append(data.Example.fromlist([src_line, trg_line, feat_line], fields))
+
+        return data.Dataset(examples, fields)
+
+    def generate_vocabs(self):
+        src_vocab = self.src_field.vocab
+        trg_vocab = self.trg_field.vocab
+        src_feat_vocab = self.src_feat_field.vocab
+
+        return src_vocab, trg_vocab, src_feat_vocab
+
 
 # --- eval.py ---
 device = torch.device("cuda" if cuda else "cpu")
 torch.manual_seed(42)
-vocabs = {"src_vocab": src_field.vocab, "trg_vocab": trg_field.vocab}
+
+# Preprocess the data
+dp = DataPreprocessor()
+_, _, vocabs = dp.load_data(os.path.join(out_dir, "train-dataset.pt"),
+                            os.path.join(out_dir, "dev-dataset.pt"),
+                            glove)
+
+# Load the data into datasets of mini-batches
+ext = "sentence" if not paragraph else "context"
+test_dataset = dp.generate_data(os.path.join(out_dir, "dev"), ext,
+                                "question", max_len=max_len_context)
 
 test_dataloader = data.BucketIterator(test_dataset,
                                       batch_size=eval_batch_size,

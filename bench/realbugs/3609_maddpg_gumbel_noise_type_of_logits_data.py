@@ -9,8 +9,10 @@
 #      a CPU tensor and logits + noise mixes devices. The maintainer: "make sure that the sampled variable is on the
 #      same device as the logits ... infer the device from the logits"; the code is unchanged at the head (no fix).
 #      The line of the traceback is marked (DL201; the noise factory in sample_gumbel is where the device should be
-#      given). Reductions: one DDPG-style agent (policy and critic MLPs) instead of the MADDPG agent list, the critic
-#      update and target networks cut; ReplayBuffer.sample keeps its to_gpu cast over random NumPy observations;
+#      given). Reductions: one agent, whose DDPGAgent (utils/agents.py) keeps only the policy and critic MLPs and the
+#      policy optimizer, the critic update and target networks cut; MADDPG.__init__ builds its agent list from
+#      agent_init_params as upstream, the driver passing that list directly instead of MADDPG.init_from_env(env)
+#      (alg_types, gamma and tau dropped); ReplayBuffer.sample keeps its to_gpu cast over random NumPy observations;
 #      USE_CUDA takes main.py's commented alternative, torch.cuda.is_available(), where the reporter set True. NumPy
 #      is imported as upstream (absent here), so the file does not run on this machine.
 import numpy as np
@@ -63,17 +65,20 @@ class ReplayBuffer(object):
         return [cast(self.obs_buff[inds])]
 
 
-# --- algorithms/maddpg.py ---
+# --- utils/agents.py ---
 class DDPGAgent(object):
-    def __init__(self, num_in_pol, num_out_pol, num_in_critic, lr=0.01):
-        self.policy = nn.Sequential(nn.Linear(num_in_pol, 64), nn.ReLU(), nn.Linear(64, num_out_pol))
-        self.critic = nn.Sequential(nn.Linear(num_in_critic, 64), nn.ReLU(), nn.Linear(64, 1))
+    def __init__(self, num_in_pol, num_out_pol, num_in_critic, hidden_dim=64, lr=0.01):
+        self.policy = nn.Sequential(nn.Linear(num_in_pol, hidden_dim), nn.ReLU(), nn.Linear(hidden_dim, num_out_pol))
+        self.critic = nn.Sequential(nn.Linear(num_in_critic, hidden_dim), nn.ReLU(), nn.Linear(hidden_dim, 1))
         self.policy_optimizer = torch.optim.Adam(self.policy.parameters(), lr=lr)
 
 
+# --- algorithms/maddpg.py ---
 class MADDPG(object):
-    def __init__(self, agents, discrete_action=True):
-        self.agents = agents
+    def __init__(self, agent_init_params, lr=0.01, hidden_dim=64, discrete_action=True):
+        self.agents = [DDPGAgent(lr=lr, hidden_dim=hidden_dim, **params) for params in agent_init_params]
+        self.agent_init_params = agent_init_params
+        self.lr = lr
         self.discrete_action = discrete_action
         self.pol_dev = 'cpu'
         self.critic_dev = 'cpu'
@@ -113,7 +118,7 @@ class MADDPG(object):
 USE_CUDA = torch.cuda.is_available()
 
 if __name__ == "__main__":
-    maddpg = MADDPG([DDPGAgent(num_in_pol=16, num_out_pol=5, num_in_critic=16 + 5)])
+    maddpg = MADDPG(agent_init_params=[dict(num_in_pol=16, num_out_pol=5, num_in_critic=21)])
     replay_buffer = ReplayBuffer(obs_dim=16)
     if USE_CUDA:
         maddpg.prep_training(device='gpu')

@@ -1,6 +1,7 @@
 # source: https://github.com/KyleGoyette/nnRNN/issues/4
 # fixed twin: commit 533e91b ("remove cuda commenting in batchify") restores `if args.cuda: data = data.cuda()` in batchify.
 import argparse
+import os
 
 import numpy as np
 import torch
@@ -8,12 +9,35 @@ import torch.nn as nn
 import torch.optim as optim
 
 
+class Dictionary(object):
+    def __init__(self):
+        self.word2idx = {}
+        self.idx2word = []
+
+    def add_word(self, word):
+        if word not in self.word2idx:
+            self.idx2word.append(word)
+            self.word2idx[word] = len(self.idx2word) - 1
+        return self.word2idx[word]
+
+    def __len__(self):
+        return len(self.idx2word)
+
+
 class Corpus(object):
-    def __init__(self, path, ntokens=50):
-        self.ntokens = ntokens
-        self.train = torch.randint(0, ntokens, (5000,))
-        self.valid = torch.randint(0, ntokens, (500,))
-        self.test = torch.randint(0, ntokens, (500,))
+    def __init__(self, path):
+        self.dictionary = Dictionary()
+        self.train = self.tokenize(os.path.join(path, 'train.txt'), 5000)
+        self.valid = self.tokenize(os.path.join(path, 'valid.txt'), 500)
+        self.test = self.tokenize(os.path.join(path, 'test.txt'), 500)
+
+    def tokenize(self, path, tokens):
+        """Tokenizes a text file (stand-in: `tokens` random characters instead of the file's)."""
+        chars = 'abcdefghijklmnopqrstuvwxyz_'
+        ids = torch.LongTensor(tokens)
+        for token, i in enumerate(torch.randint(0, len(chars), (tokens,)).tolist()):
+            ids[token] = self.dictionary.add_word(chars[i])
+        return ids
 
 
 class RNNCell(nn.Module):
@@ -58,7 +82,7 @@ parser.add_argument('--nhid', type=int, default=64, help='number of hidden units
 parser.add_argument('--bptt', type=int, default=150, help='sequence length')
 parser.add_argument('--cuda', action='store_true', default=False, help='use cuda')
 parser.add_argument('--seed', type=int, default=400, help='random seed')
-parser.add_argument('--batch_size', type=int, default=128, metavar='N', help='batch size')
+parser.add_argument('--batch', type=int, default=128, metavar='N', help='batch size')
 parser.add_argument('--lr', type=float, default=0.0008)
 args = parser.parse_args()
 
@@ -81,11 +105,11 @@ def batchify(data, bsz):
 
 
 eval_batch_size = 10
-train_data = batchify(corpus.train, args.batch_size)
+train_data = batchify(corpus.train, args.batch)
 val_data = batchify(corpus.valid, eval_batch_size)
 test_data = batchify(corpus.test, eval_batch_size)
 
-ntokens = corpus.ntokens
+ntokens = len(corpus.dictionary)
 rnn = RNNCell(args.emsize, args.nhid)
 model = RNNModel(rnn, ntokens, args.emsize, args.nhid)
 if args.cuda:

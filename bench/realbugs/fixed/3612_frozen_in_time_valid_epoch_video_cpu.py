@@ -69,8 +69,9 @@ class NormSoftmaxLoss(nn.Module):
 
 # --- base/base_trainer.py ---
 class BaseTrainer:
-    def __init__(self, model, loss, metrics, optimizer, config):
+    def __init__(self, model, loss, metrics, optimizer, config, writer=None, init_val=False):
         self.config = config
+        self.init_val = init_val
         self.device, device_ids = self._prepare_device(config['n_gpu'])
         self.model = model.to(self.device)
         self.model.device = self.device
@@ -79,6 +80,30 @@ class BaseTrainer:
         self.loss = loss
         self.metrics = metrics
         self.optimizer = optimizer
+
+        cfg_trainer = config['trainer']
+        self.epochs = cfg_trainer['epochs']
+        self.start_epoch = 1
+        self.writer = writer
+
+    def train(self):
+        """
+        Full training logic
+        """
+        if self.init_val:
+            _ = self._valid_epoch(-1)
+
+        for epoch in range(self.start_epoch, self.epochs + 1):
+            result = self._train_epoch(epoch)
+
+            # save logged informations into log dict
+            log = {'epoch': epoch}
+            for key, value in result.items():
+                log[key] = value
+
+            # print logged informations to the screen
+            for key, value in log.items():
+                print('    {:15s}: {}'.format(str(key), value))
 
     def _prepare_device(self, n_gpu_use):
         n_gpu = torch.cuda.device_count()
@@ -93,10 +118,14 @@ class BaseTrainer:
 
 # --- trainer/trainer.py ---
 class Trainer(BaseTrainer):
-    def __init__(self, model, loss, metrics, optimizer, config, data_loader, valid_data_loader=None, tokenizer=None):
-        super().__init__(model, loss, metrics, optimizer, config)
+    def __init__(self, model, loss, metrics, optimizer, config, data_loader, valid_data_loader=None, writer=None,
+                 tokenizer=None, init_val=False):
+        super().__init__(model, loss, metrics, optimizer, config, writer, init_val=init_val)
+        self.init_val = True
+        self.config = config
         self.data_loader = data_loader
         self.valid_data_loader = valid_data_loader
+        self.do_validation = self.valid_data_loader is not None
         self.tokenizer = tokenizer
 
     def _train_epoch(self, epoch):
@@ -118,7 +147,14 @@ class Trainer(BaseTrainer):
             loss.backward()
             self.optimizer.step()
             total_loss += loss.detach().item()
-        return {'loss': total_loss / len(self.data_loader)}
+
+        log = {'loss': total_loss / len(self.data_loader)}
+
+        if self.do_validation:
+            val_log = self._valid_epoch(epoch)
+            log.update(val_log)
+
+        return log
 
     def _valid_epoch(self, epoch):
         self.model.eval()
@@ -143,7 +179,7 @@ class Trainer(BaseTrainer):
         return {'val_loss': total_val_loss / len(self.valid_data_loader)}
 
 
-# --- train.py (init_val: the trainer validates before training, as in the report's _valid_epoch(-1)) ---
+# --- train.py ---
 if __name__ == "__main__":
     def batches(n):
         return [{'video': torch.randn(4, 3, 4, 16, 16),
@@ -152,7 +188,9 @@ if __name__ == "__main__":
 
     model = FrozenInTime({'model': 'bert-base-uncased'})
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
-    trainer = Trainer(model, NormSoftmaxLoss(), [], optimizer, {'n_gpu': 1}, data_loader=batches(2),
+    config = {'n_gpu': 1, 'trainer': {'epochs': 1}}
+    trainer = Trainer(model, NormSoftmaxLoss(), [], optimizer,
+                      config=config,
+                      data_loader=batches(2),
                       valid_data_loader=batches(2))
-    print(trainer._valid_epoch(-1))
-    print(trainer._train_epoch(0))
+    trainer.train()

@@ -136,4 +136,3 @@ if __name__ == "__main__":
     match_finder = MatchFinder(distance=CosineSimilarity(), threshold=0.7)
     inference_model = InferenceModel(model, match_finder=match_finder)
     inference_model.train_indexer(data)
-    print(inference_model.get_nearest_neighbors(torch.randn(2, 3, 64, 64), k=3))
