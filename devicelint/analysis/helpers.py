@@ -613,6 +613,9 @@ def attributed_to(
     helper: "created by `torch.zeros(n)` in `make_mask()`"."""
     if value.kind == Kind.CONTAINER and isinstance(value.info, tuple):
         return replace(value, info=tuple(attributed_to(item, helper, factory_home) for item in value.info))
+    if value.fields is not None and value.kind == Kind.UNKNOWN:
+        # an object of a plain class built there, holding what its construction handed it
+        return replace(value, fields=tuple((name, attributed_to(held, helper, factory_home)) for name, held in value.fields))
     origin = value.origin
     if origin is None or not origin.created or factory_home(origin.node) is not helper:
         return value

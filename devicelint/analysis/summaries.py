@@ -2025,7 +2025,52 @@ class Summaries(ParameterUses):
             held = self._kept_batch(info, args)
         if held is not None:
             return held
-        return Value(Kind.UNKNOWN, info=info, fields=_dataclass_fields_given(info, args))
+        fields = _dataclass_fields_given(info, args)
+        return Value(Kind.UNKNOWN, info=info, fields=fields if fields is not None else self._kept_tensors_given(info, args))
+
+    def _kept_tensors_given(self, info: ClassInfo, args: tuple[tuple[cst.Arg, Value], ...]) -> Optional[tuple[tuple[str, Value], ...]]:
+        """``Tokens(torch.tensor(rows))`` of a plain class of the file whose own ``__init__``
+        keeps a parameter as it came in (``self.input_ids = input_ids``, see kept_arguments):
+        the object holds the tensor this construction handed it, by attribute, as a dataclass's
+        object holds its fields. Where each construction hands in its own tensors, the object
+        read later (``tokens.input_ids``, in whatever function it was returned to) is known
+        even before the class's ``__init__`` has had the analysis of all its constructions.
+        Only tensors; only attributes nothing else assigns or moves (no other method writes
+        them, ``__init__`` assigns them once) in a class that moves nothing by a method of its
+        own (``to``/``cuda``/``cpu``) or through ``setattr``/``__dict__``/``vars``; None
+        otherwise."""
+        kept = self.kept_arguments(info)
+        if not kept or any(name in info.methods for name in ("to", "cuda", "cpu", "__setattr__", "__getattr__")):
+            return None
+        init = info.methods.get("__init__")
+        bound = helpers.bind_arguments(init, args, skip_first=True) if init is not None else None
+        if bound is None:
+            return None
+        written = self._written_elsewhere(info)
+        given: list[tuple[str, Value]] = []
+        for attribute, parameter in kept.items():
+            value = bound[1].get(parameter)
+            if value is None or value.kind not in (Kind.TENSOR, Kind.BATCH) or value.device is None:
+                continue
+            if attribute in written or attribute in info.movers:
+                continue
+            given.append((attribute, value))
+        if not given or self._class_sets_attributes_indirectly(info):
+            return None
+        init_text = self._body_text(init)
+        given = [
+            (attribute, value) for attribute, value in given
+            if len(re.findall(rf"\bself\s*\.\s*{re.escape(attribute)}\s*(?:[-+*/@%&|^]|//|\*\*)?=(?!=)", init_text)) == 1
+        ]
+        return tuple(given) or None
+
+    def _class_sets_attributes_indirectly(self, info: ClassInfo) -> bool:
+        """Does a method of the class set its attributes by name (``setattr``, ``__dict__``,
+        ``vars(self)``)?"""
+        return any(
+            "setattr(" in text or "__dict__" in text or "vars(" in text
+            for text in (self._body_text(method) for method in info.methods.values())
+        )
 
     def _kept_batch(self, info: ClassInfo, args: tuple[tuple[cst.Arg, Value], ...]) -> Optional[Value]:
         """An object of a plain class of the file with a ``to()`` of its own, built from host
