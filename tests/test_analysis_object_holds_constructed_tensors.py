@@ -58,3 +58,45 @@ def test_an_attribute_set_by_name_says_nothing():
 
 def test_a_tensor_moved_before_it_is_read_says_nothing():
     assert _codes(read="batch.ids.to(self.embed.weight.device)") == []
+
+
+_TOKENIZER = """
+    import torch
+    import torch.nn as nn
+
+    class Encoding:
+        def __init__(self, input_ids):
+            self.input_ids = input_ids
+
+    class WordTokenizer:
+        def __call__(self, texts, return_tensors=None):
+            rows = [[len(word) for word in text.split()] for text in texts]
+            return Encoding(torch.tensor(rows))
+
+    class Captioner:
+        def __init__(self, device):
+            self.device = device
+            self.tokenizer = WordTokenizer()
+            self.text_model = nn.Embedding(16, 8)
+
+        def prepare(self):
+            self.text_model.to(self.device)
+
+        def encode(self, texts):
+            ids = self.tokenizer(texts, return_tensors="pt").input_ids{move}
+            return self.text_model(ids)
+
+    if __name__ == "__main__":
+        captioner = Captioner(torch.device("cuda" if torch.cuda.is_available() else "cpu"))
+        captioner.prepare()
+        captioner.encode(["a cat", "two dogs"])
+"""
+
+
+def test_an_encoding_object_asked_for_pt_tensors_holds_host_data_reported_at_the_tokenizer_call():
+    found = [(f.line, f.code) for f in lint(textwrap.dedent(_TOKENIZER.replace("{move}", "")))]
+    assert found == [(24, "DL203")]
+
+
+def test_an_encoding_object_whose_ids_are_moved_says_nothing():
+    assert [f.code for f in lint(textwrap.dedent(_TOKENIZER.replace("{move}", ".to(self.device)")))] == []

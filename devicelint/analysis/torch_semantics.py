@@ -715,6 +715,15 @@ class TorchSemantics:
                 # convention): the text handed in, made into tensors, is the program's data
                 origin = Origin(node, f"made into host tensors by `{spelled(node)}`", from_data=True, tokenized=True)
                 return Value(Kind.BATCH, CPU, origin, scalar=False, info=result.info)
+            if result.kind == Kind.UNKNOWN and result.fields is not None and asked is not None and asked.literal == "pt":
+                # an object of a class of the file (an encoding written to the convention) that
+                # holds the host tensors its construction was handed: the text handed in, made
+                # into tensors there, is the program's data
+                origin = Origin(node, f"made into host tensors by `{spelled(node)}`", from_data=True, tokenized=True)
+                return replace(result, fields=tuple(
+                    (name, Value(Kind.TENSOR, CPU, origin, scalar=False) if held.kind == Kind.TENSOR and held.device is not None and held.device.is_cpu else held)
+                    for name, held in result.fields
+                ))
             return result  # an object of a class of the file: its fields are what its methods made
         if asked is None or asked.literal != "pt":
             return result

@@ -478,6 +478,10 @@ class InputNotMoved(Rule):
         made = event.result.origin
         if made is not None and made.tokenized and made.node is event.node:
             self._tokenizer_calls.add(id(event.node))
+        elif event.result.fields is not None and any(
+            held.origin is not None and held.origin.tokenized and held.origin.node is event.node for _, held in event.result.fields
+        ):
+            self._tokenizer_calls.add(id(event.node))  # an encoding object of the file holding them
         module = event.callee
         if module.kind == Kind.CRITERION or event.qualname in api.FUNCTIONAL_LOSSES:
             self._check_loss(event)
