@@ -27,7 +27,9 @@ class InputNotMoved(Rule):
     left alone. Tokenized text too: a transformers tokenizer called (or its `encode`,
     `encode_plus`, `batch_encode_plus`) with `return_tensors="pt"` returns host tensors (so does
     any call asked for `return_tensors="pt"` - a processor, a feature extractor, a tokenizer
-    object of unknown class - unless the analysis knows it returns something else), and
+    object of unknown class, or one of the file's own whose result holds the host tensors it
+    was built with, `Encoding(torch.tensor(ids))` - unless the analysis knows it returns
+    something else), and
     `model.generate(ids)` runs the model on them; that finding is on the tokenizer call, where
     `.to(device)` belongs (on the `torch.cat` that joins them to host constants, where it does).
     Images too: a torchvision transform that turns an image into a tensor
