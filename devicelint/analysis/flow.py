@@ -278,6 +278,11 @@ class FlowAnalyzer(Expressions, Summaries, TorchSemantics, ProjectImports):
             cst.Raise: self._exec_raise,
             cst.Del: self._exec_del,
         }
+        # a block written on its header's line (`if use_cuda: x = x.cuda()`, `def f(x): return
+        # x.cuda()`) is a SimpleStatementSuite, and its `.body` holds the small statements
+        # themselves: they run as the same statements on lines of their own would
+        self._stmt_handlers[cst.SimpleStatementSuite] = self._exec_simple_line
+        self._stmt_handlers.update(self._small_handlers)
         self._init_expressions()
 
     # ------------------------------------------------------------------ driver
@@ -615,7 +620,7 @@ class FlowAnalyzer(Expressions, Summaries, TorchSemantics, ProjectImports):
         enclosing loop's iteration at its end (see _run_iteration); a ``return``/``raise``
         state goes nowhere after the block (``return`` states are kept by _exec_return)."""
         last = block[-1]
-        jump = last.body[-1] if isinstance(last, cst.SimpleStatementLine) else None
+        jump = last if isinstance(last, _JUMPS) else last.body[-1] if isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) else None
         if isinstance(jump, (cst.Continue, cst.Break)) and self.loop_stack:
             self.loop_stack[-1].jumped.append(state)
 
@@ -1011,7 +1016,9 @@ def _leaves_block(statements: Sequence[cst.BaseStatement]) -> bool:
     if not statements:
         return False
     last = statements[-1]
-    return isinstance(last, cst.SimpleStatementLine) and bool(last.body) and isinstance(last.body[-1], _JUMPS)
+    if isinstance(last, _JUMPS):
+        return True  # the small statements of a block on its header's line (`if done: break`)
+    return isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) and bool(last.body) and isinstance(last.body[-1], _JUMPS)
 
 
 def _tag_arm_moves(chain: cst.If, entry: State, arms: list[tuple[Optional[cst.CSTNode], State]], merged: State) -> None:
