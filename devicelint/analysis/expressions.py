@@ -40,11 +40,14 @@ from devicelint.analysis.values import (
     Homogeneous,
     HostBesideAccelerator,
     Kind,
+    appended,
     mapping_of,
     MODEL_DEVICE,
     Origin,
     Provenance,
     ParamGroup,
+    OneParameter,
+    drawn_parameters,
     Role,
     NoneOnOneArm,
     TensorOrNone,
@@ -388,6 +391,16 @@ class Expressions:
                     # `std ** 2` of a model's output of unknown kind: a tensor there stays
                     # there, a Python number stays one
                     return Value(Kind.UNKNOWN, placed.device, placed.origin)
+            operator = node.operator if isinstance(node, (cst.BinaryOperation, cst.AugAssign)) else None
+            if isinstance(operator, (cst.Add, cst.AddAssign)) and _sequence(left) and _sequence(right):
+                # `groups + [extra]`, `params += [{"params": [p], "lr": lr}]`: the elements of
+                # both, as `extend` has them
+                # (not for modules: whether each one is also registered on its owner, which
+                # `[self.enc] + [self.dec]` keeps, does not survive the join of the elements)
+                added = self.element_of(right) if right.info else None
+                before = homogeneous_element(left)
+                if all(part is None or part.kind not in (Kind.MODULE, Kind.CRITERION) for part in (added, before)):
+                    return appended(left, added, node) if added is not None else left
             if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply):
                 # `[torch.zeros(1)] * n`: n references to the same elements
                 for sequence, count in ((left, right), (right, left)):
@@ -576,6 +589,10 @@ class Expressions:
             value = self.eval(item.value, state)
             if key is not None and key.literal == "params" and value.kind == Kind.PARAMETERS:
                 group_parameters = value
+            elif key is not None and key.literal == "params" and drawn_parameters(value) is not None:
+                # `{"params": [p], "lr": ...}` for `p` drawn from `model.named_parameters()`:
+                # a group of some of that module's parameters
+                group_parameters = drawn_parameters(value)
             entries.append((value, item.value))
         if group_parameters is not None:
             # `{"params": model.parameters(), "lr": ...}`: a parameter group of an optimizer
@@ -608,6 +625,12 @@ class Expressions:
                 entries.append((value, arg.value))
                 continue
             pairs = arg.value
+            if value.kind == Kind.PARAMETERS and isinstance(value.info, Value) and len(args) == 1:
+                # `dict(model.named_parameters())`: names -> the module's parameters themselves
+                element = self.element_of(value)
+                if element.kind == Kind.CONTAINER and isinstance(element.info, tuple):
+                    return Value(Kind.CONTAINER, origin=value.origin, info=Homogeneous(element.info[1], key=element.info[0]))
+                return UNKNOWN
             if not isinstance(pairs, (cst.List, cst.Tuple)) or not isinstance(value.info, tuple) or len(value.info) != len(pairs.elements):
                 return UNKNOWN
             for pair_node, pair in zip(pairs.elements, value.info):
@@ -775,8 +798,14 @@ class Expressions:
             return Value(Kind.MODULE, iterable.device, iterable.origin, info=_member_class(iterable))
         if kind == Kind.PARAMETERS and isinstance(iterable.info, Value) and iterable.info.kind in (Kind.MODULE, Kind.CRITERION):
             # `next(model.parameters())`: a tensor where the module's parameters are (so its
-            # `.device` is the module's, or the symbol it spells where that is not known)
-            return Value(Kind.TENSOR, iterable.info.device, iterable.info.origin)
+            # `.device` is the module's, or the symbol it spells where that is not known); one
+            # of those parameters (see OneParameter); `named_parameters()` and `named_buffers()`
+            # give (name, tensor) pairs
+            parameter = Value(Kind.TENSOR, iterable.info.device, iterable.info.origin, info=OneParameter(iterable))
+            taken = iterable.origin.node if iterable.origin is not None else None
+            if isinstance(taken, cst.Call) and isinstance(taken.func, cst.Attribute) and taken.func.attr.value.startswith("named_"):
+                return Value(Kind.CONTAINER, info=(Value(Kind.STR), parameter))
+            return parameter
         if kind == Kind.CONTAINER:
             if isinstance(iterable.info, Homogeneous):
                 if iterable.info.key is not None:
@@ -1130,6 +1159,13 @@ class Expressions:
 
 #: methods of a dict that read it and leave its entries as they are
 _ITEM_READING_METHODS = frozenset({"get", "keys", "values", "items", "copy", "__getitem__", "__contains__"})
+
+
+def _sequence(value: Value) -> bool:
+    """A list or tuple whose elements are known (a display, or one built by appends); not a
+    dict (whose Homogeneous payload has a key)."""
+    info = value.info
+    return value.kind == Kind.CONTAINER and (isinstance(info, tuple) or isinstance(info, Homogeneous) and info.key is None)
 
 
 def _member_class(container: Value) -> Optional[ClassInfo]:

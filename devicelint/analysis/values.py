@@ -524,6 +524,10 @@ def join(first: Value, second: Value) -> Value:
         # a weighted loss on one path, an unweighted one on the other: only the weighted one
         # has an identity (its CriterionInfo), and moving the joined value moves it
         info = first.info if second.info is None else second.info
+    if info is None and _same_parameters_drawn(first.info, second.info):
+        # a parameter group (or one parameter) of the same `model.named_parameters()` call on
+        # both paths (loop iterations evaluate it anew)
+        info = first.info
     if first.kind == Kind.CONTAINER and info is None:
         info = _join_items(first.info, second.info)
     role = first.role if first.role is second.role else None
@@ -653,6 +657,49 @@ class ParamGroup:
     value under ``"params"``."""
 
     parameters: Value
+
+
+@dataclass(frozen=True)
+class OneParameter:
+    """Tensor payload of one parameter drawn from a module's parameters (``for p in
+    model.parameters()``, ``for name, p in model.named_parameters()``): ``parameters`` is the
+    PARAMETERS value it was drawn from. A parameter group made of such parameters (``{"params":
+    [p], "lr": ...}``) optimizes some of that module's parameters."""
+
+    parameters: Value
+
+
+def _same_parameters_drawn(first: object, second: object) -> bool:
+    """Two ParamGroup (or two OneParameter) payloads of parameters taken by one call."""
+    if not (isinstance(first, ParamGroup) and isinstance(second, ParamGroup) or isinstance(first, OneParameter) and isinstance(second, OneParameter)):
+        return False
+    return same_parameters(first.parameters, second.parameters)
+
+
+def same_parameters(first: Value, second: Value) -> bool:
+    """Two PARAMETERS values of the same call (``model.named_parameters()``, evaluated again in
+    each iteration of a loop), or the same value."""
+    if first is second:
+        return True
+    return first.origin is not None and second.origin is not None and first.origin.node is second.origin.node
+
+
+def drawn_parameters(value: Value) -> Optional[Value]:
+    """The PARAMETERS value the parameters in ``value`` were drawn from: one parameter (see
+    OneParameter), or a list or tuple of them, all from the same module's parameters."""
+    if value.kind == Kind.TENSOR and isinstance(value.info, OneParameter):
+        return value.info.parameters
+    if value.kind != Kind.CONTAINER:
+        return None
+    items = (value.info.element,) if isinstance(value.info, Homogeneous) else value.info if isinstance(value.info, tuple) else ()
+    found: Optional[Value] = None
+    for item in items:
+        if item.kind != Kind.TENSOR or not isinstance(item.info, OneParameter):
+            return None
+        if found is not None and not same_parameters(item.info.parameters, found):
+            return None
+        found = item.info.parameters
+    return found
 
 
 def optimized_parameters(value: Value) -> Optional[Value]:

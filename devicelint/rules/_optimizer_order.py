@@ -138,7 +138,14 @@ class OptimizerOrder:
         if name is not None:
             scope = id(self.ctx.current_function.node)
             # the name now holds another model: a later move is not of the optimized one
-            self._optimized.pop((scope, name), None)
+            optimized = self._optimized.pop((scope, name), None)
+            wrapped = self._wrapped.get(id(value_node))
+            if wrapped is not None and (wrapped != name or optimized is not None):
+                # `model = nn.DataParallel(model)`: the wrapper holds the same module, whose
+                # parameters the optimizer has; moving the wrapper moves them
+                carried = optimized if wrapped == name else self._optimized.pop((scope, wrapped), None)
+                if carried:
+                    self._optimized[(scope, name)] = carried
             bound_before = self._optimizer_names.pop((scope, name), ())
             self._holders.pop((scope, name), None)
             self._parameter_groups.pop((scope, name), None)
