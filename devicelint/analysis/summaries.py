@@ -2907,6 +2907,16 @@ def _dataclass_fields_given(info: ClassInfo, args: tuple[tuple[cst.Arg, Value], 
         return None
     given: dict[str, Value] = {}
     position = 0
+    if len(args) == 1 and args[0][0].star == "*" and args[0][1].kind == Kind.CONTAINER:
+        # `Frame(*(t.to(device) for t in astuple(self)))`: the fields in order, from the
+        # elements of the unpacked sequence (each one what all its elements are, where that is
+        # all that is known of them)
+        spread = args[0][1].info
+        if isinstance(spread, tuple) and len(spread) == len(names):
+            return tuple(zip(names, spread))
+        if isinstance(spread, Homogeneous) and spread.key is None and spread.apart is None and spread.some is None:
+            return tuple((name, spread.element) for name in names)
+        return None
     for arg, value in args:
         if arg.star:
             return None
