@@ -179,6 +179,8 @@ class OptimizerOrder:
                 if owner is not None and not already_placed:
                     self._optimized.setdefault((scope, owner), []).append(event.node)
                     self._note_constructor(scope, owner)
+                    if event.args[0][1].kind != Kind.PARAMETERS:
+                        self._from_groups.add(id(event.node))  # `[{"params": [p], "lr": lr}, ...]`
             elif self._groups_owner(scope, event.args[0][0].value) is not None:
                 # `Adam(model.set_train_params(...))`, or through a name holding them (their
                 # parameters were taken in the method, from `self`'s submodules)
