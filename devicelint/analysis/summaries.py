@@ -18,6 +18,7 @@ devicelint.analysis.parameter_uses, a base of ``Summaries``.
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections import Counter
 
 import re
@@ -1778,6 +1779,13 @@ class Summaries(ParameterUses):
         the call, as if the move were written at the call."""
         names = helpers.argument_parameters(function, args, skip_first)
         placed = self._place_modules_left(args, names, left, state) if left else frozenset()
+        if any(_tensor_fields(value) for _, value in args):
+            # `place(box, device)` that stores `box.ids = box.ids.to(device)`: the object's
+            # attributes are no longer what its construction handed in
+            text = self._body_text(function)
+            for (arg, value), name in zip(args, names):
+                if _tensor_fields(value) and (name is None or name in self._may_move(function) or _stores_attribute_of(name).search(text)):
+                    _forget_tensor_fields(arg, value, state)
         if not any(value.kind in (Kind.MODULE, Kind.CRITERION) or constructions.is_construction(value) for _, value in args):
             return  # nothing that could escape: spare the scan of the callee's text
         moving = self._may_move(function)
@@ -1970,8 +1978,11 @@ class Summaries(ParameterUses):
         return self._checkpoint_loader(callee.info)
 
     def _escape(self, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> None:
-        """A module handed to code we cannot see may be moved there: forget its device."""
+        """A module handed to code we cannot see may be moved there: forget its device. So may
+        the tensors an object of a class of the file holds (`setattr(box, "ids", ...)`)."""
         for arg, value in args:
+            if _tensor_fields(value):
+                _forget_tensor_fields(arg, value, state)
             if constructions.is_construction(value):
                 key = dotted_name(arg.value)
                 if key is not None:
@@ -2037,11 +2048,20 @@ class Summaries(ParameterUses):
         even before the class's ``__init__`` has had the analysis of all its constructions.
         Only tensors; only attributes nothing else assigns or moves (no other method writes
         them, ``__init__`` assigns them once) in a class that moves nothing by a method of its
-        own (``to``/``cuda``/``cpu``) or through ``setattr``/``__dict__``/``vars``; None
-        otherwise."""
+        own (``to``/``cuda``/``cpu``; except the construction inside such a method that builds
+        a new object from moved copies, ``return Pair(self.ids.to(d), ...)``) or through
+        ``setattr``/``__dict__``/``vars``; None otherwise."""
         kept = self.kept_arguments(info)
-        if not kept or any(name in info.methods for name in ("to", "cuda", "cpu", "__setattr__", "__getattr__")):
+        if not kept or any(name in info.methods for name in ("__setattr__", "__getattr__")):
             return None
+        movers = [info.methods[name] for name in ("to", "cuda", "cpu") if name in info.methods]
+        if movers:
+            # a class that places its objects itself: what one holds is known only where its own
+            # `to()` builds it from moved copies (`return Pair(self.ids.to(d), ...)`), not where
+            # the program builds one (it may move it with that method later)
+            current = self.function_stack[-1].node if self.function_stack else None
+            if current not in movers or self._moves_own_object(current):
+                return None
         init = info.methods.get("__init__")
         bound = helpers.bind_arguments(init, args, skip_first=True) if init is not None else None
         if bound is None:
@@ -2071,6 +2091,19 @@ class Summaries(ParameterUses):
             "setattr(" in text or "__dict__" in text or "vars(" in text
             for text in (self._body_text(method) for method in info.methods.values())
         )
+
+    def _moves_own_object(self, method: cst.FunctionDef) -> bool:
+        """Does a move method of the class (``to``/``cuda``/``cpu``) change its own object: store
+        into an attribute of ``self`` or move one in place (anything but building and returning
+        a new object from moved copies)?"""
+        positional = [*method.params.posonly_params, *method.params.params]
+        if not positional:
+            return True
+        owner = re.escape(positional[0].name.value)
+        text = self._body_text(method)
+        stores = re.search(rf"\b{owner}\s*\.[\w\s.]*(?:[-+*/@%&|^]|//|\*\*)?=(?!=)", text)
+        in_place = re.search(rf"\b{owner}\s*\.\s*\w+\s*\.\s*(?:\w+_|data)\b", text)
+        return bool(stores or in_place or "setattr(" in text or "__dict__" in text or "vars(" in text) or bool(self._moved_in_place(method))
 
     def _kept_batch(self, info: ClassInfo, args: tuple[tuple[cst.Arg, Value], ...]) -> Optional[Value]:
         """An object of a plain class of the file with a ``to()`` of its own, built from host
@@ -3668,3 +3701,24 @@ class _SelfAttributeWrites(cst.CSTVisitor):
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         self._count(node.target)
+
+
+def _tensor_fields(value: Value) -> bool:
+    """An object of a class of the file whose construction says which tensors it holds."""
+    return isinstance(value.info, ClassInfo) and bool(value.fields) and any(field.kind == Kind.TENSOR for _, field in value.fields or ())
+
+
+def _forget_tensor_fields(arg: cst.Arg, value: Value, state: State) -> None:
+    """The caller's object after code that may store new tensors in it: its tensor fields are
+    no longer known (its other fields stay)."""
+    key = dotted_name(arg.value)
+    if key is None or key not in state:
+        return
+    kept = tuple(pair for pair in value.fields or () if pair[1].kind != Kind.TENSOR)
+    state[key] = replace(state[key], fields=kept or None)
+
+
+@functools.lru_cache(maxsize=1024)
+def _stores_attribute_of(name: str) -> "re.Pattern[str]":
+    """``name.attr = ...`` / ``name.attr += ...`` (not ``==``)."""
+    return re.compile(rf"\b{re.escape(name)}\s*\.\s*\w+\s*(?:[-+*/@]?=)(?!=)")

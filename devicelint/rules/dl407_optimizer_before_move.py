@@ -32,7 +32,10 @@ class OptimizerBeforeMove(OptimizerOrderRule):
     The move is followed as DL409 follows it: in the same function, in a function the model is
     handed to, in the `__init__` of a class of the file (or a base class's, through
     `super().__init__(...)`), or in a method of a class whose `__init__` built the optimizer
-    over `self.network` (`trainer.cuda()`). A function that moves the restored state itself
+    over `self.network` (`trainer.cuda()`); a model rebound to its parallel wrapper before the
+    move (`model = nn.DataParallel(model)`, then `model.cuda()`) is the same model. Parameter
+    groups built one parameter at a time (`for name, p in model.named_parameters():
+    groups.append({"params": [p], ...})`) are that model's. A function that moves the restored state itself
     (`for state in opt.state.values(): ... v.to(device)`) takes care of it: nothing is reported.
     An optimizer that creates its state at its first `step()` (SGD, Adam, AdamW, RMSprop, ...)
     built before the move, with nothing restored, works; that order is DL409's advice.
