@@ -37,6 +37,7 @@ from devicelint.analysis.torch_semantics import BUILTIN_REFS, MODULE_ONLY_METHOD
 from devicelint.analysis.values import (
     NONE_VALUE,
     NEVER_NONE_KINDS,
+    Device,
     Homogeneous,
     HostBesideAccelerator,
     Kind,
@@ -889,6 +890,7 @@ class Expressions:
             result = (
                 self._own_forward_outputs(node, callee, args, state)
                 or self._parameterless_forward_result(node, callee, args, state)
+                or self._mapping_forward_result(node, callee, args, state)
                 or self._call_module(callee, args)
             )
             if self.emitting:
@@ -1014,6 +1016,28 @@ class Expressions:
         if result is None or result.kind == Kind.UNKNOWN and result.device is None:
             return None
         return result
+
+    def _mapping_forward_result(
+        self, node: cst.Call, callee: Value, args: tuple[tuple[cst.Arg, Value], ...], state: State
+    ) -> Optional[Value]:
+        """``out = model(batch)`` where the module's class, of this file, returns a dict written
+        out in every ``return`` of its ``forward`` (``{"loss": loss, "logits": logits}``): what
+        the call gives is that dict, its entries where ``forward`` put them on the call's
+        values (``out["loss"]``), not one tensor on the module's device (which no string key
+        indexes). None where the summary does not know the entries."""
+        info = callee.info
+        found = info.find_method("forward") if isinstance(info, ClassInfo) and info.is_module else None
+        if found is None or not self.returns_mapping_literal(found[0]):
+            return None
+        forward = self._own_forward(callee)
+        if forward is None:
+            return None
+        # a silent read of its result: the call is noted as the module call it is (see
+        # note_module_call), not as a call site of `forward` that its own analysis would take
+        result = self._summarise(forward, found[1], callee, True, args, state, call=node, note=False)
+        if result.kind != Kind.CONTAINER or not result.has_items:
+            return None
+        return _on_module_device(result, callee.device)
 
     def _kept_object_result(
         self, node: cst.Call, receiver: Value, method: str, args: tuple[tuple[cst.Arg, Value], ...]
@@ -1356,3 +1380,14 @@ def _literal_key(node: cst.BaseExpression) -> Optional[str]:
 def _moved_object_of_unknown_kind(value: Value) -> bool:
     """A value of unknown kind that ``.to(device)`` (or the like) put where an accelerator may be."""
     return value.kind == Kind.UNKNOWN and value.is_bare and value.device is not None and value.device.may_be_accelerator
+
+
+def _on_module_device(value: Value, device: Optional[Device], depth: int = 0) -> Value:
+    """What a module's ``forward``, summarised, returned, as its caller sees it: what it put on
+    the model's device (its weights' outputs) is where the caller's module is; entries at
+    constant keys (nested dicts too) likewise."""
+    if value.device == MODEL_DEVICE and device != MODEL_DEVICE:
+        value = replace(value, device=device)
+    if value.fields and depth < 3:
+        value = replace(value, fields=tuple((name, _on_module_device(entry, device, depth + 1)) for name, entry in value.fields))
+    return value

@@ -238,6 +238,9 @@ class FlowAnalyzer(Expressions, Summaries, TorchSemantics, ProjectImports):
         #: per method of a module class: whether it computes with the module's own weights
         #: (see Summaries.own_method_inputs)
         self._own_weight_readers: dict[cst.FunctionDef, bool] = {}
+        #: per ``forward`` asked about: whether every ``return`` gives a dict written out (see
+        #: Summaries.returns_mapping_literal)
+        self._mapping_returners: dict[cst.FunctionDef, bool] = {}
         #: per ``forward`` of a module without weights: the parameter pairs it combines (see
         #: Summaries._inputs_placed_by_weightless_module)
         self._combined_inputs: dict[cst.FunctionDef, frozenset[tuple[str, str]]] = {}

@@ -743,6 +743,16 @@ class Summaries(ParameterUses):
             return None
         return found[0]
 
+    def returns_mapping_literal(self, function: cst.FunctionDef) -> bool:
+        """Does every ``return`` of ``function`` give a dict written out (``return {"loss": loss}``)?"""
+        memo = self.function_memo(function, self._mapping_returners, "mapping returners")
+        found = memo.get(function)
+        if found is None:
+            finder = _ReturnFinder()
+            walk.visit(function.body, finder)
+            found = memo[function] = bool(finder.values) and all(isinstance(value, cst.Dict) for value in finder.values)
+        return found
+
     def _defaults_left(self, function: cst.FunctionDef, site: dict[str, Value]) -> dict[str, Value]:
         """The defaults of the parameters one call leaves out (``output_type="np"``): what that
         call runs the function on, where they tell more than its body does."""
@@ -1135,11 +1145,14 @@ class Summaries(ParameterUses):
             # subclasses define, is where their definitions get their inputs
             for override in self._overrides_below(info, method):
                 self._note_call_site(override, args, True, None, node)
+        below = found is None and receiver.kind != Kind.CLASS
+        if below:
+            found = self._defined_only_below(info, method)
         if found is None:
             return None
         function, owner = found
         left: dict[str, Value] = {}  # where its run left the modules it moved in place
-        if receiver.kind != Kind.CLASS and self._overridden_below(info, method):
+        if receiver.kind != Kind.CLASS and not below and self._overridden_below(info, method):
             result = UNKNOWN  # a subclass here overrides it: which body runs depends on the object
         elif has_decorator(function, "staticmethod"):
             result = self._summarise(function, None, None, False, args, state, call=node)
@@ -1156,7 +1169,8 @@ class Summaries(ParameterUses):
             if ran is not None:
                 result = ran
             else:
-                result = self._summarise(function, owner, receiver, True, args, state, carried, call=node, left=left)
+                # (a definition found below was noted as a call site with the overrides above)
+                result = self._summarise(function, owner, receiver, True, args, state, carried, call=node, left=left, note=not below)
                 if receiver_key is not None and not self._take_what_it_leaves(function, owner, receiver, args, state, receiver_key, carried):
                     self._forget_what_it_writes(function, receiver_key, state)
             if receiver_key is not None:
@@ -1336,6 +1350,24 @@ class Summaries(ParameterUses):
 
     def _overridden_below(self, info: ClassInfo, method: str) -> bool:
         return bool(self._overrides_below(info, method))
+
+    def _defined_only_below(self, info: ClassInfo, method: str) -> Optional[tuple[cst.FunctionDef, ClassInfo]]:
+        """``self._forward(x)`` in a method of a base class that does not define ``_forward``
+        (the template-method pattern): the object is one of a subclass, and Python runs that
+        subclass's definition. The definition and its class where the file holds one (or one
+        in a class the file builds, where several subclasses define it); None where it cannot
+        be told, or where the base has a base outside the file (which may define the method
+        for an object of the base itself) and the file builds the base."""
+        defining = [other for other in self._classes if method in other.methods and other is not info and _inherits_from(other, info)]
+        if len(defining) > 1:
+            called = self.called_names()
+            defining = [other for other in defining if other.name in called]
+        if len(defining) != 1:
+            return None
+        if info.name in self.called_names() and any(len(ancestor.bases) < len(ancestor.node.bases) for ancestor in (info, *info.ancestors())):
+            return None
+        owner = defining[0]
+        return owner.methods[method], owner
 
     def _forget_device_if_moved(self, function: cst.FunctionDef, receiver: Value, receiver_key: str, state: State) -> None:
         """``model.enable_group_offload(device)``: a method that moves its own module or hands
