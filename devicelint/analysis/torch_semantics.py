@@ -26,6 +26,7 @@ from devicelint.analysis.names import dotted_name, keyword_arg, looks_like_dtype
 from devicelint.analysis.state import DEFAULT_DEVICE_KEY, State
 from devicelint.analysis.values import (
     CPU,
+    item_field,
     PLACED_KINDS,
     RANK_ROLES,
     CollatedItems,
@@ -147,6 +148,8 @@ class TorchSemantics:
         made = self.factory_calls.get(id(origin.node))
         if made is None or keyword_arg(origin.node, "device") is not None:
             return None
+        if any(arg.star == "**" for arg in origin.node.args):
+            return None  # `torch.zeros(n, **opts)` with `opts["device"]` the host: chosen, not left out
         return origin.node, made[0], made[1]
 
     def _default_device(self, state: State) -> Optional[Value]:
@@ -430,7 +433,16 @@ class TorchSemantics:
             device = self.device_of(device_arg.value, self.eval(device_arg.value, state))
             origin = Origin(node, f"created on {device.describe() if device else 'a device'} by `{spelled(node)}`", provenance=Provenance.CREATED)
         elif any(arg.star == "**" for arg, _ in args):
-            device = None  # `torch.zeros(n, **factory_kwargs)`: the device may be among them (timm's `**dd`)
+            # `torch.zeros(n, **factory_kwargs)`: the device may be among them (timm's `**dd`);
+            # where the mapping is known to hold one (`opts = {"device": dev, ...}`), it is that
+            device = None
+            for arg, value in args:
+                given = value.field_value(item_field("device")) if arg.star == "**" and value.fields else None
+                if given is not None:
+                    read = cst.Subscript(arg.value, [cst.SubscriptElement(cst.Index(cst.SimpleString('"device"')))])
+                    device = self.device_of(read, given)
+                    if device is not None:
+                        origin = Origin(node, f"created on {device.describe()} by `{spelled(node)}`", provenance=Provenance.CREATED)
         else:
             default = self._default_device(state)
             device = CPU if default is None else default.device
