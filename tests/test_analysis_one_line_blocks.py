@@ -113,3 +113,122 @@ class Critic:
         return self.value(batch)
 """
     assert "DL202" in [f.code for f in lint(source)]
+
+
+# --- a body on its header's line returns, binds and chooses as on lines of its own ---------------
+
+_HELPER_USE = """
+import torch
+import torch.nn as nn
+
+{helper}
+
+def main(gpu):
+    model = {model}
+    batch = place(torch.randn(8, 4), gpu)
+    return model(batch)
+"""
+
+_ONE_LINE_HELPERS = (
+    "def place(x, gpu): return x.cuda()",
+    "def place(x, gpu):\n    if gpu: return x.cuda()\n    else: return x",
+    "def place(x, gpu):\n    with torch.no_grad(): return x.cuda()",
+    "def place(x, gpu):\n    if not torch.is_tensor(x): raise TypeError(x)\n    else: x = x.cuda(); return x",
+)
+
+
+def test_a_helper_whose_return_is_on_a_header_line_returns_its_value():
+    for helper in _ONE_LINE_HELPERS:
+        source = _HELPER_USE.format(helper=helper, model="nn.Linear(4, 2)")
+        assert [f.code for f in lint(source)] == ["DL201"], helper
+
+
+def test_a_helper_whose_return_is_on_a_header_line_stays_quiet_beside_a_moved_model():
+    for helper in _ONE_LINE_HELPERS[:1] + _ONE_LINE_HELPERS[2:]:
+        source = _HELPER_USE.format(helper=helper, model="nn.Linear(4, 2).cuda()")
+        assert lint(source) == [], helper
+    # the helper that may hand the host tensor back: only the flag says, and it is not known
+    source = _HELPER_USE.format(helper=_ONE_LINE_HELPERS[1], model="nn.Linear(4, 2)")
+    assert [f.code for f in lint(source)] == ["DL201"]
+
+
+def test_an_attribute_rebound_by_a_one_line_method_is_what_the_method_left():
+    one_line = """
+import torch
+
+class Holder:
+    def __init__(self): self.table = torch.zeros(3); self.count = 0
+    def to_gpu(self): self.table = self.table.cuda()
+    def tick(self): self.count += 1
+
+def main():
+    h = Holder()
+    kept = h.table
+    h.tick()
+    still = h.table
+    h.to_gpu()
+    moved = h.table
+    return kept, still, moved
+"""
+    multi = (
+        one_line.replace("def __init__(self): self", "def __init__(self):\n        self")
+        .replace("def to_gpu(self): self", "def to_gpu(self):\n        self")
+        .replace("def tick(self): self", "def tick(self):\n        self")
+    )
+    assert multi.count("\n        self.") == 3
+    seen = []
+    for source in (one_line, multi):
+        state = function_state(analyse(source), "main")
+        seen.append([(place(state[name]), state[name].kind) for name in ("kept", "still", "moved")])
+    assert seen[0] == seen[1]
+    assert seen[0][2][0] == "accel"
+
+
+def test_a_one_line_method_that_moves_an_attribute_leaves_no_stale_host_tensor():
+    source = """
+import torch
+import torch.nn as nn
+
+class Holder:
+    def __init__(self):
+        self.table = torch.zeros(4)
+    def to_gpu(self): self.table = self.table.cuda()
+
+def main():
+    model = nn.Linear(4, 2).cuda()
+    h = Holder()
+    h.to_gpu()
+    return model(h.table)
+"""
+    assert lint(source) == []
+    # as with the method on lines of its own
+    assert lint(source.replace("def to_gpu(self): self", "def to_gpu(self):\n        self")) == []
+    # a class that never moves it: the host tensor meets the model
+    never = source.replace("    def to_gpu(self): self.table = self.table.cuda()\n", "").replace("    h.to_gpu()\n", "")
+    assert [f.code for f in lint(never)] == ["DL202"]
+
+
+def test_a_device_choice_written_on_header_lines_is_a_choice():
+    multi = """
+import argparse
+import torch
+import torch.nn as nn
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--cuda", action="store_true")
+args = parser.parse_args()
+if args.cuda:
+    device = "cuda"
+else:
+    device = "cpu"
+model = nn.Linear(4, 2).to(device)
+x = torch.randn(3, 4).cuda()
+print(model(x))
+"""
+    one_line = multi.replace('if args.cuda:\n    device = "cuda"\nelse:\n    device = "cpu"', 'if args.cuda: device = "cuda"\nelse: device = "cpu"')
+    assert one_line != multi
+    assert [(f.code, f.line) for f in lint(multi)] == [("DL302", 14)]
+    assert [(f.code, f.line) for f in lint(one_line)] == [("DL302", 12)]
+    # moved with the chosen device, the input is quiet in both forms
+    for source in (multi, one_line):
+        assert lint(source.replace("torch.randn(3, 4).cuda()", "torch.randn(3, 4).to(device)")) == []

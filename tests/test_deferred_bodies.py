@@ -169,8 +169,57 @@ def test_assigned_names_and_ending_of_an_unparsed_body_are_those_of_the_parsed_o
     init = _with_bodies(module)[1]
     names = helpers.assigned_in(init)
     assert {"self.scale", "self.bias", "self.rest", "self.step", "self.branch", "self.other", "self.context", "self.cache"} <= names
-    # libcst makes a body on its header's line a SimpleStatementSuite, which is not entered
-    assert not {"self.inside_one_line_for", "self.one_line_elif"} & names
+    # libcst makes a body on its header's line a SimpleStatementSuite, read as a line: its
+    # assignments count, in the parsed body and in Python's tree of the unparsed one alike
+    assert {"self.inside_one_line_for", "self.one_line_elif"} <= names
+
+
+ONE_LINE_BLOCKS = '''\
+import torch
+
+
+def either(x, gpu):
+    if gpu: return x.cuda()
+    else: return x
+
+
+def chain(x, gpu):
+    if gpu: return x.cuda()
+    elif x.is_cuda: y = x; return y
+    else: raise ValueError(x)
+
+
+def guarded(x):
+    with torch.no_grad(): return x.cuda()
+
+
+def half(x, gpu):
+    if gpu: return x.cuda()
+    else: x = x.float()
+
+
+def loop(xs):
+    for x in xs: last = x.cuda()
+    while xs: xs = xs[1:]
+    try: moved = xs.cuda()
+    except AttributeError: failed = True
+    return last
+'''
+
+
+def test_one_line_blocks_end_and_bind_alike_in_an_unparsed_and_a_parsed_body():
+    module = _deferred(ONE_LINE_BLOCKS)
+    functions = _with_bodies(module)
+    unparsed = [helpers.ending_and_assigned(function) for function in functions]
+    assert not any(function.body.parsed for function in functions)
+    parsed = []
+    for function in functions:
+        statements = helpers.body_statements(function)
+        parsed.append((helpers.may_fall_off_end(statements), helpers.assigned_names(statements)))
+    assert unparsed == parsed
+    assert [ending for ending, _ in parsed] == [False, False, False, True, False]
+    assert parsed[1][1] == {"y"} and parsed[3][1] == {"x"}
+    assert parsed[4][1] == {"x", "last", "xs", "moved", "failed"}
 
 
 def test_function_texts_of_a_deferred_module_are_those_of_the_whole_parse():

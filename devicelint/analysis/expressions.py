@@ -1293,6 +1293,14 @@ def _stored_on_every_iteration(loop: cst.CSTNode, target: cst.CSTNode) -> bool:
     """Does every iteration of ``loop`` reach the statement that stores into ``target``: it is
     a plain statement of the loop's body, with no ``continue``/``break``/``return`` before it."""
     body = getattr(loop, "body", None)
+    if isinstance(body, cst.SimpleStatementSuite):
+        # `for t in ts: out.append(t.cuda())`: its small statements run in order
+        for small in body.body:
+            if walk.contains(small, target):
+                return True
+            if _contains_jump(small):
+                return False
+        return True
     for statement in body.body if isinstance(body, cst.IndentedBlock) else ():
         if walk.contains(statement, target):
             return isinstance(statement, cst.SimpleStatementLine)

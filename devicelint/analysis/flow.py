@@ -827,7 +827,7 @@ class FlowAnalyzer(Expressions, Summaries, TorchSemantics, ProjectImports):
             isinstance(base.value, cst.Name) and base.value.value == "dict" and "dict" not in state for base in node.bases
         )
         methods: dict[str, cst.FunctionDef] = {}
-        body = node.body.body if isinstance(node.body, cst.IndentedBlock) else []
+        body = helpers.block_statements(node.body)  # also `class Config: device = "cuda"`
         for statement in body:
             if isinstance(statement, cst.FunctionDef):
                 methods[statement.name.value] = statement
@@ -862,7 +862,7 @@ class FlowAnalyzer(Expressions, Summaries, TorchSemantics, ProjectImports):
             for method in ordered:
                 self._pending.append((method, info, None))
         for statement in body:
-            if isinstance(statement, cst.SimpleStatementLine):
+            if isinstance(statement, helpers.SIMPLE_LINES):
                 class_scope = dict(state)
                 self._exec_simple_line(statement, class_scope)
 
@@ -1077,7 +1077,7 @@ def _dataclass_fields(body: Iterable[cst.BaseStatement]) -> tuple[str, ...]:
     variables and init-only pseudo-fields are not fields of the object."""
     names = []
     for statement in body:
-        if not isinstance(statement, cst.SimpleStatementLine):
+        if not isinstance(statement, helpers.SIMPLE_LINES):
             continue
         for small in statement.body:
             if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):

@@ -69,7 +69,7 @@ def assigned_names(
     (``img = img / 2 + 0.5``: the same kind of value, on the same device)."""
     names: set[str] = set()
     for statement in _statement_structure(statements):
-        if isinstance(statement, cst.SimpleStatementLine):
+        if isinstance(statement, SIMPLE_LINES):
             for small in statement.body:
                 if isinstance(small, cst.Assign):
                     if kind_keeping_methods and _rebinds_to_own_method(small, kind_keeping_methods):
@@ -85,11 +85,18 @@ def assigned_names(
     return frozenset(names)
 
 
+#: what holds small statements (``x = f(); return x``) in its ``body``: a line of its own, or a
+#: block written on its header's line (``if use_gpu: x = x.cuda()``, ``def f(x): return x``),
+#: which libcst keeps as a SimpleStatementSuite in place of an indented block
+SIMPLE_LINES = (cst.SimpleStatementLine, cst.SimpleStatementSuite)
+
+
 def _statement_structure(statements: list[cst.BaseStatement] | tuple[cst.BaseStatement, ...]) -> list[cst.BaseStatement]:
     """The statements and those nested in their compound statements' bodies (last first), but
     not the bodies of nested functions and classes: the statement structure only, no generic
     tree walk (which costs as much as the parse). A list, not a generator: this runs for every
-    analysed body, where a frame per statement shows."""
+    analysed body, where a frame per statement shows. A block on its header's line is met as
+    one SimpleStatementSuite, whose small statements are read as a line's."""
     found: list[cst.BaseStatement] = []
     pending = list(statements)
     while pending:
@@ -97,7 +104,7 @@ def _statement_structure(statements: list[cst.BaseStatement] | tuple[cst.BaseSta
         if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
             continue
         found.append(statement)
-        if not isinstance(statement, cst.SimpleStatementLine):
+        if not isinstance(statement, SIMPLE_LINES):
             pending.extend(_inner_statements(statement))
     return found
 
@@ -120,7 +127,7 @@ def conversions_of(statements: list[cst.BaseStatement] | tuple[cst.BaseStatement
     or ``with`` target). Walks the statement structure only, as ``assigned_names`` does."""
     calls: list[cst.Call] = []
     for statement in _statement_structure(statements):
-        if isinstance(statement, cst.SimpleStatementLine):
+        if isinstance(statement, SIMPLE_LINES):
             for small in statement.body:
                 if isinstance(small, cst.Assign):
                     bound: set[str] = set()
@@ -211,7 +218,7 @@ def assigned_in(function: cst.FunctionDef) -> frozenset[str]:
     for all of its methods, most of which never run)."""
     body = unparsed_body(function)
     if body is not None:
-        return _assigned_in_syntax(body.syntax.body, body.lines)
+        return _assigned_in_syntax(body.syntax.body)
     return assigned_names(body_statements(function))
 
 
@@ -222,28 +229,24 @@ def ending_and_assigned(function: cst.FunctionDef) -> tuple[bool, frozenset[str]
     body = unparsed_body(function)
     if body is not None:
         statements = body.syntax.body
-        return _may_fall_off_end_syntax(statements, body.lines), _assigned_in_syntax(statements, body.lines)
+        return _may_fall_off_end_syntax(statements), _assigned_in_syntax(statements)
     parsed = body_statements(function)
     return may_fall_off_end(parsed), assigned_names(parsed)
 
 
-def _may_fall_off_end_syntax(statements: list[ast.stmt], lines: list[str]) -> bool:
+def _may_fall_off_end_syntax(statements: list[ast.stmt]) -> bool:
     """``may_fall_off_end`` on Python's tree of an indented block, with libcst's grouping: the
     simple statements of one line (``x = f(); return x``) are one SimpleStatementLine, and a
-    block on its header's line is a SimpleStatementSuite, which that function answers True for."""
+    block on its header's line (``else: return x``) one SimpleStatementSuite, read as a line."""
     if not statements:
         return True
     last = statements[-1]
     if isinstance(last, ast.If):
-        if not last.orelse:
+        if not last.orelse or _may_fall_off_end_syntax(last.body):
             return True
-        if not _starts_its_line(last.body[0], lines) or _may_fall_off_end_syntax(last.body, lines):
-            return True
-        if not _starts_its_line(last.orelse[0], lines):
-            return True  # `else: return x`
-        return _may_fall_off_end_syntax(last.orelse, lines)  # an elif, or the else block
+        return _may_fall_off_end_syntax(last.orelse)  # an elif, or the else block
     if isinstance(last, (ast.With, ast.AsyncWith)):
-        return not _starts_its_line(last.body[0], lines) or _may_fall_off_end_syntax(last.body, lines)
+        return _may_fall_off_end_syntax(last.body)
     if isinstance(last, _COMPOUND_SYNTAX):
         return True
     # the simple statements sharing the last one's line (`;`)
@@ -273,10 +276,10 @@ _COMPOUND_SYNTAX = (
 )
 
 
-def _assigned_in_syntax(statements: list[ast.stmt], lines: list[str]) -> frozenset[str]:
+def _assigned_in_syntax(statements: list[ast.stmt]) -> frozenset[str]:
     """``assigned_names`` on Python's own tree of an indented block: the same statements are
-    entered (a block written on its header's line, ``if x: y = 1``, is not, as libcst makes it
-    a SimpleStatementSuite that ``assigned_names`` does not look into)."""
+    entered (also a block written on its header's line, ``if x: y = 1``, which libcst makes a
+    SimpleStatementSuite that ``assigned_names`` reads as a line)."""
     names: set[str] = set()
     pending = list(statements)
     while pending:
@@ -303,18 +306,8 @@ def _assigned_in_syntax(statements: list[ast.stmt], lines: list[str]) -> frozens
         else:
             blocks = []
         for block in blocks:
-            if block and _starts_its_line(block[0], lines):  # an `elif` starts its line too
-                pending.extend(block)
+            pending.extend(block)
     return frozenset(names)
-
-
-def _starts_its_line(statement: ast.stmt, lines: list[str]) -> bool:
-    """Whether the statement begins its line (the first of an indented block), rather than
-    following its block's header on the header's line."""
-    decorators = getattr(statement, "decorator_list", None) or []
-    first = min([statement, *decorators], key=lambda node: (node.lineno, node.col_offset))
-    # a decorator's expression starts after its `@`
-    return lines[first.lineno - 1][: first.col_offset].strip(" \t") in ("", "@")
 
 
 def _add_syntax_target(target: ast.expr, names: set[str]) -> None:
@@ -340,7 +333,7 @@ def _inner_statements(statement: cst.BaseStatement) -> list[cst.BaseStatement]:
         blocks.append(statement.body)
         orelse = statement.orelse
         if isinstance(orelse, cst.If):
-            return [*_block(statement.body), orelse]
+            return [*block_statements(statement.body), orelse]
         if orelse is not None:
             blocks.append(orelse.body)
     elif isinstance(statement, (cst.For, cst.While)):
@@ -360,11 +353,13 @@ def _inner_statements(statement: cst.BaseStatement) -> list[cst.BaseStatement]:
         blocks.extend(case.body for case in statement.cases)
     inner: list[cst.BaseStatement] = []
     for block in blocks:
-        inner.extend(_block(block))
+        inner.extend(block_statements(block))
     return inner
 
 
-def _block(suite: cst.BaseSuite) -> list[cst.BaseStatement]:
+def block_statements(suite: cst.BaseSuite) -> list[cst.BaseStatement]:
+    """The statements of a block: an indented block's, or the block written on its header's
+    line itself (a SimpleStatementSuite, whose small statements are read as a line's)."""
     if isinstance(suite, cst.IndentedBlock):
         return list(suite.body)
     return [suite]  # type: ignore[list-item]
@@ -391,20 +386,22 @@ def may_fall_off_end(statements: tuple[cst.BaseStatement, ...] | list[cst.BaseSt
     if not statements:
         return True
     last = statements[-1]
-    if isinstance(last, cst.SimpleStatementLine):
+    if isinstance(last, SIMPLE_LINES):
+        # a line of its own, or a block on its header's line (`def f(x): return x.cuda()`,
+        # `else: return x`)
         return not any(isinstance(small, (cst.Return, cst.Raise)) for small in last.body)
     if isinstance(last, cst.If):
         if last.orelse is None:
             return True
-        if may_fall_off_end(last.body.body):  # type: ignore[union-attr]
+        if may_fall_off_end(block_statements(last.body)):
             return True
         orelse = last.orelse
         if isinstance(orelse, cst.If):
             return may_fall_off_end([orelse])
-        return may_fall_off_end(orelse.body.body)  # type: ignore[union-attr]
-    if isinstance(last, cst.With) and isinstance(last.body, cst.IndentedBlock):
+        return may_fall_off_end(block_statements(orelse.body))
+    if isinstance(last, cst.With):
         # `with torch.no_grad(): ... return out`: the block ends where its body does
-        return may_fall_off_end(last.body.body)
+        return may_fall_off_end(block_statements(last.body))
     return True
 
 
@@ -424,11 +421,11 @@ def statements_in_order(statements: list[cst.BaseStatement]) -> list[tuple[cst.B
     reached: list[tuple[cst.BaseStatement, bool]] = []
     for statement in statements:
         if isinstance(statement, cst.With):
-            reached.extend(statements_in_order(_block(statement.body)))
+            reached.extend(statements_in_order(block_statements(statement.body)))
             if _may_leave(statement):
                 return reached
             continue
-        reached.append((statement, not isinstance(statement, cst.SimpleStatementLine)))
+        reached.append((statement, not isinstance(statement, SIMPLE_LINES)))
         if _may_leave(statement):
             return reached
     return reached

@@ -976,8 +976,8 @@ class Summaries(ParameterUses):
         if class_info.declared is None:
             class_info.declared = {}
             body = class_info.node.body
-            for statement in body.body if isinstance(body, cst.IndentedBlock) else ():
-                if not isinstance(statement, cst.SimpleStatementLine):
+            for statement in helpers.block_statements(body):
+                if not isinstance(statement, helpers.SIMPLE_LINES):
                     continue
                 for small in statement.body:
                     if isinstance(small, cst.AnnAssign) and small.value is None and isinstance(small.target, cst.Name):
@@ -2214,7 +2214,7 @@ class Summaries(ParameterUses):
             if init is not None and positional and not is_static_or_class_method(init):
                 owner = positional[0].name.value
                 for statement in helpers.body_statements(init):
-                    if not isinstance(statement, cst.SimpleStatementLine):
+                    if not isinstance(statement, helpers.SIMPLE_LINES):  # also `def __init__(self, e): self.e = e`
                         continue
                     for small in statement.body:
                         if isinstance(small, cst.Assign) and len(small.targets) == 1:
@@ -3693,9 +3693,8 @@ def _parameters_kept_as_attributes(init: cst.FunctionDef, names: frozenset[str])
     of it: ``{"self.device": "device"}`` (an attribute bound anywhere else in ``__init__`` too
     is left out)."""
     found: dict[str, str] = {}
-    body = init.body.body if isinstance(init.body, cst.IndentedBlock) else ()
-    for statement in body:
-        if not isinstance(statement, cst.SimpleStatementLine):
+    for statement in helpers.body_statements(init):
+        if not isinstance(statement, helpers.SIMPLE_LINES):
             continue
         for small in statement.body:
             if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.value, cst.Name) and small.value.value in names:

@@ -25,7 +25,7 @@ from typing import Optional
 
 import libcst as cst
 
-from devicelint.analysis import walk
+from devicelint.analysis import helpers, walk
 from devicelint.analysis.names import dotted_name
 from devicelint.rules._cuda_code import device_spelling
 
@@ -132,8 +132,8 @@ class CpuChoices(cst.CSTVisitor):
         if not self._function_stack:
             self._chosen_names.update(self._assigning)
             if isinstance(node, cst.If):
-                body = node.body.body[0]
-                assert isinstance(body, cst.SimpleStatementLine) and isinstance(body.body[0], cst.Assign)
+                body = helpers.block_statements(node.body)[0]
+                assert isinstance(body, helpers.SIMPLE_LINES) and isinstance(body.body[0], cst.Assign)
                 self._chosen_names.update(name for name in (dotted_name(target.target) for target in body.body[0].targets) if name is not None)
 
     # -- questions ---------------------------------------------------------------------------------
@@ -197,10 +197,12 @@ def _chooses_between(one: Optional[cst.BaseExpression], other: Optional[cst.Base
 
 
 def _bound_value(block: cst.BaseSuite) -> Optional[cst.BaseExpression]:
-    """The value of the only statement of a one-statement branch, if it is an assignment."""
-    if not isinstance(block, cst.IndentedBlock) or len(block.body) != 1:
+    """The value of the only statement of a one-statement branch, if it is an assignment (on a
+    line of its own or on the branch's header line: ``else: device = "cpu"``)."""
+    statements = helpers.block_statements(block)
+    if len(statements) != 1:
         return None
-    line = block.body[0]
-    if isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 and isinstance(line.body[0], cst.Assign):
+    line = statements[0]
+    if isinstance(line, helpers.SIMPLE_LINES) and len(line.body) == 1 and isinstance(line.body[0], cst.Assign):
         return line.body[0].value
     return None

@@ -21,7 +21,7 @@ from typing import Callable, Optional, Union
 import libcst as cst
 
 from devicelint.analysis import torch_api as api
-from devicelint.analysis import walk
+from devicelint.analysis import helpers, walk
 from devicelint.analysis.events import CallEvent
 from devicelint.analysis.helpers import argument_parameters
 from devicelint.analysis.names import OwnScopeVisitor, dotted_name, is_static_or_class_method, own_scope_calls
@@ -530,9 +530,8 @@ def _base_init_calls(constructor: cst.FunctionDef) -> list[cst.Call]:
     """``super().__init__(...)`` / ``Base.__init__(self, ...)`` statements at the top level of a
     constructor's body."""
     calls = []
-    body = constructor.body.body if isinstance(constructor.body, cst.IndentedBlock) else ()
-    for statement in body:
-        if not isinstance(statement, cst.SimpleStatementLine):
+    for statement in helpers.body_statements(constructor):
+        if not isinstance(statement, helpers.SIMPLE_LINES):
             continue
         for small in statement.body:
             call = small.value if isinstance(small, cst.Expr) else None

@@ -430,7 +430,7 @@ class _AssignmentFinder(cst.CSTVisitor):
 def _stored_from(init: cst.FunctionDef, parameter: str) -> Optional[str]:
     """The attribute ``__init__`` keeps the parameter in (``self.device = device``)."""
     for statement in helpers.body_statements(init):
-        if not isinstance(statement, cst.SimpleStatementLine):
+        if not isinstance(statement, helpers.SIMPLE_LINES):
             continue
         for small in statement.body:
             if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.value, cst.Name) and small.value.value == parameter:

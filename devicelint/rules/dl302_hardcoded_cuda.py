@@ -1166,8 +1166,8 @@ def _cuda_fallbacks_of_none(function: cst.FunctionDef) -> dict[str, cst.CSTNode]
             and isinstance(test.comparisons[0].operator, cst.Is) and is_none_literal(test.comparisons[0].comparator)
         ):
             continue
-        inner = statement.body.body if isinstance(statement.body, cst.IndentedBlock) else ()
-        if len(inner) != 1 or not isinstance(inner[0], cst.SimpleStatementLine) or len(inner[0].body) != 1:
+        inner = helpers.block_statements(statement.body)  # also `if device is None: device = "cuda"`
+        if len(inner) != 1 or not isinstance(inner[0], helpers.SIMPLE_LINES) or len(inner[0].body) != 1:
             continue
         assign = inner[0].body[0]
         if (
@@ -1290,10 +1290,10 @@ class _GuardedGpuIndex(cst.CSTVisitor):
 
     def visit_If(self, node: cst.If) -> None:
         self._enter(_counts_gpus(node.test))
-        if self._counting or not asks_cuda_available(node.test) or not isinstance(node.body, cst.IndentedBlock):
+        if self._counting or not asks_cuda_available(node.test):
             return
-        for line in node.body.body:
-            for statement in line.body if isinstance(line, cst.SimpleStatementLine) else ():
+        for line in helpers.block_statements(node.body):
+            for statement in line.body if isinstance(line, helpers.SIMPLE_LINES) else ():
                 if isinstance(statement, cst.Assign):
                     self._choice(statement.value, _names(target.target for target in statement.targets))
                 elif isinstance(statement, cst.AnnAssign) and statement.value is not None:
