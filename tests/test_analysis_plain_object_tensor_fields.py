@@ -79,3 +79,32 @@ def test_a_dataclass_handed_to_unseen_code_is_silent():
 
 def test_a_dataclass_read_by_a_function_keeps_its_host_tensor():
     assert _handed("print(len(box.ids))", dataclass=True) == [14]
+
+
+# a plain object handed to code that may store new tensors in it no longer reads the class-level
+# view of them (what every construction hands in) afterwards: on main a false DL202 each
+
+_BUILT_INSIDE = "def __init__(self, n):\n            self.ids = torch.arange(n).long()"
+
+
+def _handed_plain(call: str, body: str = _PLAIN) -> list[int]:
+    code = _HANDED.format(decorator="", body=body, call=call)
+    if body is _BUILT_INSIDE:
+        code = code.replace("Box(torch.arange(3))", "Box(3)")
+    return _dl202(code)
+
+
+def test_a_plain_object_handed_to_a_function_that_stores_its_tensor_is_silent():
+    assert _handed_plain("place(box, device)") == []
+    assert _handed_plain("place(box, device)", _BUILT_INSIDE) == []
+
+
+def test_a_plain_object_handed_to_unseen_code_is_silent():
+    assert _handed_plain("relocate(box, device)") == []
+    assert _handed_plain("relocate(box, device)", _BUILT_INSIDE) == []
+
+
+def test_a_plain_object_read_or_printed_keeps_its_host_tensor():
+    assert _handed_plain("print(len(box.ids))") == [15]
+    assert _handed_plain("print(box)", _BUILT_INSIDE) == [9]
+    assert _handed_plain("pass", _BUILT_INSIDE) == [9]

@@ -1811,13 +1811,13 @@ class Summaries(ParameterUses):
         the call, as if the move were written at the call."""
         names = helpers.argument_parameters(function, args, skip_first)
         placed = self._place_modules_left(args, names, left, state) if left else frozenset()
-        if any(_tensor_fields(value) for _, value in args):
+        if any(_may_hold_own_tensors(value) for _, value in args):
             # `place(box, device)` that stores `box.ids = box.ids.to(device)`: the object's
             # attributes are no longer what its construction handed in
             text = self._body_text(function)
             for (arg, value), name in zip(args, names):
-                if _tensor_fields(value) and (name is None or name in self._may_move(function) or _stores_attribute_of(name).search(text)):
-                    _forget_tensor_fields(arg, value, state)
+                if _may_hold_own_tensors(value) and (name is None or name in self._may_move(function) or _stores_attribute_of(name).search(text)):
+                    self._forget_object_tensors(arg, value, state)
         if not any(value.kind in (Kind.MODULE, Kind.CRITERION) or constructions.is_construction(value) for _, value in args):
             return  # nothing that could escape: spare the scan of the callee's text
         moving = self._may_move(function)
@@ -2009,12 +2009,30 @@ class Summaries(ParameterUses):
             return None
         return self._checkpoint_loader(callee.info)
 
+    def _forget_object_tensors(self, arg: cst.Arg, value: Value, state: State) -> None:
+        """The caller's object of a plain class of the file after code that may store new
+        tensors in it: the tensors it holds are unknown. Those its construction said (its
+        fields) and, for an object that carries none, those the class-level view gives (what
+        every construction hands in, what its methods store): read later, that view would
+        be stale for this object."""
+        if value.fields is not None:
+            _forget_tensor_fields(arg, value, state)
+            return
+        key = dotted_name(arg.value)
+        if key is None or key not in state:
+            return
+        assert isinstance(value.info, ClassInfo)
+        seen = self._attributes_seen_by_methods(value.info)
+        forgotten = tuple((name, UNKNOWN) for name, held in seen.items() if held.kind == Kind.TENSOR)
+        if forgotten:
+            state[key] = replace(state[key], fields=forgotten)
+
     def _escape(self, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> None:
         """A module handed to code we cannot see may be moved there: forget its device. So may
         the tensors an object of a class of the file holds (`setattr(box, "ids", ...)`)."""
         for arg, value in args:
-            if _tensor_fields(value):
-                _forget_tensor_fields(arg, value, state)
+            if _may_hold_own_tensors(value):
+                self._forget_object_tensors(arg, value, state)
             if constructions.is_construction(value):
                 key = dotted_name(arg.value)
                 if key is not None:
@@ -3739,14 +3757,24 @@ def _tensor_fields(value: Value) -> bool:
     return isinstance(value.info, ClassInfo) and bool(value.fields) and any(field.kind == Kind.TENSOR for _, field in value.fields or ())
 
 
+def _may_hold_own_tensors(value: Value) -> bool:
+    """An object of a plain class of the file whose tensors the analysis reads from its
+    construction (its fields) or from its class (the class-level view, for one without fields)."""
+    if value.fields is not None:
+        return _tensor_fields(value)
+    return value.kind == Kind.UNKNOWN and isinstance(value.info, ClassInfo) and not value.info.is_module and not value.info.is_dataset
+
+
 def _forget_tensor_fields(arg: cst.Arg, value: Value, state: State) -> None:
     """The caller's object after code that may store new tensors in it: its tensor fields are
-    no longer known (its other fields stay)."""
+    no longer known (its other fields stay). Kept as unknown, not dropped: a field the object
+    does not carry reads the class-level view (what every construction hands in, as
+    ``__init__`` keeps it), which such code makes stale for this object."""
     key = dotted_name(arg.value)
     if key is None or key not in state:
         return
-    kept = tuple(pair for pair in value.fields or () if pair[1].kind != Kind.TENSOR)
-    state[key] = replace(state[key], fields=kept or None)
+    fields = tuple((name, UNKNOWN if field.kind == Kind.TENSOR else field) for name, field in value.fields or ())
+    state[key] = replace(state[key], fields=fields or None)
 
 
 @functools.lru_cache(maxsize=1024)
