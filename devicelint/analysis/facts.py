@@ -61,6 +61,9 @@ class ClassInfo:
     #: a ``torch.optim.Optimizer`` subclass: its methods work on the parameters it was given,
     #: which are wherever the model is
     is_optimizer: bool = False
+    #: a ``DistributedDataParallel`` subclass (mmcv's ``MMDistributedDataParallel``), directly or
+    #: through a class of the file: building one runs DDP's constructor
+    is_distributed_wrapper: bool = False
     #: a Dataset class whose items are dicts: the keys its ``__getitem__`` fills with Python
     #: strings (default collation makes each a list of strings); None until computed
     item_text_keys: Optional[tuple[str, ...]] = None

@@ -844,6 +844,7 @@ class FlowAnalyzer(Expressions, Summaries, TorchSemantics, ProjectImports):
             is_mapping=mapping,
             is_process=any(q in api.PROCESS_CLASSES for q in qualnames) or any(info.is_process for info in base_infos),
             is_optimizer=any(q in api.OPTIMIZER_BASES for q in qualnames) or any(info.is_optimizer for info in base_infos),
+            is_distributed_wrapper=any(q in api.DISTRIBUTED_DATA_PARALLEL for q in qualnames) or any(info.is_distributed_wrapper for info in base_infos),
         )
         if not node.bases and "__init__" not in methods and any(
             self.qualname_of(decorator.decorator.func if isinstance(decorator.decorator, cst.Call) else decorator.decorator, state)

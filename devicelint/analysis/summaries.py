@@ -2128,10 +2128,7 @@ class Summaries(ParameterUses):
         if not given or self._class_sets_attributes_indirectly(info):
             return None
         init_text = self._body_text(init)
-        given = [
-            (attribute, value) for attribute, value in given
-            if len(re.findall(rf"\bself\s*\.\s*{re.escape(attribute)}\s*(?:[-+*/@%&|^]|//|\*\*)?=(?!=)", init_text)) == 1
-        ]
+        given = [(attribute, value) for attribute, value in given if _bound_once(init_text, attribute)]
         return tuple(given) or None
 
     def _class_sets_attributes_indirectly(self, info: ClassInfo) -> bool:
@@ -2355,7 +2352,6 @@ class Summaries(ParameterUses):
         if not info.init_analysed and not info.attributes:
             self._preview_init(info)
         names = parameter_names(init)
-        kept_as: Optional[dict[str, str]] = None
         followed: set[str] = set()
         for value in info.attributes.values():
             weights = value.kind in (Kind.MODULE, Kind.CRITERION) or value.kind == Kind.TENSOR and value.role in (Role.PARAMETER, Role.BUFFER)
@@ -2365,11 +2361,10 @@ class Summaries(ParameterUses):
             if device is None or device.kind != "follows" or value.origin is None or not value.origin.moved:
                 return None
             label = device.label
-            if label not in names and label.startswith("self."):
+            attribute = label[len("self."):] if label not in names and label.startswith("self.") else None
+            if attribute is not None and attribute in self.kept_arguments(info) and _bound_once(self._body_text(init), attribute):
                 # `self.device = device`, then `.to(self.device)`: the attribute is the parameter
-                if kept_as is None:
-                    kept_as = _parameters_kept_as_attributes(init, names)
-                label = kept_as.get(label, label)
+                label = self.kept_arguments(info)[attribute]
             if label not in names:
                 return None
             followed.add(label)
@@ -3706,50 +3701,10 @@ def _is_dataclass(info: ClassInfo) -> bool:
     return False
 
 
-def _parameters_kept_as_attributes(init: cst.FunctionDef, names: frozenset[str]) -> dict[str, str]:
-    """``self.device = device`` among the top-level statements of ``__init__``, for a parameter
-    of it: ``{"self.device": "device"}`` (an attribute bound anywhere else in ``__init__`` too
-    is left out)."""
-    found: dict[str, str] = {}
-    for statement in helpers.body_statements(init):
-        if not isinstance(statement, helpers.SIMPLE_LINES):
-            continue
-        for small in statement.body:
-            if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.value, cst.Name) and small.value.value in names:
-                spelled = dotted_name(small.targets[0].target)
-                if spelled is not None and spelled.startswith("self.") and spelled.count(".") == 1:
-                    found[spelled] = small.value.value
-    if found:
-        counter = _SelfAttributeWrites(frozenset(found))
-        walk.visit(init.body, counter)
-        for spelled, count in counter.counts.items():
-            if count > 1:
-                found.pop(spelled, None)
-    return found
-
-
-class _SelfAttributeWrites(cst.CSTVisitor):
-    """How often a function binds each of some ``self.x`` attributes (plain, augmented or
-    annotated assignments)."""
-
-    def __init__(self, wanted: frozenset[str]) -> None:
-        self.wanted = wanted
-        self.counts: dict[str, int] = {}
-
-    def _count(self, target: cst.BaseExpression) -> None:
-        spelled = dotted_name(target)
-        if spelled in self.wanted:
-            self.counts[spelled] = self.counts.get(spelled, 0) + 1
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        for target in node.targets:
-            self._count(target.target)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._count(node.target)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self._count(node.target)
+def _bound_once(text: str, attribute: str) -> bool:
+    """Does the function whose body is ``text`` bind ``self.<attribute>`` exactly once (a plain,
+    augmented or annotated assignment)?"""
+    return len(re.findall(rf"\bself\s*\.\s*{re.escape(attribute)}\s*(?::[^=\n]*)?(?:[-+*/@%&|^]|//|\*\*)?=(?!=)", text)) == 1
 
 
 def _tensor_fields(value: Value) -> bool:

@@ -357,6 +357,9 @@ DATASET_BASES = frozenset(
 #: chose another; the ``torch.multiprocessing`` names are the standard library's, re-exported
 PROCESS_CLASSES = frozenset({"multiprocessing.Process", "torch.multiprocessing.Process", "multiprocessing.context.Process"})
 
+#: DistributedDataParallel, by the names it is imported under
+DISTRIBUTED_DATA_PARALLEL = frozenset({"torch.nn.parallel.DistributedDataParallel", "torch.nn.parallel.distributed.DistributedDataParallel"})
+
 #: iterable wrappers that yield what they wrap
 PASS_THROUGH_ITERABLES = frozenset(
     {"tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "iter", "builtins.iter", "allennlp.common.tqdm.Tqdm.tqdm"}

@@ -1,5 +1,6 @@
-"""How code spells a CUDA device, and files written for CUDA alone: shared by the rules that
-flag CUDA hard-coded where the program could run without it (DL301, DL302)."""
+"""How code spells a CUDA device, files written for CUDA alone, code that asks where its
+tensors are, and NCCL named as a backend: text facts shared by several rules (DL201, DL205,
+DL301, DL302, DL316)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,10 @@ from devicelint.analysis.names import dotted_name, string_value
 
 #: ``"cuda"`` or ``"cuda:1"``: the literal names CUDA and no other accelerator (see is_cuda_literal)
 CUDA_LITERAL = re.compile(r"cuda(:\d+)?")
+#: the function asks where its tensors are (``x.is_cuda``, ``x.device.type == "cuda"``)
+ASKS_WHERE_IT_RUNS = re.compile(r"\bis_cuda\b|\.device\.type\b|\.type\s*==|== *['\"]cuda")
+#: NCCL named as a process group's backend: the name written as a string, or torch's constant
+NCCL_NAMED = re.compile(r"""['"]nccl['"]|Backend\.NCCL\b""")
 #: code written for CUDA alone: streams, events, graphs, CUDA extensions and kernels
 CUDA_ONLY_FILE = re.compile(r"torch\.cuda\.(Stream|stream|Event|graph|CUDAGraph)\b|cpp_extension|^\s*(import|from)\s+(triton|cupy|pycuda)\b|numba\.cuda", re.MULTILINE)
 

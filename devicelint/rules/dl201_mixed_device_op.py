@@ -13,7 +13,7 @@ from devicelint.analysis.facts import ClassInfo
 from devicelint.analysis.names import parameter_names
 from devicelint.analysis.values import CPU, MODEL_DEVICE, Homogeneous, Kind, Role, Value, conflicting, conflicting_on_an_arm
 from devicelint.findings import Severity
-from devicelint.rules._cuda_code import device_spelling
+from devicelint.rules._cuda_code import ASKS_WHERE_IT_RUNS, device_spelling
 from devicelint.rules._host_only_arguments import HostOnlyArguments
 from devicelint.rules._inputs_moved_beside import unmoved_beside_moved
 from devicelint.rules._messages import where
@@ -1107,7 +1107,7 @@ class MixedDeviceOp(Rule):
 
 
 #: the function asks where its inputs are (``x.is_cuda``, ``x.device.type == "cuda"``)
-_ASKS_WHERE_IT_RUNS = re.compile(r"\bis_cuda\b|\.device\.type\b|\.type\s*==|== *['\"]cuda|get_device\s*\(")
+_ASKS_WHERE_IT_RUNS = re.compile(rf"{ASKS_WHERE_IT_RUNS.pattern}|get_device\s*\(")
 
 #: tensor methods whose result has at least one dimension whatever the receiver's
 _GIVES_A_DIMENSION = frozenset({"view", "reshape", "flatten", "unsqueeze"})

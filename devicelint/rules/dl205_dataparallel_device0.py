@@ -6,20 +6,27 @@ from typing import Optional
 
 import libcst as cst
 
+from devicelint.analysis import torch_api as api
 from devicelint.analysis import walk
 from devicelint.analysis.events import CallEvent
 from devicelint.analysis.facts import ClassInfo
 from devicelint.analysis.names import dotted_name, keyword_arg, positional_args
 from devicelint.analysis.values import RANK_ROLES, Kind, Role, Value
 from devicelint.findings import Severity
+from devicelint.rules._cuda_code import NCCL_NAMED
 from devicelint.rules.base import Example, Rule
 
 _DATA_PARALLEL = frozenset({"torch.nn.DataParallel", "torch.nn.parallel.DataParallel", "torch.nn.parallel.data_parallel.DataParallel"})
-_DISTRIBUTED_DATA_PARALLEL = frozenset({"torch.nn.parallel.DistributedDataParallel", "torch.nn.parallel.distributed.DistributedDataParallel"})
-#: NCCL named as a process group's backend
-_NCCL = re.compile(r"""['"]nccl['"]|Backend\.NCCL\b""")
 #: a backend for CPU tensors named (the program may choose it for a CPU run)
 _OTHER_BACKEND = re.compile(r"""['"](gloo|ccl)['"]|Backend\.GLOO\b""")
+
+
+def _builds_distributed_wrapper_of_file(event: CallEvent) -> bool:
+    """A class of the file derived from ``DistributedDataParallel`` (mmcv's
+    ``MMDistributedDataParallel``, which only changes how inputs are scattered), built with a
+    module: its constructor is DDP's."""
+    info = event.callee.info
+    return event.callee.kind == Kind.CLASS and isinstance(info, ClassInfo) and info.is_module and info.is_distributed_wrapper and bool(event.args)
 
 
 @dataclass
@@ -171,11 +178,9 @@ class DataParallelDevice0(Rule):
         self._on_rank_gpu: dict[tuple[int, str], tuple[cst.Call, Role]] = {}
         #: per function (id): the rank whose GPU `torch.cuda.set_device` made current there
         self._current_rank: dict[int, Role] = {}
-        #: per class of the file (its node's id): is it derived from DistributedDataParallel
-        self._ddp_classes: dict[int, bool] = {}
 
     def on_call(self, event: CallEvent) -> None:
-        if event.qualname in _DISTRIBUTED_DATA_PARALLEL or event.callee.kind == Kind.CLASS and self._extends_distributed_wrapper(event):
+        if event.qualname in api.DISTRIBUTED_DATA_PARALLEL or _builds_distributed_wrapper_of_file(event):
             self._distributed_wrapper(event)
         if event.qualname in _DATA_PARALLEL:
             self._wrapper_built(event)
@@ -242,29 +247,10 @@ class DataParallelDevice0(Rule):
             "modules\"); move the model to its GPU before wrapping it, or leave `device_ids` out for a CPU model",
         )
 
-    def _extends_distributed_wrapper(self, event: CallEvent) -> bool:
-        """A class of the file derived from ``DistributedDataParallel`` (mmcv's
-        ``MMDistributedDataParallel``, which only changes how inputs are scattered), built:
-        its constructor is DDP's."""
-        callee = event.callee
-        if callee.kind != Kind.CLASS or not isinstance(callee.info, ClassInfo) or not event.args or not callee.info.is_module:
-            return False
-        known = self._ddp_classes.get(id(callee.info.node))
-        if known is not None:
-            return known
-        found = False
-        pending = [callee.info]
-        while pending and not found:
-            info = pending.pop()
-            found = any(self.ctx.analyzer.qualname_of(base.value, event.state) in _DISTRIBUTED_DATA_PARALLEL for base in info.node.bases)
-            pending.extend(info.bases)
-        self._ddp_classes[id(callee.info.node)] = found
-        return found
-
     def _nccl_only(self) -> bool:
         """Does the program name NCCL as its process group's backend, and no other backend?"""
         source = self.ctx.source
-        return _NCCL.search(source) is not None and _OTHER_BACKEND.search(source) is None
+        return NCCL_NAMED.search(source) is not None and _OTHER_BACKEND.search(source) is None
 
     def _rank_move(self, event: CallEvent, receiver: Optional[str]) -> None:
         """Remember a move of a module onto the GPU of the process's rank, and forget the rank

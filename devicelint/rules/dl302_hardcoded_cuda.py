@@ -12,7 +12,7 @@ from devicelint.analysis.events import CallEvent
 from devicelint.analysis.names import OwnScopeVisitor, dotted_name, has_decorator, keyword_arg, parameter_names, positional_args, string_value
 from devicelint.analysis.values import PLACED_KINDS, Kind, Value, container_items, is_none_literal
 from devicelint.findings import Severity
-from devicelint.rules._cuda_code import CUDA_ONLY_FILE, device_argument, device_spelling, is_cuda_literal, is_cuda_literal_label
+from devicelint.rules._cuda_code import ASKS_WHERE_IT_RUNS, CUDA_ONLY_FILE, NCCL_NAMED, device_argument, device_spelling, is_cuda_literal, is_cuda_literal_label
 from devicelint.rules._cpu_choice import CpuChoices
 from devicelint.rules._flag_paths import BranchConditions, asks_cuda_available
 from devicelint.rules._gpu_only_paths import GpuOnlyPaths
@@ -33,11 +33,8 @@ _PLANS_SEVERAL_GPUS = re.compile(
     r"device_count\s*\(|min_cuda_gpus|DataParallel|device_ids|local_rank|LOCAL_RANK|\brpc\b|torch\.distributed|set_device\s*\("
 )
 #: NCCL named as a process group's backend
-_NCCL = re.compile(r"""['"]nccl['"]|Backend\.NCCL\b""")
 #: a name handed to a move or a factory's `device=` (formatted with the escaped name)
 _PLACED_BY_NAME = r"(?:\.to\(|\.cuda\(|device\s*=)\s*{}\s*[,)]"
-#: the function asks where its inputs are (``x.is_cuda``, ``x.device.type == "cuda"``)
-_ASKS_WHERE_IT_RUNS = re.compile(r"\bis_cuda\b|\.device\.type\b|\.type\s*==|== *['\"]cuda")
 #: a parameter (formatted in, escaped) that a body places tensors on: `.to(d)`,
 #: `.to(device=d)`, `device=d`
 _PLACED_BY_PARAMETER = r"(?:\.to\(\s*(?:device\s*=\s*)?{0}\s*[,)]|\bdevice\s*=\s*{0}\s*[,)])"
@@ -50,7 +47,7 @@ _OTHER_GPU_PLACEMENT = re.compile(r"device_count\s*\(|cuda:[1-9]|set_device\s*\(
 #: ... or whether the machine has a GPU
 _ASKS_AVAILABILITY = re.compile(r"is_available\s*\(|device_count\s*\(")
 #: either: it asks where it runs before it places anything, a CUDA-only path on purpose
-_CHECKS_DEVICE = re.compile(f"{_ASKS_WHERE_IT_RUNS.pattern}|{_ASKS_AVAILABILITY.pattern}")
+_CHECKS_DEVICE = re.compile(f"{ASKS_WHERE_IT_RUNS.pattern}|{_ASKS_AVAILABILITY.pattern}")
 
 
 class HardcodedCuda(Rule):
@@ -512,7 +509,7 @@ class HardcodedCuda(Rule):
             source = re.sub(r"#[^\n]*", "", self.ctx.source)  # what the code does, not what its comments say
             self._per_gpu = (
                 "init_process_group" in source
-                and _NCCL.search(source) is not None
+                and NCCL_NAMED.search(source) is not None
                 and _PINS_CURRENT_GPU.search(source) is None
                 and "CUDA_VISIBLE_DEVICES" not in source
             )
@@ -562,7 +559,7 @@ class HardcodedCuda(Rule):
             return
         indexed_by = _indexed_by_tensor(found, helpers)
         if indexed_by is not None and (
-            self.ctx.current_function.node is None or _ASKS_WHERE_IT_RUNS.search(self.ctx.analyzer.body_text(self.ctx.current_function.node))
+            self.ctx.current_function.node is None or ASKS_WHERE_IT_RUNS.search(self.ctx.analyzer.body_text(self.ctx.current_function.node))
         ):
             return  # `if x.is_cuda: t = t.cuda(x.get_device())`: on x's own GPU, and only there
         if availability_argument is None and indexed_by is None and self._report_every_rank_on_gpu0(found):
@@ -591,7 +588,7 @@ class HardcodedCuda(Rule):
                 f"use `.to({tested}.device)` (or `device={tested}.device`)",
             )
             return
-        if _ASKS_WHERE_IT_RUNS.search(body):
+        if ASKS_WHERE_IT_RUNS.search(body):
             return  # a CUDA-only path chosen for inputs on a GPU (`if x.is_cuda:`)
         in_optimizer = self._in_optimizer_method()
         follow = "the parameter's device (`device=p.device`, `.to(p.device)`)" if in_optimizer else "the input's device (`device=x.device`, `.to(x.device)`)"
@@ -748,7 +745,7 @@ class HardcodedCuda(Rule):
             return
         context = self.ctx.current_function
         caller = context.node
-        if caller is None or _ASKS_WHERE_IT_RUNS.search(self.ctx.analyzer.body_text(caller)):
+        if caller is None or ASKS_WHERE_IT_RUNS.search(self.ctx.analyzer.body_text(caller)):
             return
         if not (self.ctx.in_module_method or self._in_optimizer_method() or self._handed_tensors(event, any_device=True)):
             return
@@ -791,7 +788,7 @@ class HardcodedCuda(Rule):
             found = ()
             if candidates:
                 body = self.ctx.analyzer.body_text(function)
-                if not _ASKS_WHERE_IT_RUNS.search(body):
+                if not ASKS_WHERE_IT_RUNS.search(body):
                     found = tuple(param for param in candidates if re.search(_PLACED_BY_NAME.format(re.escape(param.name.value)), body))
             self._cuda_default_params[function] = found
         return found

@@ -9,6 +9,7 @@ from devicelint.analysis.events import CallEvent
 from devicelint.analysis.values import Kind, Value, container_items
 from devicelint.findings import Severity
 from devicelint.rules._flag_paths import PlacementGuards
+from devicelint.rules._cuda_code import NCCL_NAMED
 from devicelint.rules.base import Example, Rule
 
 #: torch.distributed collectives and point-to-point calls: every tensor they are handed must be
@@ -20,9 +21,8 @@ _COLLECTIVES = frozenset(
         "reduce_scatter_tensor gather scatter send recv isend irecv"
     ).split()
 )
-#: the file chooses NCCL for its process group: the name written as a string, or torch's constant
-_NCCL_LITERAL = re.compile(r"""['"]nccl['"]|Backend\.NCCL\b""")
-#: ... (a backend string per device type, "cpu:gloo,cuda:nccl", serves host tensors with gloo)
+#: a backend string per device type ("cpu:gloo,cuda:nccl" serves host tensors with gloo): the
+#: file's NCCL (_cuda_code.NCCL_NAMED) does not take the host tensors then
 _PER_DEVICE_BACKENDS = re.compile(r"""['"][^'"]*cpu\s*:""")
 #: a process group of its own made with gloo (host collectives run there on purpose)
 _GLOO_GROUP = re.compile(r"""new_group\s*\([^)]*['"]gloo['"]|new_subgroups\s*\([^)]*['"]gloo['"]""")
@@ -235,7 +235,7 @@ class HostTensorInNcclCollective(Rule):
         if self._nccl is None:
             source = self.ctx.source
             self._nccl = (
-                "init_process_group" in source and _NCCL_LITERAL.search(source) is not None and _PER_DEVICE_BACKENDS.search(source) is None
+                "init_process_group" in source and NCCL_NAMED.search(source) is not None and _PER_DEVICE_BACKENDS.search(source) is None
             )
         return self._nccl
 
