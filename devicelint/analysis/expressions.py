@@ -293,6 +293,14 @@ class Expressions:
             stored = base.field_value(item_field(key)) if key is not None else None
             if stored is not None:
                 return stored  # `cfg["device"]` after `cfg["device"] = dev`
+        if base.role is Role.MODEL_OUTPUT and base.device is not None and constant_key(node) is not None:
+            # `outputs["hidden_states"]`, `out["logits"]`: a transformers ModelOutput is an
+            # OrderedDict whose string keys give its fields, as the attributes do
+            key = constant_key(node)
+            if key in api.MODEL_OUTPUT_TENSOR_FIELDS:
+                return Value(Kind.TENSOR, base.device, base.origin, role=Role.MODEL_OUTPUT)
+            if key in api.MODEL_OUTPUT_TUPLE_FIELDS:
+                return Value(Kind.CONTAINER, info=Homogeneous(Value(Kind.TENSOR, base.device, base.origin, role=Role.MODEL_OUTPUT)))
         if base.kind == Kind.TENSOR and constant_key(node) is not None:
             # `parts["patches"]`: no tensor takes a string index, so what was taken for one (an
             # unpacked loader batch: `for inputs, target in loader`) is a mapping of unknown entries
@@ -840,6 +848,10 @@ class Expressions:
                 receiver = base
                 method = func.attr.value
                 kept = self._module_kept_by_object(base, method)
+                if kept is None and self._calls_a_property(func, base, state):
+                    # `holder.net(**enc)` of `@property def net(self): return self._net`: the
+                    # getter runs, and what it returns is called - not a method named `net`
+                    kept = self.eval(func, state)
                 if kept is not None:
                     # `agents.policy.net(x)`: not a method of the object's class but the module
                     # its methods keep under that name, called
@@ -1100,6 +1112,20 @@ class Expressions:
         if known is None or not constructions.is_construction(known):
             return None
         return constructions.submodule(known)
+
+    def _calls_a_property(self, func: cst.Attribute, base: Value, state: State) -> bool:
+        """``holder.net(x)`` where ``net`` is a ``@property`` of the class of ``holder`` defined
+        in this file: Python runs the getter and calls what it returns (a module it keeps, a
+        function), so the call is not one of a method named ``net``. Only for a dotted receiver
+        (``holder``, ``self.owner``), which reading again has no effect."""
+        name = func.attr.value
+        info = base.info
+        if base.kind == Kind.CLASS or not isinstance(info, ClassInfo) or name not in self.property_names():
+            return False
+        if dotted_name(func.value) is None:
+            return False
+        found = info.find_method(name)
+        return found is not None and has_decorator(found[0], "property")
 
     def _module_kept_by_object(self, base: Value, name: str) -> Optional[Value]:
         """The module or criterion an object of a plain class of the file keeps under ``name``
