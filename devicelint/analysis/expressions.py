@@ -65,6 +65,11 @@ from devicelint.analysis.values import (
 
 
 
+#: the parameters every torch layer that has them registers under these names (``nn.Linear``,
+#: ``nn.Conv2d``, ``nn.Embedding``, the norms): tensors where the layer is
+_LAYER_PARAMETERS = frozenset({"weight", "bias"})
+
+
 class Expressions:
     """Expressions: see the module docstring."""
 
@@ -240,6 +245,13 @@ class Expressions:
             member = self.module_member(base, attribute)
             if member is not None:
                 return member  # `model.encoder` of `model = Net().to(device)`: its submodule, there too
+        if (
+            base.kind == Kind.MODULE and base.info is None and base.device is not None
+            and attribute in _LAYER_PARAMETERS and dotted_name(node.value) is not None
+        ):
+            # `self.embedding.weight` of `nn.Embedding(...)`, `head.bias`: a torch layer's own
+            # parameters, registered on it, so where the layer is (Module.to moves them in place)
+            return Value(Kind.TENSOR, base.device, base.origin, role=Role.PARAMETER)
         if graphs.is_graph(base):
             field = graphs.field(base, attribute)
             return field if field is not None else UNKNOWN

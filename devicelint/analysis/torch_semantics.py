@@ -1333,6 +1333,10 @@ def _factory_scalar(qualname: str, positional: list[tuple[cst.Arg, Value]], node
         if value.kind == Kind.CONTAINER or _is_shape(positional[0][0].value):
             return False
         return None
+    if qualname in api.LEGACY_TYPED_CONSTRUCTORS and any(arg.star == "*" for arg in node.args):
+        # `torch.Tensor(*shape)`: sizes, one dimension each; none at all gives an empty tensor
+        # of one dimension (`torch.Tensor()` has shape [0]), so never a 0-dim one
+        return False
     if qualname in api.DATA_FACTORIES:
         return False if positional else None
     for arg, value in positional:

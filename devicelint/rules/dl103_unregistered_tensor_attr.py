@@ -531,7 +531,7 @@ class UnregisteredTensorAttr(Rule):
             return
         # on the CPU, or put on a device of its own: `device=x_example.device`, `.cuda()`; the
         # model's own device (a submodule's output) is no better: it is where the model was then
-        placed_apart = value.device.is_accel or (value.device.is_symbolic and value.device is not MODEL_DEVICE and not value.device.argument)
+        placed_apart = value.device.is_accel or (value.device.is_symbolic and not value.device.argument)
         if not (value.device.is_cpu and value.origin.created) and not placed_apart:
             return
         if self._converted_parameter(value_node):
