@@ -116,3 +116,21 @@ def test_an_unknown_key_of_a_model_output_says_nothing():
             return out["my_extra_field"].numpy()
     """)
     assert [(f.line, f.code) for f in lint(source) if f.severity.name in ("ERROR", "WARNING")] == []
+
+
+def test_a_helper_that_moves_to_a_device_it_is_given_is_not_judged_by_its_callers_defaults():
+    # no call of the file hands `grid` a device yet, but the function honours one when given:
+    # its own analysis keeps both branches (no DL311 "ignores the device")
+    source = textwrap.dedent("""
+        import torch
+
+        def grid(h, w, device=None):
+            g = torch.stack(torch.meshgrid(torch.arange(h), torch.arange(w)), dim=0).float()
+            if device is not None:
+                g = g.to(device)
+            return g
+
+        def warp(flow):
+            return grid(4, 4).to(flow.device) + flow
+    """)
+    assert [(f.line, f.code) for f in lint(source) if f.severity.name in ("ERROR", "WARNING")] == []

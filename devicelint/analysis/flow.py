@@ -564,7 +564,8 @@ class FlowAnalyzer(Expressions, Summaries, TorchSemantics, ProjectImports):
             if current.kind == Kind.UNKNOWN and isinstance(current.info, TensorOrNone):
                 (else_state if none_branch else body_state)[name] = current.info.tensor
         if impossible is None:
-            impossible = _none_check_impossible(node.test, state, self._inline_depth > 0 or self.call_context is not None)
+            on_arguments = self._inline_depth > 0 or self.call_context is not None
+            impossible = _none_check_impossible(node.test, state, on_arguments, on_arguments or self.current_function.name == "__init__")
         if impossible is None and (self._inline_depth > 0 or self.call_context is not None):
             # summarising a helper on its caller's arguments, or running it on one call's (see
             # Summaries._specialise_by_call_site): `if use_real:` with the caller's
@@ -1000,7 +1001,7 @@ def _keeps_items(collection: Value) -> bool:
 _JUMPS = (cst.Return, cst.Raise, cst.Continue, cst.Break)
 
 
-def _none_check_impossible(test: cst.BaseExpression, state: State, on_arguments: bool) -> Optional[bool]:
+def _none_check_impossible(test: cst.BaseExpression, state: State, on_arguments: bool, defaults_decide: bool) -> Optional[bool]:
     """``if ids is None:`` where ``ids`` holds a tensor the code made (one with an origin: what
     every call of the function hands it, or what the function itself made), not a parameter's
     assumed kind: a tensor is never None, so the branch for None cannot run (True) and the one
@@ -1009,14 +1010,16 @@ def _none_check_impossible(test: cst.BaseExpression, state: State, on_arguments:
     if none_checked is not None:
         known = state.get(none_checked[0])
         if known is not None and known.kind == Kind.NUMBER and (
-            known.role is Role.NONE_DEFAULT or known.role is Role.NONE_LITERAL and on_arguments
+            known.role is Role.NONE_DEFAULT and defaults_decide or known.role is Role.NONE_LITERAL and on_arguments
         ):
-            # `if device is None: device = ...` where every call of the function leaves `device`
-            # at its None default (as `device if device is not None else ...` takes its other
-            # arm, see Expressions._eval_if_exp), or, running a helper or method on one call's
-            # values, `if self.net is not None: return` where the caller just stored None there:
-            # the None branch always runs. (Not a None some call of the file's own analysis
-            # hands in: a function handed to `mp.spawn` is called with other values too.)
+            # `if device is None: self.device = ...` in an `__init__` every construction leaves
+            # `device` at its None default (what the other methods see of the object is what
+            # the constructions made), or, running a helper or method on one call's values, the
+            # same test of a None default, or `if self.net is not None: return` where the caller
+            # just stored None there: the None branch always runs. Not in a function's own
+            # analysis (it is judged for what any caller may hand it: `if device is not None:
+            # grid = grid.to(device)` honours a device no call of the file passes yet), nor for
+            # a None some call hands in (a function handed to `mp.spawn` gets other values too).
             return not none_checked[1]
     checked = none_checked_name(test)
     if checked is None:
