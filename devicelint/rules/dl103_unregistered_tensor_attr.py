@@ -56,7 +56,8 @@ class UnregisteredTensorAttr(Rule):
     `detector.load_anchors(arr)`, then `detector.to(device)`, unless that call hands the
     method a device), flags
     `self.x = <tensor built by torch>` (a factory, `torch.tensor`, `torch.from_numpy`, and what is
-    computed from them), or a tensor put on a device of its own (`device=x.device`, `.cuda()`),
+    computed from them), or a tensor put on a device of its own (`device=x.device`, `.cuda()`)
+    or on the model's own device as it is then (`device=self.fc.weight.device`: the host),
     that is neither an `nn.Parameter` nor a registered buffer at the end of `__init__`, when
     another method of the class (or of a subclass) reads `self.x`. Also flags `self.x = None` in
     `__init__` when another method caches a tensor there (`if self.mask is None: self.mask =
