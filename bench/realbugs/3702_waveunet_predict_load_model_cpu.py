@@ -8,8 +8,10 @@
 #      gives load_model a cuda argument, loads with map_location='cpu' when it is false, and passes args.cuda from
 #      predict.py (and train.py); the torch.load line is marked (DL301).
 #      Reductions: Waveunet becomes a one-conv-per-instrument separator with the same constructor call and
-#      separate/instruments attributes; test.predict_song keeps model.eval() and utils.compute_output but runs on a
-#      random stereo excerpt (left on the CPU, as upstream's torch.from_numpy frames: DataParallel scatters them) instead of loading, resampling and framing the mixture with librosa/NumPy, and
+#      separate/instruments attributes; test.predict_song keeps model.eval() and `sources = predict(mix_audio, model)`,
+#      and test.predict keeps the torch.from_numpy(...).unsqueeze(0) frame (left on the CPU: DataParallel scatters
+#      it), utils.compute_output and the .squeeze(0).cpu().numpy() conversion, but both run on one random stereo
+#      NumPy excerpt instead of loading, resampling, padding and framing the mixture with librosa/NumPy, and
 #      write_wav's soundfile call is kept; most of the argparse options are kept, train.py is not. As upstream the
 #      script reads the checkpoint at --load_model, absent here, and soundfile is imported as upstream (absent here),
 #      so the file does not run on this machine.
@@ -17,6 +19,7 @@ import argparse
 import os
 from collections import OrderedDict
 
+import numpy as np
 import soundfile
 import torch
 import torch.nn as nn
@@ -93,12 +96,29 @@ class Waveunet(nn.Module):
 
 
 # --- test.py (reduced) ---
+def predict(audio, model):
+    outputs = {}
+
+    # Iterate over mixture magnitudes, fetch network prediction
+    with torch.no_grad():
+        # Convert to Pytorch tensor for model prediction
+        curr_input = torch.from_numpy(audio).unsqueeze(0)
+
+        # Predict
+        for key, curr_targets in compute_output(model, curr_input).items():
+            outputs[key] = curr_targets.squeeze(0).cpu().numpy()
+
+    return outputs
+
+
 def predict_song(args, audio_path, model):
     model.eval()
-    mix_audio = torch.rand(1, args.channels, int(args.output_size * args.sr))
-    with torch.no_grad():
-        outputs = compute_output(model, mix_audio)
-    return {key: value.squeeze(0).cpu().numpy() for key, value in outputs.items()}
+
+    mix_audio = np.random.rand(args.channels, int(args.output_size * args.sr)).astype(np.float32)
+
+    sources = predict(mix_audio, model)
+
+    return sources
 
 
 # --- predict.py ---

@@ -8,8 +8,10 @@
 #      before them (and the same for s_hat/log_r_hat in ratio_trainer.evaluate_ratio_model, not reproduced); the two
 #      .numpy() lines are marked (DL204).
 #      Reductions: only the score path is kept (LocalScoreEstimator, get_activation_function and the evaluation
-#      function as at 15d123e^1; the estimator's to() override kept); MLForge.evaluate's SALLY branch becomes a
-#      driver that scales random observables and calls evaluate_local_score_model the two ways it does.
+#      function as at 15d123e^1; the estimator's to() override kept); MLForge keeps its method, model and
+#      x_scaling_means/stds attributes and evaluate's scaling and SALLY branch (theta files, feature restriction and
+#      the other methods cut); the driver sets them as MLForge.train does for method="sally" on random observables
+#      (training cut) and calls forge.evaluate(x) once.
 #      NumPy is imported as upstream (absent here), so the file does not run on this machine.
 from __future__ import absolute_import, division, print_function, unicode_literals
 
@@ -112,16 +114,44 @@ def evaluate_local_score_model(model, xs=None, run_on_gpu=True, double_precision
     return t_hat
 
 
-# --- driver: madminer/ml.py MLForge.evaluate, SALLY branch ---
+# --- madminer/ml.py (MLForge reduced to the SALLY evaluation) ---
+class MLForge:
+    def __init__(self, debug=False):
+        self.debug = debug
+
+        self.model = None
+        self.method = None
+        self.x_scaling_means = None
+        self.x_scaling_stds = None
+
+    def evaluate(self, x, return_grad_x=False):
+        # Scale observables
+        if self.x_scaling_means is not None and self.x_scaling_stds is not None:
+            x_scaled = x - self.x_scaling_means
+            x_scaled /= self.x_scaling_stds
+        else:
+            x_scaled = x
+
+        # SALLY evaluation
+        if self.method in ["sally", "sallino"]:
+            if return_grad_x:
+                all_t_hat, all_x_gradients = evaluate_local_score_model(model=self.model, xs=x, return_grad_x=True)
+
+                return all_t_hat, all_x_gradients
+
+            all_t_hat = evaluate_local_score_model(model=self.model, xs=x_scaled)
+
+            return all_t_hat
+
+
+# --- driver: a SALLY MLForge as MLForge.train leaves it (training cut), then evaluate ---
 if __name__ == "__main__":
-    model = LocalScoreEstimator(n_observables=5, n_parameters=2, n_hidden=(20, 20))
+    forge = MLForge()
     x = np.random.normal(size=(100, 5))
-    x_scaling_means = np.mean(x, axis=0)
-    x_scaling_stds = np.maximum(np.std(x, axis=0), 1.0e-6)
 
-    x_scaled = x - x_scaling_means
-    x_scaled /= x_scaling_stds
+    forge.method = "sally"
+    forge.model = LocalScoreEstimator(n_observables=5, n_parameters=2, n_hidden=(20, 20))
+    forge.x_scaling_means = np.mean(x, axis=0)
+    forge.x_scaling_stds = np.maximum(np.std(x, axis=0), 1.0e-6)
 
-    all_t_hat, all_x_gradients = evaluate_local_score_model(model=model, xs=x, return_grad_x=True)
-    all_t_hat = evaluate_local_score_model(model=model, xs=x_scaled)
-    print(all_t_hat.shape, all_x_gradients.shape)
+    all_t_hat = forge.evaluate(x)

@@ -9,20 +9,40 @@
 #      with torch.save(self, f, **kwargs) and loads with torch.load(f, **kwargs), so a caller on a CPU machine can pass
 #      map_location, as the PR's discussion says. Both unpickling lines are marked; no rule names pickle.load of CUDA
 #      tensors, DL301 (load-without-map-location) is the closest.
-#      Reductions: Classifier keeps __init__'s use_cuda check, save/load and the GPU move of _train_model (one
-#      full-batch Adam loop instead of the data loaders, checkpointer, scheduler and logging); EndModel becomes a
-#      Linear/ReLU stack built from layer_out_dims with the Classifier config keys it reads. The driver trains and saves
+#      Reductions: Classifier keeps __init__'s use_cuda check, _set_seed, save/load, predict_proba (raising
+#      NotImplementedError) and the GPU moves of _train_model (self.cuda() and metal.utils.place_on_gpu on each batch;
+#      one full batch and an Adam loop instead of the data loaders, checkpointer, scheduler and logging); EndModel
+#      becomes a Linear/ReLU stack built from layer_out_dims with the Classifier config keys it reads, keeps
+#      _get_loss_fn (criteria moved with .cuda() when use_cuda; CrossEntropyLoss on hard labels instead of
+#      SoftCrossEntropyLoss and _preprocess_Y), train_model's call of it and predict_proba. The driver trains and saves
 #      on the GPU machine ("train") and loads on the CPU machine ("predict"), as the PR describes. NumPy is imported as
 #      upstream (absent here), so the file does not run on this machine.
 import pickle
+import random
 import sys
 
 import numpy as np
 import torch
 import torch.nn as nn
+import torch.nn.functional as F
 import torch.optim as optim
 
 
+# --- metal/utils.py ---
+def place_on_gpu(data):
+    """Utility to place data on GPU, where data could be a torch.Tensor, a tuple
+    or list of Tensors, or a tuple or list of tuple or lists of Tensors"""
+    if isinstance(data, (list, tuple)):
+        for i in range(len(data)):
+            data[i] = place_on_gpu(data[i])
+        return data
+    elif isinstance(data, torch.Tensor):
+        return data.cuda()
+    else:
+        return ValueError(f"Data type {type(data)} not recognized.")
+
+
+# --- metal/classifier.py ---
 class Classifier(nn.Module):
     def __init__(self, k, config):
         super().__init__()
@@ -33,7 +53,7 @@ class Classifier(nn.Module):
         # Set random seed
         if self.config["seed"] is None:
             self.config["seed"] = np.random.randint(1e6)
-        torch.manual_seed(self.config["seed"])
+        self._set_seed(self.config["seed"])
 
         # Confirm that cuda is available if config is using CUDA
         if self.config["use_cuda"] and not torch.cuda.is_available():
@@ -41,6 +61,17 @@ class Classifier(nn.Module):
 
         # By default, put model in eval mode; switch to train mode in training
         self.eval()
+
+    def _set_seed(self, seed):
+        self.seed = seed
+        if torch.cuda.is_available():
+            # TODO: confirm this works for gpus without knowing gpu_id
+            # torch.cuda.set_device(self.config['gpu_id'])
+            torch.backends.cudnn.enabled = True
+            torch.cuda.manual_seed(seed)
+        torch.manual_seed(seed)
+        np.random.seed(seed)
+        random.seed(seed)
 
     def save(self, destination=None):
         """Serialize and save a model."""
@@ -60,7 +91,8 @@ class Classifier(nn.Module):
                 return pickle.load(f)  # expect: DL301
 
     def _train_model(self, train_data, loss_fn, n_epochs=3):
-        X, Y = train_data
+        # Convert data to DataLoaders (stand-in: one full batch, a list as a DataLoader yields)
+        train_loader = [list(train_data)]
 
         # Set model to train mode
         self.train()
@@ -73,19 +105,32 @@ class Classifier(nn.Module):
 
         optimizer = optim.Adam(self.parameters(), lr=0.01)
         for epoch in range(n_epochs):
-            if self.config["use_cuda"]:
-                X, Y = X.cuda(), Y.cuda()
-            optimizer.zero_grad()
-            loss = loss_fn(X, Y)
-            loss.backward()
-            optimizer.step()
+            for data in train_loader:
+
+                # Moving data to GPU
+                if self.config["use_cuda"]:
+                    data = place_on_gpu(data)
+
+                # Zero the parameter gradients
+                optimizer.zero_grad()
+
+                # Forward pass to calculate outputs
+                loss = loss_fn(*data)
+
+                # Backward pass to calculate gradients
+                loss.backward()
+
+                # Perform optimizer step
+                optimizer.step()
 
         self.eval()
 
-    def predict_proba(self, X):
-        return torch.softmax(self.forward(X), dim=1)
+    def predict_proba(self, X, **kwargs):
+        """Predicts soft probabilistic labels for an input X on all tasks"""
+        raise NotImplementedError
 
 
+# --- metal/end_model/end_model.py ---
 class EndModel(Classifier):
     def __init__(self, layer_out_dims, use_cuda=False, seed=None, verbose=False):
         config = {"seed": seed, "use_cuda": use_cuda, "verbose": verbose}
@@ -100,9 +145,24 @@ class EndModel(Classifier):
     def forward(self, x):
         return self.network(x)
 
+    def _get_loss_fn(self):
+        if self.config["use_cuda"]:
+            criteria = self.criteria.cuda()
+        else:
+            criteria = self.criteria
+        loss_fn = lambda X, Y: criteria(self.forward(X), Y)
+        return loss_fn
+
     def train_model(self, train_data, n_epochs=3):
-        loss_fn = lambda X, Y: self.criteria(self.forward(X), Y)
+        # Create loss function
+        loss_fn = self._get_loss_fn()
+
+        # Execute training procedure
         self._train_model(train_data, loss_fn, n_epochs=n_epochs)
+
+    def predict_proba(self, X):
+        """Returns a [n, k] tensor of soft (float) predictions."""
+        return F.softmax(self.forward(X), dim=1).data.cpu().numpy()
 
 
 def train(path):

@@ -11,8 +11,10 @@
 #      dropped); TransformerDecoder keeps its mask construction and use, with onmt's MultiHeadedAttention and
 #      BottleLinear/BottleLayerNorm feed-forward replaced by a small masked dot-product attention and nn.Linear/
 #      nn.LayerNorm; Decoder keeps the embedding-then-transformer-layers path of its "transformer" decoder_layer;
-#      the driver builds the model with the options of a CPU run (gpus=[]). NumPy is imported as upstream (absent
-#      here), so the file does not run on this machine.
+#      the driver builds the model with the options of a CPU run (gpus=[]) and, under len(opt.gpus) > 0, moves it
+#      and the random src/context/tgt batches with .cuda() as train.py's model.cuda(), onmt.Dataset's
+#      "if self.cuda: b = b.cuda()" and the encoder (context on the model's device) do. NumPy is imported as upstream
+#      (absent here), so the file does not run on this machine.
 import math
 from argparse import Namespace
 
@@ -186,9 +188,10 @@ if __name__ == "__main__":
     opt = Namespace(position_encoding=True, word_vec_size=32, rnn_size=32, dropout=0.1, layers=2,
                     decoder_layer="transformer", gpus=[])
     decoder = Decoder(opt, Dict(50))
-    if len(opt.gpus) > 0:
-        decoder.cuda()
     src = torch.randint(1, 50, (7, 3, 1))
     context = torch.randn(7, 3, 32)
     tgt = torch.randint(1, 50, (5, 3))
+    if len(opt.gpus) > 0:
+        decoder.cuda()
+        src, context, tgt = src.cuda(), context.cuda(), tgt.cuda()
     print(decoder(tgt, src, context).shape)

@@ -8,9 +8,12 @@
 #      CUDA_VISIBLE_DEVICES", the day of the report) sets the variable right after parse_args, before
 #      torch.cuda.is_available(); commit 35472df the next day removed the option. The assignment is marked (DL303).
 #      Reductions: get_default_config becomes a small namespace with the fields main() reads; reset_config and
-#      set_random_seed as in torchreid; the data manager, engine, optimizer/scheduler builders and logging become a
-#      stand-in model and one training step on random images (moved with .cuda() as the engine does with use_gpu). NumPy is imported as upstream (torchreid's
-#      set_random_seed; absent here), so the file does not run on this machine.
+#      set_random_seed as in torchreid; the data manager, model/optimizer/scheduler builders and logging (the Logger
+#      on sys.stdout) become a stand-in model and Adam; build_engine keeps the image-softmax branch, and Engine/
+#      ImageSoftmaxEngine keep use_gpu = (torch.cuda.is_available() and use_gpu) and a training step on one random
+#      batch (imgs/pids moved with .cuda() when use_gpu; nn.CrossEntropyLoss instead of torchreid's), run once by
+#      engine.run(). NumPy is imported as upstream (torchreid's set_random_seed; absent here), so the file does not
+#      run on this machine.
 import os
 import sys
 import time
@@ -31,6 +34,39 @@ def set_random_seed(seed):
     torch.cuda.manual_seed_all(seed)
 
 
+# --- torchreid/engine/engine.py, torchreid/engine/image/softmax.py (reduced) ---
+class Engine(object):
+    def __init__(self, model, optimizer=None, use_gpu=True):
+        self.model = model
+        self.optimizer = optimizer
+        self.use_gpu = (torch.cuda.is_available() and use_gpu)
+
+    def run(self, max_epoch=1):
+        for epoch in range(max_epoch):
+            self.train(epoch, max_epoch)
+
+
+class ImageSoftmaxEngine(Engine):
+    def __init__(self, model, optimizer, use_gpu=True):
+        super(ImageSoftmaxEngine, self).__init__(model, optimizer, use_gpu)
+
+        self.criterion = nn.CrossEntropyLoss()
+
+    def train(self, epoch, max_epoch):
+        self.model.train()
+        imgs = torch.rand(32, 3, 256, 128)
+        pids = torch.randint(0, 751, (32,))
+        if self.use_gpu:
+            imgs = imgs.cuda()
+            pids = pids.cuda()
+
+        self.optimizer.zero_grad()
+        outputs = self.model(imgs)
+        loss = self.criterion(outputs, pids)
+        loss.backward()
+        self.optimizer.step()
+
+
 # --- scripts/default_config.py (stand-in) ---
 def get_default_config():
     return SimpleNamespace(
@@ -44,6 +80,15 @@ def get_default_config():
 
 
 # --- scripts/main.py ---
+def build_engine(cfg, model, optimizer):
+    engine = ImageSoftmaxEngine(
+        model,
+        optimizer=optimizer,
+        use_gpu=cfg.use_gpu
+    )
+    return engine
+
+
 def reset_config(cfg, args):
     if args.root:
         cfg.data.root = args.root
@@ -77,7 +122,6 @@ def main():
         os.environ['CUDA_VISIBLE_DEVICES'] = args.gpu_devices  # expect: DL303
     log_name = 'test.log' if cfg.test.evaluate else 'train.log'
     log_name += time.strftime('-%Y-%m-%d-%H-%M-%S')
-    print(log_name)
 
     if cfg.use_gpu:
         torch.backends.cudnn.benchmark = True
@@ -90,14 +134,9 @@ def main():
         model = nn.DataParallel(model).cuda()
 
     optimizer = torch.optim.Adam(model.parameters(), lr=cfg.train.lr)
-    imgs = torch.rand(32, 3, cfg.data.height, cfg.data.width)
-    pids = torch.randint(0, 751, (32,))
-    if cfg.use_gpu:
-        imgs, pids = imgs.cuda(), pids.cuda()
-    loss = nn.functional.cross_entropy(model(imgs), pids)
-    optimizer.zero_grad()
-    loss.backward()
-    optimizer.step()
+
+    engine = build_engine(cfg, model, optimizer)
+    engine.run()
 
 
 if __name__ == '__main__':

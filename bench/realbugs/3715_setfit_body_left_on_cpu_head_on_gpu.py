@@ -19,7 +19,9 @@
 #      setfit uses (_target_device, device, tokenizer, get_max_seq_length, get_sentence_embedding_dimension, a fit
 #      that moves itself to _target_device as sentence-transformers' fit does); SetFitDataset tokenizes by character
 #      codes; the trainer keeps freeze/unfreeze and the two branches of train, its contrastive branch reduced to the
-#      body's fit call; the hub mixin, saving, sklearn heads and evaluation are cut.
+#      body's fit call; PyTorchModelHubMixin is cut to a one-line from_pretrained on SetFitModel that calls
+#      _from_pretrained as the mixin's does (its config download and hub arguments cut); saving, sklearn heads and
+#      evaluation are cut.
 from typing import Dict, List, Literal, Optional, Union
 
 import torch
@@ -224,8 +226,12 @@ class SetFitModel:
             param.requires_grad = not to_freeze
 
     @classmethod
-    def from_pretrained(cls, model_id: str, cache_dir: Optional[str] = None, multi_target_strategy=None,
-                        use_differentiable_head: bool = False, **model_kwargs) -> "SetFitModel":
+    def from_pretrained(cls, pretrained_model_name_or_path: str, cache_dir: Optional[str] = None, **model_kwargs):
+        return cls._from_pretrained(pretrained_model_name_or_path, cache_dir=cache_dir, **model_kwargs)
+
+    @classmethod
+    def _from_pretrained(cls, model_id: str, cache_dir: Optional[str] = None, multi_target_strategy=None,
+                         use_differentiable_head: bool = False, **model_kwargs) -> "SetFitModel":
         model_body = SentenceTransformer(model_id, cache_folder=cache_dir)
 
         if use_differentiable_head:

@@ -5,6 +5,7 @@ import argparse
 import os
 from collections import OrderedDict
 
+import numpy as np
 import soundfile
 import torch
 import torch.nn as nn
@@ -84,12 +85,29 @@ class Waveunet(nn.Module):
 
 
 # --- test.py (reduced) ---
+def predict(audio, model):
+    outputs = {}
+
+    # Iterate over mixture magnitudes, fetch network prediction
+    with torch.no_grad():
+        # Convert to Pytorch tensor for model prediction
+        curr_input = torch.from_numpy(audio).unsqueeze(0)
+
+        # Predict
+        for key, curr_targets in compute_output(model, curr_input).items():
+            outputs[key] = curr_targets.squeeze(0).cpu().numpy()
+
+    return outputs
+
+
 def predict_song(args, audio_path, model):
     model.eval()
-    mix_audio = torch.rand(1, args.channels, int(args.output_size * args.sr))
-    with torch.no_grad():
-        outputs = compute_output(model, mix_audio)
-    return {key: value.squeeze(0).cpu().numpy() for key, value in outputs.items()}
+
+    mix_audio = np.random.rand(args.channels, int(args.output_size * args.sr)).astype(np.float32)
+
+    sources = predict(mix_audio, model)
+
+    return sources
 
 
 # --- predict.py ---

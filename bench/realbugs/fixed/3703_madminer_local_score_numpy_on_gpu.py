@@ -108,16 +108,44 @@ def evaluate_local_score_model(model, xs=None, run_on_gpu=True, double_precision
     return t_hat
 
 
-# --- driver: madminer/ml.py MLForge.evaluate, SALLY branch ---
+# --- madminer/ml.py (MLForge reduced to the SALLY evaluation) ---
+class MLForge:
+    def __init__(self, debug=False):
+        self.debug = debug
+
+        self.model = None
+        self.method = None
+        self.x_scaling_means = None
+        self.x_scaling_stds = None
+
+    def evaluate(self, x, return_grad_x=False):
+        # Scale observables
+        if self.x_scaling_means is not None and self.x_scaling_stds is not None:
+            x_scaled = x - self.x_scaling_means
+            x_scaled /= self.x_scaling_stds
+        else:
+            x_scaled = x
+
+        # SALLY evaluation
+        if self.method in ["sally", "sallino"]:
+            if return_grad_x:
+                all_t_hat, all_x_gradients = evaluate_local_score_model(model=self.model, xs=x, return_grad_x=True)
+
+                return all_t_hat, all_x_gradients
+
+            all_t_hat = evaluate_local_score_model(model=self.model, xs=x_scaled)
+
+            return all_t_hat
+
+
+# --- driver: a SALLY MLForge as MLForge.train leaves it (training cut), then evaluate ---
 if __name__ == "__main__":
-    model = LocalScoreEstimator(n_observables=5, n_parameters=2, n_hidden=(20, 20))
+    forge = MLForge()
     x = np.random.normal(size=(100, 5))
-    x_scaling_means = np.mean(x, axis=0)
-    x_scaling_stds = np.maximum(np.std(x, axis=0), 1.0e-6)
 
-    x_scaled = x - x_scaling_means
-    x_scaled /= x_scaling_stds
+    forge.method = "sally"
+    forge.model = LocalScoreEstimator(n_observables=5, n_parameters=2, n_hidden=(20, 20))
+    forge.x_scaling_means = np.mean(x, axis=0)
+    forge.x_scaling_stds = np.maximum(np.std(x, axis=0), 1.0e-6)
 
-    all_t_hat, all_x_gradients = evaluate_local_score_model(model=model, xs=x, return_grad_x=True)
-    all_t_hat = evaluate_local_score_model(model=model, xs=x_scaled)
-    print(all_t_hat.shape, all_x_gradients.shape)
+    all_t_hat = forge.evaluate(x)

@@ -3,14 +3,31 @@
 #             the CPU-side caller passes map_location="cpu" through it, as the PR's discussion intends. (Since
 #             PyTorch 2.6 torch.load defaults to weights_only=True - pytorch/torchchat#1356 - so loading a whole module
 #             this way also needs weights_only=False there; the 2018 code has no such argument and none is added.)
+import random
 import sys
 
 import numpy as np
 import torch
 import torch.nn as nn
+import torch.nn.functional as F
 import torch.optim as optim
 
 
+# --- metal/utils.py ---
+def place_on_gpu(data):
+    """Utility to place data on GPU, where data could be a torch.Tensor, a tuple
+    or list of Tensors, or a tuple or list of tuple or lists of Tensors"""
+    if isinstance(data, (list, tuple)):
+        for i in range(len(data)):
+            data[i] = place_on_gpu(data[i])
+        return data
+    elif isinstance(data, torch.Tensor):
+        return data.cuda()
+    else:
+        return ValueError(f"Data type {type(data)} not recognized.")
+
+
+# --- metal/classifier.py ---
 class Classifier(nn.Module):
     def __init__(self, k, config):
         super().__init__()
@@ -21,7 +38,7 @@ class Classifier(nn.Module):
         # Set random seed
         if self.config["seed"] is None:
             self.config["seed"] = np.random.randint(1e6)
-        torch.manual_seed(self.config["seed"])
+        self._set_seed(self.config["seed"])
 
         # Confirm that cuda is available if config is using CUDA
         if self.config["use_cuda"] and not torch.cuda.is_available():
@@ -29,6 +46,17 @@ class Classifier(nn.Module):
 
         # By default, put model in eval mode; switch to train mode in training
         self.eval()
+
+    def _set_seed(self, seed):
+        self.seed = seed
+        if torch.cuda.is_available():
+            # TODO: confirm this works for gpus without knowing gpu_id
+            # torch.cuda.set_device(self.config['gpu_id'])
+            torch.backends.cudnn.enabled = True
+            torch.cuda.manual_seed(seed)
+        torch.manual_seed(seed)
+        np.random.seed(seed)
+        random.seed(seed)
 
     def save(self, destination, **kwargs):
         """Serialize and save a model."""
@@ -42,7 +70,8 @@ class Classifier(nn.Module):
             return torch.load(f, **kwargs)
 
     def _train_model(self, train_data, loss_fn, n_epochs=3):
-        X, Y = train_data
+        # Convert data to DataLoaders (stand-in: one full batch, a list as a DataLoader yields)
+        train_loader = [list(train_data)]
 
         # Set model to train mode
         self.train()
@@ -55,19 +84,32 @@ class Classifier(nn.Module):
 
         optimizer = optim.Adam(self.parameters(), lr=0.01)
         for epoch in range(n_epochs):
-            if self.config["use_cuda"]:
-                X, Y = X.cuda(), Y.cuda()
-            optimizer.zero_grad()
-            loss = loss_fn(X, Y)
-            loss.backward()
-            optimizer.step()
+            for data in train_loader:
+
+                # Moving data to GPU
+                if self.config["use_cuda"]:
+                    data = place_on_gpu(data)
+
+                # Zero the parameter gradients
+                optimizer.zero_grad()
+
+                # Forward pass to calculate outputs
+                loss = loss_fn(*data)
+
+                # Backward pass to calculate gradients
+                loss.backward()
+
+                # Perform optimizer step
+                optimizer.step()
 
         self.eval()
 
-    def predict_proba(self, X):
-        return torch.softmax(self.forward(X), dim=1)
+    def predict_proba(self, X, **kwargs):
+        """Predicts soft probabilistic labels for an input X on all tasks"""
+        raise NotImplementedError
 
 
+# --- metal/end_model/end_model.py ---
 class EndModel(Classifier):
     def __init__(self, layer_out_dims, use_cuda=False, seed=None, verbose=False):
         config = {"seed": seed, "use_cuda": use_cuda, "verbose": verbose}
@@ -82,9 +124,24 @@ class EndModel(Classifier):
     def forward(self, x):
         return self.network(x)
 
+    def _get_loss_fn(self):
+        if self.config["use_cuda"]:
+            criteria = self.criteria.cuda()
+        else:
+            criteria = self.criteria
+        loss_fn = lambda X, Y: criteria(self.forward(X), Y)
+        return loss_fn
+
     def train_model(self, train_data, n_epochs=3):
-        loss_fn = lambda X, Y: self.criteria(self.forward(X), Y)
+        # Create loss function
+        loss_fn = self._get_loss_fn()
+
+        # Execute training procedure
         self._train_model(train_data, loss_fn, n_epochs=n_epochs)
+
+    def predict_proba(self, X):
+        """Returns a [n, k] tensor of soft (float) predictions."""
+        return F.softmax(self.forward(X), dim=1).data.cpu().numpy()
 
 
 def train(path):

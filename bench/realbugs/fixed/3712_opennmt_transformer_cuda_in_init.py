@@ -179,9 +179,10 @@ if __name__ == "__main__":
     opt = Namespace(position_encoding=True, word_vec_size=32, rnn_size=32, dropout=0.1, layers=2,
                     decoder_layer="transformer", gpus=[])
     decoder = Decoder(opt, Dict(50))
-    if len(opt.gpus) > 0:
-        decoder.cuda()
     src = torch.randint(1, 50, (7, 3, 1))
     context = torch.randn(7, 3, 32)
     tgt = torch.randint(1, 50, (5, 3))
+    if len(opt.gpus) > 0:
+        decoder.cuda()
+        src, context, tgt = src.cuda(), context.cuda(), tgt.cuda()
     print(decoder(tgt, src, context).shape)

@@ -21,6 +21,39 @@ def set_random_seed(seed):
     torch.cuda.manual_seed_all(seed)
 
 
+# --- torchreid/engine/engine.py, torchreid/engine/image/softmax.py (reduced) ---
+class Engine(object):
+    def __init__(self, model, optimizer=None, use_gpu=True):
+        self.model = model
+        self.optimizer = optimizer
+        self.use_gpu = (torch.cuda.is_available() and use_gpu)
+
+    def run(self, max_epoch=1):
+        for epoch in range(max_epoch):
+            self.train(epoch, max_epoch)
+
+
+class ImageSoftmaxEngine(Engine):
+    def __init__(self, model, optimizer, use_gpu=True):
+        super(ImageSoftmaxEngine, self).__init__(model, optimizer, use_gpu)
+
+        self.criterion = nn.CrossEntropyLoss()
+
+    def train(self, epoch, max_epoch):
+        self.model.train()
+        imgs = torch.rand(32, 3, 256, 128)
+        pids = torch.randint(0, 751, (32,))
+        if self.use_gpu:
+            imgs = imgs.cuda()
+            pids = pids.cuda()
+
+        self.optimizer.zero_grad()
+        outputs = self.model(imgs)
+        loss = self.criterion(outputs, pids)
+        loss.backward()
+        self.optimizer.step()
+
+
 # --- scripts/default_config.py (stand-in) ---
 def get_default_config():
     return SimpleNamespace(
@@ -34,6 +67,15 @@ def get_default_config():
 
 
 # --- scripts/main.py ---
+def build_engine(cfg, model, optimizer):
+    engine = ImageSoftmaxEngine(
+        model,
+        optimizer=optimizer,
+        use_gpu=cfg.use_gpu
+    )
+    return engine
+
+
 def reset_config(cfg, args):
     if args.root:
         cfg.data.root = args.root
@@ -67,7 +109,6 @@ def main():
 
     log_name = 'test.log' if cfg.test.evaluate else 'train.log'
     log_name += time.strftime('-%Y-%m-%d-%H-%M-%S')
-    print(log_name)
 
     if cfg.use_gpu:
         torch.backends.cudnn.benchmark = True
@@ -80,14 +121,9 @@ def main():
         model = nn.DataParallel(model).cuda()
 
     optimizer = torch.optim.Adam(model.parameters(), lr=cfg.train.lr)
-    imgs = torch.rand(32, 3, cfg.data.height, cfg.data.width)
-    pids = torch.randint(0, 751, (32,))
-    if cfg.use_gpu:
-        imgs, pids = imgs.cuda(), pids.cuda()
-    loss = nn.functional.cross_entropy(model(imgs), pids)
-    optimizer.zero_grad()
-    loss.backward()
-    optimizer.step()
+
+    engine = build_engine(cfg, model, optimizer)
+    engine.run()
 
 
 if __name__ == '__main__':

@@ -212,8 +212,12 @@ class SetFitModel:
             param.requires_grad = not to_freeze
 
     @classmethod
-    def from_pretrained(cls, model_id: str, cache_dir: Optional[str] = None, multi_target_strategy=None,
-                        use_differentiable_head: bool = False, **model_kwargs) -> "SetFitModel":
+    def from_pretrained(cls, pretrained_model_name_or_path: str, cache_dir: Optional[str] = None, **model_kwargs):
+        return cls._from_pretrained(pretrained_model_name_or_path, cache_dir=cache_dir, **model_kwargs)
+
+    @classmethod
+    def _from_pretrained(cls, model_id: str, cache_dir: Optional[str] = None, multi_target_strategy=None,
+                         use_differentiable_head: bool = False, **model_kwargs) -> "SetFitModel":
         model_body = SentenceTransformer(model_id, cache_folder=cache_dir)
         target_device = model_body._target_device
         model_body.to(target_device)  # put `model_body` on the target device
