@@ -604,7 +604,7 @@ class FlowAnalyzer(Expressions, Summaries, TorchSemantics, ProjectImports):
             merged = staying
         else:
             merged = join_states(body_state, else_state)
-        defaulted = none_checked_name(node.test)
+        defaulted = _none_checked_key(node.test)
         if defaulted is not None:
             # `if hidden is None: hidden = torch.zeros(...)`: the caller left the argument out,
             # and the function makes its own - that path is the default one, so keep its tensor
