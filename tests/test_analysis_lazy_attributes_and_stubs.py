@@ -105,3 +105,24 @@ def test_subclass_hook_made_on_the_input_device_is_silent():
         "torch.ones(rows, 1)", "torch.ones(rows, 1, device=h.device)"
     ).replace("torch.ones(1, cols)", "torch.ones(1, cols, device=h.device)")
     assert _dl202(code) == []
+
+
+_STALE_CACHE = """
+    import torch
+    from torch import nn
+
+    class Blur(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.weight = None
+
+        def forward(self, img):
+            if self.weight is None or self.weight.shape[0] != img.shape[1]:
+                self.weight = torch.full((img.shape[1], 1, 3, 3), 1.0 / 9{device})
+            return nn.functional.conv2d(img, self.weight, groups=img.shape[1])
+"""
+
+
+def test_a_cache_rebuilt_when_missing_or_stale_holds_what_the_rebuild_made():
+    assert _dl202(_STALE_CACHE.format(device="")) == [12]
+    assert _dl202(_STALE_CACHE.format(device=", device=img.device")) == []
