@@ -604,7 +604,7 @@ class FlowAnalyzer(Expressions, Summaries, TorchSemantics, ProjectImports):
             merged = staying
         else:
             merged = join_states(body_state, else_state)
-        defaulted = none_checked_name(node.test)
+        defaulted = _defaulted_key(node.test)
         if defaulted is not None:
             # `if hidden is None: hidden = torch.zeros(...)`: the caller left the argument out,
             # and the function makes its own - that path is the default one, so keep its tensor
@@ -1143,6 +1143,18 @@ def _none_checks(test: cst.BaseExpression) -> list[tuple[str, bool]]:
         if check is not None and check[1] == (operator is cst.Or):
             checks.append(check)
     return checks
+
+
+def _defaulted_key(test: cst.BaseExpression) -> Optional[tuple[str, bool]]:
+    """The name or attribute a test makes its default for (see _exec_if): ``x is None`` /
+    ``x is not None`` alone, or ``x is None`` as one operand of an ``or`` whose body rebuilds a
+    stale cache (``if self.kernel is None or self.kernel.shape[1] != c: self.kernel = ...``): the
+    body runs whenever it is None. One such name only."""
+    single = _none_checked_key(test)
+    if single is not None or not (isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or)):
+        return single
+    checks = {check for check in _none_checks(test) if check[1]}
+    return next(iter(checks)) if len(checks) == 1 else None
 
 
 def _none_checked_key(test: cst.BaseExpression) -> Optional[tuple[str, bool]]:

@@ -619,7 +619,18 @@ def attributed_to(
     if origin.helper is not None:
         return value  # said already (the helper's result came back into it: ``f(f(x))``)
     name = helper.name.value
-    return replace(value, origin=Origin(origin.node, f"{origin.how} in `{name}()`", origin.from_data, provenance=origin.provenance, helper=name))
+    # the other places of a joined host tensor (a factory on each branch) go back with it:
+    # each needs the same fix
+    alternatives = tuple(
+        replace(other, how=f"{other.how} in `{name}()`", helper=name)
+        if other.created and other.helper is None and factory_home(other.node) is helper
+        else other
+        for other in origin.alternatives
+    )
+    return replace(
+        value,
+        origin=Origin(origin.node, f"{origin.how} in `{name}()`", origin.from_data, alternatives=alternatives, provenance=origin.provenance, helper=name),
+    )
 
 
 
@@ -639,3 +650,24 @@ def parameter_read_through(function: cst.FunctionDef, expression: cst.BaseExpres
         return None
     params = function.params
     return node.value if any(p.name.value == node.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)) else None
+
+
+def is_abstract_stub(function: cst.FunctionDef) -> bool:
+    """A method whose body only says that subclasses define it: a docstring, ``pass``, ``...``,
+    ``raise NotImplementedError``. Python never runs it on an object of a subclass that defines
+    the method, so a call of it there runs the subclass's definition."""
+    statements = body_statements(function)
+    if not statements:
+        return False
+    for statement in statements:
+        if not isinstance(statement, SIMPLE_LINES):
+            return False
+        for small in statement.body:
+            if isinstance(small, cst.Pass) or isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString, cst.Ellipsis)):
+                continue
+            if isinstance(small, cst.Raise) and small.exc is not None:
+                raised = small.exc.func if isinstance(small.exc, cst.Call) else small.exc
+                if isinstance(raised, cst.Name) and raised.value == "NotImplementedError":
+                    continue
+            return False
+    return True

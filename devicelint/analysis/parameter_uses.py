@@ -260,7 +260,7 @@ class ParameterUses:
                     owner = next((info for info in self._classes if function in info.methods.values()), None)
                     if owner is None:
                         return True
-                if owner.find_method(attribute) is not None:
+                if owner.find_method(attribute) is not None or self._defined_only_below(owner, attribute) is not None:
                     return True
                 continue
             known = self.module_state.get(head)

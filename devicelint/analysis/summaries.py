@@ -826,7 +826,12 @@ class Summaries(ParameterUses):
         if owner is None:
             return None
         found = owner.find_method(method)
-        if found is None or self._overridden_below(owner, method):
+        if found is None or helpers.is_abstract_stub(found[0]):
+            # the template-method pattern: the subclass that defines it runs (see _defined_only_below)
+            found = self._defined_only_below(owner, method)
+        elif self._overridden_below(owner, method):
+            return None
+        if found is None:
             return None
         callee, defined_in = found
         if has_decorator(callee, "staticmethod"):
@@ -1148,6 +1153,12 @@ class Summaries(ParameterUses):
         below = found is None and receiver.kind != Kind.CLASS
         if below:
             found = self._defined_only_below(info, method)
+        elif found is not None and receiver.kind != Kind.CLASS and helpers.is_abstract_stub(found[0]):
+            # the base only declares it (`raise NotImplementedError`): the object is one of the
+            # subclass that defines it, as where the base does not define it at all
+            defined = self._defined_only_below(info, method)
+            if defined is not None:
+                found, below = defined, True
         if found is None:
             return None
         function, owner = found

@@ -148,8 +148,22 @@ class _Places(cst.CSTVisitor):
             self.found = True
 
     def visit_Call(self, node: cst.Call) -> None:
-        if isinstance(node.func, cst.Attribute) and node.func.attr.value in ("cuda", "to", "cpu"):
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value in ("cuda", "to", "cpu") and not _follows_tensor_index(node):
             self.found = True
+
+
+def _follows_tensor_index(call: cst.Call) -> bool:
+    """``t.cuda(x.get_device())``: a move that follows ``x``'s GPU, not a device the code
+    chooses (on a CPU run its index is -1): no evidence that a test selecting it is about placement."""
+    if len(call.args) != 1 or call.args[0].keyword is not None:
+        return False
+    index = call.args[0].value
+    return (
+        isinstance(index, cst.Call)
+        and not index.args
+        and isinstance(index.func, cst.Attribute)
+        and index.func.attr.value == "get_device"
+    )
 
 
 def _places(node: cst.CSTNode) -> bool:
@@ -171,6 +185,10 @@ class PlacementGuards:
 
     def guarded(self, call: cst.CSTNode) -> bool:
         return any(self._about_placement(test) for test in self._guards.tests.get(id(call), ()))
+
+    def tests_of(self, call: cst.CSTNode) -> tuple[cst.BaseExpression, ...]:
+        """The tests of the branches ``call`` is in, outermost first."""
+        return self._guards.tests.get(id(call), ())
 
     def conditional(self, call: cst.CSTNode) -> bool:
         """Does ``call`` run only where some test holds (the entry-point guard

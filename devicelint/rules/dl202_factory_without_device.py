@@ -53,6 +53,9 @@ class FactoryWithoutDevice(Rule):
     So is one kept in a list beside such tensors that `torch.cat`/`torch.stack` then join,
     also a 0-dim one (`losses.append(torch.tensor(0.0))` next to GPU losses): those functions
     take no 0-dim exception.
+    So is a 0-dim one that an in-place operation writes with such a tensor (`total =
+    torch.tensor(0.0)`, then `total += loss` or `total.add_(loss)`): PyTorch reads a 0-dim CPU
+    tensor as an input of a GPU operation, never as the output it writes.
     A `*_like` factory (`torch.zeros_like(t)`) copies its argument's device: where that
     argument is a host tensor another factory made (a helper's index table), the `*_like`
     call is the factory flagged - the one that can be given `device=` - not the argument's.
@@ -560,7 +563,8 @@ class FactoryWithoutDevice(Rule):
         if event.qualname in api.MIXING_FUNCTIONS:
             self._check_operands(operands, function, event.node)
         elif event.method in api.BINARY_TENSOR_METHODS and isinstance(event.node.func, cst.Attribute) and event.receiver is not None:
-            self._check_operands([(event.node.func.value, event.receiver), *operands], function, event.node)
+            receiver = event.node.func.value
+            self._check_operands([(receiver, event.receiver), *operands], function, event.node, receiver if event.method.endswith("_") else None)
 
     def _check_grad_outputs(self, event: CallEvent, function: cst.FunctionDef) -> None:
         """``torch.autograd.grad(outputs=d, inputs=x, grad_outputs=torch.ones(d.size()))``:
@@ -664,20 +668,30 @@ class FactoryWithoutDevice(Rule):
     def on_binary(self, event: BinaryEvent) -> None:
         function = self._function()
         if function is not None:
-            self._check_operands([(event.left_node, event.left), (event.right_node, event.right)], function, event.node)
+            # `total += x` writes its left side: PyTorch reads a 0-dim CPU tensor as an input of
+            # a GPU operation, never as the output it writes
+            written = event.left_node if isinstance(event.node, cst.AugAssign) else None
+            self._check_operands([(event.left_node, event.left), (event.right_node, event.right)], function, event.node, written)
 
-    def _check_operands(self, operands: list[tuple[cst.BaseExpression, Value]], function: cst.FunctionDef, node: cst.CSTNode) -> None:
+    def _check_operands(
+        self, operands: list[tuple[cst.BaseExpression, Value]], function: cst.FunctionDef, node: cst.CSTNode,
+        written: Optional[cst.BaseExpression] = None,
+    ) -> None:
+        """``written``: the operand an in-place operation writes (``total += x``,
+        ``total.add_(x)``): a host tensor there fails whatever its rank."""
         for operand, value in operands:
             if self._host_attribute_of_module(operand):
                 continue
-            factories = self._cpu_factories(value)
+            # (a written tensor of unknown rank is left as any other: nothing says it is the 0-dim one)
+            any_rank = operand is written and value.scalar is True
+            factories = self._cpu_factories(value, any_rank=any_rank)
             merged = False
             if not factories:
                 # made on the host on one path, where the accelerator may be on another
                 # (`kernel = torch.ones(k)` in one branch, a kernel on the inputs' device in the
                 # other): a GPU run that takes the host path fails where it meets a GPU tensor
                 factories = [] if self._moved_on_some_path(value) else [
-                    found for found in self._cpu_factories(value, on_host_paths=True) if not self._on_placement_path(found[0])
+                    found for found in self._cpu_factories(value, on_host_paths=True, any_rank=any_rank) if not self._on_placement_path(found[0])
                 ]
                 merged = True
             if not factories:
@@ -690,7 +704,7 @@ class FactoryWithoutDevice(Rule):
                 ):
                     # every host operand of the operation needs the device, not only the first
                     for factory in factories:
-                        self._report(factory, function, node, other=(other, other_value))
+                        self._report(factory, function, node, other=(other, other_value), written=any_rank)
                     break
 
     def _report_apart(
@@ -795,6 +809,7 @@ class FactoryWithoutDevice(Rule):
         returned: bool = False,
         indexed: bool = False,
         registered: bool = False,
+        written: bool = False,
     ) -> None:
         factory, home = found
         if id(factory) in self._reported:
@@ -810,7 +825,10 @@ class FactoryWithoutDevice(Rule):
         other_text = "the model's tensors"
         if other is not None and other[1].device is not None:
             other_text = f"`{_short(self.ctx.source_of(other[0]))}`, {where(other[1], self.ctx)}"
-        meets = "is indexed by" if indexed else "is registered (nothing moves it) into" if registered else "meets"
+        meets = (
+            "is indexed by" if indexed else "is registered (nothing moves it) into" if registered
+            else "is written in place with" if written else "meets"
+        )
         if returned:
             via = "" if home is method else f"`{home.name.value}()` makes it for `forward`, and "
             place = (
@@ -851,7 +869,9 @@ class FactoryWithoutDevice(Rule):
             return
         failure = (
             "PyTorch raises \"indices should be either on cpu or on the same device as the indexed tensor\""
-            if indexed else "the module's computations with it fail with mixed devices" if registered else "this fails with mixed devices"
+            if indexed else "the module's computations with it fail with mixed devices" if registered
+            else "this fails with mixed devices (PyTorch takes a 0-dim CPU tensor as an input of a GPU operation, never as the output it writes)"
+            if written else "this fails with mixed devices"
         )
         made = (
             "makes its tensor where its argument is, on the CPU"

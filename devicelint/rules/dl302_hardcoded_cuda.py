@@ -14,7 +14,7 @@ from devicelint.analysis.values import PLACED_KINDS, Kind, Value, container_item
 from devicelint.findings import Severity
 from devicelint.rules._cuda_code import ASKS_WHERE_IT_RUNS, CUDA_ONLY_FILE, NCCL_NAMED, device_argument, device_spelling, is_cuda_literal, is_cuda_literal_label
 from devicelint.rules._cpu_choice import CpuChoices
-from devicelint.rules._flag_paths import BranchConditions, asks_cuda_available
+from devicelint.rules._flag_paths import BranchConditions, PlacementGuards, asks_cuda_available
 from devicelint.rules._gpu_only_paths import GpuOnlyPaths
 from devicelint.rules._thread_devices import ThreadDevices
 from devicelint.rules.base import Example, Rule
@@ -71,7 +71,11 @@ class HardcodedCuda(Rule):
     inputs are on the current GPU too. `.cuda(args.gpu)` takes its device from configuration and is not flagged;
     `.cuda(x.get_device())` (or `torch.device("cuda", x.get_device())`) follows `x` only while
     `x` is on a GPU - `get_device()` is -1 for a CPU tensor - so it is flagged as failing on a
-    CPU run, unless the function asks where `x` is first. A function of the file that returns
+    CPU run, unless the function asks where `x` is first or the path is one a test about
+    placement selects (`if get_device_of(x) >= 0:`, a flag that elsewhere chooses a device; not
+    `if sampling:`, a path a CPU run takes too). A CUDA device bound to a name in the function
+    itself (`dev = torch.device("cuda")`, then `torch.arange(n, device=dev)`) is the same
+    hard-coded device, reported where it is bound. A function of the file that returns
     its one argument's `get_device()`, maybe -1 on another path (allennlp's `get_device_of(t)`:
     `return t.get_device() if t.is_cuda else -1`), is the same index: `.cuda(get_device_of(x))`.
     A path taken because a tensor is on a GPU (`if x.is_cuda:`, `x.device.type == "cuda"`)
@@ -430,6 +434,10 @@ class HardcodedCuda(Rule):
         self._threads = ThreadDevices(ctx.source)
         #: functions of the file that return their tensor argument's ``get_device()`` (see _device_index_helpers)
         self._index_helpers: Optional[frozenset[str]] = None
+        #: the module's tests about placement, walked once, when first asked
+        self._guards: Optional[PlacementGuards] = None
+        #: per function: the ids of its calls (asked only for a device bound to CUDA there)
+        self._function_calls: dict[cst.FunctionDef, frozenset[int]] = {}
 
     def on_assign(self, statement: cst.CSTNode, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value) -> None:
         """``device = "cuda"`` in the branch taken because a tensor argument is on a GPU (``if
@@ -552,7 +560,7 @@ class HardcodedCuda(Rule):
         availability_argument = _availability_choice_argument(event)
         self._note_process_group(event)
         helpers = self._device_index_helpers()
-        found = availability_argument or _hard_coded_cuda(event, any_receiver=True, helpers=helpers)
+        found = availability_argument or _hard_coded_cuda(event, any_receiver=True, helpers=helpers) or self._cuda_bound_here(event)
         if found is None and event.qualname == "torch.device" and not self._cuda_only_file():
             self._check_availability_device_name(event)
         if found is None or self._cuda_only_file():
@@ -566,7 +574,7 @@ class HardcodedCuda(Rule):
             return
         # a tensor placed on CUDA is judged in code its caller places; a module or an object of
         # unknown kind moved there only against the program's choice of the CPU
-        on_tensor = availability_argument or _hard_coded_cuda(event, helpers=helpers)
+        on_tensor = availability_argument or _hard_coded_cuda(event, helpers=helpers) or self._cuda_bound_here(event)
         function = self.ctx.current_function.node
         if function is not None and availability_argument is None and _bare_cuda(found) and self._report_beside_handed_device(found, function):
             return
@@ -602,8 +610,14 @@ class HardcodedCuda(Rule):
                 f"machine, or on another GPU, gets this tensor on GPU 0 and fails; use {follow}",
             )
             return
-        if function is not None and (_ASKS_AVAILABILITY.search(body) or id(event.node) in self._conditional_calls(function)):
-            return  # a CUDA path the code chose (`if use_cuda: x = x.cuda()`): DL314's business
+        if function is not None and (
+            _ASKS_AVAILABILITY.search(body)
+            or id(event.node) in self._conditional_calls(function) and (indexed_by is None or self._index_tested(event.node, helpers))
+        ):
+            # a CUDA path the code chose (`if use_cuda: x = x.cuda()`): DL314's business. Not
+            # `.cuda(x.get_device())` on a path some other flag selects (`if sampling:`): a CPU
+            # run takes that path too, with -1 for the index
+            return
         if indexed_by is not None:
             tensor = self.ctx.source_of(indexed_by)
             index = self.ctx.source_of(indexed_by_call(found))
@@ -968,6 +982,56 @@ class HardcodedCuda(Rule):
                 if any(holds for _, holds in conditions)
             }
         return found
+
+    def _cuda_bound_here(self, event: CallEvent) -> Optional[cst.CSTNode]:
+        """``device = torch.device("cuda")`` in the function, then ``torch.arange(n,
+        device=device)`` or ``x.to(device)``: the same hard-coded CUDA as written in the call,
+        reported where the name is bound (the place to fix). Only a binding in the function
+        itself, on every path (a device that a test chose is joined with the other path's)."""
+        function = self.ctx.current_function.node
+        if function is None:
+            return None
+        for arg, value in event.args:
+            if arg.keyword is not None and arg.keyword.value != "device" or arg.keyword is None and event.method != "to":
+                continue
+            if not isinstance(arg.value, cst.Name):
+                continue
+            device, origin = value.device, value.origin
+            if (
+                value.kind != Kind.DEVICE or device is None or not device.is_accel or device.also_on_host
+                or not is_cuda_literal_label(device.label) or origin is None or not isinstance(origin.node, cst.Call)
+                or not is_cuda_literal(device_argument(origin.node))  # not `torch.device("cuda" if gpu else "cpu")`
+            ):
+                continue
+            if id(origin.node) in self._calls_of(function):
+                return origin.node
+        return None
+
+    def _calls_of(self, function: cst.FunctionDef) -> frozenset[int]:
+        found = self._function_calls.get(function)
+        if found is None:
+            finder = _CallIds()
+            walk.visit(function, finder)
+            found = self._function_calls[function] = frozenset(finder.ids)
+        return found
+
+    def _index_tested(self, call: cst.Call, helpers: frozenset[str]) -> bool:
+        """Is ``t.cuda(x.get_device())`` on a path a test about placement selects: one that
+        asks where a tensor is or reads a GPU index (``if get_device_of(x) >= 0:``), or a flag
+        that elsewhere chooses a device?"""
+        guards = self._placement_guards()
+        if guards.guarded(call):
+            return True
+        for test in guards.tests_of(call):
+            text = self.ctx.module.code_for_node(test)
+            if "get_device" in text or any(f"{helper}(" in text for helper in helpers):
+                return True
+        return False
+
+    def _placement_guards(self) -> PlacementGuards:
+        if self._guards is None:
+            self._guards = PlacementGuards(self.ctx.module)
+        return self._guards
 
     def _conditional_calls(self, function: cst.FunctionDef) -> set[int]:
         """The calls of ``function`` on paths the program chose (see _chosen_test)."""
@@ -1550,3 +1614,11 @@ class _BareCudaCalls(cst.CSTVisitor):
     def visit_Call(self, node: cst.Call) -> None:
         if _found_bare_cuda(node):
             self.found = True
+
+
+class _CallIds(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.ids: set[int] = set()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.ids.add(id(node))
