@@ -38,7 +38,19 @@ def test_no_device_entry_says_nothing():
 
 
 def test_a_dict_changed_by_a_call_says_nothing():
+    # a call the analysis does not follow may change any entry
     code = textwrap.dedent(_CODE.format(opts='{"device": torch.device("cuda")}', after="return made.numpy()")).replace(
-        "made = torch.zeros", "opts.update(device=device)\n    made = torch.zeros"
+        "made = torch.zeros", "configure(opts)\n    made = torch.zeros"
     )
     assert [f.code for f in lint(code) if f.code == "DL204"] == []
+
+
+def test_a_dict_updated_with_a_device_keyword_holds_that_device():
+    # `opts.update(device=device)` stores the argument at "device", as `opts["device"] = device`
+    # does: the tensor is made where `torch.zeros(3, device=device)` would be
+    code = textwrap.dedent(_CODE.format(opts='{"device": "cpu"}', after="return made.numpy()")).replace(
+        "made = torch.zeros", "opts.update(device=device)\n    made = torch.zeros"
+    )
+    written_out = textwrap.dedent(_CODE.format(opts="{}", after="return made.numpy()")).replace("3, **opts", "3, device=device")
+    found = [f.code for f in lint(code) if f.code == "DL204"]
+    assert found == [f.code for f in lint(written_out) if f.code == "DL204"] == ["DL204"]

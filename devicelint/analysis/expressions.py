@@ -70,6 +70,9 @@ from devicelint.analysis.values import (
 _LAYER_PARAMETERS = frozenset({"weight", "bias"})
 
 
+_UNKNOWN_BOUND = object()
+
+
 class Expressions:
     """Expressions: see the module docstring."""
 
@@ -209,6 +212,26 @@ class Expressions:
             known = self.module_state.get(key)
         return known
 
+    def _attribute_read(self, base_node: cst.BaseExpression, base: Value, attribute: str, state: State) -> Optional[Value]:
+        """What ``getattr(base, "attribute")`` reads, where the attribute's value is known: an
+        attribute the state holds, a field the object's construction gave, an attribute of an
+        object of a class of the file, a submodule of a model of the file (see _eval_attribute;
+        a property's getter is not run here)."""
+        owner = dotted_name(base_node)
+        if owner is not None:
+            known = self._lookup_dotted(f"{owner}.{attribute}", state)
+            if known is not None:
+                return known
+        if base.fields is not None:
+            carried = base.field_value(attribute)
+            if carried is not None:
+                return carried
+        if base.kind == Kind.UNKNOWN and isinstance(base.info, ClassInfo) and not base.info.is_module and not base.info.is_dataset:
+            return self.object_attribute(base.info, attribute)
+        if base.kind == Kind.MODULE and isinstance(base.info, ClassInfo) and base.info.is_module:
+            return self.module_member(base, attribute)
+        return None
+
     def _eval_attribute(self, node: cst.Attribute, state: State) -> Value:
         # (the name test inline: this runs for every attribute read)
         properties = self._property_names if self._property_names is not None else self.property_names()
@@ -228,6 +251,10 @@ class Expressions:
                 return known
         base = self.eval(node.value, state)
         attribute = node.attr.value
+        if base.kind == Kind.CLASS and isinstance(base.info, ClassInfo):
+            kept = _class_attribute(base.info, attribute)
+            if kept is not None:
+                return kept  # `Consts.MEAN`: a tensor the class body made
         if base.kind == Kind.REF:
             member = self.project_member(base, attribute)
             if member is not None:
@@ -362,6 +389,10 @@ class Expressions:
                 if -len(base.info) <= position < len(base.info) and len(node.slice) == 1:
                     return base.info[position]
                 return UNKNOWN
+            if isinstance(base.info, tuple) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice):
+                # `parts[1:]`: a slice of a list or tuple of known entries holds some of those
+                # entries, in order
+                return self._sliced_entries(base, node.slice[0].slice, state)
             if isinstance(base.info, Homogeneous) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice):
                 # `parts[:-1]`: a slice of a list or tuple is a list or tuple of the same elements
                 return Value(Kind.CONTAINER, base.device, base.origin, info=base.info, role=base.role)
@@ -461,6 +492,14 @@ class Expressions:
         if operand.kind == Kind.TENSOR:
             return operand
         if operand.kind == Kind.NUMBER:
+            literal = operand.literal
+            if isinstance(literal, (int, float)) and not isinstance(literal, bool):
+                # `xs[-1]`: a negative literal keeps its value, so a position counted from the end
+                # is as known as one counted from the start
+                if isinstance(node.operator, cst.Minus):
+                    return Value(Kind.NUMBER, literal=-literal)
+                if isinstance(node.operator, cst.Plus):
+                    return Value(Kind.NUMBER, literal=literal)
             return Value(Kind.NUMBER)
         return UNKNOWN
 
@@ -572,6 +611,26 @@ class Expressions:
         if starred:
             return Value(Kind.CONTAINER)
         return Value(Kind.CONTAINER, info=tuple(items))
+
+    def _sliced_entries(self, base: Value, part: cst.Slice, state: State) -> Value:
+        """The entries of ``base`` (a list or tuple of known entries) that ``part`` keeps: exactly
+        where its bounds are literal, else a list of what any entry may be."""
+        bounds = []
+        for bound in (part.lower, part.upper, part.step):
+            if bound is None:
+                bounds.append(None)
+                continue
+            literal = self.eval(bound, state).literal
+            bounds.append(literal if isinstance(literal, int) and not isinstance(literal, bool) else _UNKNOWN_BOUND)
+        entries: tuple[Value, ...] = base.info  # type: ignore[assignment]
+        if _UNKNOWN_BOUND not in bounds and bounds[2] != 0:
+            return Value(Kind.CONTAINER, base.device, base.origin, info=entries[slice(*bounds)], role=base.role)
+        if not entries:
+            return Value(Kind.CONTAINER, base.device, base.origin, role=base.role)
+        element = entries[0]
+        for entry in entries[1:]:
+            element = join(element, entry)
+        return Value(Kind.CONTAINER, base.device, base.origin, info=Homogeneous(element), role=base.role)
 
     def _rows_of_factory(self, node: cst.BaseExpression, value: Value) -> Optional[list[Value]]:
         """What unpacking a tensor that a sized factory made yields (``*torch.zeros((3, 0))``):
@@ -1201,6 +1260,17 @@ class Expressions:
             return Value(Kind.CONTAINER, info=())  # `list()` is `[]`: an empty sequence
         if name in ("list", "tuple", "sorted", "reversed", "iter") and len(args) == 1:
             return Value(Kind.CONTAINER, info=Homogeneous(self.element_of(args[0][1])))
+        if (
+            name == "sorted" and args and args[0][0].keyword is None and not args[0][0].star
+            and all(arg.keyword is not None and arg.keyword.value in ("key", "reverse") for arg, _ in args[1:])
+        ):
+            # `sorted(xs, key=lambda t: t.numel())`: the same elements, in another order
+            return Value(Kind.CONTAINER, info=Homogeneous(self.element_of(args[0][1])))
+        if name == "getattr" and len(args) == 2 and state is not None and not any(arg.star or arg.keyword is not None for arg, _ in args):
+            attribute = args[1][1].literal
+            if isinstance(attribute, str) and attribute.isidentifier():
+                # `getattr(holder, "x")` reads `holder.x`
+                return self._attribute_read(args[0][0].value, args[0][1], attribute, state) or UNKNOWN
         if name == "len":
             return Value(Kind.NUMBER)
         if name == "dict" and node is not None:
@@ -1228,6 +1298,25 @@ def _sequence(value: Value) -> bool:
     dict (whose Homogeneous payload has a key)."""
     info = value.info
     return value.kind == Kind.CONTAINER and (isinstance(info, tuple) or isinstance(info, Homogeneous) and info.key is None)
+
+
+def _class_attribute(info: ClassInfo, attribute: str) -> Optional[Value]:
+    """The tensor the body of the class (or of a base of the file, in method resolution order)
+    binds to ``attribute``, if any."""
+    pending = [info]
+    seen: set[int] = set()
+    while pending:
+        current = pending.pop(0)
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        kept = current.class_attributes.get(attribute)
+        if kept is not None:
+            return kept
+        if attribute in current.methods:
+            return None
+        pending.extend(current.bases)
+    return None
 
 
 def _member_class(container: Value) -> Optional[ClassInfo]:

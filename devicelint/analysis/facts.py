@@ -30,6 +30,10 @@ class ClassInfo:
     methods: dict[str, cst.FunctionDef]
     #: ``self.*`` values at the end of ``__init__``
     attributes: dict[str, Value] = field(default_factory=dict)
+    #: tensors the class body binds (``MEAN = torch.tensor([...])``): class attributes, which an
+    #: object reads as ``self.MEAN`` where it sets none of its own, and which ``Module.to()``
+    #: leaves where they were made
+    class_attributes: dict[str, Value] = field(default_factory=dict)
     owns_parameters: Optional[bool] = None
     #: ``__init__`` has been analysed, so ``attributes`` is final
     init_analysed: bool = False

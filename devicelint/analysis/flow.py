@@ -867,6 +867,13 @@ class FlowAnalyzer(Expressions, Summaries, TorchSemantics, ProjectImports):
             if isinstance(statement, helpers.SIMPLE_LINES):
                 class_scope = dict(state)
                 self._exec_simple_line(statement, class_scope)
+                for small in statement.body:
+                    if isinstance(small, (cst.Assign, cst.AnnAssign)):
+                        targets = [target.target for target in small.targets] if isinstance(small, cst.Assign) else [small.target]
+                        for target in targets:
+                            bound = class_scope.get(target.value) if isinstance(target, cst.Name) else None
+                            if bound is not None and bound.kind == Kind.TENSOR:
+                                info.class_attributes[target.value] = bound  # `MEAN = torch.tensor([...])`
 
     # ------------------------------------------------------------------ assignment
 

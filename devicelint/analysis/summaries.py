@@ -944,6 +944,9 @@ class Summaries(ParameterUses):
         merged: dict[str, Value] = {}
         for base in reversed(class_info.bases):
             merged.update(self._attributes_seen_by_methods(base, reader, only))
+        for attribute, kept in class_info.class_attributes.items():
+            if only is None or attribute == only:
+                merged[attribute] = kept  # a tensor of the class body, where the object sets none
         if not class_info.init_analysed and not class_info.attributes:
             self._preview_init(class_info)
         if only is None:

@@ -14,6 +14,7 @@ interpreter's ``eval``/``lookup``/``element_of``/``_label``, its ``_escape`` and
 
 from __future__ import annotations
 
+import ast
 from dataclasses import replace
 from typing import Iterator, Optional
 
@@ -40,7 +41,10 @@ from devicelint.analysis.values import (
     Role,
     TensorOrNone,
     Value,
+    NONE_VALUE,
     appended,
+    filled_mapping,
+    join,
     device_from_string,
     follows,
     merged_host_origin,
@@ -49,7 +53,7 @@ from devicelint.analysis.values import (
 
 #: Python builtins the interpreter follows: a name that no import or assignment binds
 BUILTIN_REFS = frozenset(
-    "enumerate zip range list tuple sorted reversed iter next len print isinstance map filter dict set".split()
+    "enumerate zip range list tuple sorted reversed iter next len print isinstance map filter dict set getattr".split()
 )
 
 #: dtype casts that tensors and modules both have (``x.float()``, ``model.half()``)
@@ -955,6 +959,8 @@ class TorchSemantics:
                 if outer is not None and outer.kind == Kind.CONTAINER and isinstance(outer.info, Homogeneous) and outer.info.element.kind == Kind.CONTAINER:
                     state[outer_key] = Value(Kind.CONTAINER, outer.device, outer.origin, info=Homogeneous(appended(outer.info.element, element, call)))
             return UNKNOWN
+        if kind == Kind.CONTAINER and method in ("update", "setdefault") and isinstance(node.func, cst.Attribute):
+            return self._dict_filled(node, receiver, method, args, state)
         if kind == Kind.CONTAINER and isinstance(receiver.info, Homogeneous):
             if method == "values":
                 values = Homogeneous(receiver.info.element, receiver.info.some, receiver.info.put_by)
@@ -984,6 +990,65 @@ class TorchSemantics:
         if kind in (Kind.UNKNOWN, Kind.DEVICE, Kind.STR, Kind.NUMBER, Kind.NDARRAY):
             self._escape(args, state)
         return UNKNOWN
+
+    def _dict_filled(self, node: cst.Call, receiver: Value, method: str, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> Value:
+        """``d.update({"x": x})``, ``d.update(x=x)``, ``d.setdefault("x", x)`` on a dict display:
+        its values may now be the values handed, and an entry at a constant key reads back as the
+        value stored there, as ``d["x"] = x`` does (see filled_mapping). What ``setdefault``
+        returns: the entry it finds, else the default. A dict whose values are not followed (or
+        an argument this does not read) is forgotten."""
+        key = dotted_name(node.func.value)  # type: ignore[attr-defined]
+        stored: list[tuple[Optional[str], Value, cst.CSTNode]] = []
+        if method == "setdefault":
+            if len(args) != 2 or any(arg.star or arg.keyword is not None for arg, _ in args):
+                return UNKNOWN
+            item = args[0][1].literal if isinstance(args[0][1].literal, str) else None
+            default = args[1][1]
+            found = receiver.field_value(item_field(item)) if item is not None else None
+            if found is not None:
+                if key is not None and state.get(key) is not None:
+                    state[key] = receiver  # the entry is there: the dict is left as it was
+                return found
+            if receiver.info == ():
+                result = default
+            elif isinstance(receiver.info, Homogeneous) and receiver.info.key is not None and item is not None:
+                result = join(receiver.info.element, default)
+            else:
+                result = UNKNOWN
+            stored.append((item, default, args[1][0].value))
+        else:
+            for arg, value in args:
+                if arg.keyword is not None and not arg.star:
+                    stored.append((arg.keyword.value, value, arg.value))
+                elif (
+                    arg.keyword is None and arg.star != "*" and value.kind == Kind.CONTAINER
+                    and isinstance(value.info, Homogeneous) and value.info.key is not None
+                ):
+                    # another dict: its values, and the entries it knows at constant keys
+                    stored.append((None, value.info.element, arg.value))
+                    if value.info.some is not None:
+                        stored.append((None, value.info.some, value.info.put_by if value.info.put_by is not None else arg.value))
+                    stored.extend((_item_key(name), entry, arg.value) for name, entry in value.fields or () if _item_key(name) is not None)
+                elif arg.keyword is None and arg.star != "*" and value.kind == Kind.CONTAINER and value.info == ():
+                    continue  # `d.update({})`
+                else:
+                    stored = []
+                    if key is not None and state.get(key) is not None:
+                        state[key] = Value(Kind.CONTAINER)
+                    return UNKNOWN
+            result = NONE_VALUE
+        if key is None or state.get(key) is None:
+            return result
+        mapping = receiver
+        for item, value, where in stored:
+            filled = filled_mapping(mapping, value, where)
+            if filled is None:
+                state[key] = Value(Kind.CONTAINER)
+                return result
+            mapping = replace(filled, fields=mapping.fields)
+            mapping = mapping.with_item(item, value) if item is not None else mapping.without_items()
+        state[key] = mapping
+        return result
 
     # ------------------------------------------------------------------ moves and devices
 
@@ -1590,3 +1655,14 @@ def _values_and_indices(tensor: Value) -> Value:
 _ARRAY_KEEPING_METHODS = frozenset({
     "astype", "reshape", "copy", "flatten", "ravel", "transpose", "squeeze", "cumsum", "clip", "round", "repeat", "argsort",
 })
+
+
+def _item_key(name: str) -> Optional[str]:
+    """The constant key of a field that item_field named (``['x']``), else None."""
+    if not (name.startswith("[") and name.endswith("]")):
+        return None
+    try:
+        key = ast.literal_eval(name[1:-1])
+    except (ValueError, SyntaxError):
+        return None
+    return key if isinstance(key, str) else None
