@@ -4,7 +4,7 @@ for the ``output_*`` probes, a model output on that device is handed to ``.numpy
 must be reported; the same program with the factory given ``device=`` (the output moved to the
 host first) must stay silent.
 
-Constructs still missed (not asserted here; see the session-23 matrix): args_forward, decorator_wraps, dict_zip, global_statement, kwargs_forward, kwargs_forward_star, lambda_over_list, lambda_stored, map_builtin, module_default_argument, namedtuple_field, partial, setattr_const, singledispatch, try_except, typing_namedtuple_field."""
+Constructs still missed (not asserted here; see the session-23 matrix): decorator_wraps, dict_zip, global_statement, kwargs_forward_star, lambda_over_list, lambda_stored, map_builtin, module_default_argument, namedtuple_field, partial, setattr_const, singledispatch, try_except, typing_namedtuple_field."""
 
 from __future__ import annotations
 
@@ -671,7 +671,7 @@ def main():
 ''')
 
 
-MISSED = frozenset(('args_forward', 'decorator_wraps', 'dict_zip', 'global_statement', 'kwargs_forward', 'kwargs_forward_star', 'lambda_over_list', 'lambda_stored', 'map_builtin', 'module_default_argument', 'namedtuple_field', 'partial', 'setattr_const', 'singledispatch', 'try_except', 'typing_namedtuple_field'))
+MISSED = frozenset(('decorator_wraps', 'dict_zip', 'global_statement', 'kwargs_forward_star', 'lambda_over_list', 'lambda_stored', 'map_builtin', 'module_default_argument', 'namedtuple_field', 'partial', 'setattr_const', 'singledispatch', 'try_except', 'typing_namedtuple_field'))
 
 
 def _program(name: str, fixed: bool) -> str:
@@ -789,3 +789,18 @@ print(Shift().to(device)(x), Registered().to(device)(x))
 """
     lines = {f.line for f in lint(code) if f.code == "DL201"}
     assert lines == {16}
+
+
+def test_extra_arguments_bind_star_parameters_of_a_free_function() -> None:
+    # `*args` holds the extra positional arguments, `**kwargs` the extra keywords; options
+    # beside them do not make them unknown
+    body = """
+    def run(scale, *args, **kwargs):
+        return model(args[0]) * scale, model(kwargs["extra"])
+
+
+    def main():
+        print(run(2.0, torch.randn(3, 4), extra=torch.randn(3, 4, device=device)))
+        print(run(2.0, torch.randn(3, 4, device=device), extra=torch.randn(3, 4)))
+    """
+    assert _dl202_lines(body) == [12, 13]

@@ -24,7 +24,7 @@ from devicelint.analysis import torch_api as api
 from devicelint.analysis import walk
 from devicelint.analysis.names import OwnScopeVisitor, dotted_name
 from devicelint.deferred_bodies import unparsed_body
-from devicelint.analysis.values import UNKNOWN, Kind, Origin, Value
+from devicelint.analysis.values import UNKNOWN, Kind, Origin, Value, mapping_of
 
 #: how many helper calls deep the analysis follows
 MAX_DEPTH = 3
@@ -461,12 +461,18 @@ def bind_arguments(
     args: tuple[tuple[cst.Arg, Value], ...],
     skip_first: bool,
     forwarding: bool = False,
+    spreads: bool = False,
 ) -> Optional[tuple[Optional[cst.Param], dict[str, Value]]]:
     """Map call arguments to parameter names; None when the call does not fit the signature
     or spreads ``*args``/``**kwargs`` (the mapping is then unknown).
 
     Returns the ``self`` parameter (when ``skip_first``) and the bound values; parameters left
     out are absent, for the caller to fill with their defaults.
+
+    ``spreads``: also bind the function's ``*args`` to a tuple of the extra positional
+    arguments and its ``**kwargs`` to a dict of the extra keyword arguments (entries at their
+    names), where the call spreads nothing itself. A spread ``*xs`` of a tuple or list of known
+    entries is the arguments it holds (see expand_spreads).
 
     ``forwarding``: a call that passes on what it was given (``super().__init__(config,
     **kwargs)``) binds the arguments it names, and its spreads may give any parameter left:
@@ -486,7 +492,28 @@ def bind_arguments(
             if param is not self_param and param.name.value not in bound:
                 bound[param.name.value] = UNKNOWN
         return self_param, bound
-    return _bind(function, args, skip_first, required=True)
+    if spreads:
+        args = expand_spreads(args)
+    return _bind(function, args, skip_first, required=True, spreads=spreads)
+
+
+def _carries_placement(value: Value) -> bool:
+    return value.kind in (Kind.TENSOR, Kind.BATCH, Kind.MODULE)
+
+
+def expand_spreads(args: tuple[tuple[cst.Arg, Value], ...]) -> tuple[tuple[cst.Arg, Value], ...]:
+    """``f(*xs)`` with ``xs`` a tuple or list of known entries (``args`` bound to the extra
+    arguments of a call): one positional argument per entry, each spelled as the spread's
+    expression. Other arguments as they are."""
+    if not any(arg.star == "*" and value.kind == Kind.CONTAINER and isinstance(value.info, tuple) for arg, value in args):
+        return args
+    expanded: list[tuple[cst.Arg, Value]] = []
+    for arg, value in args:
+        if arg.star == "*" and value.kind == Kind.CONTAINER and isinstance(value.info, tuple):
+            expanded.extend((cst.Arg(value=arg.value), entry) for entry in value.info)
+        else:
+            expanded.append((arg, value))
+    return tuple(expanded)
 
 
 def _bind(
@@ -494,7 +521,10 @@ def _bind(
     args: tuple[tuple[cst.Arg, Value], ...],
     skip_first: bool,
     required: bool,
+    spreads: bool = False,
 ) -> Optional[tuple[Optional[cst.Param], dict[str, Value]]]:
+    extra_positional: list[Value] = []
+    extra_keywords: list[tuple[str, Value, cst.CSTNode]] = []
     params = function.params
     positional = [*params.posonly_params, *params.params]
     self_param: Optional[cst.Param] = None
@@ -512,6 +542,7 @@ def _bind(
             if position >= len(positional):
                 if not isinstance(params.star_arg, cst.Param):
                     return None
+                extra_positional.append(value)
                 continue
             bound[positional[position].name.value] = value
             position += 1
@@ -521,6 +552,8 @@ def _bind(
             bound[name] = value
         elif params.star_kwarg is None:
             return None
+        else:
+            extra_keywords.append((name, value, arg.value))
     if not required:
         return self_param, bound
     for param in positional[position:]:
@@ -529,6 +562,15 @@ def _bind(
     for param in params.kwonly_params:
         if param.name.value not in bound and param.default is None:
             return None
+    # only where an extra argument is a tensor or a module: other extras (options, sizes) say
+    # nothing of devices, and binding them would split the function's summaries for nothing
+    if spreads and isinstance(params.star_arg, cst.Param) and any(_carries_placement(value) for value in extra_positional):
+        bound[params.star_arg.name.value] = Value(Kind.CONTAINER, info=tuple(extra_positional))
+    if spreads and isinstance(params.star_kwarg, cst.Param) and any(_carries_placement(value) for _, value, _ in extra_keywords):
+        mapping = mapping_of((value, node) for _, value, node in extra_keywords)
+        for name, value, _ in extra_keywords:
+            mapping = mapping.with_item(name, value)
+        bound[params.star_kwarg.name.value] = mapping
     return self_param, bound
 
 

@@ -458,7 +458,8 @@ class Summaries(ParameterUses):
                 state[name] = value
         for param in (params.star_arg, params.star_kwarg):
             if isinstance(param, cst.Param):
-                state[param.name.value] = UNKNOWN
+                # `*args` / `**kwargs`: the extra arguments every caller handed, where known
+                state[param.name.value] = bound.get(param.name.value, UNKNOWN)
         if not bound:
             for dotted in self._tensor_uses(function, in_module)[1]:
                 root = dotted.split(".", 1)[0]
@@ -1555,7 +1556,10 @@ class Summaries(ParameterUses):
         # `self._forward(inputs, **kwargs)`: what it names binds, the spread may give any
         # parameter left (unknown, not its default)
         spread = any(arg.star == "**" for arg, _ in args) and not any(arg.star == "*" for arg, _ in args)
-        site = helpers.bind_arguments(function, args, bind_self, forwarding=spread)
+        # (`*args` / `**kwargs` of a method are left unknown: a wrapper module's `forward(*args,
+        # **kwargs)` hands them to a submodule whose placement the analysis knows less well than
+        # the caller's: twin 1909, an EMA copy moved by the device its construction names)
+        site = helpers.bind_arguments(function, args, bind_self, forwarding=spread, spreads=not spread and not bind_self)
         if site is not None and carried and site[0] is not None:
             prefix = site[0].name.value + "."
             site = (site[0], {**site[1], **{prefix + attribute: value for attribute, value in carried.items()}})
@@ -1715,7 +1719,7 @@ class Summaries(ParameterUses):
         returns_unknown = falls_off and not self._is_generator(function)
         if not summarisable or returns_unknown and (left is None or not self._moved_in_place_by(function) and not self._moves_free_modules(function)):
             return UNKNOWN
-        binding = helpers.bind_arguments(function, args, bind_self)
+        binding = helpers.bind_arguments(function, args, bind_self, spreads=not bind_self)
         if binding is None:
             return UNKNOWN
         self_param, bound = binding
