@@ -1271,6 +1271,16 @@ class Expressions:
             if isinstance(attribute, str) and attribute.isidentifier():
                 # `getattr(holder, "x")` reads `holder.x`
                 return self._attribute_read(args[0][0].value, args[0][1], attribute, state) or UNKNOWN
+        if name == "setattr" and len(args) == 3 and state is not None and not any(arg.star or arg.keyword is not None for arg, _ in args):
+            attribute = args[1][1].literal
+            owner = dotted_name(args[0][0].value)
+            # the object may be changed beyond the attribute (a module given a submodule): what
+            # was known of it is forgotten, as for any call it is handed to
+            self._escape(args[:1], state)  # type: ignore[attr-defined]
+            if isinstance(attribute, str) and attribute.isidentifier() and owner is not None and owner.split(".", 1)[0] in state:
+                # `setattr(holder, "x", value)` stores as `holder.x = value` does
+                state[f"{owner}.{attribute}"] = args[2][1]
+            return NONE_VALUE
         if name == "len":
             return Value(Kind.NUMBER)
         if name == "dict" and node is not None:

@@ -53,7 +53,7 @@ from devicelint.analysis.values import (
 
 #: Python builtins the interpreter follows: a name that no import or assignment binds
 BUILTIN_REFS = frozenset(
-    "enumerate zip range list tuple sorted reversed iter next len print isinstance map filter dict set getattr".split()
+    "enumerate zip range list tuple sorted reversed iter next len print isinstance map filter dict set getattr setattr".split()
 )
 
 #: dtype casts that tensors and modules both have (``x.float()``, ``model.half()``)
