@@ -359,7 +359,8 @@ class Summaries(ParameterUses):
                     bound[name] = Value(Kind.NUMBER, role=Role.NONE_DEFAULT)
                     continue
                 default = self.eval(param.default, self.home_state(function))
-                if default.kind == Kind.NUMBER or default.kind == Kind.REF and default.qualname is not None:
+                if default.kind in (Kind.NUMBER, Kind.TENSOR) or default.kind == Kind.REF and default.qualname is not None:
+                    # (a tensor default is made once, where the `def` runs: `mask=torch.ones(4)`)
                     bound[name] = default
         return bound
 
