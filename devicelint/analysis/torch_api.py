@@ -469,6 +469,20 @@ ALLENNLP_ARCHIVE_LOADERS = frozenset({"allennlp.models.archival.load_archive", "
 ALLENNLP_ARCHIVE_DEVICE = (1, "cuda_device")
 
 
+#: sentence-transformers' ``SentenceTransformer(model_name_or_path, modules, device)``: with no
+#: device given (None) it places itself where an accelerator is available ("cuda" if
+#: torch.cuda.is_available() else "cpu" from 0.2 to 2.x, get_device_name() since 3.0), and
+#: ``encode(..., convert_to_tensor=True)`` returns its embeddings there (the flag overrides
+#: convert_to_numpy, the only path that calls .cpu())
+SENTENCE_TRANSFORMER_CLASSES = frozenset({"sentence_transformers.SentenceTransformer", "sentence_transformers.SentenceTransformer.SentenceTransformer"})
+SENTENCE_TRANSFORMER_DEVICE = (2, "device")
+#: sentence_transformers.util's similarity functions: a tensor computed from their tensor
+#: arguments, where those are (``util.cos_sim(q, corpus)``)
+SENTENCE_TRANSFORMER_SIMILARITIES = frozenset(
+    f"sentence_transformers.util.{name}" for name in ("cos_sim", "pytorch_cos_sim", "dot_score", "manhattan_sim", "euclidean_sim", "pairwise_cos_sim", "pairwise_dot_score")
+)
+
+
 def is_allennlp_iterator_constructor(qualname: str) -> bool:
     """``allennlp.data.iterators.BucketIterator``, ``...DataIterator.from_params``: a class of
     AllenNLP's iterators package (the package is the evidence), built or built from params."""
