@@ -339,6 +339,9 @@ class TorchSemantics:
             return Value(Kind.FUNCTION, origin=Origin(node, f"built by `{spelled(node)}`"), role=Role.BATCH_ITERATOR)
         if qualname in api.ALLENNLP_ARCHIVE_LOADERS:
             return self._allennlp_archive(node, args, state)
+        torchtext = api.torchtext_iterator(qualname) if qualname.startswith("torchtext.") else None
+        if torchtext is not None:
+            return self._torchtext_iterator(node, args, torchtext[1])
         if qualname in api.SENTENCE_TRANSFORMER_CLASSES:
             return self._sentence_transformer(node, args)
         if qualname in api.SENTENCE_TRANSFORMER_SIMILARITIES:
@@ -758,6 +761,29 @@ class TorchSemantics:
         positional = [arg for arg, _ in args if arg.keyword is None and not arg.star]
         placed = any(arg.star or arg.keyword is not None and arg.keyword.value == "cuda_device" for arg, _ in args) or len(positional) > 3
         return Value(Kind.LOADER, None if placed else CPU, Origin(node, "loader", provenance=Provenance.LOADER), info=LoaderInfo(node, False, Role.MAPPING_BATCH))
+
+    def _torchtext_iterator(self, node: cst.Call, args: tuple[tuple[cst.Arg, Value], ...], splits: bool) -> Value:
+        """``data.BucketIterator(dataset, batch_size=...)``: a loader of batches made on the CPU
+        where no device is given (or None, or an int, which torchtext drops; see
+        torch_api.TORCHTEXT_ITERATORS), else where the device says (left unknown);
+        ``BucketIterator.splits((train, valid), ...)``: one such loader per dataset."""
+        if any(arg.star for arg, _ in args):
+            device: Optional[Device] = None
+        else:
+            position, keyword = api.TORCHTEXT_ITERATOR_DEVICE
+            positional = [value for arg, value in args if arg.keyword is None]
+            given = next((value for arg, value in args if arg.keyword is not None and arg.keyword.value == keyword), None)
+            if given is None and not splits and len(positional) > position:
+                given = positional[position]
+            dropped = given is None or given.kind == Kind.NUMBER and (given.literal is None or isinstance(given.literal, int))
+            device = CPU if dropped else None
+        loader = Value(Kind.LOADER, device, Origin(node, "loader", provenance=Provenance.LOADER), info=LoaderInfo(node, False, Role.FIELD_BATCH))
+        if not splits:
+            return loader
+        datasets = args[0][1] if args and args[0][0].keyword is None else UNKNOWN
+        if datasets.kind == Kind.CONTAINER and isinstance(datasets.info, tuple):
+            return Value(Kind.CONTAINER, info=tuple(loader for _ in datasets.info))
+        return Value(Kind.CONTAINER, info=Homogeneous(loader))
 
     def _sentence_transformer(self, node: cst.Call, args: tuple[tuple[cst.Arg, Value], ...]) -> Value:
         """``SentenceTransformer(name)``: a model that places itself on the accelerator where one
