@@ -69,3 +69,37 @@ def test_an_entry_left_behind_read_outside_the_model_keeps_the_host():
     # the entry read after the store is still the loader's host tensor: it meets the output
     found = _codes('self.see(sample["img"])', 'sample["img"] = sample["img"].to(dev)', after='loss = (out - sample["tag"]).sum()')
     assert found and all(line == 28 for line, _ in found)
+
+
+_NESTED = """
+    import torch
+    import torch.nn as nn
+
+    class Fusion(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.see = nn.Linear(8, 3)
+
+        def forward(self, sample):
+            return self.see(sample["img"])
+
+    def fit():
+        dev = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        net = Fusion().to(dev)
+        for sample in [{"img": torch.rand(3, 8){move}, "meta": {"tag": torch.zeros(4){move}}} for _ in range(2)]:
+            out = net(sample)
+
+    fit()
+"""
+
+
+def test_a_dict_holding_a_nested_dict_is_followed_into_forward():
+    # its values are not one kind (a tensor and a dict); the entries kept by key say where the
+    # tensor is, and forward gets a pass on this call's values
+    found = [(f.line, f.code) for f in lint(textwrap.dedent(_NESTED.replace("{move}", ""))) if f.severity.name in ("ERROR", "WARNING")]
+    assert found == [(16, "DL202")]
+
+
+def test_a_nested_dict_of_moved_tensors_stays_quiet():
+    found = [(f.line, f.code) for f in lint(textwrap.dedent(_NESTED.replace("{move}", ".to(dev)"))) if f.severity.name in ("ERROR", "WARNING")]
+    assert found == []
