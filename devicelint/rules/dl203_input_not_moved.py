@@ -41,7 +41,10 @@ class InputNotMoved(Rule):
     whole to the model (`model([ids, mask])`, unpacked by its `forward`) too, unless one of its
     entries is already on the device. AllenNLP's too: an iterator's batches are built on the host
     (unless its call is given a `cuda_device`), and `load_archive(path, cuda_device)` puts the
-    archive's model on that device. The message names what to move: for `model(inputs - center)` with `center`
+    archive's model on that device; so are torchtext's legacy iterators' batches where no `device=`
+    is given. A dict batch some entries of which were stored back moved (`data["text"] =
+    data["text"].cuda()`) and then handed whole to a moved model of the file is reported where
+    the model's `forward` reads an entry left on the host (`data["video"]`). The message names what to move: for `model(inputs - center)` with `center`
     already on the device, `inputs.to(...)`; where every operand is on the host, the whole
     argument, `(inputs - inputs.mean()).to(...)`. An entry that an assignment takes out of the
     batch (`label = batch["label"]`, also a slice of one: `image = batch["image"][0:1]`) and
