@@ -293,6 +293,9 @@ class Expressions:
             return Value(Kind.TENSOR, base.device, base.origin)  # `dist.probs`, `dist.mean`
         if base.kind == Kind.BATCH and base.role is Role.TOKENIZED_BATCH and attribute in api.TOKENIZED_TENSOR_KEYS:
             return Value(Kind.TENSOR, base.device, base.origin, scalar=False)  # `batch.input_ids`
+        if base.kind == Kind.BATCH and base.role is Role.FIELD_BATCH and attribute not in api.TORCHTEXT_BATCH_ATTRIBUTES:
+            # `batch.src` of a torchtext iterator: a field's tensor, or its (tensor, lengths) pair
+            return Value(Kind.BATCH, base.device, base.origin, scalar=False)
         if base.role is Role.MODEL_OUTPUT and base.device is not None:
             # `model(**batch).logits`, `outputs.hidden_states[-1]`: fields of the output object, where the model is
             if attribute in api.MODEL_OUTPUT_TENSOR_FIELDS:

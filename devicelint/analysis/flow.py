@@ -962,6 +962,13 @@ class FlowAnalyzer(Expressions, Summaries, TorchSemantics, ProjectImports):
             key = dotted_name(target.value)
             if key is not None and key in state and state[key].kind == Kind.BATCH and value.kind in (Kind.STR, Kind.NUMBER):
                 pass  # batch["text"] = text: a string or number beside its tensors leaves them where they are
+            elif (
+                key is not None and key in state and state[key].kind == Kind.BATCH and state[key].device is not None
+                and len(target.slice) == 1 and constant_key(target) is not None
+            ):
+                # `batch["text"] = batch["text"].to(d)`: that entry reads back as stored (see
+                # _remember_item); the batch's other entries stay where they were
+                pass
             elif key is not None and key in state and state[key].kind in (Kind.BATCH, Kind.CONTAINER):
                 # batch["x"] = batch["x"].to(d): the collection is no longer all-CPU
                 state[key] = (

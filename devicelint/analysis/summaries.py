@@ -2933,6 +2933,10 @@ def _placement(value: Optional[Value]) -> tuple[Kind, Optional[str]]:
     device = value.device
     if value.kind == Kind.CONTAINER and device is None:
         device = _where_every_tensor_is(value)  # a list of tensors (`[torch.as_tensor(page) for page in pages]`)
+        if device is None and value.has_items:
+            # `{"video": torch.randn(...), "text": {...}}`: a dict whose entries are remembered by
+            # key (see Value.with_item), the tensor ones all in one place
+            device = _where_every_tensor_entry_is(value)
     if device is None or device.is_symbolic and device.argument:
         return value.kind, None
     if device.is_cpu:
@@ -2964,6 +2968,13 @@ def _where_every_tensor_is(container: Value) -> Optional[Device]:
     if not elements or any(not isinstance(element, Value) or element.kind != Kind.TENSOR for element in elements):
         return None
     devices = {element.device for element in elements}
+    return devices.pop() if len(devices) == 1 else None
+
+
+def _where_every_tensor_entry_is(container: Value) -> Optional[Device]:
+    """The device of the tensors a dict holds at the constant keys it remembers (its other
+    entries are no tensors), where there is one such tensor at least and they are all there."""
+    devices = {entry.device for name, entry in container.fields or () if name.startswith("[") and entry.kind == Kind.TENSOR}
     return devices.pop() if len(devices) == 1 else None
 
 

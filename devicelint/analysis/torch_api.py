@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Optional
+
 #: torch functions that allocate a new tensor on the default device unless given ``device=``
 FACTORIES = frozenset(
     f"torch.{name}"
@@ -467,6 +469,50 @@ ALLENNLP_ITERATORS_PACKAGE = "allennlp.data.iterators."
 #: loaded onto ``cuda_device`` (the CPU for a negative one)
 ALLENNLP_ARCHIVE_LOADERS = frozenset({"allennlp.models.archival.load_archive", "allennlp.models.load_archive"})
 ALLENNLP_ARCHIVE_DEVICE = (1, "cuda_device")
+
+
+#: sentence-transformers' ``SentenceTransformer(model_name_or_path, modules, device)``: with no
+#: device given (None) it places itself where an accelerator is available ("cuda" if
+#: torch.cuda.is_available() else "cpu" from 0.2 to 2.x, get_device_name() since 3.0), and
+#: ``encode(..., convert_to_tensor=True)`` returns its embeddings there (the flag overrides
+#: convert_to_numpy, the only path that calls .cpu())
+SENTENCE_TRANSFORMER_CLASSES = frozenset({"sentence_transformers.SentenceTransformer", "sentence_transformers.SentenceTransformer.SentenceTransformer"})
+SENTENCE_TRANSFORMER_DEVICE = (2, "device")
+#: sentence_transformers.util's similarity functions: a tensor computed from their tensor
+#: arguments, where those are (``util.cos_sim(q, corpus)``)
+SENTENCE_TRANSFORMER_SIMILARITIES = frozenset(
+    f"sentence_transformers.util.{name}" for name in ("cos_sim", "pytorch_cos_sim", "dot_score", "manhattan_sim", "euclidean_sim", "pairwise_cos_sim", "pairwise_dot_score")
+)
+
+
+#: torchtext's legacy batch iterators (``torchtext.data`` 0.3-0.8, ``torchtext.legacy.data``
+#: 0.9-0.11): ``Iterator(dataset, batch_size, sort_key=None, device=None, ...)`` yields Batch
+#: objects whose fields are tensors made by ``Field.numericalize(..., device=self.device)``;
+#: with no device (None) they are made on the CPU ("If left as default, the tensors will be
+#: created on cpu"); an int device is also dropped to None, with a warning (checked in
+#: torchtext's source at 0.3.1 and 0.4.0). Not so in 0.2.x, where None meant the current GPU:
+#: only a program of that age (2018 and before) reads otherwise.
+TORCHTEXT_ITERATOR_PACKAGES = ("torchtext.data.", "torchtext.legacy.data.")
+TORCHTEXT_ITERATORS = frozenset({"Iterator", "BucketIterator", "BPTTIterator"})
+TORCHTEXT_ITERATOR_DEVICE = (3, "device")
+#: the attributes of a torchtext Batch that are not its fields
+TORCHTEXT_BATCH_ATTRIBUTES = frozenset({"batch_size", "dataset", "fields", "input_fields", "target_fields", "fromvars"})
+
+
+def torchtext_iterator(qualname: str) -> Optional[tuple[str, bool]]:
+    """``torchtext.data.BucketIterator`` -> ("BucketIterator", False), ``...BucketIterator.splits``
+    -> ("BucketIterator", True); None for anything else. The class may be named through its
+    module (``torchtext.data.iterator.BucketIterator``)."""
+    for package in TORCHTEXT_ITERATOR_PACKAGES:
+        if qualname.startswith(package):
+            parts = qualname[len(package) :].split(".")
+            if parts and parts[0] == "iterator":
+                parts = parts[1:]
+            if len(parts) == 1 and parts[0] in TORCHTEXT_ITERATORS:
+                return parts[0], False
+            if len(parts) == 2 and parts[0] in TORCHTEXT_ITERATORS and parts[1] == "splits":
+                return parts[0], True
+    return None
 
 
 def is_allennlp_iterator_constructor(qualname: str) -> bool:

@@ -343,6 +343,16 @@ class TorchSemantics:
             return Value(Kind.FUNCTION, origin=Origin(node, f"built by `{spelled(node)}`"), role=Role.BATCH_ITERATOR)
         if qualname in api.ALLENNLP_ARCHIVE_LOADERS:
             return self._allennlp_archive(node, args, state)
+        torchtext = api.torchtext_iterator(qualname) if qualname.startswith("torchtext.") else None
+        if torchtext is not None:
+            return self._torchtext_iterator(node, args, torchtext[1])
+        if qualname in api.SENTENCE_TRANSFORMER_CLASSES:
+            return self._sentence_transformer(node, args)
+        if qualname in api.SENTENCE_TRANSFORMER_SIMILARITIES:
+            tensors = [value for arg, value in args[:2] if value.kind == Kind.TENSOR and not arg.star]
+            if len(tensors) == 2 and tensors[0].device is not None and tensors[0].device == tensors[1].device:
+                return Value(Kind.TENSOR, tensors[0].device, tensors[0].origin, scalar=False)
+            return UNKNOWN
         if is_model_factory(qualname):
             return Value(Kind.MODULE, CPU, Origin(node, f"created by `{spelled(node)}`", provenance=Provenance.CREATED))
         if qualname.endswith(".from_pretrained"):
@@ -756,6 +766,50 @@ class TorchSemantics:
         placed = any(arg.star or arg.keyword is not None and arg.keyword.value == "cuda_device" for arg, _ in args) or len(positional) > 3
         return Value(Kind.LOADER, None if placed else CPU, Origin(node, "loader", provenance=Provenance.LOADER), info=LoaderInfo(node, False, Role.MAPPING_BATCH))
 
+    def _torchtext_iterator(self, node: cst.Call, args: tuple[tuple[cst.Arg, Value], ...], splits: bool) -> Value:
+        """``data.BucketIterator(dataset, batch_size=...)``: a loader of batches made on the CPU
+        where no device is given (or None, or an int, which torchtext drops; see
+        torch_api.TORCHTEXT_ITERATORS), else where the device says (left unknown);
+        ``BucketIterator.splits((train, valid), ...)``: one such loader per dataset."""
+        if any(arg.star for arg, _ in args):
+            device: Optional[Device] = None
+        else:
+            position, keyword = api.TORCHTEXT_ITERATOR_DEVICE
+            positional = [value for arg, value in args if arg.keyword is None]
+            given = next((value for arg, value in args if arg.keyword is not None and arg.keyword.value == keyword), None)
+            if given is None and not splits and len(positional) > position:
+                given = positional[position]
+            dropped = given is None or given.kind == Kind.NUMBER and (given.literal is None or isinstance(given.literal, int))
+            device = CPU if dropped else None
+        loader = Value(Kind.LOADER, device, Origin(node, "loader", provenance=Provenance.LOADER), info=LoaderInfo(node, False, Role.FIELD_BATCH))
+        if not splits:
+            return loader
+        datasets = args[0][1] if args and args[0][0].keyword is None else UNKNOWN
+        if datasets.kind == Kind.CONTAINER and isinstance(datasets.info, tuple):
+            return Value(Kind.CONTAINER, info=tuple(loader for _ in datasets.info))
+        return Value(Kind.CONTAINER, info=Homogeneous(loader))
+
+    def _sentence_transformer(self, node: cst.Call, args: tuple[tuple[cst.Arg, Value], ...]) -> Value:
+        """``SentenceTransformer(name)``: a model that places itself on the accelerator where one
+        is available (see torch_api.SENTENCE_TRANSFORMER_CLASSES); given a device, there (or
+        unknown where it cannot be told); unknown where the arguments are spread."""
+        position, keyword = api.SENTENCE_TRANSFORMER_DEVICE
+        positional = [(arg, value) for arg, value in args if arg.keyword is None and not arg.star]
+        given = [(arg, value) for arg, value in args if arg.keyword is not None and arg.keyword.value == keyword]
+        if len(positional) > position:
+            given.append(positional[position])
+        if any(arg.star for arg, _ in args):
+            return UNKNOWN
+        if given:
+            arg, value = given[0]
+            device = None if value.kind == Kind.NUMBER and value.literal is None else self.device_of(arg.value, value)
+            if device is None and not (value.kind == Kind.NUMBER and value.literal is None):
+                return Value(Kind.MODULE, None, Origin(node, f"loaded by `{spelled(node)}`", provenance=Provenance.CREATED), role=Role.SENTENCE_ENCODER)
+            if device is not None:
+                return Value(Kind.MODULE, device, Origin(node, f"loaded by `{spelled(node)}` onto that device", provenance=Provenance.MOVED), role=Role.SENTENCE_ENCODER)
+        origin = Origin(node, f"placed on the GPU where one is available by `{spelled(node)}`", provenance=Provenance.CHOSEN)
+        return Value(Kind.MODULE, Device("accel", "cuda"), origin, role=Role.SENTENCE_ENCODER)
+
     def _allennlp_archive(self, node: cst.Call, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> Value:
         """``load_archive(path, cuda_device)``: an archive whose ``.model`` is loaded onto that
         device - the CPU where it is left out or a negative number, else wherever the
@@ -928,6 +982,17 @@ class TorchSemantics:
                 # a transformers model's `generate`: the token ids (or the output object whose
                 # `.sequences` they are) where the model is
                 return Value(Kind.TENSOR, receiver.device, receiver.origin, scalar=False, role=Role.MODEL_OUTPUT)
+            if method == "encode" and receiver.role is Role.SENTENCE_ENCODER and not any(arg.star for arg, _ in args):
+                # `embedder.encode(texts, convert_to_tensor=True)`: the embeddings where the
+                # model is, or on the device handed to `encode` (which moves the model there)
+                flag = next((value for arg, value in args if arg.keyword is not None and arg.keyword.value == "convert_to_tensor"), None)
+                if flag is None or flag.literal is not True:
+                    return UNKNOWN
+                asked = next(((arg, value) for arg, value in args if arg.keyword is not None and arg.keyword.value == "device"), None)
+                device = receiver.device if asked is None else self.device_of(asked[0].value, asked[1])
+                if device is None:
+                    return UNKNOWN
+                return Value(Kind.TENSOR, device, Origin(node, f"encoded by `{spelled(node)}` where the model is", provenance=Provenance.OTHER), scalar=False)
             if method == "register_buffer" and len(args) >= 2 and isinstance(args[0][0].value, cst.SimpleString):
                 name = args[0][1].literal
                 owner_key = dotted_name(node.func.value) if isinstance(node.func, cst.Attribute) else None

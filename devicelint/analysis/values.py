@@ -331,6 +331,13 @@ class Role(enum.Enum):
     #: an AllenNLP batch iterator (``BucketIterator(...)``): calling it on instances gives a
     #: loader of host batches (see torch_api.ALLENNLP_ITERATORS_PACKAGE)
     BATCH_ITERATOR = "batch iterator"
+    #: a sentence-transformers ``SentenceTransformer`` model: ``encode(..., convert_to_tensor=True)``
+    #: gives its embeddings where it is (see torch_api.SENTENCE_TRANSFORMER_CLASSES)
+    SENTENCE_ENCODER = "sentence encoder"
+    #: a batch of a torchtext legacy iterator (``batch.src``, ``batch.label``): each field is
+    #: an attribute holding a tensor, or a (tensor, lengths) pair (see
+    #: torch_api.TORCHTEXT_ITERATORS)
+    FIELD_BATCH = "field batch"
     #: a ``torch.distributions`` object (``Categorical(logits=x)``, ``Normal(mu, sigma)``),
     #: placed where its parameter tensors are: its samples, log-probabilities and entropies
     #: are tensors there

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
-from typing import Optional
+import re
+from typing import Callable, Optional
 
 import libcst as cst
 
@@ -9,7 +10,8 @@ from devicelint.analysis import walk
 from devicelint.analysis.events import BinaryEvent, CallEvent
 from devicelint.analysis.helpers import argument_parameters, parameter_read_through
 from devicelint.analysis.names import bound_names, is_static_or_class_method
-from devicelint.analysis.values import UNKNOWN, Kind, Role, Value
+from devicelint.analysis.facts import ClassInfo
+from devicelint.analysis.values import UNKNOWN, Kind, Role, Value, item_field
 from devicelint.findings import Severity
 from devicelint.rules._inputs_moved_beside import unmoved_beside_moved
 from devicelint.rules._messages import where
@@ -39,7 +41,10 @@ class InputNotMoved(Rule):
     whole to the model (`model([ids, mask])`, unpacked by its `forward`) too, unless one of its
     entries is already on the device. AllenNLP's too: an iterator's batches are built on the host
     (unless its call is given a `cuda_device`), and `load_archive(path, cuda_device)` puts the
-    archive's model on that device. The message names what to move: for `model(inputs - center)` with `center`
+    archive's model on that device; so are torchtext's legacy iterators' batches where no `device=`
+    is given. A dict batch some entries of which were stored back moved (`data["text"] =
+    data["text"].cuda()`) and then handed whole to a moved model of the file is reported where
+    the model's `forward` reads an entry left on the host (`data["video"]`). The message names what to move: for `model(inputs - center)` with `center`
     already on the device, `inputs.to(...)`; where every operand is on the host, the whole
     argument, `(inputs - inputs.mean()).to(...)`. An entry that an assignment takes out of the
     batch (`label = batch["label"]`, also a slice of one: `image = batch["image"][0:1]`) and
@@ -513,6 +518,14 @@ class InputNotMoved(Rule):
                 continue
             if value.kind not in (Kind.TENSOR, Kind.BATCH) and not (arg.star == "**" and value.kind == Kind.BATCH):
                 continue
+            if value.kind == Kind.BATCH and value.has_items:
+                # `batch["text"] = batch["text"].cuda()`, then the batch handed whole: the
+                # entries left as they were matter only where the model reads them
+                unstored = None if arg.star else _unstored_entry_read(self.ctx.analyzer.body_text, module, event.args, arg, value)
+                if unstored is None:
+                    continue
+                self._report_unstored_entry(event, arg.value, value, unstored)
+                return
             if not arg.star and self._report_at_model_entry(event, arg.value, value):
                 return
             if self._report_unmoved_beside_moved(event, arg, value):
@@ -572,6 +585,23 @@ class InputNotMoved(Rule):
             f"`{self.ctx.source_of(event.callee_node)}` was {module.origin.how if module.origin else 'moved'}"
             + (f" at line {self.ctx.line(module.origin.node)}" if module.origin else "")
             + f"; move the batch first (`{moved}.to(...)`)",
+        )
+
+    def _report_unstored_entry(self, event: CallEvent, node: cst.BaseExpression, value: Value, entry: str) -> None:
+        """``node``, a host batch some entries of which were replaced (moved), reaches the moved
+        model ``event`` calls, whose ``forward`` reads the entry ``entry`` left on the host."""
+        if value.device is None or not value.device.is_cpu or value.origin is None or not value.origin.from_data:
+            return
+        module = event.callee
+        shown = self.ctx.source_of(node)
+        at = node if "\n" in self.ctx.module.code_for_node(event.node) else event.node
+        self.ctx.report(
+            at,
+            f"`{shown}` is a batch {where(value, self.ctx)} whose entry {entry!r} was never moved (only the entries "
+            f"stored back into it were), but `{self.ctx.source_of(event.callee_node)}` was "
+            f"{module.origin.how if module.origin else 'moved'}"
+            + (f" at line {self.ctx.line(module.origin.node)}" if module.origin else "")
+            + f" and its `forward` reads that entry; move it too",
         )
 
     def _report_unmoved_beside_moved(self, event: CallEvent, arg: cst.Arg, value: Value) -> bool:
@@ -681,6 +711,30 @@ class InputNotMoved(Rule):
             if len(host) != 1:
                 return node, value
             node, value = host[0]
+
+
+def _unstored_entry_read(
+    body_text: Callable[[cst.FunctionDef], str], module: Value, args: tuple[tuple[cst.Arg, Value], ...], arg: cst.Arg, batch: Value) -> Optional[str]:
+    """The first constant key at which the ``forward`` of ``module`` (a class the analysis has
+    read) reads the parameter ``arg`` binds (``data['video']``) where ``batch``, the argument,
+    has no entry stored back (see Value.with_item); None where there is none or the forward or
+    its reads cannot be told."""
+    info = module.info
+    if module.kind != Kind.MODULE or not isinstance(info, ClassInfo):
+        return None
+    found = info.find_method("forward")
+    if found is None:
+        return None
+    forward = found[0]
+    names = argument_parameters(forward, args, skip_first=True)
+    position = next((i for i, (given, _) in enumerate(args) if given is arg), None)
+    name = names[position] if position is not None else None
+    if name is None:
+        return None
+    for found_key in re.finditer(r"(?<![\w.])" + re.escape(name) + r"\[\s*(['\"])(\w+)\1\s*\]", body_text(forward)):
+        if batch.field_value(item_field(found_key.group(2))) is None:
+            return found_key.group(2)
+    return None
 
 
 def _host_batch_in_sequence(node: cst.BaseExpression, value: Value) -> Optional[tuple[cst.BaseExpression, Value]]:
