@@ -610,7 +610,9 @@ def numpy_reads(qualname: str, keyword: Optional[str]) -> bool:
         return keyword is None or keyword == _NUMPY_CONVERTING_CALLS[qualname]
     if qualname.startswith("sklearn.metrics."):
         return keyword is None or keyword in _SKLEARN_METRIC_ARRAYS
-    return qualname.startswith(("numpy.", "scipy.stats.")) and keyword is None
+    if qualname in _SCIPY_ARRAY_FUNCTIONS:
+        return keyword is None
+    return qualname.startswith(("numpy.", "scipy.stats.", "scipy.special.")) and keyword is None
 
 
 #: audio writers that read the samples they are given from host memory (torchaudio's backends
@@ -625,6 +627,11 @@ _NUMPY_CONVERTING_CALLS = {
     "imageio.imwrite": "im", "imageio.imsave": "im", "imageio.v2.imwrite": "im", "imageio.v3.imwrite": "image",
     "imageio.mimwrite": "ims", "imageio.mimsave": "ims", "imageio.v2.mimwrite": "ims", "imageio.v2.mimsave": "ims",
 }
+
+#: scipy functions outside scipy.stats/scipy.special that turn their array arguments into numpy
+#: arrays (``linear_sum_assignment(cost_matrix)``: ``np.asarray``; scipy.special's functions
+#: go through ``_asarray_validated`` or numpy ufuncs, so a GPU tensor fails there too)
+_SCIPY_ARRAY_FUNCTIONS = frozenset({"scipy.optimize.linear_sum_assignment", "scipy.optimize._lsap.linear_sum_assignment"})
 
 #: the keyword arguments of scikit-learn's metrics that take arrays of labels or scores
 _SKLEARN_METRIC_ARRAYS = frozenset({"y_true", "y_pred", "y_score", "y_prob", "probas_pred", "labels_true", "labels_pred", "X"})

@@ -190,6 +190,13 @@ MIXING_FUNCTIONS = frozenset(
 #: functions that pad a list of tensors into one tensor, where the list's tensors are
 #: (``pad_sequence(masks, batch_first=True)``)
 SEQUENCE_PADDERS = frozenset({"torch.nn.utils.rnn.pad_sequence"})
+#: the DataLoader's default collate function called by the program on a list of samples: for
+#: tensor samples it returns ``torch.stack(batch, 0)``, a tensor where the samples are
+#: (``collate_tensor_fn`` in torch/utils/data/_utils/collate.py); other samples (tuples, dicts)
+#: give a structure of such stacks
+DEFAULT_COLLATES = frozenset(
+    f"torch.utils.data.{module}default_collate" for module in ("", "dataloader.", "_utils.collate.")
+)
 
 #: the package of PyTorch's probability distributions (``torch.distributions.Normal``,
 #: ``torch.distributions.categorical.Categorical``): a class of it builds a distribution
@@ -453,6 +460,14 @@ IMAGE_TO_TENSOR_TRANSFORMS = frozenset(
 IMAGE_TO_TENSOR_FUNCTIONS = frozenset(
     f"torchvision.transforms.{name}"
     for name in ("functional.to_tensor", "functional.pil_to_tensor", "v2.functional.to_image", "v2.functional.pil_to_tensor")
+)
+#: torchvision.io's image readers: ``read_image(path)`` is ``decode_image(read_file(path))``, a
+#: host uint8 tensor decoded on the CPU from the file's bytes (``decode_jpeg`` is left out: its
+#: ``device=`` may decode on the GPU)
+IMAGE_FILE_READERS = frozenset(
+    f"torchvision.io.{module}{name}"
+    for module in ("", "image.")
+    for name in ("read_image", "decode_image", "decode_png", "read_file")
 )
 #: torchvision's composition of transforms (its list's transforms run in turn)
 TRANSFORM_COMPOSERS = frozenset({"torchvision.transforms.Compose", "torchvision.transforms.v2.Compose"})

@@ -327,13 +327,18 @@ class TorchSemantics:
             element = self.element_of(args[0][1])
             if element.is_tensor_like or element.kind == Kind.UNKNOWN:
                 return Value(Kind.TENSOR, element.device, element.origin, scalar=False)
+        if qualname in api.DEFAULT_COLLATES and args and args[0][0].keyword is None:
+            # a list of tensor samples is stacked where they are (other samples: a structure)
+            element = self.element_of(args[0][1])
+            if element.kind == Kind.TENSOR:
+                return Value(Kind.TENSOR, element.device, element.origin, scalar=False)
         if qualname.startswith("torch.nn.") and not qualname.startswith(("torch.nn.functional.", "torch.nn.init.", "torch.nn.utils.")):
             leaf = qualname.rsplit(".", 1)[-1]
             if leaf[:1].isupper():
                 return self._nn_class(node, qualname, leaf, args, state)
         if qualname in api.IMAGE_TO_TENSOR_TRANSFORMS or qualname in api.TRANSFORM_COMPOSERS and _composes_image_to_tensor(args):
             return Value(Kind.UNKNOWN, origin=Origin(node, f"built by `{spelled(node)}`"), role=Role.IMAGE_TO_TENSOR)
-        if qualname in api.IMAGE_TO_TENSOR_FUNCTIONS:
+        if qualname in api.IMAGE_TO_TENSOR_FUNCTIONS or qualname in api.IMAGE_FILE_READERS:
             return image_tensor(node)
         if api.is_tokenizer_constructor(qualname):
             return Value(Kind.UNKNOWN, origin=Origin(node, f"loaded by `{spelled(node)}`"), role=Role.TOKENIZER)
