@@ -1,13 +1,13 @@
 """An API matrix of the two ends of a device bug (session 23): SOURCES of host data (a
 DataLoader batch, torch.from_numpy, a tokenizer's tensors, torchvision's readers and
-transforms, default_collate, factories without device=) that meet a model moved to the run's
-device unmoved, and SINKS that need host memory (.numpy(), numpy, matplotlib, pandas,
-scikit-learn's metrics, scipy) reached by a model output on that device, directly or through a
-list of outputs appended in a loop. Each buggy probe must give exactly the findings listed
-(rule@line); the fixed twin (the value moved with ``.to(device)``, the output brought to the host
-with ``.detach().cpu()``) must stay silent.
+transforms, torchaudio.load, default_collate, factories without device=) that meet a model moved
+to the run's device unmoved, and SINKS that need host memory (.numpy(), numpy, matplotlib,
+pandas, scikit-learn's metrics, scipy) reached by a model output on that device, directly or
+through a list of outputs appended in a loop. Each buggy probe must give exactly the findings
+listed (rule@line); the fixed twin (the value moved with ``.to(device)``, the output brought to
+the host with ``.detach().cpu()``) must stay silent.
 
-Probes that are silent on purpose (the API accepts a GPU tensor or fails for any tensor):
+Probes that are silent on purpose (the API accepts a GPU tensor, or fails for any tensor):
 ``json.dump(out.tolist())``, ``save_image(out)``, ``wandb.Image(out)`` (wandb normalises a tensor
 through make_grid and ``.cpu()``), ``add_histogram``, ``float(out)``/``.item()``,
 ``Image.fromarray(out)`` and ``cv2.*(out)`` (Pillow reads ``__array_interface__`` and OpenCV
@@ -595,8 +595,162 @@ def main(paths):
         print(model(MOVE(x)))
 ''')
 
+src2("torchaudio_load", '''
+import torchaudio
 
-EXPECTED = {'snk_acc_history_np_mean': ['DL204@13'], 'snk_cv2_imwrite': [], 'snk_cv2_resize': [], 'snk_data_numpy': ['DL204@10'], 'snk_detach_numpy': ['DL204@10'], 'snk_dict_of_lists': ['DL204@12'], 'snk_helper_numpy_in_self_method': [], 'snk_item_float': [], 'snk_json_dump_tolist': [], 'snk_linear_sum_assignment': ['DL204@13'], 'snk_list_argmax_append': ['DL204@13'], 'snk_list_comprehension_np': ['DL204@10'], 'snk_list_cv2_imwrite': ['DL204@14'], 'snk_list_cv2_resize': ['DL204@14'], 'snk_list_extend': ['DL204@13'], 'snk_list_loss_item_missing': [], 'snk_list_np_argmax': ['DL204@13'], 'snk_list_np_argpartition': ['DL204@13'], 'snk_list_np_array': ['DL204@13'], 'snk_list_np_asarray': ['DL204@13'], 'snk_list_np_concatenate': ['DL204@13'], 'snk_list_np_mean': ['DL204@13'], 'snk_list_np_stack_one': ['DL204@13'], 'snk_list_pd_dataframe': ['DL204@14'], 'snk_list_pil_fromarray': ['DL204@14'], 'snk_list_plt_imshow': ['DL204@14'], 'snk_list_plt_plot': ['DL204@14'], 'snk_list_scipy_softmax': ['DL204@14'], 'snk_list_sk_accuracy': ['DL204@14'], 'snk_list_sk_confusion': ['DL204@14'], 'snk_list_sk_f1': ['DL204@14'], 'snk_list_wandb_image': ['DL204@14'], 'snk_loss_history_plot': ['DL204@17'], 'snk_np_argmax': ['DL204@10'], 'snk_np_argpartition': ['DL204@10'], 'snk_np_array': ['DL204@10'], 'snk_np_asarray': ['DL204@10'], 'snk_np_mean': ['DL204@10'], 'snk_np_save': ['DL204@10'], 'snk_np_stack_one': ['DL204@10'], 'snk_numpy_method': ['DL204@10'], 'snk_pd_dataframe': ['DL204@11'], 'snk_pd_dataframe_dict': ['DL204@13'], 'snk_pd_series': ['DL204@11'], 'snk_pil_fromarray': [], 'snk_plt_imshow': ['DL204@11'], 'snk_plt_imshow_permute': ['DL204@13'], 'snk_plt_plot': ['DL204@11'], 'snk_plt_scatter': ['DL204@11'], 'snk_save_image': [], 'snk_scipy_pearsonr': ['DL204@11'], 'snk_scipy_softmax': ['DL204@11'], 'snk_sk_accuracy': ['DL204@11'], 'snk_sk_confusion': ['DL204@11'], 'snk_sk_f1': ['DL204@11'], 'snk_sk_roc_auc': ['DL204@11'], 'snk_sk_roc_sigmoid': ['DL204@13'], 'snk_tb_histogram': [], 'snk_torch_cat_then_numpy': ['DL204@12'], 'snk_wandb_image': [], 'src_as_tensor_list': ['DL201@10'], 'src_cifar10': ['DL203@16'], 'src_custom_dataset_loader': ['DL203@25'], 'src_dataset_getitem_direct': ['DL203@24'], 'src_dataset_index': ['DL203@14'], 'src_default_collate': ['DL203@13'], 'src_float_tensor_np': ['DL202@9'], 'src_from_numpy_load': ['DL203@10'], 'src_hf_datasets_set_format': ['DL203@16'], 'src_hf_datasets_with_format': ['DL203@15'], 'src_imagefolder': ['DL203@16'], 'src_linspace_helper_forward': ['DL202@14'], 'src_next_iter_loader': ['DL203@14'], 'src_np_random_from_numpy_in_loop': ['DL203@11'], 'src_pad_sequence': ['DL203@13'], 'src_randn_in_forward': ['DL202@14'], 'src_randn_in_helper': ['DL202@9'], 'src_random_split': ['DL203@15'], 'src_read_image': ['DL203@13'], 'src_tensor_df_values': ['DL202@13'], 'src_tensor_np_random': ['DL202@9'], 'src_tensordataset_loader': ['DL203@14'], 'src_tokenizer_attr_input_ids': ['DL203@15'], 'src_tokenizer_batch_dict_items': ['DL203@15'], 'src_tokenizer_encode_pt': ['DL203@15'], 'src_tokenizer_input_ids': ['DL203@15'], 'src_tokenizer_pt': ['DL203@15'], 'src_torch_load_cpu': [], 'src_torch_load_tensor': [], 'src_torch_zeros_plain': ['DL202@9'], 'src_totensor_compose': ['DL203@16'], 'src_totensor_pil': ['DL203@15'], 'src_transform_in_dataset': ['DL203@27']}
+
+def main(path):
+    wav, sr = torchaudio.load(path)
+    print(model(MOVE(wav)))
+''')
+src2("tf_normalize_after_to_tensor", '''
+from torchvision.transforms import functional as TF
+from PIL import Image
+
+
+def main(path):
+    x = TF.to_tensor(Image.open(path))
+    x = TF.normalize(x, [0.5], [0.5])
+    print(model(MOVE(x.unsqueeze(0))))
+''')
+src2("tf_resize_read_image", '''
+import torchvision.transforms.functional as F
+from torchvision.io import read_image
+
+
+def main(path):
+    x = F.resize(read_image(path), [8, 8]).float()
+    print(model(MOVE(x)))
+''')
+src2("tiktoken_ids", '''
+import tiktoken
+
+enc = tiktoken.get_encoding("gpt2")
+
+
+def main(text):
+    x = torch.tensor(enc.encode(text), dtype=torch.long)[None, ...]
+    print(model(MOVE(x)))
+''')
+src2("cv2_imread_from_numpy", '''
+import cv2
+
+
+def main(path):
+    x = torch.from_numpy(cv2.imread(path)).permute(2, 0, 1).float().unsqueeze(0) / 255.0
+    print(model(MOVE(x)))
+''')
+snk2("tf_normalize_on_gpu_then_numpy", '''
+from torchvision.transforms import functional as TF
+
+
+def main(x):
+    out = TF.normalize(model(x.to(device)), [0.5], [0.5])
+    print(HOSTIFY(out).numpy())
+''')
+
+
+EXPECTED = {
+    'snk_acc_history_np_mean': ['DL204@13'],
+    'snk_cv2_imwrite': [],
+    'snk_cv2_resize': [],
+    'snk_data_numpy': ['DL204@10'],
+    'snk_detach_numpy': ['DL204@10'],
+    'snk_dict_of_lists': ['DL204@12'],
+    'snk_helper_numpy_in_self_method': [],
+    'snk_item_float': [],
+    'snk_json_dump_tolist': [],
+    'snk_linear_sum_assignment': ['DL204@13'],
+    'snk_list_argmax_append': ['DL204@13'],
+    'snk_list_comprehension_np': ['DL204@10'],
+    'snk_list_cv2_imwrite': ['DL204@14'],
+    'snk_list_cv2_resize': ['DL204@14'],
+    'snk_list_extend': ['DL204@13'],
+    'snk_list_loss_item_missing': [],
+    'snk_list_np_argmax': ['DL204@13'],
+    'snk_list_np_argpartition': ['DL204@13'],
+    'snk_list_np_array': ['DL204@13'],
+    'snk_list_np_asarray': ['DL204@13'],
+    'snk_list_np_concatenate': ['DL204@13'],
+    'snk_list_np_mean': ['DL204@13'],
+    'snk_list_np_stack_one': ['DL204@13'],
+    'snk_list_pd_dataframe': ['DL204@14'],
+    'snk_list_pil_fromarray': ['DL204@14'],
+    'snk_list_plt_imshow': ['DL204@14'],
+    'snk_list_plt_plot': ['DL204@14'],
+    'snk_list_scipy_softmax': ['DL204@14'],
+    'snk_list_sk_accuracy': ['DL204@14'],
+    'snk_list_sk_confusion': ['DL204@14'],
+    'snk_list_sk_f1': ['DL204@14'],
+    'snk_list_wandb_image': ['DL204@14'],
+    'snk_loss_history_plot': ['DL204@17'],
+    'snk_np_argmax': ['DL204@10'],
+    'snk_np_argpartition': ['DL204@10'],
+    'snk_np_array': ['DL204@10'],
+    'snk_np_asarray': ['DL204@10'],
+    'snk_np_mean': ['DL204@10'],
+    'snk_np_save': ['DL204@10'],
+    'snk_np_stack_one': ['DL204@10'],
+    'snk_numpy_method': ['DL204@10'],
+    'snk_pd_dataframe': ['DL204@11'],
+    'snk_pd_dataframe_dict': ['DL204@13'],
+    'snk_pd_series': ['DL204@11'],
+    'snk_pil_fromarray': [],
+    'snk_plt_imshow': ['DL204@11'],
+    'snk_plt_imshow_permute': ['DL204@13'],
+    'snk_plt_plot': ['DL204@11'],
+    'snk_plt_scatter': ['DL204@11'],
+    'snk_save_image': [],
+    'snk_scipy_pearsonr': ['DL204@11'],
+    'snk_scipy_softmax': ['DL204@11'],
+    'snk_sk_accuracy': ['DL204@11'],
+    'snk_sk_confusion': ['DL204@11'],
+    'snk_sk_f1': ['DL204@11'],
+    'snk_sk_roc_auc': ['DL204@11'],
+    'snk_sk_roc_sigmoid': ['DL204@13'],
+    'snk_tb_histogram': [],
+    'snk_tf_normalize_on_gpu_then_numpy': ['DL204@13'],
+    'snk_torch_cat_then_numpy': ['DL204@12'],
+    'snk_wandb_image': [],
+    'src_as_tensor_list': ['DL201@10'],
+    'src_cifar10': ['DL203@16'],
+    'src_custom_dataset_loader': ['DL203@25'],
+    'src_cv2_imread_from_numpy': ['DL203@13'],
+    'src_dataset_getitem_direct': ['DL203@24'],
+    'src_dataset_index': ['DL203@14'],
+    'src_default_collate': ['DL203@13'],
+    'src_float_tensor_np': ['DL202@9'],
+    'src_from_numpy_load': ['DL203@10'],
+    'src_hf_datasets_set_format': ['DL203@16'],
+    'src_hf_datasets_with_format': ['DL203@15'],
+    'src_imagefolder': ['DL203@16'],
+    'src_linspace_helper_forward': ['DL202@14'],
+    'src_next_iter_loader': ['DL203@14'],
+    'src_np_random_from_numpy_in_loop': ['DL203@11'],
+    'src_pad_sequence': ['DL203@13'],
+    'src_randn_in_forward': ['DL202@14'],
+    'src_randn_in_helper': ['DL202@9'],
+    'src_random_split': ['DL203@15'],
+    'src_read_image': ['DL203@13'],
+    'src_tensor_df_values': ['DL202@13'],
+    'src_tensor_np_random': ['DL202@9'],
+    'src_tensordataset_loader': ['DL203@14'],
+    'src_tf_normalize_after_to_tensor': ['DL203@15'],
+    'src_tf_resize_read_image': ['DL203@14'],
+    'src_tiktoken_ids': ['DL203@15'],
+    'src_tokenizer_attr_input_ids': ['DL203@15'],
+    'src_tokenizer_batch_dict_items': ['DL203@15'],
+    'src_tokenizer_encode_pt': ['DL203@15'],
+    'src_tokenizer_input_ids': ['DL203@15'],
+    'src_tokenizer_pt': ['DL203@15'],
+    'src_torch_load_cpu': [],
+    'src_torch_load_tensor': [],
+    'src_torch_zeros_plain': ['DL202@9'],
+    'src_torchaudio_load': ['DL203@13'],
+    'src_totensor_compose': ['DL203@16'],
+    'src_totensor_pil': ['DL203@15'],
+    'src_transform_in_dataset': ['DL203@27'],
+}
 
 
 @pytest.mark.parametrize("name", sorted(P))

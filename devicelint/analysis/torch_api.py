@@ -469,6 +469,17 @@ IMAGE_FILE_READERS = frozenset(
     for module in ("", "image.")
     for name in ("read_image", "decode_image", "decode_png", "read_file")
 )
+#: torchvision's functional transforms: given a tensor image they compute on it with torch ops
+#: and return a tensor where it is (``normalize`` builds its mean and std with
+#: ``device=tensor.device``); given a PIL image they return one. The names below return no image.
+TORCHVISION_FUNCTIONAL_PACKAGES = ("torchvision.transforms.functional.", "torchvision.transforms.v2.functional.")
+TORCHVISION_FUNCTIONAL_NOT_IMAGES = frozenset(
+    "to_pil_image get_image_size get_image_num_channels get_dimensions get_size get_num_channels "
+    "get_num_frames to_grayscale".split()
+)
+#: torchaudio's ``load(uri, ...)``: ``(waveform, sample_rate)``, the waveform a host tensor
+#: decoded on the CPU
+AUDIO_FILE_READERS = frozenset({"torchaudio.load"})
 #: torchvision's composition of transforms (its list's transforms run in turn)
 TRANSFORM_COMPOSERS = frozenset({"torchvision.transforms.Compose", "torchvision.transforms.v2.Compose"})
 #: the constructors that load or build a tokenizer object, beside calling its class

@@ -340,6 +340,13 @@ class TorchSemantics:
             return Value(Kind.UNKNOWN, origin=Origin(node, f"built by `{spelled(node)}`"), role=Role.IMAGE_TO_TENSOR)
         if qualname in api.IMAGE_TO_TENSOR_FUNCTIONS or qualname in api.IMAGE_FILE_READERS:
             return image_tensor(node)
+        if qualname in api.AUDIO_FILE_READERS:
+            waveform = Value(Kind.TENSOR, CPU, Origin(node, f"read from a file by `{spelled(node)}`", from_data=True, provenance=Provenance.CREATED), scalar=False)
+            return Value(Kind.CONTAINER, info=(waveform, Value(Kind.NUMBER)))
+        if qualname.startswith(api.TORCHVISION_FUNCTIONAL_PACKAGES) and args and args[0][0].keyword is None and not args[0][0].star:
+            image = args[0][1]
+            if image.kind == Kind.TENSOR and qualname.rsplit(".", 1)[-1] not in api.TORCHVISION_FUNCTIONAL_NOT_IMAGES:
+                return Value(Kind.TENSOR, image.device, image.origin, scalar=False)
         if api.is_tokenizer_constructor(qualname):
             return Value(Kind.UNKNOWN, origin=Origin(node, f"loaded by `{spelled(node)}`"), role=Role.TOKENIZER)
         if api.is_allennlp_iterator_constructor(qualname):
