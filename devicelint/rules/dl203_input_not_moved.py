@@ -36,7 +36,7 @@ class InputNotMoved(Rule):
     `.to(device)` belongs (on the `torch.cat` that joins them to host constants, where it does).
     Images too: a torchvision transform that turns an image into a tensor
     (`transforms.ToTensor()`, a `transforms.Compose` whose list holds one, `TF.to_tensor`) gives a
-    host tensor. Losses too: a criterion (`nn.CrossEntropyLoss()`, `F.cross_entropy`) given the
+    host tensor, as `torchvision.io.read_image` and `torchaudio.load` do. Losses too: a criterion (`nn.CrossEntropyLoss()`, `F.cross_entropy`) given the
     model's output and a target batch that was never moved. A list or tuple of batches handed
     whole to the model (`model([ids, mask])`, unpacked by its `forward`) too, unless one of its
     entries is already on the device. AllenNLP's too: an iterator's batches are built on the host

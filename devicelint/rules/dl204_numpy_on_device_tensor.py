@@ -66,7 +66,7 @@ class NumpyOnDeviceTensor(Rule):
     `np.asarray`, `np.sum`, `np.concatenate`, ...) and matplotlib calls (`plt.plot`,
     `plt.scatter(..., c=labels)`, `plt.imshow`) applied to such tensors or to lists of them,
     scikit-learn's metrics (`accuracy_score(y, preds)`) and the data methods of its estimators
-    (`TSNE(2).fit_transform(x)`, `km.fit(x)`: `check_array`), `scipy.stats` functions, pandas'
+    (`TSNE(2).fit_transform(x)`, `km.fit(x)`: `check_array`), `scipy.stats` and `scipy.special` functions and `linear_sum_assignment`, pandas'
     `DataFrame`/`Series` and imageio's writers, which read their arrays with numpy too, audio
     writers that take host memory only (`torchaudio.save`, `soundfile.write`), and such a tensor
     stored into an element of a numpy array
