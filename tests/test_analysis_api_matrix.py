@@ -31,13 +31,23 @@ import numpy as np
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 model = nn.Linear(4, 2).to(device)
 '''
+# Probe bodies mark the value to fix: MOVE(v) (a source value: the twin moves it with
+# .to(device)), HOSTIFY(v) (a model output: the twin brings it to the host with .detach().cpu()),
+# DEV (a factory's missing device: the twin gives device=device). P: name -> (buggy, fixed).
 P = {}
+
+
 def MV(b, suffix, word="MOVE"):
+    """Wrap the argument of each ``word(...)`` mark in parentheses and append ``suffix``."""
     return re.sub(word + r"\(([^()]*(?:\([^()]*\))?[^()]*)\)", lambda m: "(" + m.group(1) + ")" + suffix, b)
+
+
 def src(name, body, extra_imports=""):
     b = textwrap.dedent(body)
     P["src_" + name] = (HDR + extra_imports + b.replace("MOVE(", "(").replace("DEV", ""),
                         HDR + extra_imports + MV(b, ".to(device)").replace("DEV", ", device=device"))
+
+
 def snk(name, body, extra_imports=""):
     b = textwrap.dedent(body)
     P["snk_" + name] = (HDR + extra_imports + b.replace("HOSTIFY(", "("),
