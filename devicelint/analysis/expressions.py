@@ -36,6 +36,7 @@ from devicelint.analysis.tensor_evidence import TensorEvidence, scan as scan_ten
 from devicelint.analysis.torch_semantics import BUILTIN_REFS, MODULE_ONLY_METHODS, image_tensor, is_loss_class, optimizer_built_from_package, propagate
 from devicelint.analysis.values import (
     NONE_VALUE,
+    BoundCall,
     NEVER_NONE_KINDS,
     Device,
     Homogeneous,
@@ -822,12 +823,20 @@ class Expressions:
         loss that hands the loss every keyword it is called with (see CriterionBuilder). Only a
         lambda that takes nothing but ``**kwargs`` (and ``*args``) and forwards them, and that
         sets no weight of its own; any other lambda is opaque."""
+        builder = self._criterion_builder_lambda(node, state)
+        if builder is not None:
+            return builder
+        # any other lambda: a function, which a call where it is defined runs (see _call_lambda)
+        self._lambda_defined_in[node] = self.current_function.node
+        return Value(Kind.FUNCTION, info=node)
+
+    def _criterion_builder_lambda(self, node: cst.Lambda, state: State) -> Optional[Value]:
         params = node.params
         body = node.body
         if params.params or params.posonly_params or params.kwonly_params or not isinstance(params.star_kwarg, cst.Param):
-            return UNKNOWN
+            return None
         if not isinstance(body, cst.Call) or not is_loss_class(self.qualname_of(body.func, state)):
-            return UNKNOWN
+            return None
         star_args = params.star_arg.name.value if isinstance(params.star_arg, cst.Param) else None
         forwarded = False
         for arg in body.args:
@@ -837,8 +846,75 @@ class Expressions:
             elif arg.star == "*" and spread is not None and spread == star_args:
                 continue
             elif arg.star or arg.keyword is None or arg.keyword.value in ("weight", "pos_weight"):
-                return UNKNOWN  # a loss built from more than what the lambda is called with
-        return Value(Kind.FUNCTION, info=CRITERION_BUILDER) if forwarded else UNKNOWN
+                return None  # a loss built from more than what the lambda is called with
+        return Value(Kind.FUNCTION, info=CRITERION_BUILDER) if forwarded else None
+
+    def _partial(self, args: tuple[tuple[cst.Arg, Value], ...]) -> Value:
+        """``functools.partial(evaluate, model)``: a function that calls ``evaluate`` with
+        ``model`` first, where ``evaluate`` is a function of the file or a lambda and nothing is
+        spread into the partial; anything else is unknown."""
+        if not args or args[0][0].keyword is not None or any(arg.star for arg, _ in args):
+            return UNKNOWN
+        function = args[0][1]
+        if function.kind != Kind.FUNCTION or not isinstance(function.info, (cst.FunctionDef, cst.Lambda)):
+            return UNKNOWN
+        return Value(Kind.FUNCTION, info=BoundCall(function, tuple(args[1:])))
+
+    def _call_bound(self, node: cst.Call, bound: BoundCall, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> Value:
+        """A call of a ``functools.partial`` object: the function, handed the bound positions
+        and then the call's, and the bound keywords the call does not give again."""
+        given = {arg.keyword.value for arg, _ in args if arg.keyword is not None}
+        positional = tuple(pair for pair in bound.args if pair[0].keyword is None)
+        keywords = tuple(pair for pair in bound.args if pair[0].keyword is not None and pair[0].keyword.value not in given)
+        handed = tuple(pair for pair in args if pair[0].keyword is None) + keywords + tuple(pair for pair in args if pair[0].keyword is not None)
+        combined = positional + handed
+        function = bound.function.info
+        if isinstance(function, cst.Lambda):
+            result = self._call_lambda(function, combined, state)
+            self._escape(combined, state)
+            return result
+        left: dict[str, Value] = {}
+        result = self._summarise(function, None, None, False, combined, state, call=node, left=left)
+        self._escape_into(function, combined, state, skip_first=False, left=left)
+        return result
+
+    def _call_lambda(self, node: cst.Lambda, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> Value:
+        """``predict = lambda x: model(x)`` called as ``predict(batch)`` in the function that
+        binds it: its body is that expression, with the parameters bound to what the call hands
+        and every free name read where the call is (Python reads a lambda's free names when it
+        runs). A lambda called elsewhere, or with parameters or arguments beyond plain
+        positions and keywords, gives nothing."""
+        params = node.params
+        if (
+            node in self._lambdas_running
+            or self._lambda_defined_in.get(node) is not self.current_function.node
+            or params.posonly_params
+            or params.kwonly_params
+            or params.star_arg is not cst.MaybeSentinel.DEFAULT
+            or params.star_kwarg is not None
+            or any(arg.star for arg, _ in args)
+        ):
+            return UNKNOWN
+        names = [param.name.value for param in params.params]
+        scope = dict(state)
+        for name in names:
+            scope[name] = UNKNOWN
+        position = 0
+        for arg, value in args:
+            if arg.keyword is None:
+                if position >= len(names):
+                    return UNKNOWN
+                scope[names[position]] = value
+                position += 1
+            elif arg.keyword.value in names:
+                scope[arg.keyword.value] = value
+            else:
+                return UNKNOWN
+        self._lambdas_running.add(node)
+        try:
+            return self.eval(node.body, scope)
+        finally:
+            self._lambdas_running.discard(node)
 
     # ------------------------------------------------------------------ iteration
 
@@ -921,7 +997,11 @@ class Expressions:
                 callee = UNKNOWN
                 receiver = base
                 method = func.attr.value
-                kept = self._module_kept_by_object(base, method)
+                # what this object's construction gave the field, before what the class's
+                # objects keep under that name
+                kept = self._module_field(base, method)
+                if kept is None:
+                    kept = self._module_kept_by_object(base, method)
                 if kept is None and self._calls_a_property(func, base, state):
                     # `holder.net(**enc)` of `@property def net(self): return self._net`: the
                     # getter runs, and what it returns is called - not a method named `net`
@@ -998,6 +1078,11 @@ class Expressions:
             self._escape(args, state)
         elif callee.kind == Kind.FUNCTION and callee.info is CRITERION_BUILDER:
             result = self.criterion(node, args)  # the loss holds the `weight=` it is called with
+        elif callee.kind == Kind.FUNCTION and isinstance(callee.info, BoundCall):
+            result = self._call_bound(node, callee.info, args, state)
+        elif callee.kind == Kind.FUNCTION and isinstance(callee.info, cst.Lambda):
+            result = self._call_lambda(callee.info, args, state)
+            self._escape(args, state)  # what the body did to its arguments is not kept
         elif callee.kind == Kind.FUNCTION and isinstance(callee.info, cst.FunctionDef):
             left: dict[str, Value] = {}
             result = self._summarise(callee.info, None, None, False, args, state, call=node, left=left)
@@ -1200,6 +1285,18 @@ class Expressions:
             return False
         found = info.find_method(name)
         return found is not None and has_decorator(found[0], "property")
+
+    def _module_field(self, base: Value, name: str) -> Optional[Value]:
+        """The module or criterion the object's construction gave its field ``name``
+        (``state.model(x)`` of ``state = TrainState(model)``, a dataclass of the file), where
+        the object's class has no method of that name: the call calls that module."""
+        if base.fields is None:
+            return None
+        info = base.info
+        if isinstance(info, ClassInfo) and info.find_method(name) is not None:
+            return None
+        field = base.field_value(name)
+        return field if field is not None and field.kind in (Kind.MODULE, Kind.CRITERION) else None
 
     def _module_kept_by_object(self, base: Value, name: str) -> Optional[Value]:
         """The module or criterion an object of a plain class of the file keeps under ``name``

@@ -124,6 +124,9 @@ class FlowAnalyzer(Expressions, Summaries, TorchSemantics, ProjectImports):
         self._nested_functions: set[cst.FunctionDef] = set()
         #: per nested function: the function it is defined in (see Summaries._enclosing_state)
         self._defined_in: dict[cst.FunctionDef, cst.FunctionDef] = {}
+        #: per lambda evaluated: the function whose body holds it (None at module level)
+        self._lambda_defined_in: dict[cst.Lambda, Optional[cst.FunctionDef]] = {}
+        self._lambdas_running: set[cst.Lambda] = set()
         self._inline_depth = 0
         self._inlining: set[cst.FunctionDef] = set()
         #: methods being run as part of their object's ``__init__`` (see Summaries._run_for_init)

@@ -14,7 +14,6 @@ interpreter's ``eval``/``lookup``/``element_of``/``_label``, its ``_escape`` and
 
 from __future__ import annotations
 
-import ast
 from dataclasses import replace
 from typing import Iterator, Optional
 
@@ -28,6 +27,7 @@ from devicelint.analysis.state import DEFAULT_DEVICE_KEY, State
 from devicelint.analysis.values import (
     CPU,
     item_field,
+    item_key,
     PLACED_KINDS,
     RANK_ROLES,
     CollatedItems,
@@ -195,6 +195,8 @@ class TorchSemantics:
         return Value(Kind.TENSOR, device, origin, scalar=True if callee.kind == Kind.CRITERION else None, role=Role.MODEL_OUTPUT)
 
     def _apply_qualified(self, node: cst.Call, qualname: str, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> Value:
+        if qualname == "functools.partial":
+            return self._partial(args)
         if qualname in api.FACTORIES:
             return self._factory(node, qualname, args, state)
         if qualname in api.CUDA_TYPED_CONSTRUCTORS:
@@ -1105,7 +1107,7 @@ class TorchSemantics:
                     stored.append((None, value.info.element, arg.value))
                     if value.info.some is not None:
                         stored.append((None, value.info.some, value.info.put_by if value.info.put_by is not None else arg.value))
-                    stored.extend((_item_key(name), entry, arg.value) for name, entry in value.fields or () if _item_key(name) is not None)
+                    stored.extend((item_key(name), entry, arg.value) for name, entry in value.fields or () if item_key(name) is not None)
                 elif arg.keyword is None and arg.star != "*" and value.kind == Kind.CONTAINER and value.info == ():
                     continue  # `d.update({})`
                 else:
@@ -1733,13 +1735,3 @@ _ARRAY_KEEPING_METHODS = frozenset({
     "astype", "reshape", "copy", "flatten", "ravel", "transpose", "squeeze", "cumsum", "clip", "round", "repeat", "argsort",
 })
 
-
-def _item_key(name: str) -> Optional[str]:
-    """The constant key of a field that item_field named (``['x']``), else None."""
-    if not (name.startswith("[") and name.endswith("]")):
-        return None
-    try:
-        key = ast.literal_eval(name[1:-1])
-    except (ValueError, SyntaxError):
-        return None
-    return key if isinstance(key, str) else None

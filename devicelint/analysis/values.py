@@ -411,6 +411,13 @@ def item_field(key: str) -> str:
     return f"[{key!r}]"
 
 
+def item_key(name: str) -> Optional[str]:
+    """The key of a field that :func:`item_field` named (``['x']`` gives ``x``), else None
+    (an attribute's name; a key whose spelling needs escapes is not taken back)."""
+    key = name[2:-2]
+    return key if len(name) >= 4 and item_field(key) == name else None
+
+
 UNKNOWN = Value(Kind.UNKNOWN)
 #: the literal ``None``
 NONE_VALUE = Value(Kind.NUMBER, literal=None, role=Role.NONE_LITERAL)
@@ -615,6 +622,16 @@ def _join_placements(first: Value, second: Value) -> Optional[Device]:
             if unknown.device is None and placed.device is not None and placed.device.may_be_accelerator:
                 return placed.device
     return device
+
+
+@dataclass(frozen=True)
+class BoundCall:
+    """Payload of a function value made by ``functools.partial(fn, *args, **kwargs)`` of a
+    function of the file (or a lambda): a call of it calls ``fn`` with these arguments first
+    (the call's keywords replace the bound ones)."""
+
+    function: Value
+    args: tuple  # tuple[tuple[cst.Arg, Value], ...]
 
 
 @dataclass(frozen=True)
