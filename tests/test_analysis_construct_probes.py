@@ -4,7 +4,7 @@ for the ``output_*`` probes, a model output on that device is handed to ``.numpy
 must be reported; the same program with the factory given ``device=`` (the output moved to the
 host first) must stay silent.
 
-Constructs still missed (not asserted here; see the session-23 matrix): decorator_wraps, dict_zip, global_statement, kwargs_forward_star, lambda_over_list, map_builtin, namedtuple_field, singledispatch, try_except, typing_namedtuple_field.
+Constructs still missed (not asserted here; see the session-23 matrix): dict_zip, global_statement, kwargs_forward_star, lambda_over_list, map_builtin, namedtuple_field, singledispatch, try_except.
 
 Two more axes (Q below): the MODEL moved to the device and carried through a construct (a helper's
 parameter, a builder's return, an object, a dict or list, a partial, a lambda, a decorator, a
@@ -677,7 +677,7 @@ def main():
 ''')
 
 
-MISSED = frozenset(('decorator_wraps', 'dict_zip', 'global_statement', 'kwargs_forward_star', 'lambda_over_list', 'map_builtin', 'namedtuple_field', 'singledispatch', 'try_except', 'typing_namedtuple_field'))
+MISSED = frozenset(('dict_zip', 'global_statement', 'kwargs_forward_star', 'lambda_over_list', 'map_builtin', 'namedtuple_field', 'singledispatch', 'try_except'))
 
 
 def _program(name: str, fixed: bool) -> str:
@@ -1415,3 +1415,61 @@ def test_module_field_given_by_a_construction_is_the_callee() -> None:
         print(host.net(torch.randn(3, 4)))
     """
     assert _dl202_lines(body) == [19]
+
+
+def test_decorator_of_the_file_that_forwards_every_argument_leaves_the_result() -> None:
+    body = """
+    import functools
+
+
+    def traced(fn):
+        @functools.wraps(fn)
+        def inner(*args, **kwargs):
+            print("calling", fn.__name__)
+            with torch.no_grad():
+                return fn(*args, **kwargs)
+        return inner
+
+
+    def moved(fn):
+        @functools.wraps(fn)
+        def inner(*args, **kwargs):
+            args = [a.to(device) for a in args]
+            return fn(*args, **kwargs)
+        return inner
+
+
+    @traced
+    def host_batch(n):
+        return torch.randn(n, 4)
+
+
+    @moved
+    def moved_batch(t):
+        return t
+
+
+    def main():
+        print(model(host_batch(3)))
+        print(model(moved_batch(torch.randn(3, 4))))
+    """
+    # the second wrapper moves what it hands on: its function's result is not followed
+    assert _dl202_lines(body) == [29]
+
+
+def test_typing_namedtuple_fields_hold_what_the_construction_binds() -> None:
+    body = """
+    from typing import NamedTuple
+
+
+    class Pair(NamedTuple):
+        inputs: torch.Tensor
+        targets: torch.Tensor
+
+
+    def main():
+        pair = Pair(torch.randn(3, 4, device=device), targets=torch.randn(3, 4))
+        print(model(pair.inputs))
+        print(model(pair.targets))
+    """
+    assert _dl202_lines(body) == [16]

@@ -856,6 +856,10 @@ class FlowAnalyzer(Expressions, Summaries, TorchSemantics, ProjectImports):
             for decorator in node.decorators
         ):
             info.dataclass_fields = _dataclass_fields(body)
+        elif qualnames == ["typing.NamedTuple"] and len(node.bases) == 1 and "__new__" not in methods:
+            # `class Batch(NamedTuple): x: torch.Tensor`: its constructor binds the annotated
+            # fields in order, as a dataclass's does
+            info.dataclass_fields = _dataclass_fields(body)
         state[node.name.value] = Value(Kind.CLASS, info=info)
         if self.emitting:
             self._classes.append(info)

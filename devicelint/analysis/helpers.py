@@ -637,9 +637,14 @@ _SCIPY_ARRAY_FUNCTIONS = frozenset({"scipy.optimize.linear_sum_assignment", "sci
 _SKLEARN_METRIC_ARRAYS = frozenset({"y_true", "y_pred", "y_score", "y_prob", "probas_pred", "labels_true", "labels_pred", "X"})
 
 
-def decorators_are_transparent(function: cst.FunctionDef, qualname_of) -> bool:  # type: ignore[no-untyped-def]
+def decorators_are_transparent(function: cst.FunctionDef, qualname_of, resolve=None) -> bool:  # type: ignore[no-untyped-def]
+    """Do the decorators leave what the function returns, given its arguments, alone? Those of
+    TRANSPARENT_DECORATORS, a property's, and (with ``resolve``, which gives the function of the
+    file a decorator's name is bound to) a decorator of the file that returns a wrapper handing
+    every argument on to the function (see forwards_to_wrapped)."""
     for decorator in function.decorators:
         expression = decorator.decorator
+        called = isinstance(expression, cst.Call)
         if isinstance(expression, cst.Call):
             expression = expression.func
         name = dotted_name(expression)
@@ -647,9 +652,64 @@ def decorators_are_transparent(function: cst.FunctionDef, qualname_of) -> bool: 
             return False
         if name == "property" or name.endswith(".setter"):
             continue  # a property's accessors: the analysis runs them for reads and assignments
-        if (qualname_of(expression) or name) not in TRANSPARENT_DECORATORS:
+        if (qualname_of(expression) or name) in TRANSPARENT_DECORATORS:
+            continue
+        own = resolve(expression) if resolve is not None and not called else None
+        if own is None or not forwards_to_wrapped(own, qualname_of):
             return False
     return True
+
+
+def forwards_to_wrapped(decorator: cst.FunctionDef, qualname_of) -> bool:  # type: ignore[no-untyped-def]
+    """``def logged(fn): @functools.wraps(fn) def wrapper(*args, **kwargs): ...; return
+    fn(*args, **kwargs)`` and ``return wrapper``: the decorated function, called, runs with the
+    very arguments and gives what it returns. Only where the wrapper never rebinds ``args`` /
+    ``kwargs`` and every ``return`` of it (in its body or a ``with`` block) is that call."""
+    params = decorator.params
+    if len(params.params) != 1 or params.posonly_params or params.kwonly_params or params.star_arg is not cst.MaybeSentinel.DEFAULT or params.star_kwarg is not None:
+        return False
+    wrapped = params.params[0].name.value
+    body = decorator.body.body
+    last = body[-1] if body else None
+    if not (isinstance(last, SIMPLE_LINES) and len(last.body) == 1 and isinstance(last.body[0], cst.Return) and isinstance(last.body[0].value, cst.Name)):
+        return False
+    returned = last.body[0].value.value
+    wrapper = next((s for s in body if isinstance(s, cst.FunctionDef) and s.name.value == returned), None)
+    if wrapper is None or wrapper.asynchronous is not None or len(wrapper.decorators) != 1:
+        return False
+    marker = wrapper.decorators[0].decorator
+    if not (isinstance(marker, cst.Call) and qualname_of(marker.func) == "functools.wraps" and len(marker.args) == 1 and isinstance(marker.args[0].value, cst.Name) and marker.args[0].value.value == wrapped):
+        return False
+    wparams = wrapper.params
+    if wparams.params or wparams.posonly_params or wparams.kwonly_params or not isinstance(wparams.star_arg, cst.Param) or not isinstance(wparams.star_kwarg, cst.Param):
+        return False
+    args, kwargs = wparams.star_arg.name.value, wparams.star_kwarg.name.value
+    statements = list(wrapper.body.body)
+    if args in assigned_names(statements) or kwargs in assigned_names(statements):
+        return False
+    returns = 0
+    while statements:
+        statement = statements.pop()
+        if isinstance(statement, cst.With):
+            for item in statement.items:
+                entered = item.item.func if isinstance(item.item, cst.Call) else item.item
+                if qualname_of(entered) in ("torch.device", "torch.cuda.device", "torch.set_default_device"):
+                    return False  # a default device for the factories the function calls
+            statements.extend(statement.body.body)
+        elif isinstance(statement, SIMPLE_LINES):
+            for small in statement.body:
+                if isinstance(small, cst.Return):
+                    call = small.value
+                    if not (
+                        isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == wrapped and len(call.args) == 2
+                        and call.args[0].star == "*" and isinstance(call.args[0].value, cst.Name) and call.args[0].value.value == args
+                        and call.args[1].star == "**" and isinstance(call.args[1].value, cst.Name) and call.args[1].value.value == kwargs
+                    ):
+                        return False
+                    returns += 1
+        else:
+            return False  # a condition, loop, try or nested definition: not followed
+    return returns == 1
 
 
 def attributed_to(

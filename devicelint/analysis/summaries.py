@@ -1519,8 +1519,9 @@ class Summaries(ParameterUses):
         memo = self.function_memo(function, self._helper_facts, "helper facts")
         facts = memo.get(function)
         if facts is None:
+            home = self.home_state(function)
             summarisable = function.asynchronous is None and helpers.decorators_are_transparent(
-                function, lambda e: self.qualname_of(e, self.home_state(function))
+                function, lambda e: self.qualname_of(e, home), lambda e: _own_function(e, home)
             )
             falls_off, assigned = helpers.ending_and_assigned(function)  # parses no deferred body
             facts = (summarisable, falls_off, assigned)
@@ -3004,6 +3005,14 @@ def _placed_otherwise(site: dict[str, Value], joined: dict[str, Value]) -> bool:
         if placement[1] is not None and placement != _placement(joined.get(name)):
             return True
     return False
+
+
+def _own_function(expression: cst.BaseExpression, home: State) -> Optional[cst.FunctionDef]:
+    """The function of the file a decorator's bare name is bound to at module level."""
+    if not isinstance(expression, cst.Name):
+        return None
+    known = home.get(expression.value)
+    return known.info if known is not None and known.kind == Kind.FUNCTION and isinstance(known.info, cst.FunctionDef) else None
 
 
 def _dataclass_fields_given(info: ClassInfo, args: tuple[tuple[cst.Arg, Value], ...]) -> Optional[tuple[tuple[str, Value], ...]]:
