@@ -715,6 +715,14 @@ class Expressions:
                 if element.kind == Kind.CONTAINER and isinstance(element.info, tuple):
                     return Value(Kind.CONTAINER, origin=value.origin, info=Homogeneous(element.info[1], key=element.info[0]))
                 return UNKNOWN
+            if not isinstance(pairs, (cst.List, cst.Tuple)) and value.kind == Kind.CONTAINER and isinstance(value.info, Homogeneous) and value.info.key is None:
+                # `dict(zip(names, tensors))`, `dict(enumerate(xs))`: pairs alike, each value
+                # what the pairs' second entries all are
+                pair = self.element_of(value)
+                if pair.kind != Kind.CONTAINER or not isinstance(pair.info, tuple) or len(pair.info) != 2:
+                    return UNKNOWN
+                entries.append((pair.info[1], pairs))
+                continue
             if not isinstance(pairs, (cst.List, cst.Tuple)) or not isinstance(value.info, tuple) or len(value.info) != len(pairs.elements):
                 return UNKNOWN
             for pair_node, pair in zip(pairs.elements, value.info):
