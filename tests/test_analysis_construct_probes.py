@@ -4,7 +4,7 @@ for the ``output_*`` probes, a model output on that device is handed to ``.numpy
 must be reported; the same program with the factory given ``device=`` (the output moved to the
 host first) must stay silent.
 
-Constructs still missed (not asserted here; see the session-23 matrix): global_statement, kwargs_forward_star, lambda_over_list, map_builtin, namedtuple_field, singledispatch, try_except.
+Constructs still missed (not asserted here; see the session-23 matrix): global_statement, kwargs_forward_star, namedtuple_field, singledispatch, try_except.
 
 Two more axes (Q below): the MODEL moved to the device and carried through a construct (a helper's
 parameter, a builder's return, an object, a dict or list, a partial, a lambda, a decorator, a
@@ -677,7 +677,7 @@ def main():
 ''')
 
 
-MISSED = frozenset(('global_statement', 'kwargs_forward_star', 'lambda_over_list', 'map_builtin', 'namedtuple_field', 'singledispatch', 'try_except'))
+MISSED = frozenset(('global_statement', 'kwargs_forward_star', 'namedtuple_field', 'singledispatch', 'try_except'))
 
 
 def _program(name: str, fixed: bool) -> str:
@@ -1485,3 +1485,21 @@ def test_dict_of_zipped_pairs_holds_what_the_values_all_are() -> None:
     """
     # a list of a placed and a host tensor: which one a key reads is not known
     assert _dl202_lines(body) == [10, 10]
+
+
+def test_map_runs_the_callable_on_each_element() -> None:
+    body = """
+    def halve(t):
+        return model(t) / 2
+
+
+    def main():
+        placed = [torch.randn(3, 4, device=device)]
+        print(list(map(model, placed)), list(map(halve, placed)), list(map(lambda t: model(t), placed)))
+        print(list(map(model, [torch.randn(3, 4)])))
+        print(list(map(lambda t: model(t.to(device)), [torch.randn(3, 4)])))
+        for out in map(model, placed):
+            print(out.numpy())
+    """
+    findings = lint(HDR + textwrap.dedent(body))
+    assert sorted((f.line, f.code) for f in findings if f.code.startswith("DL2")) == [(14, "DL202"), (17, "DL204")]

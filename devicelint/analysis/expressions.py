@@ -1393,11 +1393,34 @@ class Expressions:
             return Value(Kind.NUMBER)
         if name == "dict" and node is not None:
             return self._mapping_of_pairs(node, args)
+        if name == "map" and node is not None and state is not None:
+            return self._mapped(node, args, state)
         if name == "next" and args:
             return self.element_of(args[0][1])
         if name == "filter" and len(args) == 2 and args[1][1].kind == Kind.PARAMETERS:
             return args[1][1]  # `filter(lambda p: p.requires_grad, model.parameters())`
         return UNKNOWN
+
+    def _mapped(self, node: cst.Call, args: tuple[tuple[cst.Arg, Value], ...], state: State) -> Value:
+        """``map(model, batches)``, ``map(lambda t: model(t), xs)``, ``map(helper, xs)`` of one
+        iterable: the callable run on an element (a module's call, a lambda's body, a function
+        of the file's summary), and an iterable of what that gives."""
+        if len(args) != 2 or any(arg.star or arg.keyword is not None for arg, _ in args):
+            return UNKNOWN
+        (_, function), (items_arg, items) = args
+        handed = ((cst.Arg(items_arg.value), self.element_of(items)),)
+        if function.kind in (Kind.MODULE, Kind.CRITERION):
+            output = self._call_module(function, handed)
+            if self.emitting:
+                # the rules see the module's call on an element (see CallEvent.runs_module)
+                self.sink.on_call(CallEvent(node, None, function, None, None, handed, output, state, runs_module=args[0][0].value))
+        elif function.kind == Kind.FUNCTION and isinstance(function.info, cst.Lambda):
+            output = self._call_lambda(function.info, handed, state)
+        elif function.kind == Kind.FUNCTION and isinstance(function.info, cst.FunctionDef):
+            output = self._summarise(function.info, None, None, False, handed, state, call=node)
+        else:
+            return UNKNOWN
+        return Value(Kind.CONTAINER, info=Homogeneous(output))
 
     def _label(self, node: cst.BaseExpression) -> str:
         name = dotted_name(node)
