@@ -15,6 +15,7 @@ a config field, ``self.device``, ``get_device()``, an environment variable, ``ac
 from __future__ import annotations
 
 import textwrap
+from typing import Callable
 
 import pytest
 
@@ -689,10 +690,13 @@ def _program(name: str, fixed: bool) -> str:
     return source + "\n\nmain()\n"
 
 
-CAUGHT = sorted(set(P) - MISSED)
+def _known_gap(names: frozenset, why: str) -> Callable[[str], object]:
+    """A probe the analysis is known to get wrong: expected to fail (strictly, so that a fix
+    shows up as an unexpected pass and the set is trimmed)."""
+    return lambda name: pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=why)) if name in names else name
 
 
-@pytest.mark.parametrize("name", CAUGHT)
+@pytest.mark.parametrize("name", [_known_gap(MISSED, "construct not followed yet")(name) for name in sorted(P)])
 def test_host_tensor_through_construct_is_reported(name: str) -> None:
     codes = {f.code for f in lint(_program(name, fixed=False))}
     assert codes & {"DL201", "DL202", "DL203", "DL204"}, name
@@ -1320,7 +1324,9 @@ def main():
 #: not reported: nn.DataParallel scatters its inputs to its devices itself (correct silence);
 #: a property read of an object built inline (`Runner().net(x)`) is not run; a module-level
 #: model that a function moves in place is taken where module level left it
-MISSED_Q = frozenset(("model_dataparallel", "model_dataparallel_after", "model_property", "model_global_moved_in_main"))
+MISSED_Q = frozenset(("model_property", "model_global_moved_in_main"))
+#: no bug: `nn.DataParallel.forward` scatters a host batch to its devices itself
+NOT_BUGS_Q = frozenset(("model_dataparallel", "model_dataparallel_after"))
 #: fixed twins with a DL2xx finding: the model above, read in another function, is taken for
 #: the host one (a false DL201; a gap of the analysis, not seen in the wild repos)
 NOISY_Q = frozenset(("model_global_moved_in_main",))
@@ -1335,13 +1341,19 @@ def _program_q(name: str, fixed: bool) -> str:
     return source + "\n\nmain()\n"
 
 
-@pytest.mark.parametrize("name", sorted(set(Q) - MISSED_Q))
+@pytest.mark.parametrize("name", [_known_gap(MISSED_Q, "carrier not followed yet")(name) for name in sorted(set(Q) - NOT_BUGS_Q)])
 def test_host_batch_meets_carried_model_or_device(name: str) -> None:
     codes = {f.code for f in lint(_program_q(name, fixed=False))}
     assert codes & {"DL201", "DL202", "DL203", "DL204"}, name
 
 
-@pytest.mark.parametrize("name", sorted(set(Q) - NOISY_Q))
+@pytest.mark.parametrize("name", sorted(NOT_BUGS_Q))
+def test_host_batch_into_dataparallel_is_silent(name: str) -> None:
+    codes = {f.code for f in lint(_program_q(name, fixed=False)) if f.code.startswith("DL2")}
+    assert not codes, (name, codes)
+
+
+@pytest.mark.parametrize("name", [_known_gap(NOISY_Q, "a module global moved in place by main() is taken for the host one elsewhere")(name) for name in sorted(Q)])
 def test_placed_batch_meets_carried_model_or_device_silently(name: str) -> None:
     codes = {f.code for f in lint(_program_q(name, fixed=True)) if f.code.startswith("DL2")}
     assert not codes, (name, codes)
