@@ -1321,15 +1321,12 @@ def main():
 ''', dev='"cuda"')
 
 
-#: not reported: nn.DataParallel scatters its inputs to its devices itself (correct silence);
-#: a property read of an object built inline (`Runner().net(x)`) is not run; a module-level
-#: model that a function moves in place is taken where module level left it
-MISSED_Q = frozenset(("model_property", "model_global_moved_in_main"))
+#: not reported: a property read of an object built inline (`Runner().net(x)`) is not run
+MISSED_Q = frozenset(("model_property",))
 #: no bug: `nn.DataParallel.forward` scatters a host batch to its devices itself
 NOT_BUGS_Q = frozenset(("model_dataparallel", "model_dataparallel_after"))
-#: fixed twins with a DL2xx finding: the model above, read in another function, is taken for
-#: the host one (a false DL201; a gap of the analysis, not seen in the wild repos)
-NOISY_Q = frozenset(("model_global_moved_in_main",))
+#: fixed twins with a DL2xx finding (none now)
+NOISY_Q: frozenset[str] = frozenset()
 
 
 def _program_q(name: str, fixed: bool) -> str:
@@ -1515,3 +1512,98 @@ def test_map_runs_the_callable_on_each_element() -> None:
     """
     findings = lint(HDR + textwrap.dedent(body))
     assert sorted((f.line, f.code) for f in findings if f.code.startswith("DL2")) == [(14, "DL202"), (17, "DL204")]
+
+
+GLOBAL_HDR = '''import torch
+import torch.nn as nn
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+net = nn.Linear(4, 2)
+'''
+
+
+def _dl2(body: str) -> list[tuple[str, int]]:
+    return sorted((f.code, f.line) for f in lint(GLOBAL_HDR + textwrap.dedent(body)) if f.code.startswith("DL2"))
+
+
+def test_module_global_moved_in_place_by_one_function_is_there_in_the_others() -> None:
+    # setup() moves the module-level model to the run's device: score() sees it there, so
+    # its host batch is the bug and its placed batch is silent
+    body = """
+    def score(x):
+        return net(x)
+
+
+    def setup():
+        net.cuda()
+
+
+    def main():
+        setup()
+        print(score(torch.randn(3, 4)))
+        print(score(torch.randn(3, 4, device="cuda")))
+    """
+    found = _dl2(body)
+    assert found and all(line == 17 for _, line in found), found
+
+
+def test_module_global_moved_before_the_move_in_the_moving_function_is_on_the_host() -> None:
+    # the function that moves the model reads it where module level put it until its move
+    body = """
+    def main():
+        print(net(torch.randn(3, 4)))
+        net.to(device)
+        print(net(torch.randn(3, 4, device=device)))
+    """
+    assert _dl2(body) == []
+
+
+def test_module_global_moved_under_a_condition_or_rebound_is_of_unknown_placement() -> None:
+    # a move under `if`, or a rebinding through `global`: the other functions do not know
+    # where it is, and neither a host nor a placed batch is judged against the host model
+    body = """
+    def score(x):
+        return net(x)
+
+
+    def setup(use_gpu):
+        global net
+        if use_gpu:
+            net = nn.Linear(4, 2).cuda()
+
+
+    def main():
+        setup(True)
+        print(score(torch.randn(3, 4, device="cuda")))
+    """
+    assert _dl2(body) == []
+    body = """
+    def score(x):
+        return net(x)
+
+
+    def setup(use_gpu):
+        if use_gpu:
+            net.to(device)
+
+
+    def main():
+        setup(True)
+        print(score(torch.randn(3, 4, device=device)))
+    """
+    assert _dl2(body) == []
+
+
+def test_module_global_moved_to_a_local_device_is_of_unknown_placement() -> None:
+    # the move names a device the moving function binds itself: not what module level names
+    body = """
+    def score(x):
+        return net(x)
+
+
+    def main():
+        device = torch.device("cpu")
+        net.to(device)
+        print(score(torch.randn(3, 4)))
+    """
+    assert _dl2(body) == []

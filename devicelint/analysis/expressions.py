@@ -140,6 +140,9 @@ class Expressions:
                 return value
         value = self.module_state.get(name)
         if value is not None:
+            moved = self.globals_moved.get(name) if self.globals_moved else None
+            if moved is not None and self.module_state is self._own_module_state and self.current_function.node not in moved[0]:
+                return moved[1]  # a global that another function moves in place (see FlowAnalyzer._find_globals_moved)
             return value
         if name in BUILTIN_REFS:
             return Value(Kind.REF, qualname=name)

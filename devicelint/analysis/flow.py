@@ -22,6 +22,7 @@ file devicelint.analysis.facts.
 from __future__ import annotations
 
 import contextlib
+import re
 from collections import Counter
 from dataclasses import replace
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional, Sequence
@@ -45,7 +46,7 @@ from devicelint.analysis.facts import (
     SiteCall,
     StreamContext,
 )
-from devicelint.analysis.names import constant_key, dotted_name, string_value
+from devicelint.analysis.names import constant_key, dotted_name, parameter_names, string_value
 from devicelint.analysis.project_imports import ProjectImports
 from devicelint.analysis.state import (
     DEFAULT_DEVICE_KEY,
@@ -111,6 +112,10 @@ class FlowAnalyzer(Expressions, Summaries, TorchSemantics, ProjectImports):
         self.function_stack: list[FunctionContext] = [FunctionContext(None, None)]
         self.facts = FileFacts()
         self.module_state: State = {}
+        #: module-level names that a function of the file moves in place (``model.to(device)``)
+        #: or rebinds through ``global``: what the other functions read (see _find_globals_moved)
+        self.globals_moved: dict[str, tuple[frozenset[cst.FunctionDef], Value]] = {}
+        self._own_module_state = self.module_state
         #: each analysed function's state at the end of its body, keyed by its node
         self.function_states: dict[cst.FunctionDef, State] = {}
         #: per method (its own analysis): the values each ``self.x = ...`` in its body stored,
@@ -297,10 +302,93 @@ class FlowAnalyzer(Expressions, Summaries, TorchSemantics, ProjectImports):
         # the module's state is live while the module body runs: classes instantiated at
         # module level resolve the names their __init__ uses through it
         self.exec_block(self.module.body, self.module_state)
+        self.globals_moved = self._find_globals_moved()
         while self._pending:
             function, class_info, enclosing = self._pending.pop(self._next_pending())
             self._analyse_function(function, class_info, enclosing)
         self._specialise_by_call_site()
+
+    def _find_globals_moved(self) -> dict[str, tuple[frozenset[cst.FunctionDef], Value]]:
+        """Module-level models (or objects of unknown kind) that a function of the file moves in
+        place with a bare ``.to``/``.cuda``/``.cpu`` statement, or rebinds after ``global``:
+        when the program runs, the other functions may see them moved, so they do not read the
+        placement module level left. Where every such function moves the global once, as a
+        statement of its own body (not under an ``if``), to the same device that module level
+        can name, the other functions see it there; otherwise its placement is unknown. The
+        moving functions keep their own flow (before their move, it is where module level put it)."""
+        state = self.module_state
+        candidates = {
+            name for name, value in state.items()
+            if "." not in name and value.device is not None and (value.kind == Kind.MODULE or value.kind == Kind.UNKNOWN and value.is_bare)
+        }
+        if not candidates:
+            return {}
+        functions: list[cst.FunctionDef] = []
+        for statement in self.module.body:
+            if isinstance(statement, cst.FunctionDef):
+                functions.append(statement)
+            elif isinstance(statement, cst.ClassDef):
+                functions.extend(s for s in helpers.block_statements(statement.body) if isinstance(s, cst.FunctionDef))
+        movers: dict[str, list[tuple[cst.FunctionDef, Optional[Value]]]] = {}
+        for function in functions:
+            moved = self.free_modules_moved_in_place(function) & candidates
+            rebound: set[str] = set()
+            text = self.body_text(function)
+            if "global" in text:
+                for match in _GLOBAL_STATEMENT.finditer(text):
+                    rebound.update(name.strip() for name in match.group(1).split(",") if name.strip() in candidates)
+            for name in moved - rebound:
+                movers.setdefault(name, []).append((function, self._global_moved_by(function, name, text)))
+            for name in rebound:
+                movers.setdefault(name, []).append((function, None))
+        found: dict[str, tuple[frozenset[cst.FunctionDef], Value]] = {}
+        for name, moves in movers.items():
+            placed = [value for _, value in moves]
+            first = placed[0]
+            agreed = first is not None and all(value is not None and value.device == first.device for value in placed)
+            seen = first if agreed else replace(state[name], device=None)  # type: ignore[arg-type]
+            found[name] = (frozenset(function for function, _ in moves), seen)
+        return found
+
+    def _global_moved_by(self, function: cst.FunctionDef, name: str, text: str) -> Optional[Value]:
+        """Where ``function`` moves the module global ``name`` when its own body does so once,
+        unconditionally, to a device module level names (no argument, a literal, or a name the
+        function neither binds nor takes); None otherwise."""
+        found: Optional[cst.Call] = None
+        for statement in helpers.block_statements(function.body):
+            if not isinstance(statement, cst.SimpleStatementLine):
+                continue
+            for small in statement.body:
+                call = small.value if isinstance(small, cst.Expr) else None
+                if (
+                    isinstance(call, cst.Call)
+                    and isinstance(call.func, cst.Attribute)
+                    and isinstance(call.func.value, cst.Name)
+                    and call.func.value.value == name
+                    and call.func.attr.value in ("to", "cuda", "cpu")
+                ):
+                    if found is not None:
+                        return None
+                    found = call
+        if found is None:
+            return None
+        bound = set(parameter_names(function))
+        for arg in found.args:
+            if arg.star or not isinstance(arg.value, (cst.Name, cst.SimpleString, cst.Integer)):
+                return None
+            if isinstance(arg.value, cst.Name):
+                used = arg.value.value
+                if used in bound or re.search(rf"(?<![.\w]){re.escape(used)}\s*(?:=(?!=)|[-+*/]=)|\b(?:for|as|global|import)\s+{re.escape(used)}\b", text):
+                    return None
+        saved = self.emitting
+        self.emitting = False
+        try:
+            value = self.eval(found, dict(self.module_state))
+        finally:
+            self.emitting = saved
+        if value.kind != Kind.MODULE or value.device is None:
+            return None
+        return value
 
     @property
     def current_function(self) -> FunctionContext:
@@ -1007,6 +1095,10 @@ class FlowAnalyzer(Expressions, Summaries, TorchSemantics, ProjectImports):
             state[key] = held.with_item(item, stored)  # type: ignore[arg-type]
         elif held.has_items:
             state[key] = held.without_items()
+
+
+#: ``global a, b`` in a function's body text
+_GLOBAL_STATEMENT = re.compile(r"\bglobal\s+([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)")
 
 
 def _keeps_items(collection: Value) -> bool:
