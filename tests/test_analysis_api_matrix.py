@@ -13,7 +13,8 @@ through make_grid and ``.cpu()``), ``add_histogram``, ``float(out)``/``.item()``
 ``Image.fromarray(out)`` and ``cv2.*(out)`` (Pillow reads ``__array_interface__`` and OpenCV
 wants an ndarray: both refuse a CPU tensor too). Still missed: ``torch.load(path,
 map_location="cpu")`` handed to a model (what it loads - tensor, state dict, pickled module - is
-not known), and a list kept on ``self`` by one method and converted by another."""
+not known). A list kept on ``self`` (``add(out)`` appends, ``result()`` converts) holds, for the
+class's other methods, what the appends of every call site put there."""
 
 from __future__ import annotations
 
@@ -667,7 +668,7 @@ EXPECTED = {
     'snk_data_numpy': ['DL204@10'],
     'snk_detach_numpy': ['DL204@10'],
     'snk_dict_of_lists': ['DL204@12'],
-    'snk_helper_numpy_in_self_method': [],
+    'snk_helper_numpy_in_self_method': ['DL204@16'],
     'snk_item_float': [],
     'snk_json_dump_tolist': [],
     'snk_linear_sum_assignment': ['DL204@13'],

@@ -885,7 +885,7 @@ class Summaries(ParameterUses):
                 if name == "__init__" or name in init_only:
                     continue
                 assigned = helpers.assigned_in(method)
-                for attribute in {name[5:] for name in assigned if name.startswith("self.")}:
+                for attribute in {name[5:] for name in assigned if name.startswith("self.")} | self._appended_in_place(method):
                     writers.setdefault(attribute, []).append(method)
                 for attribute in self._moved_in_place(method):
                     movers.setdefault(attribute, []).append(method)
@@ -893,6 +893,18 @@ class Summaries(ParameterUses):
             class_info.movers = {attribute: tuple(methods) for attribute, methods in movers.items() if attribute not in writers}
             class_info.written_elsewhere = frozenset(writers)
         return class_info.written_elsewhere
+
+    def _appended_in_place(self, method: cst.FunctionDef) -> frozenset[str]:
+        """Lists of its own object that a method fills by a statement of their own
+        (``self.preds.append(out)``, ``self.losses.extend(batch)``): the method writes them
+        (their elements), for the class's other methods and for the caller of the method (see
+        _take_what_it_leaves). Read from the method's text."""
+        positional = [*method.params.posonly_params, *method.params.params]
+        if not positional or has_decorator(method, "staticmethod") or has_decorator(method, "classmethod"):
+            return frozenset()
+        receiver = re.escape(positional[0].name.value)
+        pattern = rf"^[ \t]*{receiver}\s*\.\s*(\w+)\s*\.\s*(?:append|extend)\s*\("
+        return frozenset(re.findall(pattern, self._body_text(method), re.MULTILINE))
 
     def _moved_in_place(self, method: cst.FunctionDef) -> frozenset[str]:
         """Attributes of its own object that a method moves by a statement of their own
@@ -1061,6 +1073,15 @@ class Summaries(ParameterUses):
             # __setattr__): it moves with the model like the one __init__ registered - unless a
             # method stores a host tensor there after the model was moved
             return Value(Kind.TENSOR, None, values[-1].origin, role=Role.BUFFER)
+        if all(value.kind == Kind.CONTAINER for value in values) and any(
+            attribute in self._appended_in_place(method) for method in class_info.writers.get(attribute, ())
+        ):
+            # `self.preds = []` in `__init__` (or a `reset()`), `self.preds.append(out)` in
+            # `add(out)`: the list the other methods read holds what any of them left there
+            joined = values[0]
+            for value in values[1:]:
+                joined = join(joined, value)
+            return joined
         last = values[-1]
         for value in values:
             if value.kind != Kind.TENSOR or value.role is not None or value.device is None or value.device != last.device:
@@ -1434,6 +1455,7 @@ class Summaries(ParameterUses):
             return False
         own_prefix = positional[0].name.value + "."
         assigned = [name[len(own_prefix):] for name in written if name.startswith(own_prefix)]
+        assigned += sorted(self._appended_in_place(function).difference(assigned))
         if not assigned:
             return True  # it leaves the object's attributes as they were
         if self._inline_depth >= helpers.MAX_DEPTH or function in self._inlining or not summarisable or self._is_generator(function):

@@ -1030,6 +1030,11 @@ class TorchSemantics:
             call = node if self.foreign_home(self.current_function.node) is None else None
             if key is not None:
                 state[key] = appended(receiver, element, call)
+                owner, _, attribute = key.rpartition(".")
+                if owner and "." not in owner:
+                    # `self.preds.append(out)` in a method: what it leaves in the list, for the
+                    # class's other methods (see Summaries._stored_by_methods)
+                    self._note_attribute_write(owner, attribute, state[key])
             elif isinstance(node.func.value, cst.Subscript):
                 # `history[phase].append(x)`: one of the lists a dict (or list) of lists holds;
                 # its lists are one abstract element, which now may hold `x` too
