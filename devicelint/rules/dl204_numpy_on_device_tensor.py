@@ -64,7 +64,9 @@ class NumpyOnDeviceTensor(Rule):
     ## What it does
     Flags `.numpy()` on a tensor known to live on a GPU, and numpy functions (`np.array`,
     `np.asarray`, `np.sum`, `np.concatenate`, ...) and matplotlib calls (`plt.plot`,
-    `plt.scatter(..., c=labels)`, `plt.imshow`) applied to such tensors or to lists of them,
+    `plt.scatter(..., c=labels)`, `plt.imshow`) applied to such tensors or to lists of them
+    (also a list an object keeps on `self` that one method fills, `ev.add(model(x))` doing
+    `self.preds.append(out)`, and another converts, `np.concatenate(self.preds)` in `ev.result()`),
     scikit-learn's metrics (`accuracy_score(y, preds)`) and the data methods of its estimators
     (`TSNE(2).fit_transform(x)`, `km.fit(x)`: `check_array`), `scipy.stats` and `scipy.special` functions and `linear_sum_assignment`, pandas'
     `DataFrame`/`Series` and imageio's writers, which read their arrays with numpy too, audio
