@@ -116,3 +116,32 @@ def evaluate(batches, saved):
     return tr.summary()
 '''
     assert codes(source) == []
+
+
+def test_a_module_list_filled_by_another_method_stays_what_init_built():
+    # `self.blocks.append(layer)` on a ModuleList changes what it holds, not which object it is:
+    # the other methods still see the ModuleList, on the model's device
+    source = '''import torch
+import torch.nn as nn
+
+
+class Stack(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.blocks = nn.ModuleList([nn.Linear(2, 2)])
+
+    def add_block(self):
+        self.blocks.append(nn.Linear(2, 2))
+
+    def forward(self, x):
+        h = torch.randn(3, 2)
+        for b in self.blocks:
+            h = b(h)
+        return x + h
+
+
+net = Stack().cuda()
+net.add_block()
+print(net(torch.randn(3, 2).cuda()))
+'''
+    assert [(line, code) for line, code in codes(source) if code == "DL202"] == [(14, "DL202")]

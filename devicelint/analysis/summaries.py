@@ -906,6 +906,13 @@ class Summaries(ParameterUses):
         pattern = rf"^[ \t]*{receiver}\s*\.\s*(\w+)\s*\.\s*(?:append|extend)\s*\("
         return frozenset(re.findall(pattern, self._body_text(method), re.MULTILINE))
 
+    def _only_appends(self, method: cst.FunctionDef, attribute: str) -> bool:
+        """Does the method fill ``self.<attribute>`` in place without assigning it?"""
+        if attribute not in self._appended_in_place(method):
+            return False
+        positional = [*method.params.posonly_params, *method.params.params]
+        return positional[0].name.value + "." + attribute not in helpers.assigned_in(method)
+
     def _moved_in_place(self, method: cst.FunctionDef) -> frozenset[str]:
         """Attributes of its own object that a method moves by a statement of their own
         (``self.encoder.to(self.device)``, ``self.model.cuda().eval()``, ``self.model.cpu()``): a
@@ -1054,9 +1061,15 @@ class Summaries(ParameterUses):
                     continue  # what it stores there stays the buffer (see below), whatever it is
                 return None
             stored = self.attribute_writes.get(method, {}).get(attribute)
+            if not stored and self._only_appends(method, attribute):
+                # `self.blocks.append(layer)` on a ModuleList (or anything but a list the
+                # analysis knows): the object's contents change, not which object it is
+                continue
             if not stored:
                 return None  # assigned where the method's own analysis did not see it
             values.extend(stored)
+        if from_init is not None and len(values) == 1:
+            return from_init  # only appends the analysis could not follow: what __init__ left
         tensors = [value for value in values if not _accumulator_start(value)]
         if tensors and len(tensors) < len(values):
             # `self.loss = 0` in `reset_stats()`, `self.loss += loss` in `step()`: a running total
