@@ -899,12 +899,7 @@ class Summaries(ParameterUses):
         (``self.preds.append(out)``, ``self.losses.extend(batch)``): the method writes them
         (their elements), for the class's other methods and for the caller of the method (see
         _take_what_it_leaves). Read from the method's text."""
-        positional = [*method.params.posonly_params, *method.params.params]
-        if not positional or has_decorator(method, "staticmethod") or has_decorator(method, "classmethod"):
-            return frozenset()
-        receiver = re.escape(positional[0].name.value)
-        pattern = rf"^[ \t]*{receiver}\s*\.\s*(\w+)\s*\.\s*(?:append|extend)\s*\("
-        return frozenset(re.findall(pattern, self._body_text(method), re.MULTILINE))
+        return self._own_attributes_called(method, "append|extend")
 
     def _only_appends(self, method: cst.FunctionDef, attribute: str) -> bool:
         """Does the method fill ``self.<attribute>`` in place without assigning it?"""
@@ -917,11 +912,16 @@ class Summaries(ParameterUses):
         """Attributes of its own object that a method moves by a statement of their own
         (``self.encoder.to(self.device)``, ``self.model.cuda().eval()``, ``self.model.cpu()``): a
         module moves in place. Read from the method's text."""
+        return self._own_attributes_called(method, "to|cuda|cpu")
+
+    def _own_attributes_called(self, method: cst.FunctionDef, methods: str) -> frozenset[str]:
+        """The attributes ``x`` of its own object on which a method calls one of ``methods`` (a
+        regex alternation) at the start of a statement line (``self.x.append(...)``)."""
         positional = [*method.params.posonly_params, *method.params.params]
         if not positional or has_decorator(method, "staticmethod") or has_decorator(method, "classmethod"):
             return frozenset()
         receiver = re.escape(positional[0].name.value)
-        pattern = rf"^[ \t]*{receiver}\s*\.\s*(\w+)\s*\.\s*(?:to|cuda|cpu)\s*\("
+        pattern = rf"^[ \t]*{receiver}\s*\.\s*(\w+)\s*\.\s*(?:{methods})\s*\("
         return frozenset(re.findall(pattern, self._body_text(method), re.MULTILINE))
 
     def _init_only_helpers(self, class_info: ClassInfo) -> frozenset[str]:
