@@ -33,8 +33,6 @@ P: dict[str, str] = {}
 def p(name: str, body: str, hdr: str = HDR) -> None:
     P[name] = hdr + textwrap.dedent(body)
 
-def p(name, body, hdr=HDR):
-    P[name] = hdr + textwrap.dedent(body)
 
 p("alias_chain", '''
 def main():

@@ -8,7 +8,7 @@ import libcst as cst
 from devicelint.analysis.facts import ClassInfo
 from devicelint.analysis.names import dotted_name
 from devicelint.analysis.summaries import MOVED_AT_ONCE
-from devicelint.analysis.values import MODEL_DEVICE, Homogeneous, Kind, Role, Value, homogeneous_element
+from devicelint.analysis.values import Homogeneous, Kind, Role, Value, homogeneous_element
 from devicelint.rule_api import FixSpec, NodeEdit
 from devicelint.findings import Severity
 from devicelint.rules.base import Example, Rule

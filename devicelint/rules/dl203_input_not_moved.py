@@ -601,7 +601,7 @@ class InputNotMoved(Rule):
             f"stored back into it were), but `{self.ctx.source_of(event.callee_node)}` was "
             f"{module.origin.how if module.origin else 'moved'}"
             + (f" at line {self.ctx.line(module.origin.node)}" if module.origin else "")
-            + f" and its `forward` reads that entry; move it too",
+            + " and its `forward` reads that entry; move it too",
         )
 
     def _report_unmoved_beside_moved(self, event: CallEvent, arg: cst.Arg, value: Value) -> bool:
