@@ -436,8 +436,6 @@ class HardcodedCuda(Rule):
         self._index_helpers: Optional[frozenset[str]] = None
         #: the module's tests about placement, walked once, when first asked
         self._guards: Optional[PlacementGuards] = None
-        #: per function: the ids of its calls (asked only for a device bound to CUDA there)
-        self._function_calls: dict[cst.FunctionDef, frozenset[int]] = {}
 
     def on_assign(self, statement: cst.CSTNode, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value) -> None:
         """``device = "cuda"`` in the branch taken because a tensor argument is on a GPU (``if
@@ -1003,17 +1001,9 @@ class HardcodedCuda(Rule):
                 or not is_cuda_literal(device_argument(origin.node))  # not `torch.device("cuda" if gpu else "cpu")`
             ):
                 continue
-            if id(origin.node) in self._calls_of(function):
+            if walk.contains(function, origin.node):
                 return origin.node
         return None
-
-    def _calls_of(self, function: cst.FunctionDef) -> frozenset[int]:
-        found = self._function_calls.get(function)
-        if found is None:
-            finder = _CallIds()
-            walk.visit(function, finder)
-            found = self._function_calls[function] = frozenset(finder.ids)
-        return found
 
     def _index_tested(self, call: cst.Call, helpers: frozenset[str]) -> bool:
         """Is ``t.cuda(x.get_device())`` on a path a test about placement selects: one that
@@ -1614,11 +1604,3 @@ class _BareCudaCalls(cst.CSTVisitor):
     def visit_Call(self, node: cst.Call) -> None:
         if _found_bare_cuda(node):
             self.found = True
-
-
-class _CallIds(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.ids: set[int] = set()
-
-    def visit_Call(self, node: cst.Call) -> None:
-        self.ids.add(id(node))
